@@ -1,0 +1,3 @@
+module github.com/goferro/goferro
+
+go 1.26

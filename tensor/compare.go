@@ -1,0 +1,91 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"math/cmplx"
+	"strings"
+)
+
+// AllClose reports whether a and b have the same shape and every pair of
+// elements satisfies |a-b| <= atol + rtol·|b| (numpy.allclose), compared as
+// complex128. Dtypes may differ. NaNs are never close.
+func AllClose(a, b *Tensor, rtol, atol float64) bool {
+	_, _, ok := firstMismatch(a, b, rtol, atol)
+	return ok
+}
+
+// CheckClose is AllClose that returns a descriptive error naming the first
+// element that differs, for tests.
+func CheckClose(got, want *Tensor, rtol, atol float64) error {
+	if !got.shape.Equal(want.shape) {
+		return newError("CheckClose", ErrShape, "shape %v, want %v", got.shape, want.shape)
+	}
+	i, d, ok := firstMismatch(got, want, rtol, atol)
+	if ok {
+		return nil
+	}
+	idx := unravel(i, got.shape)
+	g, _ := got.Complex128At(idx...)
+	w, _ := want.Complex128At(idx...)
+	return fmt.Errorf("tensor.CheckClose: element %v = %v, want %v (|diff| %.3g, rtol %g, atol %g)", idx, g, w, d, rtol, atol)
+}
+
+func firstMismatch(a, b *Tensor, rtol, atol float64) (int, float64, bool) {
+	if !a.shape.Equal(b.shape) {
+		return -1, math.Inf(1), false
+	}
+	av, bv := a.Complex128Values(), b.Complex128Values()
+	for i := range av {
+		d := cmplx.Abs(av[i] - bv[i])
+		if !(d <= atol+rtol*cmplx.Abs(bv[i])) {
+			return i, d, false
+		}
+	}
+	return 0, 0, true
+}
+
+// unravel turns a row-major flat index into a multi-index.
+func unravel(i int, shape Shape) []int {
+	idx := make([]int, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		if shape[k] > 0 {
+			idx[k] = i % shape[k]
+			i /= shape[k]
+		}
+	}
+	return idx
+}
+
+// Unravel returns the multi-index of row-major flat index i in shape.
+func Unravel(i int, shape Shape) []int { return unravel(i, shape) }
+
+// String formats small tensors in full, numpy style, and large ones (more than
+// 1000 elements) as a summary of dtype and shape.
+func (t *Tensor) String() string {
+	if t.size > 1000 {
+		return fmt.Sprintf("Tensor(%v, shape=%v)", t.dtype, t.shape)
+	}
+	var sb strings.Builder
+	t.format(&sb, nil)
+	return sb.String()
+}
+
+func (t *Tensor) format(sb *strings.Builder, idx []int) {
+	if len(idx) == len(t.shape) {
+		p, _ := t.index("String", idx)
+		fmt.Fprint(sb, getAny(t.data, p))
+		return
+	}
+	sb.WriteByte('[')
+	for i := 0; i < t.shape[len(idx)]; i++ {
+		if i > 0 {
+			sb.WriteByte(' ')
+			if len(idx) < len(t.shape)-1 {
+				sb.WriteString("\n" + strings.Repeat(" ", len(idx)+1))
+			}
+		}
+		t.format(sb, append(idx, i))
+	}
+	sb.WriteByte(']')
+}

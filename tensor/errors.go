@@ -1,0 +1,53 @@
+package tensor
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors that every *Error wraps, for errors.Is.
+var (
+	// ErrShape reports an invalid shape: a negative extent, a size that
+	// overflows int, or shapes that do not match where they must.
+	ErrShape = errors.New("tensor: bad shape")
+	// ErrDType reports an unknown element type or one an operation does not
+	// support.
+	ErrDType = errors.New("tensor: bad dtype")
+	// ErrIndex reports an index or axis out of range.
+	ErrIndex = errors.New("tensor: index out of range")
+	// ErrLayout reports strides, offsets or buffers that do not describe a
+	// valid view.
+	ErrLayout = errors.New("tensor: bad layout")
+	// ErrFormat reports malformed serialized data (for example a .npy file).
+	ErrFormat = errors.New("tensor: bad format")
+)
+
+// Error is the error type of the tensor package. Kind is one of the sentinel
+// errors above, so callers can branch with errors.Is(err, tensor.ErrShape)
+// or inspect Op with errors.As.
+type Error struct {
+	Op   string // the operation that failed, e.g. "Reshape"
+	Kind error  // ErrShape, ErrDType, ErrIndex, ErrLayout or ErrFormat
+	Msg  string // what exactly was wrong
+	Err  error  // an underlying cause, if any
+}
+
+func (e *Error) Error() string {
+	s := "tensor." + e.Op + ": " + e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the kind and the cause, so errors.Is matches both.
+func (e *Error) Unwrap() []error {
+	if e.Err != nil {
+		return []error{e.Kind, e.Err}
+	}
+	return []error{e.Kind}
+}
+
+func newError(op string, kind error, format string, args ...any) *Error {
+	return &Error{Op: op, Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,127 @@
+package tensor
+
+import (
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// Shape is the list of extents of a tensor, outermost first.
+type Shape []int
+
+// NumElements returns the product of the extents, or an ErrShape error if an
+// extent is negative or the product overflows int.
+func (s Shape) NumElements() (int, error) {
+	n := 1
+	for i, d := range s {
+		if d < 0 {
+			return 0, newError("Shape", ErrShape, "negative extent %d at axis %d of %v", d, i, []int(s))
+		}
+		var ok bool
+		if n, ok = mulChecked(n, d); !ok {
+			return 0, newError("Shape", ErrShape, "size of %v overflows int", []int(s))
+		}
+	}
+	return n, nil
+}
+
+// Validate reports an error if the shape has a negative extent or overflows.
+func (s Shape) Validate() error {
+	_, err := s.NumElements()
+	return err
+}
+
+// Equal reports whether two shapes have the same extents.
+func (s Shape) Equal(o Shape) bool {
+	if len(s) != len(o) {
+		return false
+	}
+	for i := range s {
+		if s[i] != o[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Clone returns a copy of s that shares no memory with it.
+func (s Shape) Clone() Shape { return append(Shape(nil), s...) }
+
+// String formats the shape as "(2, 3, 4)".
+func (s Shape) String() string {
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = strconv.Itoa(d)
+	}
+	if len(s) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// RowMajorStrides returns the row-major (C order) strides of s, in elements.
+func RowMajorStrides(s Shape) []int {
+	st := make([]int, len(s))
+	acc := 1
+	for i := len(s) - 1; i >= 0; i-- {
+		st[i] = acc
+		if s[i] > 0 {
+			acc *= s[i]
+		}
+	}
+	return st
+}
+
+// ColMajorStrides returns the column-major (Fortran order) strides of s.
+func ColMajorStrides(s Shape) []int {
+	st := make([]int, len(s))
+	acc := 1
+	for i := range s {
+		st[i] = acc
+		if s[i] > 0 {
+			acc *= s[i]
+		}
+	}
+	return st
+}
+
+// BroadcastShapes returns the numpy broadcast of the given shapes, or an
+// ErrShape error naming the first incompatible axis.
+func BroadcastShapes(shapes ...Shape) (Shape, error) {
+	rank := 0
+	for _, s := range shapes {
+		rank = max(rank, len(s))
+	}
+	out := make(Shape, rank)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, s := range shapes {
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		off := rank - len(s)
+		for i, d := range s {
+			switch o := out[off+i]; {
+			case o == d || d == 1:
+			case o == 1:
+				out[off+i] = d
+			default:
+				return nil, newError("BroadcastShapes", ErrShape,
+					"shapes %v cannot be broadcast: axis %d has extents %d and %d", shapes, off+i-rank, o, d)
+			}
+		}
+	}
+	return out, nil
+}
+
+// mulChecked returns a*b and whether it fit in an int (a, b >= 0).
+func mulChecked(a, b int) (int, bool) {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > uint64(maxInt) {
+		return 0, false
+	}
+	return int(lo), true
+}
+
+const maxInt = int(^uint(0) >> 1)

@@ -1,0 +1,393 @@
+package tensor
+
+import (
+	"math/rand/v2"
+)
+
+// Tensor is a strided view over a typed buffer. Its metadata is immutable:
+// view operations return new tensors that share the buffer, so writes through
+// one view are seen by every view of the same buffer.
+type Tensor struct {
+	dtype   DType
+	shape   Shape
+	strides []int // in elements; may be zero (broadcast) or negative
+	offset  int   // index of element (0, ..., 0) in the buffer
+	data    any   // []float32, []float64, []complex64, []complex128, []int32, []int64 or []bool
+	size    int   // number of logical elements
+}
+
+// DType returns the element type.
+func (t *Tensor) DType() DType { return t.dtype }
+
+// Shape returns a copy of the extents.
+func (t *Tensor) Shape() Shape { return t.shape.Clone() }
+
+// Dim returns the extent of axis i (negative i counts from the end).
+func (t *Tensor) Dim(i int) int {
+	if i < 0 {
+		i += len(t.shape)
+	}
+	return t.shape[i]
+}
+
+// Rank returns the number of axes.
+func (t *Tensor) Rank() int { return len(t.shape) }
+
+// Len returns the number of logical elements.
+func (t *Tensor) Len() int { return t.size }
+
+// Strides returns a copy of the strides, in elements.
+func (t *Tensor) Strides() []int { return append([]int(nil), t.strides...) }
+
+// Offset returns the buffer index of the first element.
+func (t *Tensor) Offset() int { return t.offset }
+
+// Data returns the whole underlying buffer as a typed slice ([]float64, ...).
+// The tensor's elements are at Offset() + Σ index·stride.
+func (t *Tensor) Data() any { return t.data }
+
+// Buffer returns the underlying typed buffer, or an ErrDType error if T is not
+// the tensor's element type.
+func Buffer[T Elem](t *Tensor) ([]T, error) {
+	b, ok := t.data.([]T)
+	if !ok {
+		return nil, newError("Buffer", ErrDType, "tensor holds %v, not %v", t.dtype, DTypeOf[T]())
+	}
+	return b, nil
+}
+
+// IsContiguous reports whether the tensor is row-major with no gaps, starting
+// anywhere in its buffer.
+func (t *Tensor) IsContiguous() bool {
+	acc := 1
+	for i := len(t.shape) - 1; i >= 0; i-- {
+		if t.shape[i] != 1 && t.strides[i] != acc {
+			return t.size == 0
+		}
+		acc *= t.shape[i]
+	}
+	return true
+}
+
+// New returns a row-major tensor over data (not copied) with the given shape.
+// len(data) must equal the product of the extents.
+func New[T Elem](data []T, shape ...int) (*Tensor, error) {
+	s := Shape(shape).Clone()
+	n, err := s.NumElements()
+	if err != nil {
+		return nil, err
+	}
+	if len(data) != n {
+		return nil, newError("New", ErrShape, "%d elements do not fill shape %v (%d elements)", len(data), s, n)
+	}
+	return &Tensor{dtype: DTypeOf[T](), shape: s, strides: RowMajorStrides(s), data: data, size: n}, nil
+}
+
+// Scalar returns a rank-0 tensor holding v.
+func Scalar[T Elem](v T) *Tensor {
+	t, _ := New([]T{v})
+	return t
+}
+
+// FromStrided returns a view over data with explicit strides (in elements) and
+// offset. Every addressed element must lie inside data.
+func FromStrided[T Elem](data []T, shape Shape, strides []int, offset int) (*Tensor, error) {
+	return newView(DTypeOf[T](), data, len(data), shape.Clone(), append([]int(nil), strides...), offset)
+}
+
+// newView validates a view and builds it.
+func newView(dt DType, data any, bufLen int, shape Shape, strides []int, offset int) (*Tensor, error) {
+	n, err := shape.NumElements()
+	if err != nil {
+		return nil, err
+	}
+	if len(strides) != len(shape) {
+		return nil, newError("View", ErrLayout, "%d strides for %d axes", len(strides), len(shape))
+	}
+	if n > 0 {
+		lo, hi := offset, offset
+		for i, d := range shape {
+			span := (d - 1) * strides[i]
+			if span < 0 {
+				lo += span
+			} else {
+				hi += span
+			}
+		}
+		if lo < 0 || hi >= bufLen {
+			return nil, newError("View", ErrLayout, "shape %v strides %v offset %d address [%d, %d] outside a buffer of %d", shape, strides, offset, lo, hi, bufLen)
+		}
+	}
+	return &Tensor{dtype: dt, shape: shape, strides: strides, offset: offset, data: data, size: n}, nil
+}
+
+// Zeros returns a new row-major tensor of zeros.
+func Zeros(dt DType, shape ...int) (*Tensor, error) {
+	s := Shape(shape).Clone()
+	n, err := s.NumElements()
+	if err != nil {
+		return nil, err
+	}
+	data, err := makeBuffer(dt, n)
+	if err != nil {
+		return nil, err
+	}
+	return &Tensor{dtype: dt, shape: s, strides: RowMajorStrides(s), data: data, size: n}, nil
+}
+
+// ZerosLike returns a new row-major tensor of zeros with t's dtype and shape.
+func ZerosLike(t *Tensor) *Tensor {
+	z, _ := Zeros(t.dtype, t.shape...)
+	return z
+}
+
+// MakeBuffer allocates a zeroed typed buffer of n elements of dtype dt.
+func MakeBuffer(dt DType, n int) (any, error) { return makeBuffer(dt, n) }
+
+func makeBuffer(dt DType, n int) (any, error) {
+	if n < 0 {
+		return nil, newError("MakeBuffer", ErrShape, "negative length %d", n)
+	}
+	switch dt {
+	case Float32:
+		return make([]float32, n), nil
+	case Float64:
+		return make([]float64, n), nil
+	case Complex64:
+		return make([]complex64, n), nil
+	case Complex128:
+		return make([]complex128, n), nil
+	case Int32:
+		return make([]int32, n), nil
+	case Int64:
+		return make([]int64, n), nil
+	case Bool:
+		return make([]bool, n), nil
+	}
+	return nil, newError("MakeBuffer", ErrDType, "unsupported dtype %v", dt)
+}
+
+// Full returns a new row-major tensor with every element set to v, converted
+// to dt (for Bool, v != 0 is true).
+func Full(dt DType, v complex128, shape ...int) (*Tensor, error) {
+	t, err := Zeros(dt, shape...)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < t.size; i++ {
+		setFlat(t.data, i, v)
+	}
+	return t, nil
+}
+
+// Ones returns a new row-major tensor of ones.
+func Ones(dt DType, shape ...int) (*Tensor, error) { return Full(dt, 1, shape...) }
+
+// Arange returns the rank-1 tensor [0, 1, ..., n-1] of type dt.
+func Arange(dt DType, n int) (*Tensor, error) {
+	t, err := Zeros(dt, n)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < n; i++ {
+		setFlat(t.data, i, complex(float64(i), 0))
+	}
+	return t, nil
+}
+
+// Rand returns a new row-major tensor of seeded pseudo-random values: uniform
+// in [0, 1) for floats (both parts for complex), integers uniform in
+// [0, 100), and fair booleans. The same seed gives the same tensor on every
+// platform.
+func Rand(dt DType, seed uint64, shape ...int) (*Tensor, error) {
+	t, err := Zeros(dt, shape...)
+	if err != nil {
+		return nil, err
+	}
+	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	switch b := t.data.(type) {
+	case []float32:
+		for i := range b {
+			b[i] = r.Float32()
+		}
+	case []float64:
+		for i := range b {
+			b[i] = r.Float64()
+		}
+	case []complex64:
+		for i := range b {
+			b[i] = complex(r.Float32(), r.Float32())
+		}
+	case []complex128:
+		for i := range b {
+			b[i] = complex(r.Float64(), r.Float64())
+		}
+	case []int32:
+		for i := range b {
+			b[i] = int32(r.IntN(100))
+		}
+	case []int64:
+		for i := range b {
+			b[i] = int64(r.IntN(100))
+		}
+	case []bool:
+		for i := range b {
+			b[i] = r.IntN(2) == 1
+		}
+	}
+	return t, nil
+}
+
+// index returns the buffer index of the element at idx, checking bounds.
+func (t *Tensor) index(op string, idx []int) (int, error) {
+	if len(idx) != len(t.shape) {
+		return 0, newError(op, ErrIndex, "%d indices for a rank-%d tensor", len(idx), len(t.shape))
+	}
+	p := t.offset
+	for i, x := range idx {
+		if x < 0 || x >= t.shape[i] {
+			return 0, newError(op, ErrIndex, "index %d out of range [0, %d) at axis %d", x, t.shape[i], i)
+		}
+		p += x * t.strides[i]
+	}
+	return p, nil
+}
+
+// At returns the element at idx as a Go value of the tensor's element type.
+func (t *Tensor) At(idx ...int) (any, error) {
+	p, err := t.index("At", idx)
+	if err != nil {
+		return nil, err
+	}
+	return getAny(t.data, p), nil
+}
+
+// Complex128At returns the element at idx converted to complex128 (Bool gives
+// 0 or 1). It is the type-agnostic accessor tests and references use.
+func (t *Tensor) Complex128At(idx ...int) (complex128, error) {
+	p, err := t.index("Complex128At", idx)
+	if err != nil {
+		return 0, err
+	}
+	return getFlat(t.data, p), nil
+}
+
+// Set stores v at idx. v must have the tensor's Go element type.
+func (t *Tensor) Set(v any, idx ...int) error {
+	p, err := t.index("Set", idx)
+	if err != nil {
+		return err
+	}
+	if !setAny(t.data, p, v) {
+		return newError("Set", ErrDType, "value of type %T for a %v tensor", v, t.dtype)
+	}
+	return nil
+}
+
+// SetComplex128 stores v, converted to the tensor's dtype, at idx.
+func (t *Tensor) SetComplex128(v complex128, idx ...int) error {
+	p, err := t.index("SetComplex128", idx)
+	if err != nil {
+		return err
+	}
+	setFlat(t.data, p, v)
+	return nil
+}
+
+func getAny(data any, p int) any {
+	switch b := data.(type) {
+	case []float32:
+		return b[p]
+	case []float64:
+		return b[p]
+	case []complex64:
+		return b[p]
+	case []complex128:
+		return b[p]
+	case []int32:
+		return b[p]
+	case []int64:
+		return b[p]
+	case []bool:
+		return b[p]
+	}
+	return nil
+}
+
+func setAny(data any, p int, v any) bool {
+	switch b := data.(type) {
+	case []float32:
+		x, ok := v.(float32)
+		b[p] = x
+		return ok
+	case []float64:
+		x, ok := v.(float64)
+		b[p] = x
+		return ok
+	case []complex64:
+		x, ok := v.(complex64)
+		b[p] = x
+		return ok
+	case []complex128:
+		x, ok := v.(complex128)
+		b[p] = x
+		return ok
+	case []int32:
+		x, ok := v.(int32)
+		b[p] = x
+		return ok
+	case []int64:
+		x, ok := v.(int64)
+		b[p] = x
+		return ok
+	case []bool:
+		x, ok := v.(bool)
+		b[p] = x
+		return ok
+	}
+	return false
+}
+
+// getFlat reads buffer element p as complex128.
+func getFlat(data any, p int) complex128 {
+	switch b := data.(type) {
+	case []float32:
+		return complex(float64(b[p]), 0)
+	case []float64:
+		return complex(b[p], 0)
+	case []complex64:
+		return complex128(b[p])
+	case []complex128:
+		return b[p]
+	case []int32:
+		return complex(float64(b[p]), 0)
+	case []int64:
+		return complex(float64(b[p]), 0)
+	case []bool:
+		if b[p] {
+			return 1
+		}
+		return 0
+	}
+	return 0
+}
+
+// setFlat writes v, converted, to buffer element p.
+func setFlat(data any, p int, v complex128) {
+	switch b := data.(type) {
+	case []float32:
+		b[p] = float32(real(v))
+	case []float64:
+		b[p] = real(v)
+	case []complex64:
+		b[p] = complex64(v)
+	case []complex128:
+		b[p] = v
+	case []int32:
+		b[p] = int32(real(v))
+	case []int64:
+		b[p] = int64(real(v))
+	case []bool:
+		b[p] = v != 0
+	}
+}

@@ -1,0 +1,412 @@
+package tensor
+
+import "github.com/goferro/goferro/internal/strided"
+
+// view returns a tensor sharing t's buffer with new metadata. The caller has
+// already checked that the view addresses only elements inside the buffer.
+func (t *Tensor) view(shape Shape, strides []int, offset int) *Tensor {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return &Tensor{dtype: t.dtype, shape: shape, strides: strides, offset: offset, data: t.data, size: n}
+}
+
+func (t *Tensor) axis(op string, a int) (int, error) {
+	r := len(t.shape)
+	if a < -r || a >= r {
+		return 0, newError(op, ErrIndex, "axis %d out of range for rank %d", a, r)
+	}
+	if a < 0 {
+		a += r
+	}
+	return a, nil
+}
+
+// Permute returns a view whose axis i is t's axis perm[i].
+func (t *Tensor) Permute(perm ...int) (*Tensor, error) {
+	if len(perm) != len(t.shape) {
+		return nil, newError("Permute", ErrIndex, "permutation %v for rank %d", perm, len(t.shape))
+	}
+	seen := make([]bool, len(perm))
+	shape := make(Shape, len(perm))
+	strides := make([]int, len(perm))
+	for i, p := range perm {
+		a, err := t.axis("Permute", p)
+		if err != nil {
+			return nil, err
+		}
+		if seen[a] {
+			return nil, newError("Permute", ErrIndex, "axis %d repeated in permutation %v", a, perm)
+		}
+		seen[a] = true
+		shape[i], strides[i] = t.shape[a], t.strides[a]
+	}
+	return t.view(shape, strides, t.offset), nil
+}
+
+// T returns the view with the axes reversed (the matrix transpose for rank 2).
+func (t *Tensor) T() *Tensor {
+	r := len(t.shape)
+	perm := make([]int, r)
+	for i := range perm {
+		perm[i] = r - 1 - i
+	}
+	v, _ := t.Permute(perm...)
+	return v
+}
+
+// Reshape returns a tensor with the same elements in row-major order and a new
+// shape. One extent may be -1 and is inferred. The result is a view when the
+// strides allow it and a contiguous copy otherwise.
+func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
+	s, err := t.resolveReshape(shape)
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := reshapeStrides(t.shape, t.strides, s); ok {
+		return t.view(s, st, t.offset), nil
+	}
+	c := t.Contiguous()
+	return c.view(s, RowMajorStrides(s), c.offset), nil
+}
+
+func (t *Tensor) resolveReshape(shape []int) (Shape, error) {
+	s := Shape(shape).Clone()
+	infer, known := -1, 1
+	for i, d := range s {
+		switch {
+		case d == -1 && infer < 0:
+			infer = i
+		case d < 0:
+			return nil, newError("Reshape", ErrShape, "bad extent %d in %v", d, shape)
+		default:
+			var ok bool
+			if known, ok = mulChecked(known, d); !ok {
+				return nil, newError("Reshape", ErrShape, "size of %v overflows int", shape)
+			}
+		}
+	}
+	if infer >= 0 {
+		if known == 0 || t.size%known != 0 {
+			return nil, newError("Reshape", ErrShape, "cannot infer -1 in %v for %d elements", shape, t.size)
+		}
+		s[infer] = t.size / known
+		known = t.size
+	}
+	if known != t.size {
+		return nil, newError("Reshape", ErrShape, "cannot reshape %v (%d elements) to %v", t.shape, t.size, shape)
+	}
+	return s, nil
+}
+
+// reshapeStrides finds strides for the new shape that address the same
+// elements in row-major order without copying, if they exist. It groups axes
+// of old and new shape into runs of equal element count; within a run the old
+// axes must be mergeable (stride[i] == stride[i+1]*shape[i+1]).
+func reshapeStrides(old Shape, oldStrides []int, shape Shape) ([]int, bool) {
+	st := make([]int, len(shape))
+	if len(shape) == 0 {
+		return st, true
+	}
+	// Drop extent-1 axes from the old layout: they constrain nothing.
+	var os []int
+	var oss []int
+	for i, d := range old {
+		if d == 0 {
+			return RowMajorStrides(shape), true
+		}
+		if d != 1 {
+			os = append(os, d)
+			oss = append(oss, oldStrides[i])
+		}
+	}
+	oi, ni := 0, 0
+	for ni < len(shape) {
+		if shape[ni] == 1 {
+			// Extent-1 new axes take any stride; pick one that keeps
+			// contiguity checks simple.
+			st[ni] = 1
+			if oi < len(os) {
+				st[ni] = oss[oi] * os[oi]
+			}
+			ni++
+			continue
+		}
+		if oi >= len(os) {
+			return nil, false
+		}
+		// Grow a run until both sides cover the same number of elements.
+		oStart, nStart := oi, ni
+		on, nn := os[oi], shape[ni]
+		oi++
+		ni++
+		for on != nn {
+			if on < nn {
+				if oi >= len(os) {
+					return nil, false
+				}
+				on *= os[oi]
+				oi++
+			} else {
+				for ni < len(shape) && shape[ni] == 1 {
+					ni++
+				}
+				if ni >= len(shape) {
+					return nil, false
+				}
+				nn *= shape[ni]
+				ni++
+			}
+		}
+		for k := oStart; k < oi-1; k++ {
+			if oss[k] != oss[k+1]*os[k+1] {
+				return nil, false
+			}
+		}
+		// Assign strides inside the run from its innermost old stride.
+		acc := oss[oi-1]
+		for k := ni - 1; k >= nStart; k-- {
+			st[k] = acc
+			acc *= shape[k]
+		}
+	}
+	return st, oi == len(os)
+}
+
+// Range selects indices Start, Start+Step, ... up to but not including Stop
+// along one axis, like Python's start:stop:step. Step 0 means 1. Negative
+// Start and Stop count from the end; a negative Step walks backwards, and
+// then Start defaults to the last index when it is Full.
+type Range struct {
+	Start, Stop, Step int
+	// Full selects the whole axis (with Step) and ignores Start and Stop.
+	Full bool
+}
+
+// All selects a whole axis.
+var All = Range{Full: true}
+
+// R is shorthand for Range{Start: start, Stop: stop, Step: 1}.
+func R(start, stop int) Range { return Range{Start: start, Stop: stop, Step: 1} }
+
+// Slice returns a view of the selected ranges. Axes beyond len(ranges) are
+// taken whole.
+func (t *Tensor) Slice(ranges ...Range) (*Tensor, error) {
+	if len(ranges) > len(t.shape) {
+		return nil, newError("Slice", ErrIndex, "%d ranges for rank %d", len(ranges), len(t.shape))
+	}
+	shape := t.shape.Clone()
+	strides := append([]int(nil), t.strides...)
+	off := t.offset
+	for i, r := range ranges {
+		n := t.shape[i]
+		step := r.Step
+		if step == 0 {
+			step = 1
+		}
+		start, stop := r.Start, r.Stop
+		if r.Full {
+			start, stop = 0, n
+			if step < 0 {
+				start, stop = n-1, -n-1
+			}
+		}
+		if start < 0 {
+			start += n
+		}
+		if stop < 0 {
+			stop += n
+		}
+		var count int
+		if step > 0 {
+			start, stop = clamp(start, 0, n), clamp(stop, 0, n)
+			if stop > start {
+				count = (stop - start + step - 1) / step
+			}
+		} else {
+			start, stop = clamp(start, -1, n-1), clamp(stop, -1, n-1)
+			if start > stop {
+				count = (start - stop - step - 1) / -step
+			}
+		}
+		shape[i] = count
+		if count > 0 {
+			off += start * t.strides[i]
+		}
+		strides[i] = t.strides[i] * step
+	}
+	return t.view(shape, strides, off), nil
+}
+
+func clamp(x, lo, hi int) int { return min(max(x, lo), hi) }
+
+// BroadcastTo returns a view with the given shape under numpy broadcasting:
+// new leading axes and extent-1 axes get stride 0.
+func (t *Tensor) BroadcastTo(shape ...int) (*Tensor, error) {
+	s := Shape(shape).Clone()
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if len(s) < len(t.shape) {
+		return nil, newError("BroadcastTo", ErrShape, "cannot broadcast %v to fewer axes %v", t.shape, s)
+	}
+	off := len(s) - len(t.shape)
+	strides := make([]int, len(s))
+	for i := range t.shape {
+		switch d := t.shape[i]; {
+		case d == s[off+i]:
+			strides[off+i] = t.strides[i]
+		case d == 1:
+			strides[off+i] = 0
+		default:
+			return nil, newError("BroadcastTo", ErrShape, "cannot broadcast %v to %v: axis %d", t.shape, s, i)
+		}
+	}
+	return t.view(s, strides, t.offset), nil
+}
+
+// Diagonal returns the view that walks the given axes together: they must all
+// have the same extent and are replaced by one axis, placed where the first of
+// them was, whose stride is the sum of theirs. Diagonal(0, 1) of a matrix is
+// its main diagonal; of an einsum "iij" operand it is the "ij" view.
+func (t *Tensor) Diagonal(axes ...int) (*Tensor, error) {
+	if len(axes) < 2 {
+		return nil, newError("Diagonal", ErrIndex, "need at least two axes, got %v", axes)
+	}
+	marked := make([]bool, len(t.shape))
+	first := len(t.shape)
+	n := -1
+	stride := 0
+	for _, a := range axes {
+		a, err := t.axis("Diagonal", a)
+		if err != nil {
+			return nil, err
+		}
+		if marked[a] {
+			return nil, newError("Diagonal", ErrIndex, "axis %d repeated in %v", a, axes)
+		}
+		if n >= 0 && t.shape[a] != n {
+			return nil, newError("Diagonal", ErrShape, "axes %v have different extents in %v", axes, t.shape)
+		}
+		marked[a], n, first = true, t.shape[a], min(first, a)
+		stride += t.strides[a]
+	}
+	var shape Shape
+	var strides []int
+	for i := range t.shape {
+		if i == first {
+			shape, strides = append(shape, n), append(strides, stride)
+		} else if !marked[i] {
+			shape, strides = append(shape, t.shape[i]), append(strides, t.strides[i])
+		}
+	}
+	return t.view(shape, strides, t.offset), nil
+}
+
+// Squeeze removes the given extent-1 axes, or every extent-1 axis when none
+// is given.
+func (t *Tensor) Squeeze(axes ...int) (*Tensor, error) {
+	drop := make([]bool, len(t.shape))
+	if len(axes) == 0 {
+		for i, d := range t.shape {
+			drop[i] = d == 1
+		}
+	}
+	for _, a := range axes {
+		a, err := t.axis("Squeeze", a)
+		if err != nil {
+			return nil, err
+		}
+		if t.shape[a] != 1 {
+			return nil, newError("Squeeze", ErrShape, "axis %d has extent %d, not 1", a, t.shape[a])
+		}
+		drop[a] = true
+	}
+	var shape Shape = Shape{}
+	strides := []int{}
+	for i := range t.shape {
+		if !drop[i] {
+			shape, strides = append(shape, t.shape[i]), append(strides, t.strides[i])
+		}
+	}
+	return t.view(shape, strides, t.offset), nil
+}
+
+// Unsqueeze inserts an extent-1 axis at position axis (0..Rank; negative
+// counts from the end of the result).
+func (t *Tensor) Unsqueeze(axis int) (*Tensor, error) {
+	r := len(t.shape) + 1
+	if axis < -r || axis >= r {
+		return nil, newError("Unsqueeze", ErrIndex, "axis %d out of range for rank %d", axis, r)
+	}
+	if axis < 0 {
+		axis += r
+	}
+	shape := append(append(t.shape[:axis:axis].Clone(), 1), t.shape[axis:]...)
+	strides := append(append(append([]int(nil), t.strides[:axis]...), 0), t.strides[axis:]...)
+	return t.view(shape, strides, t.offset), nil
+}
+
+// Contiguous returns t itself if it is already row-major without gaps, and a
+// row-major copy otherwise.
+func (t *Tensor) Contiguous() *Tensor {
+	if t.IsContiguous() {
+		return t
+	}
+	return t.Clone()
+}
+
+// Clone returns a row-major copy that shares no memory with t.
+func (t *Tensor) Clone() *Tensor {
+	c := ZerosLike(t)
+	CopyInto(c, t)
+	return c
+}
+
+// CopyInto copies src's elements into dst, which must have the same dtype and
+// shape (any strides). It returns an error otherwise.
+func CopyInto(dst, src *Tensor) error {
+	if dst.dtype != src.dtype {
+		return newError("CopyInto", ErrDType, "copy %v into %v", src.dtype, dst.dtype)
+	}
+	if !dst.shape.Equal(src.shape) {
+		return newError("CopyInto", ErrShape, "copy %v into %v", src.shape, dst.shape)
+	}
+	switch d := dst.data.(type) {
+	case []float32:
+		strided.Copy(d, dst.offset, dst.strides, src.data.([]float32), src.offset, src.strides, dst.shape)
+	case []float64:
+		strided.Copy(d, dst.offset, dst.strides, src.data.([]float64), src.offset, src.strides, dst.shape)
+	case []complex64:
+		strided.Copy(d, dst.offset, dst.strides, src.data.([]complex64), src.offset, src.strides, dst.shape)
+	case []complex128:
+		strided.Copy(d, dst.offset, dst.strides, src.data.([]complex128), src.offset, src.strides, dst.shape)
+	case []int32:
+		strided.Copy(d, dst.offset, dst.strides, src.data.([]int32), src.offset, src.strides, dst.shape)
+	case []int64:
+		strided.Copy(d, dst.offset, dst.strides, src.data.([]int64), src.offset, src.strides, dst.shape)
+	case []bool:
+		strided.Copy(d, dst.offset, dst.strides, src.data.([]bool), src.offset, src.strides, dst.shape)
+	}
+	return nil
+}
+
+// Values returns the tensor's elements in row-major order as a new slice, or
+// an ErrDType error if T is not the element type.
+func Values[T Elem](t *Tensor) ([]T, error) {
+	if _, ok := t.data.([]T); !ok {
+		return nil, newError("Values", ErrDType, "tensor holds %v, not %v", t.dtype, DTypeOf[T]())
+	}
+	return t.Clone().data.([]T), nil
+}
+
+// Complex128Values returns the elements in row-major order as complex128.
+func (t *Tensor) Complex128Values() []complex128 {
+	c := t.Contiguous()
+	out := make([]complex128, c.size)
+	for i := range out {
+		out[i] = getFlat(c.data, c.offset+i)
+	}
+	return out
+}
