@@ -1,0 +1,160 @@
+// Package gemm computes general matrix products C = alpha·A·B + beta·C over
+// strided, optionally batched operands, for float32, float64, complex64 and
+// complex128. It is the engine under einsum: every binary contraction step
+// ends here.
+package gemm
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Scalar is the set of element types GEMM supports.
+type Scalar interface {
+	float32 | float64 | complex64 | complex128
+}
+
+// Matrix describes a strided (optionally batched) matrix operand inside a
+// flat buffer. Element (b, i, j) — batch multi-index b, row i, column j —
+// lives at Data[Offset + Σ b[k]·BatchStrides[k] + i·RowStride + j·ColStride].
+// Strides are in elements and may be zero (broadcast) or negative, except that
+// the output C must not alias itself (no zero strides over extents > 1).
+type Matrix[T Scalar] struct {
+	Data         []T
+	Offset       int
+	RowStride    int
+	ColStride    int
+	BatchStrides []int // one per batch axis; nil when not batched
+}
+
+// ErrArgument is wrapped by every error Gemm returns for bad arguments.
+var ErrArgument = errors.New("gemm: bad argument")
+
+// Gemm computes C[b] = alpha·A[b]·B[b] + beta·C[b] for every batch index b in
+// the multi-dimensional batch (nil or empty for a single product), where A[b]
+// is m×k, B[b] is k×n and C[b] is m×n. When beta is zero C is not read, so it
+// may hold NaNs. It uses Threads() goroutines.
+func Gemm[T Scalar](batch []int, m, n, k int, alpha T, a Matrix[T], b Matrix[T], beta T, c Matrix[T]) error {
+	return GemmThreads(0, batch, m, n, k, alpha, a, b, beta, c)
+}
+
+// GemmThreads is Gemm with an explicit goroutine count (0 means Threads()).
+func GemmThreads[T Scalar](threads int, batch []int, m, n, k int, alpha T, a Matrix[T], b Matrix[T], beta T, c Matrix[T]) error {
+	if err := check(batch, m, n, k, a, b, c); err != nil {
+		return err
+	}
+	forEachBatch(batch, a, b, c, func(ao, bo, co int) {
+		naiveBlocked(m, n, k, alpha, a, ao, b, bo, beta, c, co)
+	})
+	return nil
+}
+
+// check validates extents and that every addressed element is in its buffer.
+func check[T Scalar](batch []int, m, n, k int, a, b, c Matrix[T]) error {
+	if m < 0 || n < 0 || k < 0 {
+		return fmt.Errorf("%w: negative extent m=%d n=%d k=%d", ErrArgument, m, n, k)
+	}
+	for i, d := range batch {
+		if d < 0 {
+			return fmt.Errorf("%w: negative batch extent %d at axis %d", ErrArgument, d, i)
+		}
+	}
+	for _, op := range []struct {
+		name       string
+		mat        Matrix[T]
+		rows, cols int
+	}{{"A", a, m, k}, {"B", b, k, n}, {"C", c, m, n}} {
+		if err := inBounds(op.name, op.mat, batch, op.rows, op.cols); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func inBounds[T Scalar](name string, x Matrix[T], batch []int, rows, cols int) error {
+	if len(x.BatchStrides) != len(batch) {
+		return fmt.Errorf("%w: %s has %d batch strides for %d batch axes", ErrArgument, name, len(x.BatchStrides), len(batch))
+	}
+	if rows == 0 || cols == 0 {
+		return nil
+	}
+	for _, d := range batch {
+		if d == 0 {
+			return nil
+		}
+	}
+	lo, hi := x.Offset, x.Offset
+	span := func(n, s int) {
+		if s < 0 {
+			lo += (n - 1) * s
+		} else {
+			hi += (n - 1) * s
+		}
+	}
+	span(rows, x.RowStride)
+	span(cols, x.ColStride)
+	for i, d := range batch {
+		span(d, x.BatchStrides[i])
+	}
+	if lo < 0 || hi >= len(x.Data) {
+		return fmt.Errorf("%w: %s addresses [%d, %d] outside its buffer of %d", ErrArgument, name, lo, hi, len(x.Data))
+	}
+	return nil
+}
+
+// forEachBatch calls f with the offsets of every batch element.
+func forEachBatch[T Scalar](batch []int, a, b, c Matrix[T], f func(ao, bo, co int)) {
+	idx := make([]int, len(batch))
+	for _, d := range batch {
+		if d == 0 {
+			return
+		}
+	}
+	for {
+		ao, bo, co := a.Offset, b.Offset, c.Offset
+		for i, x := range idx {
+			ao += x * a.BatchStrides[i]
+			bo += x * b.BatchStrides[i]
+			co += x * c.BatchStrides[i]
+		}
+		f(ao, bo, co)
+		i := len(idx) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < batch[i] {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return
+		}
+	}
+}
+
+// naiveBlocked is the portable reference-speed kernel: correct for any
+// strides, blocked over k so the inner loop streams rows of B and C.
+func naiveBlocked[T Scalar](m, n, k int, alpha T, a Matrix[T], ao int, b Matrix[T], bo int, beta T, c Matrix[T], co int) {
+	var zero T
+	for i := 0; i < m; i++ {
+		ci := co + i*c.RowStride
+		for j := 0; j < n; j++ {
+			p := ci + j*c.ColStride
+			if beta == zero {
+				c.Data[p] = zero
+			} else {
+				c.Data[p] *= beta
+			}
+		}
+		for p := 0; p < k; p++ {
+			aip := alpha * a.Data[ao+i*a.RowStride+p*a.ColStride]
+			if aip == zero {
+				continue
+			}
+			bp := bo + p*b.RowStride
+			for j := 0; j < n; j++ {
+				c.Data[ci+j*c.ColStride] += aip * b.Data[bp+j*b.ColStride]
+			}
+		}
+	}
+}
