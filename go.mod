@@ -3,6 +3,7 @@ module github.com/goferro/goferro
 go 1.26.0
 
 require (
+	github.com/ebitengine/purego v0.11.3 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	pgregory.net/rapid v1.3.0 // indirect
 )
