@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole goferro test suite: installs what the tests need when it is
+# missing (numpy for the numpy comparisons, PoCL for the OpenCL engine), then
+# checks formatting, vets, and runs every test, the runtime under -race.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+/usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
+[ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 ] || ls /usr/lib/*/libOpenCL.so.1 >/dev/null 2>&1 || need+=(ocl-icd-libopencl1)
+ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1 || need+=(pocl-opencl-icd)
+if [ ${#need[@]} -gt 0 ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "test.sh: installing ${need[*]}"
+		apt-get update -qq >/dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+	else
+		echo "test.sh: missing ${need[*]} and cannot install them; those tests will skip"
+	fi
+fi
+
+echo "== gofmt"
+bad=$(gofmt -l .)
+if [ -n "$bad" ]; then
+	echo "gofmt needed on:"; echo "$bad"; exit 1
+fi
+echo "== go vet"
+go vet ./...
+echo "== go build (CGO_ENABLED=0)"
+CGO_ENABLED=0 go build ./...
+echo "== go test"
+go test -count=1 -timeout 20m ./...
+if ls ./*.go >/dev/null 2>&1; then
+	echo "== go test -race (runtime)"
+	go test -count=1 -race -timeout 20m . ./goferrotest/... ./internal/...
+fi
