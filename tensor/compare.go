@@ -80,9 +80,12 @@ func (t *Tensor) format(sb *strings.Builder, idx []int) {
 	sb.WriteByte('[')
 	for i := 0; i < t.shape[len(idx)]; i++ {
 		if i > 0 {
-			sb.WriteByte(' ')
+			// Rows go on their own lines, indented under the opening
+			// bracket like numpy, with no trailing space on the line.
 			if len(idx) < len(t.shape)-1 {
 				sb.WriteString("\n" + strings.Repeat(" ", len(idx)+1))
+			} else {
+				sb.WriteByte(' ')
 			}
 		}
 		t.format(sb, append(idx, i))

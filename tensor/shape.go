@@ -11,16 +11,28 @@ type Shape []int
 
 // NumElements returns the product of the extents, or an ErrShape error if an
 // extent is negative or the product overflows int.
+//
+// The product of the non-zero extents must fit in an int too, even when some
+// extent is 0: row-major strides are built from those products, and a shape
+// such as (0, 1<<62, 1<<62) would otherwise get wrapped-around strides (numpy
+// rejects such shapes for the same reason).
 func (s Shape) NumElements() (int, error) {
-	n := 1
+	n, nz := 1, 1
 	for i, d := range s {
 		if d < 0 {
 			return 0, newError("Shape", ErrShape, "negative extent %d at axis %d of %v", d, i, []int(s))
 		}
+		if d == 0 {
+			n = 0
+			continue
+		}
 		var ok bool
-		if n, ok = mulChecked(n, d); !ok {
+		if nz, ok = mulChecked(nz, d); !ok {
 			return 0, newError("Shape", ErrShape, "size of %v overflows int", []int(s))
 		}
+	}
+	if n != 0 {
+		n = nz
 	}
 	return n, nil
 }

@@ -22,7 +22,8 @@ func (t *Tensor) DType() DType { return t.dtype }
 // Shape returns a copy of the extents.
 func (t *Tensor) Shape() Shape { return t.shape.Clone() }
 
-// Dim returns the extent of axis i (negative i counts from the end).
+// Dim returns the extent of axis i (negative i counts from the end). Like
+// slice indexing, it panics if i is out of range.
 func (t *Tensor) Dim(i int) int {
 	if i < 0 {
 		i += len(t.shape)
@@ -105,20 +106,53 @@ func newView(dt DType, data any, bufLen int, shape Shape, strides []int, offset 
 		return nil, newError("View", ErrLayout, "%d strides for %d axes", len(strides), len(shape))
 	}
 	if n > 0 {
-		lo, hi := offset, offset
-		for i, d := range shape {
-			span := (d - 1) * strides[i]
-			if span < 0 {
-				lo += span
-			} else {
-				hi += span
-			}
+		lo, hi, ok := addressRange(shape, strides, offset)
+		if !ok {
+			return nil, newError("View", ErrLayout, "shape %v strides %v offset %d address elements beyond the range of int", shape, strides, offset)
 		}
 		if lo < 0 || hi >= bufLen {
 			return nil, newError("View", ErrLayout, "shape %v strides %v offset %d address [%d, %d] outside a buffer of %d", shape, strides, offset, lo, hi, bufLen)
 		}
 	}
 	return &Tensor{dtype: dt, shape: shape, strides: strides, offset: offset, data: data, size: n}, nil
+}
+
+// addressRange returns the lowest and highest buffer index a non-empty view
+// addresses, and false if computing them overflows int. The arithmetic is
+// checked because strides and offsets come from callers: a wrapped-around
+// span could otherwise pass the bounds check and address memory outside the
+// buffer at the first access.
+func addressRange(shape Shape, strides []int, offset int) (lo, hi int, ok bool) {
+	lo, hi = offset, offset
+	for i, d := range shape {
+		if d <= 1 {
+			continue
+		}
+		s := strides[i]
+		neg := s < 0
+		if neg {
+			if s == -maxInt-1 {
+				return 0, 0, false
+			}
+			s = -s
+		}
+		span, ok := mulChecked(d-1, s)
+		if !ok {
+			return 0, 0, false
+		}
+		if neg {
+			if lo < -maxInt+span {
+				return 0, 0, false
+			}
+			lo -= span
+		} else {
+			if hi > maxInt-span {
+				return 0, 0, false
+			}
+			hi += span
+		}
+	}
+	return lo, hi, true
 }
 
 // Zeros returns a new row-major tensor of zeros.
@@ -314,38 +348,35 @@ func getAny(data any, p int) any {
 	return nil
 }
 
+// setAny stores v at buffer element p if v has the buffer's element type. A
+// value of the wrong type leaves the element untouched, so a failed Set has
+// no side effect.
 func setAny(data any, p int, v any) bool {
 	switch b := data.(type) {
 	case []float32:
-		x, ok := v.(float32)
-		b[p] = x
-		return ok
+		return setIf(b, p, v)
 	case []float64:
-		x, ok := v.(float64)
-		b[p] = x
-		return ok
+		return setIf(b, p, v)
 	case []complex64:
-		x, ok := v.(complex64)
-		b[p] = x
-		return ok
+		return setIf(b, p, v)
 	case []complex128:
-		x, ok := v.(complex128)
-		b[p] = x
-		return ok
+		return setIf(b, p, v)
 	case []int32:
-		x, ok := v.(int32)
-		b[p] = x
-		return ok
+		return setIf(b, p, v)
 	case []int64:
-		x, ok := v.(int64)
-		b[p] = x
-		return ok
+		return setIf(b, p, v)
 	case []bool:
-		x, ok := v.(bool)
-		b[p] = x
-		return ok
+		return setIf(b, p, v)
 	}
 	return false
+}
+
+func setIf[T Elem](b []T, p int, v any) bool {
+	x, ok := v.(T)
+	if ok {
+		b[p] = x
+	}
+	return ok
 }
 
 // getFlat reads buffer element p as complex128.

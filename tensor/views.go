@@ -97,6 +97,11 @@ func (t *Tensor) resolveReshape(shape []int) (Shape, error) {
 	if known != t.size {
 		return nil, newError("Reshape", ErrShape, "cannot reshape %v (%d elements) to %v", t.shape, t.size, shape)
 	}
+	// A zero extent hides overflow in the product above; the strides of the
+	// result need the product of the non-zero extents to fit as well.
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -234,7 +239,12 @@ func (t *Tensor) Slice(ranges ...Range) (*Tensor, error) {
 		if count > 0 {
 			off += start * t.strides[i]
 		}
-		strides[i] = t.strides[i] * step
+		// An axis of extent 0 or 1 never steps, so it keeps its stride:
+		// multiplying by a huge Step could overflow and leave a garbage
+		// stride behind for later reshapes to trip over.
+		if count > 1 {
+			strides[i] = t.strides[i] * step
+		}
 	}
 	return t.view(shape, strides, off), nil
 }
@@ -366,12 +376,24 @@ func (t *Tensor) Clone() *Tensor {
 
 // CopyInto copies src's elements into dst, which must have the same dtype and
 // shape (any strides). It returns an error otherwise.
+//
+// dst and src may be views of the same buffer: when the elements they address
+// overlap, src is copied aside first, so the result is as if every element was
+// read before any was written (numpy's assignment semantics). If dst itself
+// addresses one element several times (a broadcast view), that element ends
+// up holding one of the values written to it.
 func CopyInto(dst, src *Tensor) error {
+	if dst == nil || src == nil {
+		return newError("CopyInto", ErrLayout, "nil tensor")
+	}
 	if dst.dtype != src.dtype {
 		return newError("CopyInto", ErrDType, "copy %v into %v", src.dtype, dst.dtype)
 	}
 	if !dst.shape.Equal(src.shape) {
 		return newError("CopyInto", ErrShape, "copy %v into %v", src.shape, dst.shape)
+	}
+	if overlaps(dst, src) {
+		src = src.Clone()
 	}
 	switch d := dst.data.(type) {
 	case []float32:
