@@ -20,6 +20,9 @@ var (
 	ErrLayout = errors.New("tensor: bad layout")
 	// ErrFormat reports malformed serialized data (for example a .npy file).
 	ErrFormat = errors.New("tensor: bad format")
+	// ErrIO reports that reading or writing serialized data failed for a
+	// reason other than its content (the underlying error is wrapped).
+	ErrIO = errors.New("tensor: I/O failure")
 )
 
 // Error is the error type of the tensor package. Kind is one of the sentinel
@@ -32,6 +35,7 @@ type Error struct {
 	Err  error  // an underlying cause, if any
 }
 
+// Error formats the error as "tensor.Op: message: cause".
 func (e *Error) Error() string {
 	s := "tensor." + e.Op + ": " + e.Msg
 	if e.Err != nil {

@@ -1,0 +1,669 @@
+package tensor
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The .npy format (numpy's NEP 1): the magic string, a major and minor
+// version byte, the header length (2 bytes little-endian in version 1.0, 4 in
+// 2.0 and 3.0), then a Python dict literal with the keys 'descr',
+// 'fortran_order' and 'shape', padded with spaces and ended by a newline so
+// that the data starts at a multiple of 64 bytes. The raw elements follow.
+const (
+	npyMagic = "\x93NUMPY"
+	// npyAlign is the alignment numpy uses for the start of the data.
+	npyAlign = 64
+	// npyMaxHeader bounds the header we are willing to read. numpy itself
+	// refuses headers over 10000 bytes by default; a header for the dtypes
+	// we support is under 200 bytes plus 22 per axis, so 1 MiB is generous
+	// while stopping a forged length from making us allocate gigabytes.
+	npyMaxHeader = 1 << 20
+	// npyChunk is the unit of data we read or write at a time. It is a
+	// multiple of every element size, so chunks never split an element.
+	npyChunk = 1 << 16
+	// npyInitialBytes caps the first allocation for data of unknown length
+	// (a plain io.Reader): the buffer then grows only as data really
+	// arrives, so a header that lies about the size costs at most about
+	// twice the bytes actually supplied.
+	npyInitialBytes = 1 << 20
+)
+
+// ReadNpy reads one array in numpy's .npy format (versions 1.0, 2.0 and 3.0)
+// from r. It reads exactly the bytes of that array, so several arrays written
+// one after another to a stream can be read back in turn.
+//
+// Supported descrs are '<f4' '<f8' '<c8' '<c16' '<i4' '<i8' and '|b1', in
+// either byte order ('<', '>', '=' or '|'); big-endian data is converted.
+// A C-order file gives a row-major tensor; a Fortran-order file gives a tensor
+// with column-major strides over the file's data (call Contiguous for a
+// row-major one), so writing it back with WriteNpy keeps Fortran order.
+//
+// Malformed input gives an *Error of kind ErrFormat, and an unsupported
+// element type one of kind ErrDType. A reader failure gives kind ErrIO. At a
+// clean end of input (no bytes at all) the error also matches io.EOF.
+//
+// The data is read in chunks and its buffer grows only as bytes arrive, so a
+// header declaring a huge shape over a short input fails without a huge
+// allocation; when r reports how much is left (a Len method, as
+// *bytes.Reader and *bytes.Buffer have) the check is made before any
+// allocation.
+func ReadNpy(r io.Reader) (*Tensor, error) {
+	avail := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		avail = int64(l.Len())
+	}
+	return readNpy(r, avail)
+}
+
+// LoadNpy reads the .npy file at path. Bytes after the array are ignored, as
+// numpy.load does. See ReadNpy for the formats accepted and the errors.
+func LoadNpy(path string) (*Tensor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{Op: "LoadNpy", Kind: ErrIO, Msg: "cannot open file", Err: err}
+	}
+	defer f.Close()
+	avail := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		avail = fi.Size()
+	}
+	t, err := readNpy(f, avail)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Msg = path + ": " + e.Msg
+		}
+		return nil, err
+	}
+	return t, nil
+}
+
+// npyErr builds a format error for ReadNpy.
+func npyErr(format string, args ...any) *Error {
+	return newError("ReadNpy", ErrFormat, format, args...)
+}
+
+// readErr turns a failed io.ReadFull into a typed error: running out of
+// input is a truncated (malformed) file, anything else is an I/O failure.
+func readErr(what string, err error) *Error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &Error{Op: "ReadNpy", Kind: ErrFormat, Msg: what + " truncated", Err: io.ErrUnexpectedEOF}
+	}
+	return &Error{Op: "ReadNpy", Kind: ErrIO, Msg: "reading " + what, Err: err}
+}
+
+// readNpy reads one array; avail is the number of bytes left in r, or -1 if
+// unknown.
+func readNpy(r io.Reader, avail int64) (*Tensor, error) {
+	var pre [8]byte
+	if n, err := io.ReadFull(r, pre[:]); err != nil {
+		if n == 0 && errors.Is(err, io.EOF) {
+			return nil, &Error{Op: "ReadNpy", Kind: ErrFormat, Msg: "empty input", Err: io.EOF}
+		}
+		return nil, readErr("magic string", err)
+	}
+	if string(pre[:6]) != npyMagic {
+		return nil, npyErr("bad magic string %q (not a .npy file)", pre[:6])
+	}
+	major, minor := pre[6], pre[7]
+	lenBytes := 0
+	switch {
+	case major == 1 && minor == 0:
+		lenBytes = 2
+	case (major == 2 || major == 3) && minor == 0:
+		lenBytes = 4
+	default:
+		return nil, npyErr("unsupported format version %d.%d", major, minor)
+	}
+	var lb [4]byte
+	if _, err := io.ReadFull(r, lb[:lenBytes]); err != nil {
+		return nil, readErr("header length", err)
+	}
+	var hlen int
+	if lenBytes == 2 {
+		hlen = int(binary.LittleEndian.Uint16(lb[:]))
+	} else {
+		hlen = int(binary.LittleEndian.Uint32(lb[:]))
+	}
+	if hlen > npyMaxHeader {
+		return nil, npyErr("header length %d exceeds the limit of %d bytes", hlen, npyMaxHeader)
+	}
+	used := int64(len(pre) + lenBytes + hlen)
+	if avail >= 0 && used > avail {
+		return nil, &Error{Op: "ReadNpy", Kind: ErrFormat, Msg: fmt.Sprintf("header of %d bytes truncated", hlen), Err: io.ErrUnexpectedEOF}
+	}
+	header := make([]byte, hlen)
+	if _, err := io.ReadFull(r, header); err != nil {
+		return nil, readErr("header", err)
+	}
+	h, err := parseNpyHeader(header)
+	if err != nil {
+		return nil, err
+	}
+	dt, order, err := parseDescr(h.descr)
+	if err != nil {
+		return nil, err
+	}
+	shape := Shape(h.shape)
+	n, err := shape.NumElements()
+	if err != nil {
+		return nil, &Error{Op: "ReadNpy", Kind: ErrFormat, Msg: fmt.Sprintf("bad shape %v", shape), Err: err}
+	}
+	nbytes, ok := mulChecked(n, dt.Size())
+	if !ok {
+		return nil, npyErr("shape %v of %v needs more bytes than fit in an int", shape, dt)
+	}
+	if avail >= 0 && int64(nbytes) > avail-used {
+		return nil, &Error{Op: "ReadNpy", Kind: ErrFormat,
+			Msg: fmt.Sprintf("header declares shape %v of %v (%d bytes) but only %d bytes of data follow", shape, dt, nbytes, avail-used),
+			Err: io.ErrUnexpectedEOF}
+	}
+	data, err := readNpyData(r, dt, order, n, avail >= 0)
+	if err != nil {
+		return nil, err
+	}
+	strides := RowMajorStrides(shape)
+	if h.fortran {
+		strides = ColMajorStrides(shape)
+	}
+	return &Tensor{dtype: dt, shape: shape, strides: strides, data: data, size: n}, nil
+}
+
+// npyHeader is the content of a .npy header dict.
+type npyHeader struct {
+	descr   string
+	fortran bool
+	shape   []int
+}
+
+// parseDescr maps a numpy type string to a DType and a byte order.
+func parseDescr(d string) (DType, binary.ByteOrder, error) {
+	var order binary.ByteOrder = binary.NativeEndian
+	code := d
+	if len(d) > 0 {
+		switch d[0] {
+		case '<':
+			order, code = binary.LittleEndian, d[1:]
+		case '>':
+			order, code = binary.BigEndian, d[1:]
+		case '=', '|':
+			// '=' is native order; '|' means byte order does not apply,
+			// which numpy writes for one-byte types.
+			code = d[1:]
+		}
+	}
+	var dt DType
+	switch code {
+	case "f4":
+		dt = Float32
+	case "f8":
+		dt = Float64
+	case "c8":
+		dt = Complex64
+	case "c16":
+		dt = Complex128
+	case "i4":
+		dt = Int32
+	case "i8":
+		dt = Int64
+	case "b1", "?":
+		dt = Bool
+	default:
+		return Invalid, nil, newError("ReadNpy", ErrDType, "unsupported dtype descr %q (supported: f4 f8 c8 c16 i4 i8 b1)", d)
+	}
+	return dt, order, nil
+}
+
+// descrOf returns the little-endian numpy type string of dt.
+func descrOf(dt DType) string {
+	switch dt {
+	case Float32:
+		return "<f4"
+	case Float64:
+		return "<f8"
+	case Complex64:
+		return "<c8"
+	case Complex128:
+		return "<c16"
+	case Int32:
+		return "<i4"
+	case Int64:
+		return "<i8"
+	case Bool:
+		return "|b1"
+	}
+	return ""
+}
+
+// hdrParser reads the small subset of Python literal syntax a .npy header
+// uses: a dict with string keys whose values are strings, True/False and
+// tuples of non-negative integers. numpy parses the header with
+// ast.literal_eval; anything outside this subset is not something numpy
+// writes for the dtypes we support, so it is rejected rather than guessed at.
+type hdrParser struct {
+	s []byte
+	i int
+}
+
+func (p *hdrParser) skipSpace() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r', '\f', '\v':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end.
+func (p *hdrParser) peek() byte {
+	p.skipSpace()
+	if p.i < len(p.s) {
+		return p.s[p.i]
+	}
+	return 0
+}
+
+func (p *hdrParser) errf(format string, args ...any) *Error {
+	return npyErr("bad header at byte %d: %s (header %q)", p.i, fmt.Sprintf(format, args...), clip(p.s, 200))
+}
+
+func clip(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}
+
+func (p *hdrParser) expect(c byte) error {
+	if p.peek() != c {
+		return p.errf("expected %q", c)
+	}
+	p.i++
+	return nil
+}
+
+// str reads a quoted string without escapes (numpy's keys and descrs have
+// none). An optional u prefix, as Python 2 era writers used, is allowed.
+func (p *hdrParser) str() (string, error) {
+	if p.peek() == 'u' {
+		p.i++
+	}
+	if p.i >= len(p.s) || (p.s[p.i] != '\'' && p.s[p.i] != '"') {
+		return "", p.errf("expected a string")
+	}
+	q := p.s[p.i]
+	start := p.i + 1
+	for j := start; j < len(p.s); j++ {
+		switch p.s[j] {
+		case q:
+			p.i = j + 1
+			return string(p.s[start:j]), nil
+		case '\\', '\n':
+			p.i = j
+			return "", p.errf("unsupported character in string")
+		}
+	}
+	p.i = len(p.s)
+	return "", p.errf("unterminated string")
+}
+
+// ident reads an identifier such as True or False.
+func (p *hdrParser) ident() string {
+	p.skipSpace()
+	start := p.i
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' && p.i > start {
+			p.i++
+			continue
+		}
+		break
+	}
+	return string(p.s[start:p.i])
+}
+
+// integer reads a non-negative decimal integer, allowing the L suffix that
+// Python 2 era writers put on longs. Values that do not fit an int, and
+// negative values, are errors.
+func (p *hdrParser) integer() (int, error) {
+	p.skipSpace()
+	if p.i < len(p.s) && p.s[p.i] == '-' {
+		return 0, p.errf("negative extent")
+	}
+	start := p.i
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		p.i++
+	}
+	if p.i == start {
+		return 0, p.errf("expected an integer")
+	}
+	v, err := strconv.ParseInt(string(p.s[start:p.i]), 10, 0)
+	if err != nil {
+		return 0, p.errf("extent %s does not fit in an int", p.s[start:p.i])
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'L' || p.s[p.i] == 'l') {
+		p.i++
+	}
+	return int(v), nil
+}
+
+// shapeTuple reads a tuple of integers: (), (3,), (3, 4) or (3, 4,). A single
+// integer in parentheses is not a tuple in Python, so (3) is rejected.
+func (p *hdrParser) shapeTuple() ([]int, error) {
+	if err := p.expect('('); err != nil {
+		return nil, err
+	}
+	shape := []int{}
+	if p.peek() == ')' {
+		p.i++
+		return shape, nil
+	}
+	for {
+		v, err := p.integer()
+		if err != nil {
+			return nil, err
+		}
+		shape = append(shape, v)
+		switch p.peek() {
+		case ',':
+			p.i++
+			if p.peek() == ')' {
+				p.i++
+				return shape, nil
+			}
+		case ')':
+			if len(shape) == 1 {
+				return nil, p.errf("shape (%d) is an int, not a tuple", v)
+			}
+			p.i++
+			return shape, nil
+		default:
+			return nil, p.errf("expected ',' or ')' in shape")
+		}
+	}
+}
+
+// parseNpyHeader parses the header dict. It requires exactly the keys descr,
+// fortran_order and shape, as numpy does.
+func parseNpyHeader(b []byte) (npyHeader, error) {
+	var h npyHeader
+	p := &hdrParser{s: b}
+	if err := p.expect('{'); err != nil {
+		return h, err
+	}
+	seen := map[string]bool{}
+	for p.peek() != '}' {
+		key, err := p.str()
+		if err != nil {
+			return h, err
+		}
+		if seen[key] {
+			return h, p.errf("key %q repeated", key)
+		}
+		seen[key] = true
+		if err := p.expect(':'); err != nil {
+			return h, err
+		}
+		switch key {
+		case "descr":
+			if c := p.peek(); c == '[' {
+				return h, newError("ReadNpy", ErrDType, "structured dtypes are not supported")
+			}
+			if h.descr, err = p.str(); err != nil {
+				return h, err
+			}
+		case "fortran_order":
+			switch id := p.ident(); id {
+			case "True":
+				h.fortran = true
+			case "False":
+				h.fortran = false
+			default:
+				return h, p.errf("fortran_order must be True or False, not %q", id)
+			}
+		case "shape":
+			if h.shape, err = p.shapeTuple(); err != nil {
+				return h, err
+			}
+		default:
+			return h, p.errf("unexpected key %q", key)
+		}
+		if p.peek() == ',' {
+			p.i++
+		} else if p.peek() != '}' {
+			return h, p.errf("expected ',' or '}'")
+		}
+	}
+	p.i++
+	if p.peek() != 0 {
+		return h, p.errf("unexpected text after the header dict")
+	}
+	for _, k := range []string{"descr", "fortran_order", "shape"} {
+		if !seen[k] {
+			return h, npyErr("header has no %q key (header %q)", k, clip(b, 200))
+		}
+	}
+	return h, nil
+}
+
+// readNpyData reads n elements of dt in the given byte order.
+func readNpyData(r io.Reader, dt DType, order binary.ByteOrder, n int, sized bool) (any, error) {
+	switch dt {
+	case Float32:
+		return readElems(r, n, 4, sized, func(d []float32, b []byte) {
+			for i := range d {
+				d[i] = math.Float32frombits(order.Uint32(b[4*i:]))
+			}
+		})
+	case Float64:
+		return readElems(r, n, 8, sized, func(d []float64, b []byte) {
+			for i := range d {
+				d[i] = math.Float64frombits(order.Uint64(b[8*i:]))
+			}
+		})
+	case Complex64:
+		return readElems(r, n, 8, sized, func(d []complex64, b []byte) {
+			for i := range d {
+				d[i] = complex(math.Float32frombits(order.Uint32(b[8*i:])), math.Float32frombits(order.Uint32(b[8*i+4:])))
+			}
+		})
+	case Complex128:
+		return readElems(r, n, 16, sized, func(d []complex128, b []byte) {
+			for i := range d {
+				d[i] = complex(math.Float64frombits(order.Uint64(b[16*i:])), math.Float64frombits(order.Uint64(b[16*i+8:])))
+			}
+		})
+	case Int32:
+		return readElems(r, n, 4, sized, func(d []int32, b []byte) {
+			for i := range d {
+				d[i] = int32(order.Uint32(b[4*i:]))
+			}
+		})
+	case Int64:
+		return readElems(r, n, 8, sized, func(d []int64, b []byte) {
+			for i := range d {
+				d[i] = int64(order.Uint64(b[8*i:]))
+			}
+		})
+	case Bool:
+		// numpy reads any non-zero byte as True.
+		return readElems(r, n, 1, sized, func(d []bool, b []byte) {
+			for i := range d {
+				d[i] = b[i] != 0
+			}
+		})
+	}
+	return nil, newError("ReadNpy", ErrDType, "unsupported dtype %v", dt)
+}
+
+// readElems reads n elements of size bytes each, decoding a chunk at a time.
+// When sized is set the caller has checked that the input holds the data, so
+// the buffer is allocated once; otherwise it grows with the data read.
+func readElems[T Elem](r io.Reader, n, size int, sized bool, dec func([]T, []byte)) ([]T, error) {
+	var out []T
+	if sized {
+		out = make([]T, 0, n)
+	} else {
+		out = make([]T, 0, min(n, npyInitialBytes/size))
+	}
+	chunk := make([]byte, min(n*size, npyChunk))
+	for len(out) < n {
+		k := min(n-len(out), len(chunk)/size)
+		b := chunk[:k*size]
+		if _, err := io.ReadFull(r, b); err != nil {
+			e := readErr("data", err)
+			if e.Kind == ErrFormat {
+				e.Msg = fmt.Sprintf("data truncated: fewer than %d of %d elements present", len(out)+k, n)
+			}
+			return nil, e
+		}
+		m := len(out)
+		out = slices.Grow(out, k)[:m+k]
+		dec(out[m:], b)
+	}
+	return out, nil
+}
+
+// WriteNpy writes t to w in .npy format: version 1.0 unless the header needs
+// the larger length field of 2.0, little-endian data. A row-major contiguous
+// tensor is written in C order and a column-major contiguous one in Fortran
+// order, both straight from the buffer; any other layout is written in C
+// order from a contiguous copy. A write failure gives an *Error of kind ErrIO.
+func WriteNpy(w io.Writer, t *Tensor) error {
+	if t == nil {
+		return newError("WriteNpy", ErrLayout, "nil tensor")
+	}
+	descr := descrOf(t.dtype)
+	if descr == "" {
+		return newError("WriteNpy", ErrDType, "unsupported dtype %v", t.dtype)
+	}
+	src, fortran := t, false
+	switch {
+	case t.IsContiguous():
+	case t.T().IsContiguous():
+		fortran = true
+	default:
+		src = t.Clone()
+	}
+	header := npyHeaderBytes(descr, fortran, t.shape)
+	if _, err := w.Write(header); err != nil {
+		return &Error{Op: "WriteNpy", Kind: ErrIO, Msg: "writing header", Err: err}
+	}
+	if err := writeNpyData(w, src); err != nil {
+		return &Error{Op: "WriteNpy", Kind: ErrIO, Msg: "writing data", Err: err}
+	}
+	return nil
+}
+
+// npyHeaderBytes returns magic, version, length and padded header dict.
+func npyHeaderBytes(descr string, fortran bool, shape Shape) []byte {
+	order := "False"
+	if fortran {
+		order = "True"
+	}
+	dict := "{'descr': '" + descr + "', 'fortran_order': " + order + ", 'shape': " + shape.String() + ", }"
+	// numpy pads with spaces so that the data starts at a multiple of
+	// npyAlign bytes, then ends the header with a newline.
+	pad := func(pre int) string {
+		total := pre + len(dict) + 1
+		return dict + strings.Repeat(" ", (npyAlign-total%npyAlign)%npyAlign) + "\n"
+	}
+	if h := pad(10); len(h) <= math.MaxUint16 {
+		out := make([]byte, 0, 10+len(h))
+		out = append(out, npyMagic...)
+		out = append(out, 1, 0)
+		out = binary.LittleEndian.AppendUint16(out, uint16(len(h)))
+		return append(out, h...)
+	}
+	h := pad(12)
+	out := make([]byte, 0, 12+len(h))
+	out = append(out, npyMagic...)
+	out = append(out, 2, 0)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(h)))
+	return append(out, h...)
+}
+
+// writeNpyData writes the elements of a tensor that is contiguous in memory
+// (row- or column-major) in buffer order, little-endian.
+func writeNpyData(w io.Writer, t *Tensor) error {
+	lo, n := t.offset, t.size
+	if n == 0 {
+		// An empty view's offset is unchecked and may lie past the buffer.
+		return nil
+	}
+	switch b := t.data.(type) {
+	case []float32:
+		return writeElems(w, b[lo:lo+n], 4, func(o []byte, v float32) { binary.LittleEndian.PutUint32(o, math.Float32bits(v)) })
+	case []float64:
+		return writeElems(w, b[lo:lo+n], 8, func(o []byte, v float64) { binary.LittleEndian.PutUint64(o, math.Float64bits(v)) })
+	case []complex64:
+		return writeElems(w, b[lo:lo+n], 8, func(o []byte, v complex64) {
+			binary.LittleEndian.PutUint32(o, math.Float32bits(real(v)))
+			binary.LittleEndian.PutUint32(o[4:], math.Float32bits(imag(v)))
+		})
+	case []complex128:
+		return writeElems(w, b[lo:lo+n], 16, func(o []byte, v complex128) {
+			binary.LittleEndian.PutUint64(o, math.Float64bits(real(v)))
+			binary.LittleEndian.PutUint64(o[8:], math.Float64bits(imag(v)))
+		})
+	case []int32:
+		return writeElems(w, b[lo:lo+n], 4, func(o []byte, v int32) { binary.LittleEndian.PutUint32(o, uint32(v)) })
+	case []int64:
+		return writeElems(w, b[lo:lo+n], 8, func(o []byte, v int64) { binary.LittleEndian.PutUint64(o, uint64(v)) })
+	case []bool:
+		return writeElems(w, b[lo:lo+n], 1, func(o []byte, v bool) {
+			o[0] = 0
+			if v {
+				o[0] = 1
+			}
+		})
+	}
+	return fmt.Errorf("unsupported buffer %T", t.data)
+}
+
+// writeElems encodes vals a chunk at a time, so writing a large tensor needs
+// only a small scratch buffer.
+func writeElems[T Elem](w io.Writer, vals []T, size int, enc func([]byte, T)) error {
+	chunk := make([]byte, min(len(vals)*size, npyChunk))
+	for len(vals) > 0 {
+		k := min(len(vals), len(chunk)/size)
+		b := chunk[:k*size]
+		for i, v := range vals[:k] {
+			enc(b[i*size:], v)
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		vals = vals[k:]
+	}
+	return nil
+}
+
+// SaveNpy writes t to the file at path in .npy format (see WriteNpy). The
+// file is created or truncated; on failure it is removed, so no partial file
+// is left behind.
+func SaveNpy(path string, t *Tensor) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return &Error{Op: "SaveNpy", Kind: ErrIO, Msg: "cannot create file", Err: err}
+	}
+	defer func() {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = &Error{Op: "SaveNpy", Kind: ErrIO, Msg: "closing " + path, Err: cerr}
+		}
+		if err != nil {
+			os.Remove(path)
+		}
+	}()
+	return WriteNpy(f, t)
+}
