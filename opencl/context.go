@@ -1,0 +1,576 @@
+package opencl
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// StorageClass is the storage class of OpenCL device memory (DESIGN.md §2).
+// Every Context is its own allocation domain within this class.
+const StorageClass = "storage.opencl.device.v1"
+
+var nextID atomic.Uint64
+
+// Context is an OpenCL context on one device: an allocation domain. Buffers
+// allocated in it belong to it alone; the kernel program is compiled for it
+// when it is created (from source the first time per device, from the cached
+// device binary afterwards).
+type Context struct {
+	dev    *Device
+	h      clContext
+	prog   clProgram
+	id     uint64
+	domain string
+
+	mu     sync.Mutex
+	closed bool
+	queues []*Queue
+
+	allocated, released atomic.Int64
+	liveBytes           atomic.Int64
+	hook                atomic.Pointer[func(*Buffer)]
+}
+
+// NewContext creates a context on dev and compiles (or loads from the
+// per-device cache) its kernels. Compilation cannot be interrupted; ctx is
+// checked before and after.
+func NewContext(ctx context.Context, dev *Device) (*Context, error) {
+	if dev == nil || dev.id == 0 {
+		return nil, newErr("NewContext", ErrArgument, "nil device")
+	}
+	if err := load(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Op: "NewContext", Kind: ErrArgument, Msg: "context done", Err: err}
+	}
+	h, c := cl.newContext(dev.id)
+	if c != CodeSuccess {
+		return nil, clErr("clCreateContext", c, dev.Name)
+	}
+	cx := &Context{dev: dev, h: h, id: nextID.Add(1)}
+	cx.domain = fmt.Sprintf("opencl.d%d.ctx%d", dev.Index, cx.id)
+	p, err := buildProgram(cx)
+	if err != nil {
+		cl.release(cl.releaseContext, uintptr(h))
+		return nil, err
+	}
+	cx.prog = p
+	if err := ctx.Err(); err != nil {
+		cx.Close()
+		return nil, &Error{Op: "NewContext", Kind: ErrArgument, Msg: "context done", Err: err}
+	}
+	return cx, nil
+}
+
+// Device returns the context's device.
+func (c *Context) Device() *Device { return c.dev }
+
+// Domain returns the allocation-domain id of this context, unique in the
+// process ("opencl.d0.ctx3").
+func (c *Context) Domain() string { return c.domain }
+
+// BufferStats counts a context's buffers.
+type BufferStats struct {
+	Allocated int64 // buffers created
+	Released  int64 // buffers whose device memory was freed
+	Live      int64 // Allocated - Released
+	LiveBytes int64 // bytes held by live buffers
+}
+
+// Stats returns the context's buffer counters.
+func (c *Context) Stats() BufferStats {
+	a, r := c.allocated.Load(), c.released.Load()
+	return BufferStats{Allocated: a, Released: r, Live: a - r, LiveBytes: c.liveBytes.Load()}
+}
+
+// OnRelease installs f (nil removes it) to be called whenever a buffer of
+// this context frees its device memory. Tests use it to observe releases.
+func (c *Context) OnRelease(f func(*Buffer)) {
+	if f == nil {
+		c.hook.Store(nil)
+		return
+	}
+	c.hook.Store(&f)
+}
+
+// Close finishes and releases every queue of the context, then the program
+// and the context. Live buffers keep the OpenCL context alive until they are
+// released (OpenCL reference counting). Close is idempotent.
+func (c *Context) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	qs := c.queues
+	c.queues = nil
+	c.mu.Unlock()
+	var first error
+	for _, q := range qs {
+		if err := q.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if c.prog != 0 {
+		cl.release(cl.releaseProgram, uintptr(c.prog))
+	}
+	if code := cl.release(cl.releaseContext, uintptr(c.h)); code != CodeSuccess && first == nil {
+		first = clErr("clReleaseContext", code, "")
+	}
+	return first
+}
+
+func (c *Context) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// Buffer is device memory in one context. It is reference counted: Retain
+// adds a reference, Release drops one, and the memory is freed (and counted
+// in the context's Stats) when the last reference goes.
+type Buffer struct {
+	ctx  *Context
+	h    clMem // 0 for an empty buffer
+	size int
+	refs atomic.Int32
+
+	mu   sync.Mutex
+	last *Event // the last command writing this buffer
+}
+
+// Alloc allocates bytes of device memory (uninitialised). A zero-byte
+// buffer is valid and holds no device memory.
+func (c *Context) Alloc(bytes int) (*Buffer, error) {
+	if bytes < 0 {
+		return nil, newErr("Alloc", ErrArgument, fmt.Sprintf("negative size %d", bytes))
+	}
+	if c.isClosed() {
+		return nil, newErr("Alloc", ErrReleased, "context closed")
+	}
+	if c.dev.MaxAlloc > 0 && uint64(bytes) > c.dev.MaxAlloc {
+		return nil, &Error{Op: "Alloc", Kind: ErrCL, Code: CodeInvalidBufferSize,
+			Msg: fmt.Sprintf("%d bytes exceed the device's largest allocation of %d", bytes, c.dev.MaxAlloc)}
+	}
+	b := &Buffer{ctx: c, size: bytes}
+	if bytes > 0 {
+		h, code := cl.newBuffer(c.h, uintptr(bytes))
+		if code != CodeSuccess {
+			return nil, clErr("clCreateBuffer", code, fmt.Sprintf("%d bytes", bytes))
+		}
+		b.h = h
+	}
+	b.refs.Store(1)
+	c.allocated.Add(1)
+	c.liveBytes.Add(int64(bytes))
+	return b, nil
+}
+
+// Context returns the buffer's context (its allocation domain).
+func (b *Buffer) Context() *Context { return b.ctx }
+
+// Size returns the buffer's size in bytes.
+func (b *Buffer) Size() int { return b.size }
+
+// Released reports whether the buffer's memory has been freed.
+func (b *Buffer) Released() bool { return b.refs.Load() <= 0 }
+
+// Retain adds a reference; it fails on a released buffer.
+func (b *Buffer) Retain() error {
+	for {
+		n := b.refs.Load()
+		if n <= 0 {
+			return newErr("Retain", ErrReleased, "buffer already released")
+		}
+		if b.refs.CompareAndSwap(n, n+1) {
+			return nil
+		}
+	}
+}
+
+// Release drops a reference and frees the device memory with the last one.
+// Pending commands that use the buffer still complete (OpenCL keeps the
+// memory until they do). Releasing a released buffer returns ErrReleased.
+func (b *Buffer) Release() error {
+	for {
+		n := b.refs.Load()
+		if n <= 0 {
+			return newErr("Release", ErrReleased, "buffer already released")
+		}
+		if b.refs.CompareAndSwap(n, n-1) {
+			if n > 1 {
+				return nil
+			}
+			break
+		}
+	}
+	var err error
+	if b.h != 0 {
+		err = clErr("clReleaseMemObject", cl.release(cl.releaseMem, uintptr(b.h)), "")
+	}
+	b.mu.Lock()
+	b.last = nil
+	b.mu.Unlock()
+	b.ctx.released.Add(1)
+	b.ctx.liveBytes.Add(-int64(b.size))
+	if f := b.ctx.hook.Load(); f != nil {
+		(*f)(b)
+	}
+	return err
+}
+
+func (b *Buffer) lastWrite() *Event {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.last
+}
+
+func (b *Buffer) setLastWrite(e *Event) {
+	b.mu.Lock()
+	b.last = e
+	b.mu.Unlock()
+}
+
+// Wait blocks until every command writing the buffer has completed.
+func (b *Buffer) Wait(ctx context.Context) error { return b.lastWrite().Wait(ctx) }
+
+// Event is the completion of one enqueued command. A nil *Event is an
+// already-complete command.
+type Event struct {
+	h    clEvent
+	q    *Queue
+	keep any // host memory the command uses, kept alive until completion
+
+	once sync.Once
+	done chan struct{}
+	err  error
+}
+
+func newEvent(q *Queue, h clEvent, keep any) *Event {
+	e := &Event{h: h, q: q, keep: keep, done: make(chan struct{})}
+	runtime.AddCleanup(e, func(h clEvent) { cl.release(cl.releaseEvent, uintptr(h)) }, h)
+	return e
+}
+
+// Queue returns the queue (event domain) the command was enqueued on.
+func (e *Event) Queue() *Queue {
+	if e == nil {
+		return nil
+	}
+	return e.q
+}
+
+// EventStatus is an OpenCL command execution status.
+type EventStatus int32
+
+// Command execution states; a negative status is an OpenCL error code.
+const (
+	Complete  EventStatus = 0
+	Running   EventStatus = 1
+	Submitted EventStatus = 2
+	Queued    EventStatus = 3
+)
+
+// Status returns the command's execution status without blocking. A failed
+// command reports an error wrapping its code.
+func (e *Event) Status() (EventStatus, error) {
+	if e == nil {
+		return Complete, nil
+	}
+	st, c := cl.eventStatus(e.h)
+	if c != CodeSuccess {
+		return 0, clErr("clGetEventInfo", c, "")
+	}
+	if st < 0 {
+		return EventStatus(st), clErr("command", Code(st), "command failed")
+	}
+	return EventStatus(st), nil
+}
+
+// Done returns a channel closed when the command completes (or fails; then
+// Wait returns the error). The first call starts a waiting goroutine.
+func (e *Event) Done() <-chan struct{} {
+	if e == nil {
+		return closedChan
+	}
+	e.once.Do(func() {
+		go func() {
+			e.err = e.block()
+			close(e.done)
+		}()
+	})
+	return e.done
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (e *Event) block() error {
+	c := cl.wait([]clEvent{e.h})
+	runtime.KeepAlive(e)
+	if c != CodeSuccess {
+		if st, _ := cl.eventStatus(e.h); st < 0 {
+			c = Code(st)
+		}
+		return clErr("clWaitForEvents", c, "command failed")
+	}
+	e.keep = nil
+	return nil
+}
+
+// Wait blocks until the command completes or ctx is done. After ctx is
+// done the command still runs to completion on the device.
+func (e *Event) Wait(ctx context.Context) error {
+	if e == nil {
+		return nil
+	}
+	if ctx.Done() == nil {
+		<-e.Done()
+		return e.err
+	}
+	select {
+	case <-e.Done():
+		return e.err
+	case <-ctx.Done():
+		return &Error{Op: "Wait", Kind: ErrArgument, Msg: "context done before the command completed", Err: ctx.Err()}
+	}
+}
+
+// WaitAll waits for every event.
+func WaitAll(ctx context.Context, evs ...*Event) error {
+	for _, e := range evs {
+		if err := e.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Queue is an in-order command queue on a context: an event domain.
+// Commands on one queue complete in order; a command that reads a buffer
+// last written on another queue waits for that write automatically. A Queue
+// is safe for concurrent use.
+type Queue struct {
+	ctx    *Context
+	h      clQueue
+	id     uint64
+	domain string
+
+	mu      sync.Mutex
+	closed  bool
+	kernels map[string]clKernel
+}
+
+// NewQueue creates a command queue on the context.
+func (c *Context) NewQueue() (*Queue, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, newErr("NewQueue", ErrReleased, "context closed")
+	}
+	h, code := cl.newQueue(c.h, c.dev.id)
+	if code != CodeSuccess {
+		return nil, clErr("clCreateCommandQueue", code, "")
+	}
+	q := &Queue{ctx: c, h: h, id: nextID.Add(1), kernels: map[string]clKernel{}}
+	q.domain = fmt.Sprintf("%s.q%d", c.domain, q.id)
+	c.queues = append(c.queues, q)
+	return q, nil
+}
+
+// Context returns the queue's context.
+func (q *Queue) Context() *Context { return q.ctx }
+
+// Domain returns the event-domain id of the queue, unique in the process
+// ("opencl.d0.ctx3.q4").
+func (q *Queue) Domain() string { return q.domain }
+
+// Flush submits enqueued commands to the device without waiting.
+func (q *Queue) Flush() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return newErr("Flush", ErrReleased, "queue closed")
+	}
+	return clErr("clFlush", code(call(cl.flush, uintptr(q.h))), "")
+}
+
+// Finish blocks until every command enqueued so far has completed, or ctx is
+// done.
+func (q *Queue) Finish(ctx context.Context) error {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return newErr("Finish", ErrReleased, "queue closed")
+	}
+	q.mu.Unlock()
+	done := make(chan Code, 1)
+	go func() { done <- code(call(cl.finish, uintptr(q.h))) }()
+	select {
+	case c := <-done:
+		return clErr("clFinish", c, "")
+	case <-ctx.Done():
+		return &Error{Op: "Finish", Kind: ErrArgument, Msg: "context done before the queue drained", Err: ctx.Err()}
+	}
+}
+
+// Close drains the queue and releases it and its kernels. Idempotent.
+func (q *Queue) Close() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return nil
+	}
+	q.closed = true
+	call(cl.finish, uintptr(q.h))
+	for _, k := range q.kernels {
+		cl.release(cl.releaseKernel, uintptr(k))
+	}
+	q.kernels = nil
+	return clErr("clReleaseCommandQueue", cl.release(cl.releaseQueue, uintptr(q.h)), "")
+}
+
+// kernel returns the queue's instance of a named kernel. Callers hold q.mu.
+func (q *Queue) kernel(name string) (clKernel, error) {
+	if k, ok := q.kernels[name]; ok {
+		return k, nil
+	}
+	k, c := cl.kernel(q.ctx.prog, name)
+	if c != CodeSuccess {
+		return 0, clErr("clCreateKernel", c, name)
+	}
+	q.kernels[name] = k
+	return k, nil
+}
+
+// waitList returns the last-write events of bufs recorded on other queues.
+func (q *Queue) waitList(bufs []*Buffer) []clEvent {
+	var wl []clEvent
+	for _, b := range bufs {
+		if b == nil {
+			continue
+		}
+		if e := b.lastWrite(); e != nil && e.q != q {
+			if st, err := e.Status(); err == nil && st == Complete {
+				continue
+			}
+			wl = append(wl, e.h)
+		}
+	}
+	return wl
+}
+
+type long8 [8]int64
+
+// launch sets the kernel arguments and enqueues it. reads and writes are the
+// buffers the command uses, for cross-queue ordering. Args are *Buffer,
+// int32, int64, float32, float64 or long8.
+func (q *Queue) launch(ctx context.Context, op, name string, dims uint32, global, local [3]int, reads, writes []*Buffer, args ...any) (*Event, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Op: op, Kind: ErrArgument, Msg: "context done", Err: err}
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return nil, newErr(op, ErrReleased, "queue closed")
+	}
+	k, err := q.kernel(name)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range args {
+		var c Code
+		switch v := a.(type) {
+		case *Buffer:
+			h := v.h
+			c = cl.setArg(k, uint32(i), unsafe.Sizeof(h), unsafe.Pointer(&h))
+		case int32:
+			c = cl.setArg(k, uint32(i), 4, unsafe.Pointer(&v))
+		case int64:
+			c = cl.setArg(k, uint32(i), 8, unsafe.Pointer(&v))
+		case float32:
+			c = cl.setArg(k, uint32(i), 4, unsafe.Pointer(&v))
+		case float64:
+			c = cl.setArg(k, uint32(i), 8, unsafe.Pointer(&v))
+		case long8:
+			c = cl.setArg(k, uint32(i), 64, unsafe.Pointer(&v))
+		default:
+			return nil, newErr(op, ErrArgument, fmt.Sprintf("internal: kernel argument %d of type %T", i, a))
+		}
+		if c != CodeSuccess {
+			return nil, clErr("clSetKernelArg", c, fmt.Sprintf("%s argument %d", name, i))
+		}
+	}
+	var g, l [3]uintptr
+	for i := 0; i < 3; i++ {
+		lo := max(local[i], 1)
+		g[i] = uintptr((max(global[i], 1) + lo - 1) / lo * lo)
+		l[i] = uintptr(lo)
+	}
+	wl := q.waitList(append(append([]*Buffer(nil), reads...), writes...))
+	var ev clEvent
+	if c := cl.ndrange(q.h, k, dims, &g, &l, wl, &ev); c != CodeSuccess {
+		return nil, clErr("clEnqueueNDRangeKernel", c, name)
+	}
+	e := newEvent(q, ev, nil)
+	for _, b := range writes {
+		b.setLastWrite(e)
+	}
+	call(cl.flush, uintptr(q.h))
+	return e, nil
+}
+
+// programCache holds one compiled program binary per device.
+var programCache sync.Map // clDevice → []byte
+
+func buildProgram(c *Context) (clProgram, error) {
+	dev := c.dev
+	opts := buildOptions()
+	if bin, ok := programCache.Load(dev.id); ok {
+		p, code := cl.programFromBinary(c.h, dev.id, bin.([]byte))
+		if code == CodeSuccess {
+			if code = cl.build(p, dev.id, opts); code == CodeSuccess {
+				return p, nil
+			}
+			cl.release(cl.releaseProgram, uintptr(p))
+		}
+	}
+	if !dev.Compiler {
+		return 0, newErr("NewContext", ErrUnavailable, dev.Name+" has no OpenCL C compiler")
+	}
+	src := []byte(programSource(dev.FP64))
+	p, code := cl.programFromSource(c.h, src)
+	if code != CodeSuccess {
+		return 0, clErr("clCreateProgramWithSource", code, "")
+	}
+	if code := cl.build(p, dev.id, opts); code != CodeSuccess {
+		log := programLog(p, dev.id)
+		cl.release(cl.releaseProgram, uintptr(p))
+		return 0, &Error{Op: "clBuildProgram", Kind: ErrBuild, Code: code, Msg: "build log:\n" + log}
+	}
+	var size uintptr
+	if cl.programInfo(p, clProgramBinarySizes, unsafe.Sizeof(size), unsafe.Pointer(&size), nil) == CodeSuccess && size > 0 {
+		bin := make([]byte, size)
+		bp := uintptr(unsafe.Pointer(&bin[0]))
+		if cl.programInfo(p, clProgramBinaries, unsafe.Sizeof(bp), unsafe.Pointer(&bp), nil) == CodeSuccess {
+			programCache.Store(dev.id, bin)
+		}
+		runtime.KeepAlive(bin)
+	}
+	return p, nil
+}
+
+func programLog(p clProgram, d clDevice) string {
+	var n uintptr
+	if cl.buildInfo(p, d, clProgramBuildLog, 0, nil, &n) != CodeSuccess || n == 0 {
+		return "(no log)"
+	}
+	b := make([]byte, n)
+	cl.buildInfo(p, d, clProgramBuildLog, n, unsafe.Pointer(&b[0]), nil)
+	return string(b)
+}

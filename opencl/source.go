@@ -1,0 +1,443 @@
+package opencl
+
+import (
+	"strings"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// Work-group geometry compiled into the kernels. Fixed local sizes mean each
+// kernel is specialised once (PoCL compiles one work-group function per local
+// size), and ragged global sizes are rounded up and guarded.
+const (
+	ewLocal  = 64 // elementwise and reduction work-group size
+	gemmTM   = 64 // GEMM tile rows per work-group
+	gemmTN   = 64 // GEMM tile columns per work-group
+	gemmTK   = 16 // GEMM depth of one local-memory tile
+	gemmLX   = 16 // GEMM work-group columns
+	gemmLY   = 16 // GEMM work-group rows; each item computes (TM/LY)×(TN/LX)
+	smallL   = 8  // small-GEMM work-group side
+	maxRank  = 8  // highest rank after collapsing axes
+	smallDim = 16 // GEMMs with m or n below this use the simple kernel
+)
+
+// clType returns the OpenCL C type of an arithmetic dtype and whether
+// arithmetic kernels exist for it.
+func clType(dt tensor.DType) (string, bool) {
+	switch dt {
+	case tensor.Float32:
+		return "float", true
+	case tensor.Float64:
+		return "double", true
+	case tensor.Int32:
+		return "int", true
+	case tensor.Int64:
+		return "long", true
+	}
+	return "", false
+}
+
+// bitsType returns the OpenCL C type moving one element of size n bytes.
+func bitsType(n int) string {
+	switch n {
+	case 1:
+		return "uchar"
+	case 4:
+		return "uint"
+	case 8:
+		return "ulong"
+	case 16:
+		return "ulong2"
+	}
+	return ""
+}
+
+const header = `
+#define RANK_STEP(k, ADV) if (rank > k) { long i_ = rem % sh.s##k; rem /= sh.s##k; ADV(k) }
+#define RANK_ALL(ADV) RANK_STEP(0, ADV) RANK_STEP(1, ADV) RANK_STEP(2, ADV) RANK_STEP(3, ADV) \
+	RANK_STEP(4, ADV) RANK_STEP(5, ADV) RANK_STEP(6, ADV) RANK_STEP(7, ADV)
+`
+
+// Elementwise kernels: one work item per output element. The op is a
+// uniform run-time switch so that one compiled kernel serves every op of a
+// dtype. Axes are passed innermost first.
+const ewTemplate = `
+inline T un_T(int op, T x) {
+	switch (op) {
+UNARY_CASES
+	}
+	return x;
+}
+inline T bin_T(int op, T x, T y) {
+	switch (op) {
+BINARY_CASES
+	}
+	return x;
+}
+#define ADV1(k) oo += i_ * so.s##k; ao += i_ * sa.s##k;
+#define ADV2(k) oo += i_ * so.s##k; ao += i_ * sa.s##k; bo += i_ * sb.s##k;
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void un1_T(int op, long n, __global T* o, long oo, long so, __global const T* a, long ao, long sa) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	o[oo + g * so] = un_T(op, a[ao + g * sa]);
+}
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void unn_T(int op, long n, int rank, long8 sh, __global T* o, long oo, long8 so, __global const T* a, long ao, long8 sa) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	long rem = g;
+	RANK_ALL(ADV1)
+	o[oo] = un_T(op, a[ao]);
+}
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void bin1_T(int op, long n, __global T* o, long oo, long so, __global const T* a, long ao, long sa, __global const T* b, long bo, long sb) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	o[oo + g * so] = bin_T(op, a[ao + g * sa], b[bo + g * sb]);
+}
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void binn_T(int op, long n, int rank, long8 sh, __global T* o, long oo, long8 so, __global const T* a, long ao, long8 sa, __global const T* b, long bo, long8 sb) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	long rem = g;
+	RANK_ALL(ADV2)
+	o[oo] = bin_T(op, a[ao], b[bo]);
+}
+
+inline T redop_T(int op, T x, T y) {
+	switch (op) {
+	case 0: return x + y;
+	case 1: return x * y;
+	case 2: return MAXF(x, y);
+	case 3: return MINF(x, y);
+	}
+	return x;
+}
+inline T redinit_T(int op) {
+	switch (op) {
+	case 1: return (T)1;
+	case 2: return LOWEST;
+	case 3: return HIGHEST;
+	}
+	return (T)0;
+}
+#define ADVO(k) oo += i_ * so.s##k; ao += i_ * sa.s##k;
+#define ADVR(k) base += i_ * sr.s##k;
+// One work item per output element; the innermost reduced axis is a
+// direct loop.
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void red_T(int op, long n, int rank, long8 sh, __global T* o, long oo, long8 so, __global const T* a, long ao, long8 sa,
+		int rrank, long8 rsh, long8 sr, long nred) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	long rem = g;
+	RANK_ALL(ADVO)
+	T acc = redinit_T(op);
+	long inner = rsh.s0, sin = sr.s0;
+	long nouter = nred / inner;
+	for (long j = 0; j < nouter; j++) {
+		long base = ao;
+		rem = j;
+		{
+			int rank = rrank; long8 sh = rsh;
+			RANK_STEP(1, ADVR) RANK_STEP(2, ADVR) RANK_STEP(3, ADVR) RANK_STEP(4, ADVR)
+			RANK_STEP(5, ADVR) RANK_STEP(6, ADVR) RANK_STEP(7, ADVR)
+		}
+		for (long t = 0; t < inner; t++) acc = redop_T(op, acc, a[base + t * sin]);
+	}
+	o[oo] = acc;
+}
+// One work-group per output element, for few long reductions.
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void redwg_T(int op, int rank, long8 sh, __global T* o, long oo, long8 so, __global const T* a, long ao, long8 sa,
+		int rrank, long8 rsh, long8 sr, long nred) {
+	__local T buf[EWL];
+	long g = get_group_id(0);
+	int l = get_local_id(0);
+	long rem = g;
+	RANK_ALL(ADVO)
+	T acc = redinit_T(op);
+	for (long j = l; j < nred; j += EWL) {
+		long base = ao;
+		rem = j;
+		{
+			int rank = rrank; long8 sh = rsh;
+			RANK_ALL(ADVR)
+		}
+		acc = redop_T(op, acc, a[base]);
+	}
+	buf[l] = acc;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int s = EWL / 2; s > 0; s >>= 1) {
+		if (l < s) buf[l] = redop_T(op, buf[l], buf[l + s]);
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (l == 0) o[oo] = buf[0];
+}
+`
+
+// Strided copies move raw element bits, so they serve every dtype
+// (permutation, contiguous copies, broadcasting materialisation).
+const copyTemplate = `
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void cp1_B(long n, __global B* o, long oo, long so, __global const B* a, long ao, long sa) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	o[oo + g * so] = a[ao + g * sa];
+}
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void cpn_B(long n, int rank, long8 sh, __global B* o, long oo, long8 so, __global const B* a, long ao, long8 sa) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	long rem = g;
+	RANK_ALL(ADV1)
+	o[oo] = a[ao];
+}
+`
+
+// GEMM: C = alpha·A·B + beta·C over strided, batched operands. Each
+// work-group computes a TM×TN tile of C through TK-deep tiles of A and B
+// staged in local memory; each work item holds an RM×RN register block,
+// interleaved by LY/LX so neighbouring items touch neighbouring columns.
+// Batch axes (innermost first) are unravelled from get_global_id(2).
+const gemmTemplate = `
+#define RM (TM / LY)
+#define RN (TN / LX)
+#define ADVB(k) ao += i_ * bsa.s##k; bo += i_ * bsb.s##k; co += i_ * bsc.s##k;
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1)))
+void gemm_T(int m, int n, int k, T alpha, T beta,
+		__global const T* A, long ao, long ars, long acs,
+		__global const T* B, long bo, long brs, long bcs,
+		__global T* C, long co, long crs, long ccs,
+		int rank, long8 sh, long8 bsa, long8 bsb, long8 bsc) {
+	__local T As[TK][TM];
+	__local T Bs[TK][TN];
+	int tx = get_local_id(0), ty = get_local_id(1);
+	int tid = ty * LX + tx;
+	int col0 = get_group_id(0) * TN, row0 = get_group_id(1) * TM;
+	long rem = get_global_id(2);
+	RANK_ALL(ADVB)
+	T acc[RM][RN];
+	for (int i = 0; i < RM; i++)
+		for (int j = 0; j < RN; j++) acc[i][j] = (T)0;
+	for (int kk = 0; kk < k; kk += TK) {
+		for (int l = tid; l < TM * TK; l += LX * LY) {
+			int p = l % TK, i = l / TK;
+			int r = row0 + i, q = kk + p;
+			As[p][i] = (r < m && q < k) ? A[ao + r * ars + q * acs] : (T)0;
+		}
+		for (int l = tid; l < TN * TK; l += LX * LY) {
+			int j = l % TN, p = l / TN;
+			int c = col0 + j, q = kk + p;
+			Bs[p][j] = (c < n && q < k) ? B[bo + q * brs + c * bcs] : (T)0;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		for (int p = 0; p < TK; p++) {
+			T av[RM], bv[RN];
+			for (int i = 0; i < RM; i++) av[i] = As[p][ty + i * LY];
+			for (int j = 0; j < RN; j++) bv[j] = Bs[p][tx + j * LX];
+			for (int i = 0; i < RM; i++)
+				for (int j = 0; j < RN; j++) acc[i][j] += av[i] * bv[j];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	for (int i = 0; i < RM; i++) {
+		int r = row0 + ty + i * LY;
+		if (r >= m) continue;
+		for (int j = 0; j < RN; j++) {
+			int c = col0 + tx + j * LX;
+			if (c >= n) continue;
+			long p = co + r * crs + c * ccs;
+			T v = alpha * acc[i][j];
+			C[p] = beta == (T)0 ? v : v + beta * C[p];
+		}
+	}
+}
+// Small or skinny products: one work item per element of C.
+__kernel __attribute__((reqd_work_group_size(SL, SL, 1)))
+void gemms_T(int m, int n, int k, T alpha, T beta,
+		__global const T* A, long ao, long ars, long acs,
+		__global const T* B, long bo, long brs, long bcs,
+		__global T* C, long co, long crs, long ccs,
+		int rank, long8 sh, long8 bsa, long8 bsb, long8 bsc) {
+	int c = get_global_id(0), r = get_global_id(1);
+	long rem = get_global_id(2);
+	RANK_ALL(ADVB)
+	if (r >= m || c >= n) return;
+	T acc = (T)0;
+	long pa = ao + r * ars, pb = bo + c * bcs;
+	for (int q = 0; q < k; q++) acc += A[pa + q * acs] * B[pb + q * brs];
+	long p = co + r * crs + c * ccs;
+	T v = alpha * acc;
+	C[p] = beta == (T)0 ? v : v + beta * C[p];
+}
+`
+
+// UnaryOp is an elementwise operation of one operand.
+type UnaryOp int32
+
+// Unary operations. Copy, Neg, Abs, Square and Relu exist for every
+// arithmetic dtype; the others only for floating types.
+const (
+	Copy UnaryOp = iota
+	Neg
+	Abs
+	Square
+	Relu
+	Exp
+	Log
+	Sqrt
+	Sin
+	Cos
+	Tanh
+	Recip
+	numUnary
+)
+
+var unaryNames = [...]string{"copy", "neg", "abs", "square", "relu", "exp", "log", "sqrt", "sin", "cos", "tanh", "recip"}
+
+// String returns the op's name.
+func (o UnaryOp) String() string {
+	if o >= 0 && o < numUnary {
+		return unaryNames[o]
+	}
+	return "unary(?)"
+}
+
+// BinaryOp is an elementwise operation of two broadcast operands.
+type BinaryOp int32
+
+// Binary operations. Div and Pow exist only for floating types; Max and Min
+// propagate NaN like numpy.maximum and numpy.minimum.
+const (
+	Add BinaryOp = iota
+	Sub
+	Mul
+	Max
+	Min
+	Div
+	Pow
+	numBinary
+)
+
+var binaryNames = [...]string{"add", "sub", "mul", "max", "min", "div", "pow"}
+
+// String returns the op's name.
+func (o BinaryOp) String() string {
+	if o >= 0 && o < numBinary {
+		return binaryNames[o]
+	}
+	return "binary(?)"
+}
+
+// ReduceOp is a reduction over axes.
+type ReduceOp int32
+
+// Reductions. Max and Min propagate NaN and are undefined over zero
+// elements (declined with ErrShape).
+const (
+	Sum ReduceOp = iota
+	Prod
+	ReduceMax
+	ReduceMin
+	numReduce
+)
+
+var reduceNames = [...]string{"sum", "prod", "max", "min"}
+
+// String returns the op's name.
+func (o ReduceOp) String() string {
+	if o >= 0 && o < numReduce {
+		return reduceNames[o]
+	}
+	return "reduce(?)"
+}
+
+func unaryFloatOnly(o UnaryOp) bool   { return o >= Exp }
+func binaryFloatOnly(o BinaryOp) bool { return o >= Div }
+
+// programSource returns the whole kernel program for a device.
+func programSource(fp64 bool) string {
+	var sb strings.Builder
+	if fp64 {
+		sb.WriteString("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
+	}
+	sb.WriteString(header)
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64} {
+		if dt == tensor.Float64 && !fp64 {
+			continue
+		}
+		t, _ := clType(dt)
+		float := dt.IsFloat()
+		var un, bin strings.Builder
+		un.WriteString("\tcase 1: return -x;\n")
+		bin.WriteString("\tcase 0: return x + y;\n\tcase 1: return x - y;\n\tcase 2: return x * y;\n")
+		un.WriteString("\tcase 3: return x * x;\n")
+		if float {
+			un.WriteString("\tcase 2: return fabs(x);\n\tcase 4: return x > (T)0 ? x : (T)0;\n")
+			un.WriteString("\tcase 5: return exp(x);\n\tcase 6: return log(x);\n\tcase 7: return sqrt(x);\n")
+			un.WriteString("\tcase 8: return sin(x);\n\tcase 9: return cos(x);\n\tcase 10: return tanh(x);\n\tcase 11: return (T)1 / x;\n")
+			bin.WriteString("\tcase 3: return (isnan(x) || x > y) ? x : y;\n\tcase 4: return (isnan(x) || x < y) ? x : y;\n")
+			bin.WriteString("\tcase 5: return x / y;\n\tcase 6: return pow(x, y);\n")
+		} else {
+			un.WriteString("\tcase 2: return x < (T)0 ? -x : x;\n\tcase 4: return x > (T)0 ? x : (T)0;\n")
+			bin.WriteString("\tcase 3: return x > y ? x : y;\n\tcase 4: return x < y ? x : y;\n")
+		}
+		src := strings.NewReplacer("UNARY_CASES", un.String(), "BINARY_CASES", bin.String()).Replace(ewTemplate)
+		var maxf, minf, lo, hi string
+		switch dt {
+		case tensor.Float32, tensor.Float64:
+			maxf, minf, lo, hi = "((isnan(x) || x > y) ? x : y)", "((isnan(x) || x < y) ? x : y)", "(T)(-INFINITY)", "(T)INFINITY"
+		case tensor.Int32:
+			maxf, minf, lo, hi = "(x > y ? x : y)", "(x < y ? x : y)", "INT_MIN", "INT_MAX"
+		case tensor.Int64:
+			maxf, minf, lo, hi = "(x > y ? x : y)", "(x < y ? x : y)", "LONG_MIN", "LONG_MAX"
+		}
+		src = strings.NewReplacer("MAXF(x, y)", maxf, "MINF(x, y)", minf, "LOWEST", lo, "HIGHEST", hi).Replace(src)
+		if float {
+			src += gemmTemplate
+		}
+		sb.WriteString(replaceType(src, t))
+	}
+	for _, n := range []int{1, 4, 8, 16} {
+		b := bitsType(n)
+		sb.WriteString(strings.NewReplacer("_B(", "_"+b+"(", " B*", " "+b+"*").Replace(copyTemplate))
+	}
+	return sb.String()
+}
+
+// replaceType substitutes the element type T, both as a type and as the
+// suffix of kernel and helper names.
+func replaceType(src, t string) string {
+	r := strings.NewReplacer("_T(", "_"+t+"(", "(T)", "("+t+")", " T ", " "+t+" ", " T*", " "+t+"*", "\tT ", "\t"+t+" ")
+	return r.Replace(src)
+}
+
+// buildOptions are the compiler flags: the geometry constants.
+func buildOptions() string {
+	return strings.Join([]string{
+		"-cl-mad-enable",
+		"-DEWL=" + itoa(ewLocal), "-DTM=" + itoa(gemmTM), "-DTN=" + itoa(gemmTN), "-DTK=" + itoa(gemmTK),
+		"-DLX=" + itoa(gemmLX), "-DLY=" + itoa(gemmLY), "-DSL=" + itoa(smallL),
+	}, " ")
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	if neg {
+		b = append([]byte{'-'}, b...)
+	}
+	return string(b)
+}
