@@ -1,38 +1,247 @@
 // Package strided holds the strided-array loops shared by the tensor package
-// and the CPU kernels: copies between arbitrary strided layouts.
+// and the CPU kernels: layout simplification, multi-operand row iteration and
+// a cache-blocked copy between arbitrary strided layouts.
 package strided
 
+import "unsafe"
+
 // Copy copies the elements of a strided source array into a strided
-// destination array of the same shape. Offsets and strides are in elements.
-// The loops are ordered so that the axis with the smallest destination stride
-// runs innermost.
+// destination array of the same shape. Offsets and strides are in elements;
+// strides may be negative, and source strides may be zero (broadcast).
+//
+// The copy first simplifies the layout (see Simplify: extent-1 axes dropped,
+// axes sorted by destination stride, axes contiguous in both operands
+// merged). When the axis the destination walks densest is not the one the
+// source walks densest — a transpose-like permutation — those two axes are
+// copied in square tiles of about tileBytes per row, so the source lines
+// and destination lines of a tile stay in the L1 cache together. Otherwise
+// every innermost row is a plain loop, or copy() when both sides are
+// contiguous.
+//
+// Source and destination must not partially overlap; the visiting order is
+// unspecified.
 func Copy[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides []int, shape []int) {
-	for _, d := range shape {
-		if d == 0 {
-			return
-		}
-	}
-	if len(shape) == 0 {
-		dst[dOff] = src[sOff]
+	sh, st, off, ok := Simplify(shape, [][]int{dStrides, sStrides}, []int{dOff, sOff})
+	if !ok {
 		return
 	}
-	copyRec(dst, dOff, dStrides, src, sOff, sStrides, shape, 0)
+	ds, ss := st[0], st[1]
+	dOff, sOff = off[0], off[1]
+	r := len(sh)
+	q := r - 1 // densest destination axis
+	if r == 1 {
+		copyRow(dst, dOff, ds[0], src, sOff, ss[0], sh[0])
+		return
+	}
+
+	// The densest source axis; on ties keep the destination's choice.
+	// Axes of the simplified layout are never contiguous in both operands
+	// at once unless they are the last one.
+	p := q
+	for j := r - 2; j >= 0; j-- {
+		if abs(ss[j]) < abs(ss[p]) {
+			p = j
+		}
+	}
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	// Rows are fine when the destination's dense axis is also dense in the
+	// source and either long or followed by nothing better.
+	rowsOK := p == q && sh[q]*size >= tileBytes
+	if p != q && abs(ss[q])*size <= lineBytes {
+		rowsOK = true
+	}
+	if rowsOK {
+		// The innermost row is dense enough in both operands.
+		n, d1, s1 := sh[q], ds[q], ss[q]
+		ForEach(sh[:q], [][]int{ds[:q], ss[:q]}, off, func(o []int) {
+			copyRow(dst, o[0], d1, src, o[1], s1, n)
+		})
+		return
+	}
+
+	copyBlocked(dst, dOff, ds, src, sOff, ss, sh, p, size)
 }
 
-func copyRec[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int, shape []int, axis int) {
-	n := shape[axis]
-	if axis == len(shape)-1 {
-		d, s := ds[axis], ss[axis]
-		if d == 1 && s == 1 {
-			copy(dst[dOff:dOff+n], src[sOff:sOff+n])
+// copyBlocked copies a simplified layout (axes in destination order) where
+// rows along the densest destination axis q = r-1 alone would not use the
+// source's cache lines well: the densest source axis p is another one, or
+// q is short. It cuts
+// the iteration space into blocks that hold a run of about tileBytes along
+// the destination's densest axes and along the source's densest axes — so a
+// short dense axis (say of extent 8) is grouped with its neighbours — and
+// copies block by block. Inside a block the (p, q) plane goes through
+// copyTile's 4×4 micro-blocks.
+func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int, sh []int, p, size int) {
+	r := len(sh)
+	q := r - 1
+	want := max(tileBytes/max(size, 1), minTile)
+	bk := make([]int, r)
+	for i := range bk {
+		bk[i] = 1
+	}
+	// Destination side: axes r-1, r-2, ... until the run is long enough.
+	grow := func(order []int) {
+		run := 1
+		for _, a := range order {
+			if run >= want {
+				return
+			}
+			need := (want + run - 1) / run
+			bk[a] = max(bk[a], min(need, sh[a]))
+			run *= bk[a]
+		}
+	}
+	dorder := make([]int, r)
+	for i := range dorder {
+		dorder[i] = r - 1 - i
+	}
+	grow(dorder)
+	// Source side: axes by increasing |source stride|.
+	sorder := make([]int, r)
+	copy(sorder, dorder)
+	for i := 1; i < r; i++ {
+		for j := i; j > 0 && abs(ss[sorder[j]]) < abs(ss[sorder[j-1]]); j-- {
+			sorder[j], sorder[j-1] = sorder[j-1], sorder[j]
+		}
+	}
+	grow(sorder)
+
+	// Block axes other than p and q, looped inside each block.
+	var in []int
+	for i := 0; i < r; i++ {
+		if i != p && i != q && bk[i] > 1 {
+			in = append(in, i)
+		}
+	}
+	ext := make([]int, r) // extents of the current block
+	idx := make([]int, r) // block origin
+	inShape := make([]int, len(in))
+	inStr := [][]int{make([]int, len(in)), make([]int, len(in))}
+	for k, a := range in {
+		inStr[0][k], inStr[1][k] = ds[a], ss[a]
+	}
+	tb := max(bk[p], bk[q])
+	do, so := dOff, sOff
+	for {
+		for i := range ext {
+			ext[i] = min(bk[i], sh[i]-idx[i])
+		}
+		for k, a := range in {
+			inShape[k] = ext[a]
+		}
+		n0, n1 := ext[p], ext[q]
+		if p == q {
+			ForEach(inShape, inStr, []int{do, so}, func(o []int) {
+				copyRow(dst, o[0], ds[q], src, o[1], ss[q], n1)
+			})
+		} else {
+			ForEach(inShape, inStr, []int{do, so}, func(o []int) {
+				copyTile(dst, o[0], ds[p], ds[q], src, o[1], ss[p], ss[q], n0, n1, tb)
+			})
+		}
+		// Next block origin.
+		i := r - 1
+		for ; i >= 0; i-- {
+			idx[i] += bk[i]
+			if idx[i] < sh[i] {
+				do += bk[i] * ds[i]
+				so += bk[i] * ss[i]
+				break
+			}
+			idx[i] -= bk[i]
+			do -= idx[i] * ds[i]
+			so -= idx[i] * ss[i]
+			idx[i] = 0
+		}
+		if i < 0 {
 			return
 		}
-		for i := 0; i < n; i++ {
-			dst[dOff+i*d] = src[sOff+i*s]
+	}
+}
+
+const (
+	// lineBytes is the cache-line size assumed when deciding whether a
+	// strided source row is dense enough to need no tiling.
+	lineBytes = 64
+	// tileBytes is the length in bytes of one row of a square tile. 256
+	// bytes gives 32×32 tiles of float64 (8 KiB per operand).
+	tileBytes = 256
+	minTile   = 16
+	maxTile   = 64
+)
+
+// copyRow copies n elements, d and s apart.
+func copyRow[T any](dst []T, dOff, d int, src []T, sOff, s, n int) {
+	switch {
+	case d == 1 && s == 1:
+		copy(dst[dOff:dOff+n], src[sOff:sOff+n])
+	case d == 1:
+		row := dst[dOff : dOff+n]
+		if s == 0 {
+			v := src[sOff]
+			for j := range row {
+				row[j] = v
+			}
+			return
 		}
-		return
+		for j := range row {
+			row[j] = src[sOff]
+			sOff += s
+		}
+	default:
+		for ; n > 0; n-- {
+			dst[dOff] = src[sOff]
+			dOff += d
+			sOff += s
+		}
 	}
-	for i := 0; i < n; i++ {
-		copyRec(dst, dOff+i*ds[axis], ds, src, sOff+i*ss[axis], ss, shape, axis+1)
+}
+
+// copyTile copies an n0×n1 plane in b×b tiles (b a multiple of 4). Axis 0
+// is the one the source walks densely (s0 small), axis 1 the one the
+// destination walks densely (d1 small). Inside a tile, 4×4 blocks are loaded
+// into locals along the source's dense axis and stored along the
+// destination's, so each cache line touched on either side is used whole
+// before it can be evicted; the ragged edges fall back to copyRow.
+func copyTile[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1 int, n0, n1, b int) {
+	for i0 := 0; i0 < n0; i0 += b {
+		e0 := min(i0+b, n0)
+		for i1 := 0; i1 < n1; i1 += b {
+			e1 := min(i1+b, n1)
+			i := i0
+			for ; i+4 <= e0; i += 4 {
+				j := i1
+				for ; j+4 <= e1; j += 4 {
+					copy4x4(dst, dOff+i*d0+j*d1, d0, d1, src, sOff+i*s0+j*s1, s0, s1)
+				}
+				if j < e1 {
+					for k := i; k < i+4; k++ {
+						copyRow(dst, dOff+k*d0+j*d1, d1, src, sOff+k*s0+j*s1, s1, e1-j)
+					}
+				}
+			}
+			for ; i < e0; i++ {
+				copyRow(dst, dOff+i*d0+i1*d1, d1, src, sOff+i*s0+i1*s1, s1, e1-i1)
+			}
+		}
 	}
+}
+
+// copy4x4 copies the 4×4 block whose corner is at dp in dst and sp in src.
+func copy4x4[T any](dst []T, dp, d0, d1 int, src []T, sp, s0, s1 int) {
+	x00, x01, x02, x03 := src[sp], src[sp+s0], src[sp+2*s0], src[sp+3*s0]
+	sp += s1
+	x10, x11, x12, x13 := src[sp], src[sp+s0], src[sp+2*s0], src[sp+3*s0]
+	sp += s1
+	x20, x21, x22, x23 := src[sp], src[sp+s0], src[sp+2*s0], src[sp+3*s0]
+	sp += s1
+	x30, x31, x32, x33 := src[sp], src[sp+s0], src[sp+2*s0], src[sp+3*s0]
+	dst[dp], dst[dp+d1], dst[dp+2*d1], dst[dp+3*d1] = x00, x10, x20, x30
+	dp += d0
+	dst[dp], dst[dp+d1], dst[dp+2*d1], dst[dp+3*d1] = x01, x11, x21, x31
+	dp += d0
+	dst[dp], dst[dp+d1], dst[dp+2*d1], dst[dp+3*d1] = x02, x12, x22, x32
+	dp += d0
+	dst[dp], dst[dp+d1], dst[dp+2*d1], dst[dp+3*d1] = x03, x13, x23, x33
 }

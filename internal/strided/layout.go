@@ -1,0 +1,178 @@
+package strided
+
+// Simplify rewrites the iteration space of several strided operands that are
+// walked together (the same multi-index addresses one element of each) into
+// an equivalent, usually smaller one:
+//
+//   - axes of extent 1 are dropped;
+//   - axes on which operand 0 has a negative stride are reversed for every
+//     operand (the offsets move to the other end), so operand 0 only has
+//     non-negative strides;
+//   - axes are sorted by decreasing |stride| of operand 0, ties broken by the
+//     following operands, so the last axis is the one operand 0 walks most
+//     densely;
+//   - neighbouring axes that are contiguous in every operand
+//     (stride[i] == stride[i+1]·shape[i+1]) are merged into one.
+//
+// Put the operand whose memory order should drive the loops first: the
+// destination of an elementwise op or a copy, the input of a reduction.
+//
+// It returns the new shape, strides (one slice per operand) and offsets, and
+// ok == false when the space is empty (some extent is 0). A non-empty space
+// always has at least one axis: a scalar becomes shape [1] with zero strides.
+// The visiting order changes, so Simplify is only valid for loops whose
+// result does not depend on the order (no partial overlap between operands
+// that are written and operands that are read).
+func Simplify(shape []int, strides [][]int, offs []int) (outShape []int, outStrides [][]int, outOffs []int, ok bool) {
+	nop := len(strides)
+	rank := 0
+	for _, d := range shape {
+		if d == 0 {
+			return nil, nil, nil, false
+		}
+		if d > 1 {
+			rank++
+		}
+	}
+	outOffs = append([]int(nil), offs...)
+	if rank == 0 {
+		outStrides = make([][]int, nop)
+		for k := range outStrides {
+			outStrides[k] = []int{0}
+		}
+		return []int{1}, outStrides, outOffs, true
+	}
+
+	// Gather the axes of extent > 1 and reverse those operand 0 walks
+	// backwards.
+	axes := make([]int, 0, rank)
+	for i, d := range shape {
+		if d > 1 {
+			axes = append(axes, i)
+		}
+	}
+	flip := make([]bool, len(shape))
+	for _, ax := range axes {
+		if strides[0][ax] < 0 {
+			flip[ax] = true
+			for k := 0; k < nop; k++ {
+				outOffs[k] += (shape[ax] - 1) * strides[k][ax]
+			}
+		}
+	}
+	stride := func(k, ax int) int {
+		if flip[ax] {
+			return -strides[k][ax]
+		}
+		return strides[k][ax]
+	}
+
+	// Insertion sort (ranks are small): outer axes first.
+	outer := func(x, y int) bool {
+		for k := 0; k < nop; k++ {
+			sx, sy := abs(stride(k, x)), abs(stride(k, y))
+			if sx != sy {
+				return sx > sy
+			}
+		}
+		return false
+	}
+	for i := 1; i < len(axes); i++ {
+		for j := i; j > 0 && outer(axes[j], axes[j-1]); j-- {
+			axes[j], axes[j-1] = axes[j-1], axes[j]
+		}
+	}
+
+	// Merge axes that are contiguous in every operand.
+	outShape = make([]int, 0, rank)
+	outStrides = make([][]int, nop)
+	for k := range outStrides {
+		outStrides[k] = make([]int, 0, rank)
+	}
+	for _, ax := range axes {
+		n := len(outShape)
+		if n > 0 {
+			merge := true
+			for k := 0; k < nop; k++ {
+				if outStrides[k][n-1] != stride(k, ax)*shape[ax] {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				outShape[n-1] *= shape[ax]
+				for k := 0; k < nop; k++ {
+					outStrides[k][n-1] = stride(k, ax)
+				}
+				continue
+			}
+		}
+		outShape = append(outShape, shape[ax])
+		for k := 0; k < nop; k++ {
+			outStrides[k] = append(outStrides[k], stride(k, ax))
+		}
+	}
+	return outShape, outStrides, outOffs, true
+}
+
+// ForEach calls fn once for every multi-index of shape, in row-major order,
+// with the offset of that element in each operand:
+// offs[k] + Σ index[i]·strides[k][i]. The slice passed to fn is reused between
+// calls; fn must not keep it. An empty shape calls fn once.
+func ForEach(shape []int, strides [][]int, offs []int, fn func(offs []int)) {
+	for _, d := range shape {
+		if d <= 0 {
+			return
+		}
+	}
+	cur := append([]int(nil), offs...)
+	idx := make([]int, len(shape))
+	nop := len(cur)
+	for {
+		fn(cur)
+		i := len(shape) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < shape[i] {
+				for k := 0; k < nop; k++ {
+					cur[k] += strides[k][i]
+				}
+				break
+			}
+			for k := 0; k < nop; k++ {
+				cur[k] -= (shape[i] - 1) * strides[k][i]
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return
+		}
+	}
+}
+
+// Rows simplifies the operands (see Simplify) and calls row once per
+// innermost row: n elements, operand k's first element at offs[k] and its
+// elements inner[k] apart. The slices passed to row are reused between calls.
+// Nothing is called for an empty space.
+func Rows(shape []int, strides [][]int, offs []int, row func(n int, offs, inner []int)) {
+	sh, st, off, ok := Simplify(shape, strides, offs)
+	if !ok {
+		return
+	}
+	r := len(sh) - 1
+	n := sh[r]
+	inner := make([]int, len(st))
+	outer := make([][]int, len(st))
+	for k := range st {
+		inner[k] = st[k][r]
+		outer[k] = st[k][:r]
+	}
+	ForEach(sh[:r], outer, off, func(o []int) { row(n, o, inner) })
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
