@@ -39,13 +39,25 @@ func Gemm[T Scalar](batch []int, m, n, k int, alpha T, a Matrix[T], b Matrix[T],
 }
 
 // GemmThreads is Gemm with an explicit goroutine count (0 means Threads()).
+// Small products run on the calling goroutine whatever the count; batches
+// of small products are spread over goroutines a batch element at a time.
 func GemmThreads[T Scalar](threads int, batch []int, m, n, k int, alpha T, a Matrix[T], b Matrix[T], beta T, c Matrix[T]) error {
 	if err := check(batch, m, n, k, a, b, c); err != nil {
 		return err
 	}
-	forEachBatch(batch, a, b, c, func(ao, bo, co int) {
-		naiveBlocked(m, n, k, alpha, a, ao, b, bo, beta, c, co)
-	})
+	if threads <= 0 {
+		threads = Threads()
+	}
+	switch any(alpha).(type) {
+	case float64:
+		run[T, float64](threads, batch, m, n, k, alpha, beta, a, b, c)
+	case float32:
+		run[T, float32](threads, batch, m, n, k, alpha, beta, a, b, c)
+	case complex128:
+		run[T, float64](threads, batch, m, n, k, alpha, beta, a, b, c)
+	case complex64:
+		run[T, float32](threads, batch, m, n, k, alpha, beta, a, b, c)
+	}
 	return nil
 }
 
@@ -128,33 +140,6 @@ func forEachBatch[T Scalar](batch []int, a, b, c Matrix[T], f func(ao, bo, co in
 		}
 		if i < 0 {
 			return
-		}
-	}
-}
-
-// naiveBlocked is the portable reference-speed kernel: correct for any
-// strides, blocked over k so the inner loop streams rows of B and C.
-func naiveBlocked[T Scalar](m, n, k int, alpha T, a Matrix[T], ao int, b Matrix[T], bo int, beta T, c Matrix[T], co int) {
-	var zero T
-	for i := 0; i < m; i++ {
-		ci := co + i*c.RowStride
-		for j := 0; j < n; j++ {
-			p := ci + j*c.ColStride
-			if beta == zero {
-				c.Data[p] = zero
-			} else {
-				c.Data[p] *= beta
-			}
-		}
-		for p := 0; p < k; p++ {
-			aip := alpha * a.Data[ao+i*a.RowStride+p*a.ColStride]
-			if aip == zero {
-				continue
-			}
-			bp := bo + p*b.RowStride
-			for j := 0; j < n; j++ {
-				c.Data[ci+j*c.ColStride] += aip * b.Data[bp+j*b.ColStride]
-			}
 		}
 	}
 }

@@ -1,0 +1,228 @@
+package gemm
+
+import "sync"
+
+// plan is one GEMM call lowered to real arithmetic: C = alpha·A·B + beta·C
+// over real views of the operands. A complex product of extents m, n, k runs
+// as a real m×2n×2k product (the 1m method): A is packed interleaved with
+// alpha folded in, B as 2×2 real blocks, and C is its own interleaved real
+// view, so complex runs on the real micro-kernels at real speed.
+type plan[R float] struct {
+	kern *kernel[R]
+	blk  blocking
+	cplx bool
+	// Real-view extents: for complex, n and k are twice the user's.
+	m, n, k int
+	// alpha and beta are what the kernel applies: for complex, alpha is 1
+	// (ar+i·ai is folded into packed A) and beta is real; a non-real beta
+	// (br+i·bi) is applied to C in a pre-pass (prescale), then beta is 1.
+	alpha, beta R
+	ar, ai      R
+	br, bi      R
+	prescale    bool
+	scaleOnly   bool // alpha == 0 or k == 0: C = beta·C only
+	a, b, c     operand[R]
+	direct      bool // C rows are contiguous: the kernel writes C in place
+	// Batch: user extents and strides, offsets of batch element zero (real
+	// units) and sc, the real elements per user element.
+	batch            []int
+	abs, bbs, cbs    []int
+	aoff, boff, coff int
+	sc               int
+	nbatch           int
+}
+
+// offsets returns the real-view offsets of batch element l.
+func (p *plan[R]) offsets(l int) (ao, bo, co int) {
+	ao, bo, co = p.aoff, p.boff, p.coff
+	for i := len(p.batch) - 1; i >= 0; i-- {
+		d := p.batch[i]
+		x := l % d
+		l /= d
+		ao += x * p.abs[i] * p.sc
+		bo += x * p.bbs[i] * p.sc
+		co += x * p.cbs[i] * p.sc
+	}
+	return ao, bo, co
+}
+
+// workspace holds one goroutine's packing buffers.
+type workspace[R float] struct {
+	a, b, tile []R
+}
+
+var wsPool64 = sync.Pool{New: func() any { return new(workspace[float64]) }}
+var wsPool32 = sync.Pool{New: func() any { return new(workspace[float32]) }}
+
+func getWorkspace[R float]() *workspace[R] {
+	var z R
+	if _, ok := any(z).(float64); ok {
+		return wsPool64.Get().(*workspace[R])
+	}
+	return wsPool32.Get().(*workspace[R])
+}
+
+func putWorkspace[R float](w *workspace[R]) {
+	var z R
+	if _, ok := any(z).(float64); ok {
+		wsPool64.Put(w)
+		return
+	}
+	wsPool32.Put(w)
+}
+
+func grow[R float](s []R, n int) []R {
+	if cap(s) < n {
+		return make([]R, n)
+	}
+	return s[:n]
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// split divides extent n into about-equal blocks of at most max elements,
+// rounded up to a multiple of unit.
+func split(n, max, unit int) int {
+	if n <= 0 {
+		return unit
+	}
+	nb := ceilDiv(n, max)
+	return ceilDiv(ceilDiv(n, nb), unit) * unit
+}
+
+// region computes rows [i0, i1) and real columns [j0, j1) of C for the batch
+// element whose real-view offsets are ao, bo, co.
+func (p *plan[R]) region(ws *workspace[R], ao, bo, co, i0, i1, j0, j1 int) {
+	if i0 >= i1 || j0 >= j1 {
+		return
+	}
+	if p.scaleOnly || p.prescale {
+		p.scaleC(co, i0, i1, j0, j1)
+		if p.scaleOnly {
+			return
+		}
+	}
+	mr, nr := p.kern.mr, p.kern.nr
+	kunit := 1
+	if p.cplx {
+		kunit = 2
+	}
+	kc := split(p.k, p.blk.kc, kunit)
+	mc := split(i1-i0, p.blk.mc, mr)
+	nc := split(j1-j0, p.blk.nc, nr)
+	ws.a = grow(ws.a, mc*kc)
+	ws.b = grow(ws.b, kc*nc)
+	ws.tile = grow(ws.tile, mr*nr)
+	for jc := j0; jc < j1; jc += nc {
+		nb := min(nc, j1-jc)
+		for pc := 0; pc < p.k; pc += kc {
+			kb := min(kc, p.k-pc)
+			beta := p.beta
+			if pc > 0 {
+				beta = 1
+			}
+			p.packB(ws.b, bo, pc, kb, jc, nb)
+			for ic := i0; ic < i1; ic += mc {
+				mb := min(mc, i1-ic)
+				p.packA(ws.a, ao, ic, mb, pc, kb)
+				p.macro(ws, co, ic, mb, jc, nb, kb, beta)
+			}
+		}
+	}
+}
+
+// macro runs the micro-kernel over one packed A block and B panel.
+func (p *plan[R]) macro(ws *workspace[R], co, ic, mb, jc, nb, kb int, beta R) {
+	mr, nr := p.kern.mr, p.kern.nr
+	full := p.kern.full
+	alpha := p.alpha
+	cd := p.c.data
+	rsc := p.c.rs
+	tile := &ws.tile[0]
+	for jr := 0; jr < nb; jr += nr {
+		nn := min(nr, nb-jr)
+		bp := &ws.b[jr*kb]
+		for ir := 0; ir < mb; ir += mr {
+			mm := min(mr, mb-ir)
+			ap := &ws.a[ir*kb]
+			if p.direct && mm == mr && nn == nr {
+				full(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta)
+				continue
+			}
+			full(kb, ap, bp, tile, nr, 1, 0)
+			p.merge(ws.tile, co, ic+ir, jc+jr, mm, nn, beta)
+		}
+	}
+}
+
+// cIndex is the real-view index of real element (i, j) of C.
+func (p *plan[R]) cIndex(co, i, j int) int {
+	if p.cplx {
+		return co + i*p.c.rs + (j>>1)*p.c.cs + j&1
+	}
+	return co + i*p.c.rs + j*p.c.cs
+}
+
+// merge adds alpha times an mm×nn corner of the tile into C at (i, j).
+func (p *plan[R]) merge(t []R, co, i, j, mm, nn int, beta R) {
+	nr := p.kern.nr
+	alpha := p.alpha
+	cd := p.c.data
+	for r := 0; r < mm; r++ {
+		row := t[r*nr : r*nr+nn]
+		if p.direct {
+			dst := cd[co+(i+r)*p.c.rs+j:]
+			dst = dst[:len(row)]
+			if beta == 0 {
+				for q, v := range row {
+					dst[q] = alpha * v
+				}
+			} else {
+				for q, v := range row {
+					dst[q] = alpha*v + beta*dst[q]
+				}
+			}
+			continue
+		}
+		for q, v := range row {
+			x := p.cIndex(co, i+r, j+q)
+			if beta == 0 {
+				cd[x] = alpha * v
+			} else {
+				cd[x] = alpha*v + beta*cd[x]
+			}
+		}
+	}
+}
+
+// scaleC sets C = beta·C over a region (C = 0 when beta is zero, without
+// reading C). For complex, beta is br+i·bi.
+func (p *plan[R]) scaleC(co, i0, i1, j0, j1 int) {
+	cd := p.c.data
+	if p.cplx {
+		br, bi := p.br, p.bi
+		for i := i0; i < i1; i++ {
+			for j := j0; j < j1; j += 2 {
+				x := p.cIndex(co, i, j)
+				if br == 0 && bi == 0 {
+					cd[x], cd[x+1] = 0, 0
+					continue
+				}
+				re, im := cd[x], cd[x+1]
+				cd[x], cd[x+1] = re*br-im*bi, re*bi+im*br
+			}
+		}
+		return
+	}
+	beta := p.beta
+	for i := i0; i < i1; i++ {
+		for j := j0; j < j1; j++ {
+			x := p.cIndex(co, i, j)
+			if beta == 0 {
+				cd[x] = 0
+			} else if beta != 1 {
+				cd[x] *= beta
+			}
+		}
+	}
+}

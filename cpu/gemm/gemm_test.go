@@ -1,0 +1,449 @@
+package gemm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"testing"
+)
+
+// layout describes how a test operand is laid out in its buffer.
+type layout int
+
+const (
+	rowMajor layout = iota
+	colMajor
+	padded  // row-major with a row stride larger than the row
+	general // neither stride is 1
+	negRows // row-major with the rows in reverse order
+)
+
+var layouts = []layout{rowMajor, colMajor, padded, general, negRows}
+
+func (l layout) String() string {
+	return [...]string{"row", "col", "pad", "gen", "neg"}[l]
+}
+
+// mkMatrix builds a rows×cols operand (batched over nb elements with the
+// given batch stride pattern) filled with random values, NaN in the gaps.
+func mkMatrix[T Scalar](rng *rand.Rand, l layout, rows, cols, nb int, bcast bool, fill func() T) Matrix[T] {
+	var rs, cs, size int
+	switch l {
+	case rowMajor:
+		rs, cs, size = cols, 1, rows*cols
+	case colMajor:
+		rs, cs, size = 1, rows, rows*cols
+	case padded:
+		rs, cs, size = cols+3, 1, rows*(cols+3)
+	case general:
+		rs, cs, size = 2*cols+1, 2, rows*(2*cols+1)
+	case negRows:
+		rs, cs, size = -cols, 1, rows*cols
+	}
+	size = max(size, 1)
+	bs := size + 5
+	if bcast {
+		bs = 0
+	}
+	total := size
+	if !bcast {
+		total = max(nb, 1) * bs
+	}
+	data := make([]T, total)
+	var nan T
+	switch any(nan).(type) {
+	case float64:
+		nan = any(math.NaN()).(T)
+	case float32:
+		nan = any(float32(math.NaN())).(T)
+	case complex128:
+		nan = any(complex(math.NaN(), math.NaN())).(T)
+	case complex64:
+		nan = any(complex64(complex(math.NaN(), math.NaN()))).(T)
+	}
+	for i := range data {
+		data[i] = nan
+	}
+	off := 0
+	if l == negRows && rows > 0 {
+		off = (rows - 1) * cols
+	}
+	m := Matrix[T]{Data: data, Offset: off, RowStride: rs, ColStride: cs}
+	for b := 0; b < max(nb, 1); b++ {
+		for i := 0; i < rows; i++ {
+			for j := 0; j < cols; j++ {
+				data[b*bs+off+i*rs+j*cs] = fill()
+			}
+		}
+		if bcast {
+			break
+		}
+	}
+	if nb > 0 {
+		m.BatchStrides = []int{bs}
+	}
+	_ = rng
+	return m
+}
+
+func at[T Scalar](x Matrix[T], b, i, j int) complex128 {
+	o := x.Offset + i*x.RowStride + j*x.ColStride
+	if len(x.BatchStrides) > 0 {
+		o += b * x.BatchStrides[0]
+	}
+	switch v := any(x.Data[o]).(type) {
+	case float64:
+		return complex(v, 0)
+	case float32:
+		return complex(float64(v), 0)
+	case complex128:
+		return v
+	case complex64:
+		return complex128(v)
+	}
+	return 0
+}
+
+func c128[T Scalar](x T) complex128 {
+	switch v := any(x).(type) {
+	case float64:
+		return complex(v, 0)
+	case float32:
+		return complex(float64(v), 0)
+	case complex128:
+		return v
+	case complex64:
+		return complex128(v)
+	}
+	return 0
+}
+
+func eps[T Scalar]() float64 {
+	var z T
+	switch any(z).(type) {
+	case float32, complex64:
+		return 1.2e-7
+	}
+	return 2.3e-16
+}
+
+type testCase struct {
+	m, n, k    int
+	la, lb, lc layout
+	nb         int // 0: not batched
+	bcastB     bool
+	alpha      int // 0: zero, 1: one, 2: random
+	beta       int // 0: zero (C starts NaN), 1: one, 2: random
+	threads    int
+}
+
+func (tc testCase) String() string {
+	return fmt.Sprintf("m%d_n%d_k%d_%v%v%v_b%d_bc%v_al%d_be%d_t%d", tc.m, tc.n, tc.k, tc.la, tc.lb, tc.lc, tc.nb, tc.bcastB, tc.alpha, tc.beta, tc.threads)
+}
+
+func runCase[T Scalar](t *testing.T, rng *rand.Rand, tc testCase) {
+	t.Helper()
+	var z T
+	_, isCplx := any(z).(complex128)
+	if _, ok := any(z).(complex64); ok {
+		isCplx = true
+	}
+	fill := func() T {
+		re, im := rng.Float64()*2-1, rng.Float64()*2-1
+		if !isCplx {
+			im = 0
+		}
+		var v T
+		switch any(v).(type) {
+		case float64:
+			return any(re).(T)
+		case float32:
+			return any(float32(re)).(T)
+		case complex128:
+			return any(complex(re, im)).(T)
+		case complex64:
+			return any(complex64(complex(re, im))).(T)
+		}
+		return v
+	}
+	nb := max(tc.nb, 1)
+	a := mkMatrix(rng, tc.la, tc.m, tc.k, tc.nb, false, fill)
+	b := mkMatrix(rng, tc.lb, tc.k, tc.n, tc.nb, tc.bcastB, fill)
+	c := mkMatrix(rng, tc.lc, tc.m, tc.n, tc.nb, false, fill)
+	scalar := func(mode int) T {
+		switch mode {
+		case 0:
+			return z
+		case 1:
+			var one T
+			switch any(one).(type) {
+			case float64:
+				return any(1.0).(T)
+			case float32:
+				return any(float32(1)).(T)
+			case complex128:
+				return any(complex(1, 0)).(T)
+			case complex64:
+				return any(complex64(1)).(T)
+			}
+		}
+		return fill()
+	}
+	alpha, beta := scalar(tc.alpha), scalar(tc.beta)
+	if tc.beta == 0 {
+		// C must not be read: fill the whole buffer with NaN.
+		for i := range c.Data {
+			c.Data[i] = mkNaN[T]()
+		}
+	}
+	// Reference.
+	want := make([]complex128, nb*tc.m*tc.n)
+	bound := make([]float64, nb*tc.m*tc.n)
+	for bi := 0; bi < nb; bi++ {
+		for i := 0; i < tc.m; i++ {
+			for j := 0; j < tc.n; j++ {
+				var s complex128
+				var mag float64
+				for p := 0; p < tc.k; p++ {
+					x := at(a, bi, i, p) * at(b, bi, p, j)
+					s += x
+					mag += cmplx.Abs(x)
+				}
+				w := c128(alpha) * s
+				mag *= cmplx.Abs(c128(alpha))
+				if tc.beta != 0 {
+					cv := c128(beta) * at(c, bi, i, j)
+					w += cv
+					mag += cmplx.Abs(cv)
+				}
+				want[(bi*tc.m+i)*tc.n+j] = w
+				bound[(bi*tc.m+i)*tc.n+j] = mag
+			}
+		}
+	}
+	var batch []int
+	if tc.nb > 0 {
+		batch = []int{tc.nb}
+	}
+	if err := GemmThreads(tc.threads, batch, tc.m, tc.n, tc.k, alpha, a, b, beta, c); err != nil {
+		t.Fatalf("%v: %v", tc, err)
+	}
+	tol := 8 * float64(tc.k+2) * eps[T]()
+	for bi := 0; bi < nb; bi++ {
+		for i := 0; i < tc.m; i++ {
+			for j := 0; j < tc.n; j++ {
+				x := (bi*tc.m+i)*tc.n + j
+				got := at(c, bi, i, j)
+				if d := cmplx.Abs(got - want[x]); !(d <= tol*(bound[x]+1e-30)) {
+					t.Fatalf("%v: C[%d][%d,%d] = %v, want %v (|diff| %.3g, bound %.3g)", tc, bi, i, j, got, want[x], d, tol*bound[x])
+				}
+			}
+		}
+	}
+}
+
+func mkNaN[T Scalar]() T {
+	var v T
+	switch any(v).(type) {
+	case float64:
+		return any(math.NaN()).(T)
+	case float32:
+		return any(float32(math.NaN())).(T)
+	case complex128:
+		return any(complex(math.NaN(), math.NaN())).(T)
+	case complex64:
+		return any(complex64(complex(math.NaN(), math.NaN()))).(T)
+	}
+	return v
+}
+
+// kernels runs f once per available kernel path: assembly (where present)
+// and the portable Go kernel.
+func kernels(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	prev := setPortable(false)
+	defer setPortable(prev)
+	if asm64 != nil {
+		t.Run("asm", f)
+	}
+	setPortable(true)
+	t.Run("portable", f)
+}
+
+var sizes = []int{1, 2, 3, 5, 6, 7, 8, 13, 16, 17, 31, 37}
+
+func randomCases(rng *rand.Rand, n int) []testCase {
+	var cs []testCase
+	for range n {
+		tc := testCase{
+			m:       sizes[rng.IntN(len(sizes))],
+			n:       sizes[rng.IntN(len(sizes))],
+			k:       sizes[rng.IntN(len(sizes))],
+			la:      layouts[rng.IntN(len(layouts))],
+			lb:      layouts[rng.IntN(len(layouts))],
+			lc:      layouts[rng.IntN(len(layouts))],
+			alpha:   1 + rng.IntN(2),
+			beta:    rng.IntN(3),
+			threads: 1 + rng.IntN(3),
+		}
+		if rng.IntN(3) == 0 {
+			tc.nb = 1 + rng.IntN(5)
+			tc.bcastB = rng.IntN(3) == 0
+		}
+		if rng.IntN(10) == 0 {
+			tc.alpha = 0
+		}
+		cs = append(cs, tc)
+	}
+	return cs
+}
+
+func testAllTypes(t *testing.T, cases []testCase) {
+	t.Helper()
+	seed := uint64(1)
+	t.Run("float64", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		for _, tc := range cases {
+			runCase[float64](t, rng, tc)
+		}
+	})
+	t.Run("float32", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(seed, 2))
+		for _, tc := range cases {
+			runCase[float32](t, rng, tc)
+		}
+	})
+	t.Run("complex128", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		for _, tc := range cases {
+			runCase[complex128](t, rng, tc)
+		}
+	})
+	t.Run("complex64", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(seed, 4))
+		for _, tc := range cases {
+			runCase[complex64](t, rng, tc)
+		}
+	})
+}
+
+func TestRandom(t *testing.T) {
+	cases := randomCases(rand.New(rand.NewPCG(7, 7)), 400)
+	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
+}
+
+// TestLayoutsExhaustive covers every layout triple and scalar mode at a
+// ragged size.
+func TestLayoutsExhaustive(t *testing.T) {
+	var cases []testCase
+	for _, la := range layouts {
+		for _, lb := range layouts {
+			for _, lc := range layouts {
+				for be := 0; be < 3; be++ {
+					cases = append(cases, testCase{m: 13, n: 19, k: 11, la: la, lb: lb, lc: lc, alpha: 2, beta: be, threads: 1})
+				}
+			}
+		}
+	}
+	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
+}
+
+// TestBlocks uses tiny block sizes so that moderate sizes cross every block
+// boundary (k split with beta applied once, several A blocks and B panels),
+// threaded and not.
+func TestBlocks(t *testing.T) {
+	testBlocking.Store(&blocking{mc: 12, kc: 10, nc: 16})
+	defer testBlocking.Store(nil)
+	var cases []testCase
+	for _, th := range []int{1, 2, 4} {
+		for _, lc := range []layout{rowMajor, colMajor, general} {
+			for be := 0; be < 3; be++ {
+				cases = append(cases, testCase{m: 53, n: 71, k: 43, la: rowMajor, lb: colMajor, lc: lc, alpha: 2, beta: be, threads: th})
+				cases = append(cases, testCase{m: 29, n: 37, k: 64, la: colMajor, lb: rowMajor, lc: lc, alpha: 1, beta: be, threads: th, nb: 3})
+			}
+		}
+	}
+	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
+}
+
+// TestThreads covers the parallel paths: a grid over one big product and a
+// split over batch elements.
+func TestThreads(t *testing.T) {
+	var cases []testCase
+	for _, th := range []int{2, 3, 4} {
+		cases = append(cases,
+			testCase{m: 97, n: 101, k: 67, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: th},
+			testCase{m: 7, n: 203, k: 61, la: colMajor, lb: rowMajor, lc: padded, alpha: 2, beta: 0, threads: th},
+			testCase{m: 33, n: 35, k: 40, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 1, threads: th, nb: 7},
+			testCase{m: 64, n: 64, k: 64, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 1, beta: 0, threads: th, nb: 5, bcastB: true},
+		)
+	}
+	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
+}
+
+// TestScaleOnly covers k == 0 and alpha == 0: C = beta·C without reading
+// A or B, and C = 0 without reading C when beta is zero.
+func TestScaleOnly(t *testing.T) {
+	c := []complex128{1, 2i, complex(math.NaN(), 0), 4}
+	cm := Matrix[complex128]{Data: c, RowStride: 2, ColStride: 1}
+	if err := Gemm(nil, 2, 2, 0, 1, Matrix[complex128]{}, Matrix[complex128]{}, 0, cm); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range c {
+		if v != 0 {
+			t.Fatalf("c[%d] = %v, want 0", i, v)
+		}
+	}
+	d := []float64{1, 2, 3, 4}
+	nan := []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+	dm := Matrix[float64]{Data: d, RowStride: 2, ColStride: 1}
+	nm := Matrix[float64]{Data: nan, RowStride: 2, ColStride: 1}
+	if err := Gemm(nil, 2, 2, 2, 0, nm, nm, 3, dm); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range d {
+		if v != 3*float64(i+1) {
+			t.Fatalf("d[%d] = %v, want %v", i, v, 3*float64(i+1))
+		}
+	}
+}
+
+func TestBadArguments(t *testing.T) {
+	a := Matrix[float64]{Data: make([]float64, 4), RowStride: 2, ColStride: 1}
+	short := Matrix[float64]{Data: make([]float64, 3), RowStride: 2, ColStride: 1}
+	for _, tc := range []struct {
+		name    string
+		batch   []int
+		m, n, k int
+		a, b, c Matrix[float64]
+	}{
+		{"negative", nil, -1, 2, 2, a, a, a},
+		{"short", nil, 2, 2, 2, a, a, short},
+		{"batch strides", []int{2}, 2, 2, 2, a, a, a},
+	} {
+		err := Gemm(tc.batch, tc.m, tc.n, tc.k, 1, tc.a, tc.b, 0, tc.c)
+		if !errors.Is(err, ErrArgument) {
+			t.Errorf("%s: err = %v, want ErrArgument", tc.name, err)
+		}
+	}
+}
+
+func TestNoAllocs(t *testing.T) {
+	for _, th := range []int{1, 2} {
+		n := 96
+		a := Matrix[float64]{Data: make([]float64, n*n), RowStride: n, ColStride: 1}
+		b := Matrix[float32]{Data: make([]float32, n*n), RowStride: n, ColStride: 1}
+		z := Matrix[complex128]{Data: make([]complex128, n*n), RowStride: n, ColStride: 1}
+		f := func() {
+			_ = GemmThreads(th, nil, n, n, n, 1, a, a, 0, a)
+			_ = GemmThreads(th, nil, n, n, n, 1, b, b, 1, b)
+			_ = GemmThreads(th, nil, n, n, n, 1i, z, z, 2i, z)
+		}
+		f()
+		if got := testing.AllocsPerRun(20, f); got > 0.5 {
+			t.Errorf("threads=%d: %v allocations per run, want 0", th, got)
+		}
+	}
+}

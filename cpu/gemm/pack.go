@@ -1,0 +1,232 @@
+package gemm
+
+// operand is a strided matrix in a real (for complex: interleaved real and
+// imaginary) view of its buffer. Strides are in real elements, so a complex
+// operand's strides are twice the user's.
+type operand[R float] struct {
+	data   []R
+	rs, cs int
+}
+
+// packA packs rows [i0, i0+mb) and real depth [p0, p0+kb) of A into dst as
+// consecutive mr-row micro-panels, each k-major (kb steps of mr values),
+// zero-padding the last panel to mr rows. For complex operands p0 and kb are
+// even and the packed panel is the 1m expansion: depth 2p holds Re(alpha·a)
+// and 2p+1 holds Im(alpha·a).
+func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
+	mr := p.kern.mr
+	a := &p.a
+	for ir := 0; ir < mb; ir += mr {
+		mm := min(mr, mb-ir)
+		d := dst[ir*kb : ir*kb+mr*kb]
+		if p.cplx {
+			base := ao + (i0+ir)*a.rs + (p0>>1)*a.cs
+			packACplx(d, a.data, base, a.rs, a.cs, mm, mr, kb, p.ar, p.ai)
+			continue
+		}
+		base := ao + (i0+ir)*a.rs + p0*a.cs
+		switch {
+		case a.cs == 1:
+			packARows(d, a.data, base, a.rs, mm, mr, kb)
+		case a.rs == 1 && mm == mr:
+			packACols(d, a.data, base, a.cs, mr, kb)
+		default:
+			packAGeneral(d, a.data, base, a.rs, a.cs, mm, mr, kb)
+		}
+	}
+}
+
+// packARows packs a panel whose rows are contiguous (row-major A).
+func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
+	if mm == 6 && mr == 6 {
+		r0 := src[base : base+kb]
+		r1 := src[base+rs : base+rs+kb]
+		r2 := src[base+2*rs : base+2*rs+kb]
+		r3 := src[base+3*rs : base+3*rs+kb]
+		r4 := src[base+4*rs : base+4*rs+kb]
+		r5 := src[base+5*rs : base+5*rs+kb]
+		d = d[:6*kb]
+		for q := range kb {
+			t := (*[6]R)(d[6*q:])
+			t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
+		}
+		return
+	}
+	if mm == 4 && mr == 4 {
+		r0 := src[base : base+kb]
+		r1 := src[base+rs : base+rs+kb]
+		r2 := src[base+2*rs : base+2*rs+kb]
+		r3 := src[base+3*rs : base+3*rs+kb]
+		d = d[:4*kb]
+		for q := range kb {
+			t := (*[4]R)(d[4*q:])
+			t[0], t[1], t[2], t[3] = r0[q], r1[q], r2[q], r3[q]
+		}
+		return
+	}
+	for i := 0; i < mm; i++ {
+		row := src[base+i*rs : base+i*rs+kb]
+		for q, v := range row {
+			d[q*mr+i] = v
+		}
+	}
+	zeroRows(d, mm, mr, kb)
+}
+
+// packACols packs a full panel whose columns are contiguous (column-major A).
+func packACols[R float](d, src []R, base, cs, mr, kb int) {
+	switch mr {
+	case 6:
+		for q := range kb {
+			*(*[6]R)(d[6*q:]) = *(*[6]R)(src[base+q*cs:])
+		}
+	case 4:
+		for q := range kb {
+			*(*[4]R)(d[4*q:]) = *(*[4]R)(src[base+q*cs:])
+		}
+	default:
+		for q := range kb {
+			copy(d[q*mr:q*mr+mr], src[base+q*cs:])
+		}
+	}
+}
+
+func packAGeneral[R float](d, src []R, base, rs, cs, mm, mr, kb int) {
+	for q := range kb {
+		t := d[q*mr : q*mr+mr]
+		o := base + q*cs
+		for i := 0; i < mm; i++ {
+			t[i] = src[o+i*rs]
+		}
+		for i := mm; i < mr; i++ {
+			t[i] = 0
+		}
+	}
+}
+
+// zeroRows clears rows [mm, mr) of a k-major panel.
+func zeroRows[R float](d []R, mm, mr, kb int) {
+	if mm == mr {
+		return
+	}
+	for q := range kb {
+		t := d[q*mr+mm : q*mr+mr]
+		for i := range t {
+			t[i] = 0
+		}
+	}
+}
+
+// packACplx packs a complex A panel in the 1m layout, folding in alpha.
+// base addresses complex element (i0, p0/2); kb is the real depth.
+func packACplx[R float](d, src []R, base, rs, cs, mm, mr, kb int, ar, ai R) {
+	kc := kb / 2
+	unit := ar == 1 && ai == 0
+	for i := 0; i < mm; i++ {
+		o := base + i*rs
+		for q := 0; q < kc; q++ {
+			x, y := src[o], src[o+1]
+			o += cs
+			if !unit {
+				x, y = x*ar-y*ai, x*ai+y*ar
+			}
+			d[2*q*mr+i] = x
+			d[(2*q+1)*mr+i] = y
+		}
+	}
+	zeroRows(d, mm, mr, kb)
+}
+
+// packB packs real depth [p0, p0+kb) and real columns [j0, j0+nb) of B into
+// dst as consecutive nr-column micro-panels, each k-major (kb steps of nr
+// values), zero-padding the last panel to nr columns. For complex operands
+// p0, kb, j0 and nb are even and the panel is the 1m expansion of B: each
+// complex b becomes the 2×2 real block [Re b, Im b; −Im b, Re b].
+func (p *plan[R]) packB(dst []R, bo, p0, kb, j0, nb int) {
+	nr := p.kern.nr
+	b := &p.b
+	for jr := 0; jr < nb; jr += nr {
+		nn := min(nr, nb-jr)
+		d := dst[jr*kb : jr*kb+nr*kb]
+		if p.cplx {
+			base := bo + (p0>>1)*b.rs + ((j0+jr)>>1)*b.cs
+			packBCplx(d, b.data, base, b.rs, b.cs, nn, nr, kb)
+			continue
+		}
+		base := bo + p0*b.rs + (j0+jr)*b.cs
+		switch {
+		case b.cs == 1 && nn == nr:
+			packBRows(d, b.data, base, b.rs, nr, kb)
+		case b.rs == 1:
+			packBCols(d, b.data, base, b.cs, nn, nr, kb)
+		default:
+			packBGeneral(d, b.data, base, b.rs, b.cs, nn, nr, kb)
+		}
+	}
+}
+
+// packBRows packs a full panel whose rows are contiguous (row-major B).
+func packBRows[R float](d, src []R, base, rs, nr, kb int) {
+	switch nr {
+	case 16:
+		for q := range kb {
+			*(*[16]R)(d[16*q:]) = *(*[16]R)(src[base+q*rs:])
+		}
+	case 8:
+		for q := range kb {
+			*(*[8]R)(d[8*q:]) = *(*[8]R)(src[base+q*rs:])
+		}
+	case 4:
+		for q := range kb {
+			*(*[4]R)(d[4*q:]) = *(*[4]R)(src[base+q*rs:])
+		}
+	default:
+		for q := range kb {
+			copy(d[q*nr:q*nr+nr], src[base+q*rs:])
+		}
+	}
+}
+
+// packBCols packs a panel whose columns are contiguous (column-major B).
+func packBCols[R float](d, src []R, base, cs, nn, nr, kb int) {
+	for j := 0; j < nn; j++ {
+		col := src[base+j*cs : base+j*cs+kb]
+		for q, v := range col {
+			d[q*nr+j] = v
+		}
+	}
+	zeroRows(d, nn, nr, kb)
+}
+
+func packBGeneral[R float](d, src []R, base, rs, cs, nn, nr, kb int) {
+	for q := range kb {
+		t := d[q*nr : q*nr+nr]
+		o := base + q*rs
+		for j := 0; j < nn; j++ {
+			t[j] = src[o+j*cs]
+		}
+		for j := nn; j < nr; j++ {
+			t[j] = 0
+		}
+	}
+}
+
+// packBCplx packs a complex B panel in the 1m layout; nn and nr count real
+// columns (two per complex column), kb the real depth.
+func packBCplx[R float](d, src []R, base, rs, cs, nn, nr, kb int) {
+	kc, nc := kb/2, nn/2
+	for q := 0; q < kc; q++ {
+		t0 := d[2*q*nr : 2*q*nr+nr]
+		t1 := d[(2*q+1)*nr : (2*q+1)*nr+nr]
+		o := base + q*rs
+		for j := 0; j < nc; j++ {
+			x, y := src[o], src[o+1]
+			o += cs
+			t0[2*j], t0[2*j+1] = x, y
+			t1[2*j], t1[2*j+1] = -y, x
+		}
+		for j := nn; j < nr; j++ {
+			t0[j], t1[j] = 0, 0
+		}
+	}
+}

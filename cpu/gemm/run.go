@@ -1,0 +1,148 @@
+package gemm
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// testBlocking, when set, overrides the block sizes (a test hook that makes
+// small problems cross every block boundary).
+var testBlocking atomic.Pointer[blocking]
+
+// Thresholds for going parallel, in multiply-adds (m·n·k, real view).
+const (
+	// minParallelWork is the least total work worth waking other goroutines.
+	minParallelWork = 48 * 48 * 48
+	// smallElemWork is the per-element work below which a batch is always
+	// split by element rather than by block.
+	smallElemWork = 160 * 160 * 160
+)
+
+// realView returns x's buffer as real elements R (interleaved for complex).
+func realView[T Scalar, R float](x []T) []R {
+	if len(x) == 0 {
+		return nil
+	}
+	var t T
+	var r R
+	f := int(unsafe.Sizeof(t) / unsafe.Sizeof(r))
+	return unsafe.Slice((*R)(unsafe.Pointer(unsafe.SliceData(x))), len(x)*f)
+}
+
+// toReal splits a scalar into real and imaginary parts in R.
+func toReal[T Scalar, R float](x T) (re, im R) {
+	switch v := any(x).(type) {
+	case float64:
+		return R(v), 0
+	case float32:
+		return R(v), 0
+	case complex128:
+		return R(real(v)), R(imag(v))
+	case complex64:
+		return R(real(v)), R(imag(v))
+	}
+	return 0, 0
+}
+
+// run lowers a checked call to a real plan and executes it.
+func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T, a, b, c Matrix[T]) {
+	nbatch := 1
+	for _, d := range batch {
+		nbatch *= d
+	}
+	if nbatch == 0 || m == 0 || n == 0 {
+		return
+	}
+	var zero T
+	var tz T
+	var rz R
+	sc := int(unsafe.Sizeof(tz) / unsafe.Sizeof(rz))
+	cplx := sc == 2
+	abs, bbs := a.BatchStrides, b.BatchStrides
+	// Prefer C with contiguous rows: if only its columns are contiguous,
+	// compute Cᵀ = Bᵀ·Aᵀ instead.
+	crs, ccs := c.RowStride, c.ColStride
+	if n == 1 {
+		ccs = 1
+	}
+	if m == 1 {
+		crs = n * ccs
+	}
+	if ccs != 1 && (crs == 1 || m == 1) {
+		m, n = n, m
+		crs, ccs = ccs, crs
+		a, b = Matrix[T]{Data: b.Data, Offset: b.Offset, RowStride: b.ColStride, ColStride: b.RowStride},
+			Matrix[T]{Data: a.Data, Offset: a.Offset, RowStride: a.ColStride, ColStride: a.RowStride}
+		abs, bbs = bbs, abs
+	}
+	p := plan[R]{
+		cplx:   cplx,
+		m:      m,
+		n:      n * sc,
+		k:      k * sc,
+		a:      operand[R]{data: realView[T, R](a.Data), rs: a.RowStride * sc, cs: a.ColStride * sc},
+		b:      operand[R]{data: realView[T, R](b.Data), rs: b.RowStride * sc, cs: b.ColStride * sc},
+		c:      operand[R]{data: realView[T, R](c.Data), rs: crs * sc, cs: ccs * sc},
+		batch:  batch,
+		abs:    abs,
+		bbs:    bbs,
+		cbs:    c.BatchStrides,
+		aoff:   a.Offset * sc,
+		boff:   b.Offset * sc,
+		coff:   c.Offset * sc,
+		sc:     sc,
+		nbatch: nbatch,
+	}
+	p.direct = ccs == 1
+	ar, ai := toReal[T, R](alpha)
+	br, bi := toReal[T, R](beta)
+	if beta == zero {
+		br, bi = 0, 0 // +0: the kernels then never read C
+	}
+	p.br, p.bi = br, bi
+	switch {
+	case alpha == zero || k == 0:
+		if beta == 1 {
+			return
+		}
+		p.scaleOnly = true
+		p.beta = br
+	case cplx:
+		p.alpha, p.ar, p.ai = 1, ar, ai
+		p.beta = br
+		if bi != 0 {
+			p.prescale = true
+			p.beta = 1
+		}
+	default:
+		p.alpha, p.beta = ar, br
+	}
+	p.kern = kernelFor[R]()
+	p.blk = blockingFor(p.kern.mr, p.kern.nr, int(unsafe.Sizeof(rz)))
+	if b := testBlocking.Load(); b != nil {
+		p.blk = blocking{mc: max(b.mc/p.kern.mr, 1) * p.kern.mr, kc: b.kc, nc: max(b.nc/p.kern.nr, 1) * p.kern.nr}
+	}
+
+	elem := p.m * p.n * max(p.k, 1)
+	work := elem * nbatch
+	if threads <= 1 || work < minParallelWork || p.scaleOnly {
+		ws := getWorkspace[R]()
+		for l := 0; l < nbatch; l++ {
+			ao, bo, co := p.offsets(l)
+			p.region(ws, ao, bo, co, 0, p.m, 0, p.n)
+		}
+		putWorkspace(ws)
+		return
+	}
+	j := getJob[R]()
+	j.p = p
+	if nbatch >= threads && (elem < smallElemWork || nbatch%threads == 0 || nbatch >= 4*threads) {
+		j.byBatch, j.shares = true, threads
+	} else {
+		j.byBatch = false
+		j.gm, j.gn = grid(p.m, p.n, p.kern.mr, p.kern.nr, threads)
+		j.shares = j.gm * j.gn
+	}
+	runParallel(j, j.shares, &j.wg)
+	putJob(j)
+}
