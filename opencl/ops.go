@@ -1,0 +1,631 @@
+package opencl
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// collapse drops extent-1 axes and merges neighbouring axes that are
+// contiguous with each other in every operand. It returns the axes innermost
+// first, as the kernels expect, and false when more than maxRank remain.
+func collapse(shape []int, strides ...[]int) (rank int, sh long8, st []long8, ok bool) {
+	type ax struct {
+		n int
+		s []int
+	}
+	var axes []ax
+	for i, d := range shape {
+		if d == 1 {
+			continue
+		}
+		cur := ax{n: d, s: make([]int, len(strides))}
+		for k := range strides {
+			cur.s[k] = strides[k][i]
+		}
+		if len(axes) > 0 {
+			p := &axes[len(axes)-1]
+			merge := true
+			for k := range strides {
+				if p.s[k] != cur.s[k]*cur.n {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				p.n *= cur.n
+				copy(p.s, cur.s)
+				continue
+			}
+		}
+		axes = append(axes, cur)
+	}
+	if len(axes) > maxRank {
+		return 0, sh, nil, false
+	}
+	st = make([]long8, len(strides))
+	for i := range axes {
+		a := axes[len(axes)-1-i]
+		sh[i] = int64(a.n)
+		for k := range strides {
+			st[k][i] = int64(a.s[k])
+		}
+	}
+	for i := len(axes); i < maxRank; i++ {
+		sh[i] = 1
+	}
+	return len(axes), sh, st, true
+}
+
+// broadcastStrides returns t's strides broadcast to shape (already checked
+// compatible).
+func broadcastStrides(t *Tensor, shape tensor.Shape) []int {
+	st := make([]int, len(shape))
+	off := len(shape) - len(t.shape)
+	for i, d := range t.shape {
+		if d == shape[off+i] {
+			st[off+i] = t.strides[i]
+		}
+	}
+	return st
+}
+
+// checkOutput rejects an output that addresses one element twice through a
+// zero stride.
+func checkOutput(op string, t *Tensor) error {
+	for i, d := range t.shape {
+		if d > 1 && t.strides[i] == 0 {
+			return newErr(op, ErrArgument, fmt.Sprintf("output has stride 0 on axis %d of extent %d", i, d))
+		}
+	}
+	return nil
+}
+
+// dtypeOK reports whether the device can run arithmetic kernels of dt.
+func (q *Queue) dtypeOK(op string, dt tensor.DType) (string, error) {
+	t, ok := clType(dt)
+	if !ok {
+		return "", newErr(op, ErrUnsupported, fmt.Sprintf("%v arithmetic is not implemented on OpenCL devices", dt))
+	}
+	if dt == tensor.Float64 && !q.ctx.dev.FP64 {
+		return "", newErr(op, ErrUnsupported, q.ctx.dev.Name+" has no cl_khr_fp64: float64 declined")
+	}
+	return t, nil
+}
+
+func (q *Queue) sameContext(op string, ts ...*Tensor) error {
+	for _, t := range ts {
+		if err := q.owns(op, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CopyInto enqueues dst[...] = src[...] for tensors of one dtype; src is
+// broadcast to dst's shape. It serves every dtype, and with permuted or
+// diagonal views it is the permutation kernel.
+func (q *Queue) CopyInto(ctx context.Context, dst, src *Tensor) (*Event, error) {
+	if err := q.sameContext("CopyInto", dst, src); err != nil {
+		return nil, err
+	}
+	if dst.dtype != src.dtype {
+		return nil, newErr("CopyInto", ErrArgument, fmt.Sprintf("copy %v into %v", src.dtype, dst.dtype))
+	}
+	if err := q.checkBroadcast("CopyInto", dst, src); err != nil {
+		return nil, err
+	}
+	return q.elementwise(ctx, "CopyInto", "cp", bitsType(dst.dtype.Size()), -1, dst, src)
+}
+
+// Contiguous returns a new row-major copy of t (always a copy).
+func (q *Queue) Contiguous(ctx context.Context, t *Tensor) (*Tensor, error) {
+	if err := q.owns("Contiguous", t); err != nil {
+		return nil, err
+	}
+	out, err := q.ctx.Empty(t.dtype, t.shape...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := q.CopyInto(ctx, out, t); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// Permute returns a new contiguous tensor holding t's axes in the order perm
+// (out axis i is t's axis perm[i]).
+func (q *Queue) Permute(ctx context.Context, t *Tensor, perm ...int) (*Tensor, error) {
+	if err := q.owns("Permute", t); err != nil {
+		return nil, err
+	}
+	v, err := t.Permute(perm...)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	return q.Contiguous(ctx, v)
+}
+
+func (q *Queue) checkBroadcast(op string, dst *Tensor, srcs ...*Tensor) error {
+	shapes := make([]tensor.Shape, len(srcs))
+	for i, s := range srcs {
+		shapes[i] = s.shape
+	}
+	bs, err := tensor.BroadcastShapes(shapes...)
+	if err != nil {
+		return &Error{Op: op, Kind: ErrShape, Msg: "operands do not broadcast", Err: err}
+	}
+	full, err := tensor.BroadcastShapes(bs, dst.shape)
+	if err != nil || !full.Equal(dst.shape) {
+		return newErr(op, ErrShape, fmt.Sprintf("operands broadcast to %v, not to the output shape %v", bs, dst.shape))
+	}
+	return checkOutput(op, dst)
+}
+
+// elementwise launches the prefix (un, bin, cp) kernel family of type t.
+func (q *Queue) elementwise(ctx context.Context, op, prefix, t string, code int32, dst *Tensor, srcs ...*Tensor) (*Event, error) {
+	if dst.size == 0 {
+		return nil, nil
+	}
+	strides := [][]int{dst.strides}
+	reads := []*Buffer{}
+	for _, s := range srcs {
+		strides = append(strides, broadcastStrides(s, dst.shape))
+		reads = append(reads, s.buf)
+	}
+	rank, sh, st, ok := collapse(dst.shape, strides...)
+	if !ok {
+		return nil, newErr(op, ErrUnsupported, fmt.Sprintf("more than %d independent axes after collapsing %v", maxRank, dst.shape))
+	}
+	var args []any
+	if code >= 0 {
+		args = append(args, code)
+	}
+	n := int64(dst.size)
+	name := prefix + "1_" + t
+	if rank <= 1 {
+		args = append(args, n, dst.buf, int64(dst.offset), st[0][0])
+		for i, s := range srcs {
+			args = append(args, s.buf, int64(s.offset), st[i+1][0])
+		}
+	} else {
+		name = prefix + "n_" + t
+		args = append(args, n, int32(rank), sh, dst.buf, int64(dst.offset), st[0])
+		for i, s := range srcs {
+			args = append(args, s.buf, int64(s.offset), st[i+1])
+		}
+	}
+	return q.launch(ctx, op, name, 1, [3]int{dst.size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
+}
+
+// SupportsUnary reports whether op runs on the device for dt.
+func (q *Queue) SupportsUnary(op UnaryOp, dt tensor.DType) bool {
+	if op == Copy {
+		return dt.Valid()
+	}
+	if _, err := q.dtypeOK("", dt); err != nil || op < 0 || op >= numUnary {
+		return false
+	}
+	return dt.IsFloat() || !unaryFloatOnly(op)
+}
+
+// SupportsBinary reports whether op runs on the device for dt.
+func (q *Queue) SupportsBinary(op BinaryOp, dt tensor.DType) bool {
+	if _, err := q.dtypeOK("", dt); err != nil || op < 0 || op >= numBinary {
+		return false
+	}
+	return dt.IsFloat() || !binaryFloatOnly(op)
+}
+
+// UnaryInto enqueues dst = op(src), with src broadcast to dst's shape.
+func (q *Queue) UnaryInto(ctx context.Context, op UnaryOp, dst, src *Tensor) (*Event, error) {
+	if err := q.sameContext("Unary", dst, src); err != nil {
+		return nil, err
+	}
+	if op == Copy {
+		return q.CopyInto(ctx, dst, src)
+	}
+	if dst.dtype != src.dtype {
+		return nil, newErr("Unary", ErrArgument, fmt.Sprintf("%v of %v into %v", op, src.dtype, dst.dtype))
+	}
+	if !q.SupportsUnary(op, src.dtype) {
+		if _, err := q.dtypeOK("Unary", src.dtype); err != nil {
+			return nil, err
+		}
+		return nil, newErr("Unary", ErrUnsupported, fmt.Sprintf("%v is not defined for %v", op, src.dtype))
+	}
+	if err := q.checkBroadcast("Unary", dst, src); err != nil {
+		return nil, err
+	}
+	t, _ := clType(dst.dtype)
+	return q.elementwise(ctx, "Unary", "un", t, int32(op), dst, src)
+}
+
+// Unary returns a new tensor op(src).
+func (q *Queue) Unary(ctx context.Context, op UnaryOp, src *Tensor) (*Tensor, error) {
+	if err := q.owns("Unary", src); err != nil {
+		return nil, err
+	}
+	out, err := q.ctx.Empty(src.dtype, src.shape...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := q.UnaryInto(ctx, op, out, src); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// BinaryInto enqueues dst = a op b with numpy broadcasting of a and b to
+// dst's shape. Inputs may have any strides (including 0); dst may be one of
+// the inputs when their layouts are identical.
+func (q *Queue) BinaryInto(ctx context.Context, op BinaryOp, dst, a, b *Tensor) (*Event, error) {
+	if err := q.sameContext("Binary", dst, a, b); err != nil {
+		return nil, err
+	}
+	if a.dtype != b.dtype || dst.dtype != a.dtype {
+		return nil, newErr("Binary", ErrArgument, fmt.Sprintf("%v of %v and %v into %v", op, a.dtype, b.dtype, dst.dtype))
+	}
+	if !q.SupportsBinary(op, a.dtype) {
+		if _, err := q.dtypeOK("Binary", a.dtype); err != nil {
+			return nil, err
+		}
+		return nil, newErr("Binary", ErrUnsupported, fmt.Sprintf("%v is not defined for %v", op, a.dtype))
+	}
+	if err := q.checkBroadcast("Binary", dst, a, b); err != nil {
+		return nil, err
+	}
+	t, _ := clType(dst.dtype)
+	return q.elementwise(ctx, "Binary", "bin", t, int32(op), dst, a, b)
+}
+
+// Binary returns a new tensor a op b over the broadcast shape.
+func (q *Queue) Binary(ctx context.Context, op BinaryOp, a, b *Tensor) (*Tensor, error) {
+	if err := q.sameContext("Binary", a, b); err != nil {
+		return nil, err
+	}
+	s, err := tensor.BroadcastShapes(a.shape, b.shape)
+	if err != nil {
+		return nil, &Error{Op: "Binary", Kind: ErrShape, Msg: "operands do not broadcast", Err: err}
+	}
+	out, err := q.ctx.Empty(a.dtype, s...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := q.BinaryInto(ctx, op, out, a, b); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// SupportsReduce reports whether op runs on the device for dt.
+func (q *Queue) SupportsReduce(op ReduceOp, dt tensor.DType) bool {
+	_, err := q.dtypeOK("", dt)
+	return err == nil && op >= 0 && op < numReduce
+}
+
+// reduceAxes validates axes and returns a mask of them.
+func reduceAxes(op string, rank int, axes []int) ([]bool, error) {
+	mask := make([]bool, rank)
+	for _, a := range axes {
+		if a < -rank || a >= rank {
+			return nil, newErr(op, ErrArgument, fmt.Sprintf("axis %d out of range for rank %d", a, rank))
+		}
+		if a < 0 {
+			a += rank
+		}
+		if mask[a] {
+			return nil, newErr(op, ErrArgument, fmt.Sprintf("axis %d repeated in %v", a, axes))
+		}
+		mask[a] = true
+	}
+	return mask, nil
+}
+
+// ReduceInto enqueues dst = op of src over axes. dst's shape is src's with
+// the reduced axes removed, or kept with extent 1.
+func (q *Queue) ReduceInto(ctx context.Context, op ReduceOp, dst, src *Tensor, axes ...int) (*Event, error) {
+	if err := q.sameContext("Reduce", dst, src); err != nil {
+		return nil, err
+	}
+	if dst.dtype != src.dtype {
+		return nil, newErr("Reduce", ErrArgument, fmt.Sprintf("%v of %v into %v", op, src.dtype, dst.dtype))
+	}
+	t, err := q.dtypeOK("Reduce", src.dtype)
+	if err != nil {
+		return nil, err
+	}
+	if op < 0 || op >= numReduce {
+		return nil, newErr("Reduce", ErrArgument, fmt.Sprintf("unknown reduction %d", op))
+	}
+	mask, err := reduceAxes("Reduce", src.Rank(), axes)
+	if err != nil {
+		return nil, err
+	}
+	var oshape tensor.Shape
+	var oin, ostr, rshape, rin []int
+	keep := dst.Rank() == src.Rank()
+	j := 0
+	nred := 1
+	for i, d := range src.shape {
+		if mask[i] {
+			rshape, rin = append(rshape, d), append(rin, src.strides[i])
+			nred *= d
+			if keep {
+				if dst.shape[j] != 1 {
+					return nil, newErr("Reduce", ErrShape, fmt.Sprintf("output %v keeps reduced axis %d with extent %d", dst.shape, i, dst.shape[j]))
+				}
+				j++
+			}
+			continue
+		}
+		if j >= dst.Rank() {
+			return nil, newErr("Reduce", ErrShape, fmt.Sprintf("output %v does not match %v reduced over %v", dst.shape, src.shape, axes))
+		}
+		oshape, oin, ostr = append(oshape, d), append(oin, src.strides[i]), append(ostr, dst.strides[j])
+		if dst.shape[j] != d {
+			return nil, newErr("Reduce", ErrShape, fmt.Sprintf("output %v does not match %v reduced over %v", dst.shape, src.shape, axes))
+		}
+		j++
+	}
+	if j != dst.Rank() {
+		return nil, newErr("Reduce", ErrShape, fmt.Sprintf("output %v does not match %v reduced over %v", dst.shape, src.shape, axes))
+	}
+	if err := checkOutput("Reduce", dst); err != nil {
+		return nil, err
+	}
+	if dst.size == 0 {
+		return nil, nil
+	}
+	if nred == 0 {
+		return q.fillIdentity(ctx, op, dst)
+	}
+	orank, osh, ost, ok1 := collapse(oshape, ostr, oin)
+	rrank, rsh, rst, ok2 := collapse(rshape, rin)
+	if !ok1 || !ok2 {
+		return nil, newErr("Reduce", ErrUnsupported, fmt.Sprintf("more than %d independent axes after collapsing", maxRank))
+	}
+	if rrank == 0 {
+		rrank, rsh[0], rst[0][0] = 1, 1, 0
+	}
+	args := []any{int32(op)}
+	reads, writes := []*Buffer{src.buf}, []*Buffer{dst.buf}
+	if nred >= 256 && dst.size < 2048 {
+		args = append(args, int32(orank), osh, dst.buf, int64(dst.offset), ost[0], src.buf, int64(src.offset), ost[1],
+			int32(rrank), rsh, rst[0], int64(nred))
+		return q.launch(ctx, "Reduce", "redwg_"+t, 1, [3]int{dst.size * ewLocal, 1, 1}, [3]int{ewLocal, 1, 1}, reads, writes, args...)
+	}
+	args = append(args, int64(dst.size), int32(orank), osh, dst.buf, int64(dst.offset), ost[0], src.buf, int64(src.offset), ost[1],
+		int32(rrank), rsh, rst[0], int64(nred))
+	return q.launch(ctx, "Reduce", "red_"+t, 1, [3]int{dst.size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, writes, args...)
+}
+
+// fillIdentity writes the identity of op (0 for Sum, 1 for Prod) to dst,
+// the result of reducing over zero elements; Max and Min are declined.
+func (q *Queue) fillIdentity(ctx context.Context, op ReduceOp, dst *Tensor) (*Event, error) {
+	var v complex128
+	switch op {
+	case Sum:
+	case Prod:
+		v = 1
+	default:
+		return nil, newErr("Reduce", ErrShape, fmt.Sprintf("%v over zero elements is undefined", op))
+	}
+	host, err := tensor.Full(dst.dtype, v)
+	if err != nil {
+		return nil, &Error{Op: "Reduce", Kind: ErrArgument, Msg: "identity", Err: err}
+	}
+	s, err := q.Upload(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Release()
+	return q.CopyInto(ctx, dst, s)
+}
+
+// Reduce returns op of src over axes (all axes when none are given), keeping
+// the reduced axes with extent 1 when keepDims is set.
+func (q *Queue) Reduce(ctx context.Context, op ReduceOp, src *Tensor, keepDims bool, axes ...int) (*Tensor, error) {
+	if err := q.owns("Reduce", src); err != nil {
+		return nil, err
+	}
+	if len(axes) == 0 {
+		for i := range src.shape {
+			axes = append(axes, i)
+		}
+	}
+	mask, err := reduceAxes("Reduce", src.Rank(), axes)
+	if err != nil {
+		return nil, err
+	}
+	shape := []int{}
+	for i, d := range src.shape {
+		switch {
+		case !mask[i]:
+			shape = append(shape, d)
+		case keepDims:
+			shape = append(shape, 1)
+		}
+	}
+	out, err := q.ctx.Empty(src.dtype, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := q.ReduceInto(ctx, op, out, src, axes...); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// Matrix describes a strided, optionally batched matrix operand in a device
+// buffer, as gemm.Matrix does for host slices: element (b, i, j) is at
+// element index Offset + Σ b[k]·BatchStrides[k] + i·RowStride + j·ColStride.
+type Matrix struct {
+	Buf          *Buffer
+	Offset       int
+	RowStride    int
+	ColStride    int
+	BatchStrides []int // one per batch axis; nil when not batched
+}
+
+// SupportsGEMM reports whether Gemm runs on the device for dt.
+func (q *Queue) SupportsGEMM(dt tensor.DType) bool {
+	_, err := q.dtypeOK("", dt)
+	return err == nil && dt.IsFloat()
+}
+
+// Gemm enqueues C[b] = alpha·A[b]·B[b] + beta·C[b] for every batch index b,
+// with the semantics of cpu/gemm: A[b] is m×k, B[b] is k×n, C[b] is m×n, any
+// strides (C must not address an element twice), and C is not read when beta
+// is zero. dt is Float32 or Float64 (where the device has cl_khr_fp64);
+// other dtypes are declined with ErrUnsupported.
+func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k int, alpha, beta float64, a, b, c Matrix) (*Event, error) {
+	if !q.SupportsGEMM(dt) {
+		if _, err := q.dtypeOK("Gemm", dt); err != nil {
+			return nil, err
+		}
+		return nil, newErr("Gemm", ErrUnsupported, fmt.Sprintf("GEMM is not implemented for %v", dt))
+	}
+	if m < 0 || n < 0 || k < 0 || m > math.MaxInt32 || n > math.MaxInt32 || k > math.MaxInt32 {
+		return nil, newErr("Gemm", ErrArgument, fmt.Sprintf("extents m=%d n=%d k=%d out of range", m, n, k))
+	}
+	nb := 1
+	for i, d := range batch {
+		if d < 0 {
+			return nil, newErr("Gemm", ErrArgument, fmt.Sprintf("negative batch extent %d at axis %d", d, i))
+		}
+		nb *= d
+	}
+	if nb > math.MaxInt32 {
+		return nil, newErr("Gemm", ErrArgument, fmt.Sprintf("batch of %d products is too large", nb))
+	}
+	for _, x := range []struct {
+		name       string
+		mat        Matrix
+		rows, cols int
+	}{{"A", a, m, k}, {"B", b, k, n}, {"C", c, m, n}} {
+		if err := q.checkMatrix(x.name, x.mat, dt, batch, x.rows, x.cols, nb); err != nil {
+			return nil, err
+		}
+	}
+	if (m > 1 && c.RowStride == 0) || (n > 1 && c.ColStride == 0) {
+		return nil, newErr("Gemm", ErrArgument, "C has a zero row or column stride")
+	}
+	for i, d := range batch {
+		if d > 1 && c.BatchStrides[i] == 0 {
+			return nil, newErr("Gemm", ErrArgument, fmt.Sprintf("C has a zero stride on batch axis %d", i))
+		}
+	}
+	if m == 0 || n == 0 || nb == 0 {
+		return nil, nil
+	}
+	rank, sh, st, ok := collapse(batch, a.BatchStrides, b.BatchStrides, c.BatchStrides)
+	if !ok {
+		return nil, newErr("Gemm", ErrUnsupported, fmt.Sprintf("more than %d independent batch axes", maxRank))
+	}
+	t, _ := clType(dt)
+	var al, be any = float32(alpha), float32(beta)
+	if dt == tensor.Float64 {
+		al, be = alpha, beta
+	}
+	args := []any{int32(m), int32(n), int32(k), al, be,
+		a.Buf, int64(a.Offset), int64(a.RowStride), int64(a.ColStride),
+		b.Buf, int64(b.Offset), int64(b.RowStride), int64(b.ColStride),
+		c.Buf, int64(c.Offset), int64(c.RowStride), int64(c.ColStride),
+		int32(rank), sh, st[0], st[1], st[2]}
+	reads, writes := []*Buffer{a.Buf, b.Buf, c.Buf}, []*Buffer{c.Buf}
+	if m < smallDim || n < smallDim {
+		return q.launch(ctx, "Gemm", "gemms_"+t, 3, [3]int{n, m, nb}, [3]int{smallL, smallL, 1}, reads, writes, args...)
+	}
+	g := [3]int{(n + gemmTN - 1) / gemmTN * gemmLX, (m + gemmTM - 1) / gemmTM * gemmLY, nb}
+	return q.launch(ctx, "Gemm", "gemm_"+t, 3, g, [3]int{gemmLX, gemmLY, 1}, reads, writes, args...)
+}
+
+func (q *Queue) checkMatrix(name string, x Matrix, dt tensor.DType, batch []int, rows, cols, nb int) error {
+	if x.Buf == nil {
+		return newErr("Gemm", ErrArgument, name+": nil buffer")
+	}
+	if x.Buf.ctx != q.ctx {
+		return newErr("Gemm", ErrForeign, fmt.Sprintf("%s is in %s, not %s", name, x.Buf.ctx.domain, q.ctx.domain))
+	}
+	if x.Buf.Released() {
+		return newErr("Gemm", ErrReleased, name+": buffer released")
+	}
+	if len(x.BatchStrides) != len(batch) {
+		return newErr("Gemm", ErrArgument, fmt.Sprintf("%s has %d batch strides for %d batch axes", name, len(x.BatchStrides), len(batch)))
+	}
+	if rows == 0 || cols == 0 || nb == 0 {
+		return nil
+	}
+	lo, hi := x.Offset, x.Offset
+	span := func(n, s int) {
+		if s < 0 {
+			lo += (n - 1) * s
+		} else {
+			hi += (n - 1) * s
+		}
+	}
+	span(rows, x.RowStride)
+	span(cols, x.ColStride)
+	for i, d := range batch {
+		span(d, x.BatchStrides[i])
+	}
+	if lo < 0 || (hi+1)*dt.Size() > x.Buf.size {
+		return newErr("Gemm", ErrArgument, fmt.Sprintf("%s addresses elements [%d, %d] outside its buffer of %d bytes", name, lo, hi, x.Buf.size))
+	}
+	return nil
+}
+
+// MatMul returns the batched matrix product of a [..., m, k] and
+// b [..., k, n] as a new contiguous [..., m, n] tensor; batch axes
+// broadcast like numpy.matmul. Both operands need rank >= 2.
+func (q *Queue) MatMul(ctx context.Context, a, b *Tensor) (*Tensor, error) {
+	if err := q.sameContext("MatMul", a, b); err != nil {
+		return nil, err
+	}
+	if a.dtype != b.dtype {
+		return nil, newErr("MatMul", ErrArgument, fmt.Sprintf("dtypes %v and %v differ", a.dtype, b.dtype))
+	}
+	if a.Rank() < 2 || b.Rank() < 2 {
+		return nil, newErr("MatMul", ErrShape, fmt.Sprintf("operands of rank %d and %d; need at least 2", a.Rank(), b.Rank()))
+	}
+	ra, rb := a.Rank(), b.Rank()
+	m, k, k2, n := a.shape[ra-2], a.shape[ra-1], b.shape[rb-2], b.shape[rb-1]
+	if k != k2 {
+		return nil, newErr("MatMul", ErrShape, fmt.Sprintf("inner extents differ: %v @ %v", a.shape, b.shape))
+	}
+	batch, err := tensor.BroadcastShapes(a.shape[:ra-2], b.shape[:rb-2])
+	if err != nil {
+		return nil, &Error{Op: "MatMul", Kind: ErrShape, Msg: "batch axes do not broadcast", Err: err}
+	}
+	out, err := q.ctx.Empty(a.dtype, append(batch.Clone(), m, n)...)
+	if err != nil {
+		return nil, err
+	}
+	bstr := func(t *Tensor) []int {
+		r := t.Rank() - 2
+		st := make([]int, len(batch))
+		off := len(batch) - r
+		for i := 0; i < r; i++ {
+			if t.shape[i] == batch[off+i] {
+				st[off+i] = t.strides[i]
+			}
+		}
+		return st
+	}
+	ma := Matrix{Buf: a.buf, Offset: a.offset, RowStride: a.strides[ra-2], ColStride: a.strides[ra-1], BatchStrides: bstr(a)}
+	mb := Matrix{Buf: b.buf, Offset: b.offset, RowStride: b.strides[rb-2], ColStride: b.strides[rb-1], BatchStrides: bstr(b)}
+	mc := Matrix{Buf: out.buf, RowStride: n, ColStride: 1, BatchStrides: out.strides[:len(batch)]}
+	if _, err := q.Gemm(ctx, a.dtype, batch, m, n, k, 1, 0, ma, mb, mc); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
