@@ -1,0 +1,326 @@
+package graph
+
+import (
+	"github.com/goferro/goferro/tensor"
+)
+
+// FoldLimit is the largest element count of a constant the compiler creates
+// by constant folding: an instruction whose operands are all constants is
+// evaluated at compile time when its operands and result have at most this
+// many elements.
+const FoldLimit = 64
+
+// Compile turns the traced computation of outputs into a Program. It
+//   - reports the first error of any op the outputs depend on (*Error naming
+//     the op);
+//   - keeps only the ops the outputs depend on (dead-code elimination), in a
+//     canonical order (depth-first from the outputs, operands in order), so
+//     that programs which differ only by dead code or by the creation order
+//     of independent ops compile to the same program;
+//   - merges equal pure instructions (common-subexpression elimination) and
+//     drops identity ops (reshape to the same shape, identity permutation,
+//     convert to the same dtype, a whole slice, an empty reduction);
+//   - lowers einsum through the einsum planner into dot_general and layout
+//     instructions, and makes broadcasts of elementwise operands explicit,
+//     marking the instructions it introduces Synthesized;
+//   - folds small constant subexpressions (see FoldLimit);
+//   - numbers slots, computes per-instruction last-use flags and the
+//     fingerprint.
+//
+// All outputs must come from one Builder; every declared input becomes a
+// program input, in declaration order, used or not.
+func Compile(outputs ...Value) (*Program, error) {
+	if len(outputs) == 0 {
+		return nil, errorf("Compile", ErrArity, "no outputs")
+	}
+	b := outputs[0].b
+	for k, v := range outputs {
+		if v.node() == nil {
+			return nil, errorf("Compile", ErrValue, "output %d is the zero Value", k)
+		}
+		if v.b != b {
+			return nil, errorf("Compile", ErrValue, "output %d belongs to another Builder", k)
+		}
+	}
+	for _, id := range b.inputs {
+		if err := b.nodes[id].err; err != nil {
+			return nil, err
+		}
+	}
+	c := newCompiler(b)
+	order, err := c.order(outputs)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range order {
+		if err := c.emitNode(id); err != nil {
+			return nil, err
+		}
+	}
+	outs := make([]Slot, len(outputs))
+	for k, v := range outputs {
+		outs[k] = c.nodeSlots[v.id-1][v.out]
+	}
+	return c.finish(outs), nil
+}
+
+// compiler holds the state of one Compile.
+type compiler struct {
+	b         *Builder
+	nodeSlots [][]Slot // per node: its result slots once emitted
+	insts     []Instruction
+	types     []Type           // per slot
+	consts    []*tensor.Tensor // per slot: the value of a constant slot
+	prod      []int            // per slot: the producing instruction, -1 for inputs
+	nInputs   int
+	cse       map[string]int // canonical key -> instruction index
+	key       []byte
+	inTypes   []Type
+}
+
+func newCompiler(b *Builder) *compiler {
+	c := &compiler{b: b, nodeSlots: make([][]Slot, len(b.nodes)), cse: map[string]int{}, nInputs: len(b.inputs)}
+	for k, id := range b.inputs {
+		c.nodeSlots[id] = []Slot{Slot(k)}
+		c.types = append(c.types, b.nodes[id].types[0])
+		c.consts = append(c.consts, nil)
+		c.prod = append(c.prod, -1)
+	}
+	return c
+}
+
+// order returns the non-input nodes the outputs depend on in depth-first
+// post-order, and the first error among them.
+func (c *compiler) order(outputs []Value) ([]int, error) {
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := make([]uint8, len(c.b.nodes))
+	var order []int
+	type frame struct{ id, next int }
+	var stack []frame
+	for _, v := range outputs {
+		root := int(v.id - 1)
+		if state[root] != unseen {
+			continue
+		}
+		stack = append(stack[:0], frame{id: root})
+		state[root] = open
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			n := &c.b.nodes[f.id]
+			if n.err != nil {
+				return nil, n.err
+			}
+			if f.next < len(n.args) {
+				a := int(n.args[f.next].id - 1)
+				f.next++
+				if state[a] == unseen {
+					state[a] = open
+					stack = append(stack, frame{id: a})
+				}
+				continue
+			}
+			state[f.id] = done
+			if n.input < 0 {
+				order = append(order, f.id)
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return order, nil
+}
+
+// emitNode emits the instructions of one traced node.
+func (c *compiler) emitNode(id int) error {
+	n := &c.b.nodes[id]
+	args := make([]Slot, len(n.args))
+	for k, a := range n.args {
+		args[k] = c.nodeSlots[a.id-1][a.out]
+	}
+	var slots []Slot
+	var err error
+	switch {
+	case n.op == "einsum":
+		var s Slot
+		s, err = c.lowerEinsum(n, args)
+		slots = []Slot{s}
+	case n.fam == famElementwise && len(args) > 1:
+		// Make broadcasts explicit.
+		want := n.types[0].Shape
+		for k, s := range args {
+			if !c.types[s].Shape.Equal(want) {
+				args[k], err = c.emit1("broadcast", Attrs{Shape: want.Clone()}, []Slot{s}, true)
+				if err != nil {
+					return err
+				}
+			}
+		}
+		slots, err = c.emit(n.op, n.fam, n.attrs, args, false)
+	default:
+		slots, err = c.emit(n.op, n.fam, n.attrs, args, false)
+	}
+	if err != nil {
+		return err
+	}
+	c.nodeSlots[id] = slots
+	return nil
+}
+
+// emit1 emits a single-result core op.
+func (c *compiler) emit1(op string, attrs Attrs, args []Slot, synth bool) (Slot, error) {
+	f, ok := Lookup(op)
+	if !ok {
+		return 0, errorf(op, ErrUnknownOp, "no registered family provides this op")
+	}
+	s, err := c.emit(op, f, attrs, args, synth)
+	if err != nil {
+		return 0, err
+	}
+	return s[0], nil
+}
+
+// emit infers, simplifies, folds and deduplicates one instruction and
+// returns its result slots.
+func (c *compiler) emit(op string, f *OpFamily, attrs Attrs, args []Slot, synth bool) ([]Slot, error) {
+	c.inTypes = c.inTypes[:0]
+	for _, s := range args {
+		c.inTypes = append(c.inTypes, c.types[s])
+	}
+	types, err := f.Infer(op, &attrs, c.inTypes)
+	if err != nil {
+		return nil, withOp(err, op, len(c.insts), ErrShape)
+	}
+	if len(args) == 1 && len(types) == 1 && isIdentity(op, &attrs, c.types[args[0]], types[0]) {
+		return []Slot{args[0]}, nil
+	}
+	if f.Pure && len(args) > 0 && len(types) == 1 {
+		if t, ok := c.fold(op, f, &attrs, args, types[0]); ok {
+			return c.emit("constant", famConstant, Attrs{Value: t}, nil, synth)
+		}
+	}
+	if f.Pure {
+		c.key = c.key[:0]
+		c.key = appendString(c.key, op)
+		c.key = appendAttrs(c.key, &attrs)
+		for _, s := range args {
+			c.key = appendUvarint(c.key, uint64(s))
+		}
+		if i, ok := c.cse[string(c.key)]; ok {
+			if !synth {
+				c.insts[i].Synthesized = false
+			}
+			out := make([]Slot, len(c.insts[i].Outputs))
+			for k, o := range c.insts[i].Outputs {
+				out[k] = o.Slot
+			}
+			return out, nil
+		}
+		c.cse[string(c.key)] = len(c.insts)
+	}
+	ins := Instruction{Op: op, Family: f.Name, Attrs: attrs, Inputs: append([]Slot(nil), args...), Synthesized: synth}
+	out := make([]Slot, len(types))
+	for k, t := range types {
+		s := Slot(len(c.types))
+		c.types = append(c.types, t)
+		var cv *tensor.Tensor
+		if op == "constant" {
+			cv = attrs.Value
+		}
+		c.consts = append(c.consts, cv)
+		c.prod = append(c.prod, len(c.insts))
+		ins.Outputs = append(ins.Outputs, Output{Slot: s, DType: t.DType, Shape: t.Shape})
+		out[k] = s
+	}
+	c.insts = append(c.insts, ins)
+	return out, nil
+}
+
+// isIdentity reports whether a single-operand op returns its operand
+// unchanged.
+func isIdentity(op string, a *Attrs, in, out Type) bool {
+	if !in.Equal(out) {
+		return false
+	}
+	switch op {
+	case "reshape", "broadcast", "convert", "conj":
+		return op != "conj" || !in.DType.IsComplex()
+	case "permute":
+		for i, p := range a.Perm {
+			if p != i {
+				return false
+			}
+		}
+		return true
+	case "slice":
+		for i := range a.Start {
+			if a.Start[i] != 0 || a.Stride[i] != 1 {
+				return false
+			}
+		}
+		return true
+	case "reduce_sum", "reduce_prod", "reduce_max", "reduce_min":
+		return len(a.Axes) == 0
+	case "concatenate":
+		return true
+	case "real":
+		return !in.DType.IsComplex()
+	}
+	return false
+}
+
+// finish eliminates instructions that folding or lowering left dead,
+// renumbers slots canonically and builds the Program.
+func (c *compiler) finish(outs []Slot) *Program {
+	live := make([]bool, len(c.types))
+	for _, s := range outs {
+		live[s] = true
+	}
+	keep := make([]bool, len(c.insts))
+	for i := len(c.insts) - 1; i >= 0; i-- {
+		ins := &c.insts[i]
+		for _, o := range ins.Outputs {
+			if live[o.Slot] {
+				keep[i] = true
+				break
+			}
+		}
+		if keep[i] {
+			for _, s := range ins.Inputs {
+				live[s] = true
+			}
+		}
+	}
+	remap := make([]Slot, len(c.types))
+	p := &Program{Inputs: make([]Input, c.nInputs)}
+	for k, id := range c.b.inputs {
+		n := &c.b.nodes[id]
+		p.Inputs[k] = Input{Name: n.name, Slot: Slot(k), DType: n.types[0].DType, Shape: n.types[0].Shape.Clone()}
+		remap[k] = Slot(k)
+	}
+	next := Slot(c.nInputs)
+	p.Instructions = make([]Instruction, 0, len(c.insts))
+	for i := range c.insts {
+		if !keep[i] {
+			continue
+		}
+		ins := c.insts[i]
+		for k, s := range ins.Inputs {
+			ins.Inputs[k] = remap[s]
+		}
+		for k, o := range ins.Outputs {
+			remap[o.Slot] = next
+			ins.Outputs[k].Slot = next
+			next++
+		}
+		p.Instructions = append(p.Instructions, ins)
+	}
+	p.Outputs = make([]Slot, len(outs))
+	for k, s := range outs {
+		p.Outputs[k] = remap[s]
+	}
+	p.finish()
+	return p
+}

@@ -1,0 +1,265 @@
+package graph
+
+import (
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// InferFunc computes the result types of op from its attributes and operand
+// types. It must not modify attrs or in. It may normalise nothing: the
+// compiler stores attrs as given. Errors should be *Error values of kind
+// ErrShape, ErrDType, ErrAttr or ErrArity; the compiler fills in the op name
+// and instruction index.
+type InferFunc func(op string, attrs *Attrs, in []Type) ([]Type, error)
+
+// Call is one evaluation request handed to an EvalFunc: the op, its
+// attributes, the operand tensors and the concrete result types (symbolic
+// extents already resolved).
+type Call struct {
+	Op      string
+	Attrs   *Attrs
+	Inputs  []*tensor.Tensor
+	Results []Type // concrete shapes
+}
+
+// EvalFunc is a reference (CPU, unoptimised) implementation of an op family,
+// used by the reference interpreter and by constant folding. It must not
+// modify its inputs and must return len(c.Results) tensors of those types.
+type EvalFunc func(c *Call) ([]*tensor.Tensor, error)
+
+// OpFamily is a registered family of ops: the unit the runtime places by
+// capability. Core families are registered by this package; other packages
+// add their own with Register, without editing the core.
+type OpFamily struct {
+	// Name is the family's namespaced identifier: lowercase, at least two
+	// dot-separated parts, e.g. "core.elementwise" or "myext.attention".
+	Name string
+	// Ops are the op names the family provides. Op names are unique across
+	// all families; extension ops should be namespaced ("myext.softmax").
+	Ops []string
+	// Infer computes result types (required).
+	Infer InferFunc
+	// Eval is the reference implementation, or nil when there is none yet.
+	// The core families' Eval are installed by the reference interpreter
+	// (package graph/interp) through SetEval.
+	Eval EvalFunc
+	// Pure reports that the ops have no side effects and depend only on
+	// their operands and attributes, so CSE may merge equal instructions and
+	// constant folding may evaluate them. Core families are pure.
+	Pure bool
+
+	mu    sync.RWMutex
+	impls map[string]any
+}
+
+// Impl returns the implementation registered for backend (an engine backend
+// family such as "cpu", "opencl", "cuda") with RegisterImpl.
+func (f *OpFamily) Impl(backend string) (any, bool) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	v, ok := f.impls[backend]
+	return v, ok
+}
+
+// Backends returns the backends that registered an implementation, sorted.
+func (f *OpFamily) Backends() []string {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	out := make([]string, 0, len(f.impls))
+	for k := range f.impls {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var registry struct {
+	mu       sync.RWMutex
+	families map[string]*OpFamily
+	ops      map[string]*OpFamily
+}
+
+// Register adds an op family. The name must be a namespaced identifier, the
+// family must have at least one op and an Infer function, and none of its op
+// names may be taken. Registering the very same *OpFamily twice is a no-op;
+// anything else conflicting is an ErrRegistry error.
+func Register(f *OpFamily) error {
+	if f == nil {
+		return errorf("Register", ErrRegistry, "nil family")
+	}
+	if !validFamilyName(f.Name) {
+		return errorf("Register", ErrRegistry, "family name %q is not a namespaced identifier (e.g. \"myext.ops\")", f.Name)
+	}
+	if len(f.Ops) == 0 || f.Infer == nil {
+		return errorf("Register", ErrRegistry, "family %q needs ops and an Infer function", f.Name)
+	}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if registry.families == nil {
+		registry.families = map[string]*OpFamily{}
+		registry.ops = map[string]*OpFamily{}
+	}
+	if old, ok := registry.families[f.Name]; ok {
+		if old == f {
+			return nil
+		}
+		return errorf("Register", ErrRegistry, "family %q is already registered", f.Name)
+	}
+	seen := map[string]bool{}
+	for _, op := range f.Ops {
+		if !validOpName(op) {
+			return errorf("Register", ErrRegistry, "family %q: bad op name %q", f.Name, op)
+		}
+		if seen[op] {
+			return errorf("Register", ErrRegistry, "family %q lists op %q twice", f.Name, op)
+		}
+		seen[op] = true
+		if other, ok := registry.ops[op]; ok {
+			return errorf("Register", ErrRegistry, "op %q of family %q is already provided by %q", op, f.Name, other.Name)
+		}
+	}
+	registry.families[f.Name] = f
+	for _, op := range f.Ops {
+		registry.ops[op] = f
+	}
+	return nil
+}
+
+// MustRegister is Register for package initialisation: it panics on error.
+func MustRegister(f *OpFamily) {
+	if err := Register(f); err != nil {
+		panic(err)
+	}
+}
+
+// Lookup returns the family that provides op.
+func Lookup(op string) (*OpFamily, bool) {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	f, ok := registry.ops[op]
+	return f, ok
+}
+
+// Family returns the registered family with the given name.
+func Family(name string) (*OpFamily, bool) {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	f, ok := registry.families[name]
+	return f, ok
+}
+
+// Families returns the names of all registered families, sorted.
+func Families() []string {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	out := make([]string, 0, len(registry.families))
+	for k := range registry.families {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RegisterImpl attaches an engine-specific implementation of a family for a
+// backend ("cpu", "opencl", "cuda", ...). The value's type is defined by the
+// engine that consumes it. Registering the same comparable value twice is a
+// no-op; a different value for a taken backend is an ErrRegistry conflict.
+func RegisterImpl(family, backend string, impl any) error {
+	f, ok := Family(family)
+	if !ok {
+		return errorf("RegisterImpl", ErrRegistry, "no family %q", family)
+	}
+	if backend == "" || impl == nil {
+		return errorf("RegisterImpl", ErrRegistry, "family %q: empty backend or nil implementation", family)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if old, ok := f.impls[backend]; ok {
+		if sameImpl(old, impl) {
+			return nil
+		}
+		return errorf("RegisterImpl", ErrRegistry, "family %q already has a %q implementation", family, backend)
+	}
+	if f.impls == nil {
+		f.impls = map[string]any{}
+	}
+	f.impls[backend] = impl
+	return nil
+}
+
+func sameImpl(a, b any) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
+
+// SetEval installs the reference implementation of a family. It is how the
+// reference interpreter provides the core families' Eval without an import
+// cycle; a family's Eval can be set once (setting the same function again is
+// not detectable and replaces it).
+func SetEval(family string, eval EvalFunc) error {
+	f, ok := Family(family)
+	if !ok {
+		return errorf("SetEval", ErrRegistry, "no family %q", family)
+	}
+	if eval == nil {
+		return errorf("SetEval", ErrRegistry, "family %q: nil Eval", family)
+	}
+	registry.mu.Lock()
+	f.Eval = eval
+	registry.mu.Unlock()
+	return nil
+}
+
+// evalOf returns the family's Eval under the registry lock.
+func evalOf(f *OpFamily) EvalFunc {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	return f.Eval
+}
+
+// EvalOf returns the reference implementation of the family providing op,
+// or nil.
+func EvalOf(op string) EvalFunc {
+	f, ok := Lookup(op)
+	if !ok {
+		return nil
+	}
+	return evalOf(f)
+}
+
+func validFamilyName(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" {
+			return false
+		}
+		for _, r := range p {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func validOpName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
