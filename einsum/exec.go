@@ -1,0 +1,179 @@
+package einsum
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// workspace holds the reusable intermediate buffers of one execution.
+type workspace[T num] struct {
+	slots [][]T
+	bufs  [][]T // per register
+	offs  []int
+}
+
+// Execute contracts operands (which must have the plan's shapes and one
+// common dtype) and returns a new row-major tensor. ctx may be nil; when it
+// is done between steps, Execute stops with an ErrCanceled error.
+func (p *Plan) Execute(ctx context.Context, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	if len(operands) != len(p.InputShapes) {
+		return nil, errf(ErrOperands, "plan for %q takes %d operands, got %d", p.Equation, len(p.InputShapes), len(operands))
+	}
+	var dt tensor.DType
+	for i, t := range operands {
+		if t == nil {
+			return nil, operandErr(ErrOperands, i, "operand %d is nil", i)
+		}
+		if i == 0 {
+			dt = t.DType()
+		} else if t.DType() != dt {
+			return nil, operandErr(ErrDType, i, "operand %d is %v but operand 0 is %v", i, t.DType(), dt)
+		}
+		if !slices.Equal([]int(t.Shape()), p.InputShapes[i]) {
+			return nil, operandErr(ErrShape, i, "operand %d has shape %v, plan expects %v", i, t.Shape(), tensor.Shape(p.InputShapes[i]))
+		}
+	}
+	switch dt {
+	case tensor.Float32:
+		return execTyped[float32](ctx, p, dt, operands)
+	case tensor.Float64:
+		return execTyped[float64](ctx, p, dt, operands)
+	case tensor.Complex64:
+		return execTyped[complex64](ctx, p, dt, operands)
+	case tensor.Complex128:
+		return execTyped[complex128](ctx, p, dt, operands)
+	case tensor.Int32:
+		return execTyped[int32](ctx, p, dt, operands)
+	case tensor.Int64:
+		return execTyped[int64](ctx, p, dt, operands)
+	case tensor.Bool:
+		// Sum of products over booleans is OR of ANDs: compute in int64.
+		conv := make([]*tensor.Tensor, len(operands))
+		for i, t := range operands {
+			vals, _ := tensor.Values[bool](t)
+			iv := make([]int64, len(vals))
+			for j, v := range vals {
+				if v {
+					iv[j] = 1
+				}
+			}
+			c, err := tensor.New(iv, t.Shape()...)
+			if err != nil {
+				return nil, err
+			}
+			conv[i] = c
+		}
+		r, err := execTyped[int64](ctx, p, tensor.Int64, conv)
+		if err != nil {
+			return nil, err
+		}
+		iv, _ := tensor.Buffer[int64](r)
+		bv := make([]bool, len(iv))
+		for j, v := range iv {
+			bv[j] = v != 0
+		}
+		return tensor.New(bv, p.OutputShape...)
+	}
+	return nil, errf(ErrDType, "unsupported dtype %v", dt)
+}
+
+func execTyped[T num](ctx context.Context, p *Plan, dt tensor.DType, operands []*tensor.Tensor) (*tensor.Tensor, error) {
+	out, err := tensor.Zeros(dt, p.OutputShape...)
+	if err != nil {
+		return nil, err
+	}
+	if p.prog.zero {
+		return out, nil
+	}
+	outBuf, err := tensor.Buffer[T](out)
+	if err != nil {
+		return nil, err
+	}
+	prog := &p.prog
+	pool := &p.pools[dt]
+	ws, _ := pool.Get().(*workspace[T])
+	if ws == nil {
+		ws = &workspace[T]{
+			slots: make([][]T, len(prog.slotCaps)),
+			bufs:  make([][]T, len(prog.regs)),
+			offs:  make([]int, len(prog.regs)),
+		}
+	}
+	defer func() {
+		for i := range ws.bufs {
+			if prog.regs[i].input >= 0 || prog.regs[i].output {
+				ws.bufs[i] = nil // do not keep callers' memory alive
+			}
+		}
+		pool.Put(ws)
+	}()
+	for i := range prog.regs {
+		r := &prog.regs[i]
+		switch {
+		case r.output:
+			ws.bufs[i], ws.offs[i] = outBuf, 0
+		case r.input >= 0:
+			t := operands[r.input].Contiguous()
+			b, err := tensor.Buffer[T](t)
+			if err != nil {
+				return nil, operandErr(ErrDType, r.input, "operand %d: %v", r.input, err)
+			}
+			ws.bufs[i], ws.offs[i] = b, t.Offset()
+		case r.slot >= 0:
+			if ws.slots[r.slot] == nil {
+				ws.slots[r.slot] = make([]T, prog.slotCaps[r.slot])
+			}
+			ws.bufs[i], ws.offs[i] = ws.slots[r.slot], 0
+		}
+	}
+	for i := range prog.ops {
+		if ctx != nil && i&7 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, &Error{Kind: ErrCanceled, Pos: -1, Operand: -1, Msg: fmt.Sprintf("stopped before op %d of %d", i, len(prog.ops)), Err: err}
+			}
+		}
+		o := &prog.ops[i]
+		dst, do := ws.bufs[o.dst], ws.offs[o.dst]
+		switch o.kind {
+		case opCopy:
+			if o.zero > 0 {
+				clear(dst[do : do+o.zero])
+			}
+			copyStrided(dst, do, ws.bufs[o.a], ws.offs[o.a], o.shape, o.ds, o.ss, o.zero > 0)
+		case opMul:
+			mulStrided(dst, do, ws.bufs[o.a], ws.offs[o.a], ws.bufs[o.b], ws.offs[o.b], o.shape, o.ds, o.ss, o.ts)
+		case opGemm:
+			if err := runGemm(p.threads, o, ws.bufs[o.a], ws.offs[o.a], ws.bufs[o.b], ws.offs[o.b], dst, do); err != nil {
+				return nil, &Error{Kind: ErrShape, Pos: -1, Operand: -1, Msg: fmt.Sprintf("internal: GEMM of op %d failed", i), Err: err}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Contract evaluates the einsum equation eq over operands, e.g.
+// Contract("ij,jk->ik", a, b). Options choose the path or optimizer, a
+// memory limit and threads. It plans and executes once; use NewPlan to
+// reuse a plan.
+func Contract(eq string, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	return ContractWith(eq, operands)
+}
+
+// ContractWith is Contract with options.
+func ContractWith(eq string, operands []*tensor.Tensor, opts ...Option) (*tensor.Tensor, error) {
+	shapes := make([][]int, len(operands))
+	for i, t := range operands {
+		if t == nil {
+			return nil, operandErr(ErrOperands, i, "operand %d is nil", i)
+		}
+		shapes[i] = t.Shape()
+	}
+	p, err := NewPlan(eq, shapes, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return p.Execute(context.Background(), operands...)
+}

@@ -1,0 +1,244 @@
+package einsum
+
+import (
+	"github.com/goferro/goferro/cpu/gemm"
+)
+
+// num is the set of element types the executor computes in (Bool is
+// computed as Int64 and converted).
+type num interface {
+	float32 | float64 | complex64 | complex128 | int32 | int64
+}
+
+const maxStackRank = 32
+
+// copyStrided copies (or, with acc, accumulates) src into dst over the given
+// loops; a zero dst stride sums that loop.
+func copyStrided[T num](dst []T, do int, src []T, so int, shape, ds, ss []int, acc bool) {
+	nd := len(shape)
+	if nd == 0 {
+		if acc {
+			dst[do] += src[so]
+		} else {
+			dst[do] = src[so]
+		}
+		return
+	}
+	for _, d := range shape {
+		if d == 0 {
+			return
+		}
+	}
+	n0, d0, s0 := shape[nd-1], ds[nd-1], ss[nd-1]
+	n1, d1, s1 := 1, 0, 0
+	outer := nd - 1
+	if nd >= 2 {
+		n1, d1, s1 = shape[nd-2], ds[nd-2], ss[nd-2]
+		outer = nd - 2
+	}
+	var buf [maxStackRank]int
+	idx := buf[:0]
+	if outer <= maxStackRank {
+		idx = buf[:outer]
+	} else {
+		idx = make([]int, outer)
+	}
+	for {
+		p, q := do, so
+		for i1 := 0; i1 < n1; i1++ {
+			switch {
+			case !acc && d0 == 1 && s0 == 1:
+				copy(dst[p:p+n0], src[q:q+n0])
+			case !acc:
+				x, y := p, q
+				for i := 0; i < n0; i++ {
+					dst[x] = src[y]
+					x += d0
+					y += s0
+				}
+			case d0 == 0:
+				var s T
+				y := q
+				for i := 0; i < n0; i++ {
+					s += src[y]
+					y += s0
+				}
+				dst[p] += s
+			default:
+				x, y := p, q
+				for i := 0; i < n0; i++ {
+					dst[x] += src[y]
+					x += d0
+					y += s0
+				}
+			}
+			p += d1
+			q += s1
+		}
+		k := outer - 1
+		for ; k >= 0; k-- {
+			idx[k]++
+			do += ds[k]
+			so += ss[k]
+			if idx[k] < shape[k] {
+				break
+			}
+			do -= ds[k] * shape[k]
+			so -= ss[k] * shape[k]
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// mulStrided computes dst = a·b elementwise over the given loops (strides
+// may be zero for broadcasting).
+func mulStrided[T num](dst []T, do int, a []T, ao int, b []T, bo int, shape, ds, as, bs []int) {
+	nd := len(shape)
+	if nd == 0 {
+		dst[do] = a[ao] * b[bo]
+		return
+	}
+	for _, d := range shape {
+		if d == 0 {
+			return
+		}
+	}
+	n0, d0, a0, b0 := shape[nd-1], ds[nd-1], as[nd-1], bs[nd-1]
+	n1, d1, a1, b1 := 1, 0, 0, 0
+	outer := nd - 1
+	if nd >= 2 {
+		n1, d1, a1, b1 = shape[nd-2], ds[nd-2], as[nd-2], bs[nd-2]
+		outer = nd - 2
+	}
+	var buf [maxStackRank]int
+	idx := buf[:0]
+	if outer <= maxStackRank {
+		idx = buf[:outer]
+	} else {
+		idx = make([]int, outer)
+	}
+	for {
+		p, q, r := do, ao, bo
+		for i1 := 0; i1 < n1; i1++ {
+			switch {
+			case d0 == 1 && a0 == 1 && b0 == 1:
+				x, y, z := dst[p:p+n0], a[q:q+n0], b[r:r+n0]
+				for i := range x {
+					x[i] = y[i] * z[i]
+				}
+			case d0 == 1 && a0 == 1 && b0 == 0:
+				x, y, s := dst[p:p+n0], a[q:q+n0], b[r]
+				for i := range x {
+					x[i] = y[i] * s
+				}
+			case d0 == 1 && a0 == 0 && b0 == 1:
+				x, s, z := dst[p:p+n0], a[q], b[r:r+n0]
+				for i := range x {
+					x[i] = s * z[i]
+				}
+			default:
+				x, y, z := p, q, r
+				for i := 0; i < n0; i++ {
+					dst[x] = a[y] * b[z]
+					x += d0
+					y += a0
+					z += b0
+				}
+			}
+			p += d1
+			q += a1
+			r += b1
+		}
+		k := outer - 1
+		for ; k >= 0; k-- {
+			idx[k]++
+			do += ds[k]
+			ao += as[k]
+			bo += bs[k]
+			if idx[k] < shape[k] {
+				break
+			}
+			do -= ds[k] * shape[k]
+			ao -= as[k] * shape[k]
+			bo -= bs[k] * shape[k]
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// runGemm executes a GEMM op: the gemm package for floating and complex
+// types, a portable loop for integers.
+func runGemm[T num](threads int, o *op, a []T, ao int, b []T, bo int, c []T, co int) error {
+	switch cc := any(c).(type) {
+	case []float32:
+		return callGemm(threads, o, any(a).([]float32), ao, any(b).([]float32), bo, cc, co)
+	case []float64:
+		return callGemm(threads, o, any(a).([]float64), ao, any(b).([]float64), bo, cc, co)
+	case []complex64:
+		return callGemm(threads, o, any(a).([]complex64), ao, any(b).([]complex64), bo, cc, co)
+	case []complex128:
+		return callGemm(threads, o, any(a).([]complex128), ao, any(b).([]complex128), bo, cc, co)
+	}
+	intGemm(o, a, ao, b, bo, c, co)
+	return nil
+}
+
+func callGemm[S gemm.Scalar](threads int, o *op, a []S, ao int, b []S, bo int, c []S, co int) error {
+	return gemm.GemmThreads(threads, o.batch, o.m, o.n, o.k, S(1),
+		gemm.Matrix[S]{Data: a, Offset: ao + o.ma.off, RowStride: o.ma.rs, ColStride: o.ma.cs, BatchStrides: o.ma.bs},
+		gemm.Matrix[S]{Data: b, Offset: bo + o.mb.off, RowStride: o.mb.rs, ColStride: o.mb.cs, BatchStrides: o.mb.bs},
+		S(0),
+		gemm.Matrix[S]{Data: c, Offset: co + o.mc.off, RowStride: o.mc.rs, ColStride: o.mc.cs, BatchStrides: o.mc.bs})
+}
+
+// intGemm is the batched strided product for integer types.
+func intGemm[T num](o *op, a []T, ao int, b []T, bo int, c []T, co int) {
+	nb := len(o.batch)
+	for _, d := range o.batch {
+		if d == 0 {
+			return
+		}
+	}
+	idx := make([]int, nb)
+	ao += o.ma.off
+	bo += o.mb.off
+	co += o.mc.off
+	for {
+		for i := 0; i < o.m; i++ {
+			for j := 0; j < o.n; j++ {
+				var s T
+				pa := ao + i*o.ma.rs
+				pb := bo + j*o.mb.cs
+				for p := 0; p < o.k; p++ {
+					s += a[pa] * b[pb]
+					pa += o.ma.cs
+					pb += o.mb.rs
+				}
+				c[co+i*o.mc.rs+j*o.mc.cs] = s
+			}
+		}
+		k := nb - 1
+		for ; k >= 0; k-- {
+			idx[k]++
+			ao += o.ma.bs[k]
+			bo += o.mb.bs[k]
+			co += o.mc.bs[k]
+			if idx[k] < o.batch[k] {
+				break
+			}
+			ao -= o.ma.bs[k] * o.batch[k]
+			bo -= o.mb.bs[k] * o.batch[k]
+			co -= o.mc.bs[k] * o.batch[k]
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}

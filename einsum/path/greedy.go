@@ -1,0 +1,415 @@
+package path
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// Options tune the optimizers. The zero value is valid.
+type Options struct {
+	// MemoryLimit, when positive, is the largest number of elements an
+	// intermediate (not the final output) may have.
+	MemoryLimit float64
+	// Trials is the number of randomized greedy runs of RandomGreedy
+	// (default 128).
+	Trials int
+	// Time bounds RandomGreedy's search (default 1 s); the first trial
+	// always completes.
+	Time time.Duration
+	// Seed makes RandomGreedy reproducible.
+	Seed uint64
+	// Minimize chooses RandomGreedy's objective: "flops" (default) or
+	// "size" (largest intermediate, then FLOPs).
+	Minimize string
+	// MemoryWeight weights memory in the greedy score
+	//   size(result) − MemoryWeight·(size(a)+size(b)) + FlopWeight·flops(step);
+	// zero means 1.
+	MemoryWeight float64
+	// FlopWeight weights the step's FLOPs in the greedy score; zero means
+	// the default 1/64, negative means none.
+	FlopWeight float64
+}
+
+func (o Options) weights() (float64, float64) {
+	a, b := o.MemoryWeight, o.FlopWeight
+	if a == 0 {
+		a = 1
+	}
+	if b == 0 {
+		b = 1.0 / 64
+	}
+	if b < 0 {
+		b = 0
+	}
+	return a, b
+}
+
+// greedyState holds the live tensors of a greedy contraction.
+type greedyState struct {
+	sizes   []float64 // per label
+	out     []bool
+	cnt     []int     // live tensors holding each label
+	holders [][]int   // label -> live tensor ids holding it (lazily pruned)
+	labels  [][]int   // tensor id -> sorted labels
+	size    []float64 // tensor id -> elements
+	alive   []bool
+	nAlive  int
+	mark    []int
+	stamp   int
+}
+
+func newGreedyState(n *Network) *greedyState {
+	s := &greedyState{
+		sizes:   make([]float64, len(n.Sizes)),
+		cnt:     make([]int, len(n.Sizes)),
+		holders: make([][]int, len(n.Sizes)),
+		mark:    make([]int, len(n.Sizes)),
+		out:     make([]bool, len(n.Sizes)),
+	}
+	for l, d := range n.Sizes {
+		s.sizes[l] = float64(d)
+	}
+	for _, l := range n.Output {
+		s.out[l] = true
+	}
+	for _, in := range n.Inputs {
+		s.add(slices.Sorted(slices.Values(in)))
+	}
+	return s
+}
+
+func (s *greedyState) add(labels []int) int {
+	id := len(s.labels)
+	sz := 1.0
+	for _, l := range labels {
+		sz *= s.sizes[l]
+		s.cnt[l]++
+		s.holders[l] = append(s.holders[l], id)
+	}
+	s.labels = append(s.labels, labels)
+	s.size = append(s.size, sz)
+	s.alive = append(s.alive, true)
+	s.nAlive++
+	return id
+}
+
+// result returns the labels of contracting a and b, the step's FLOPs and the
+// result size.
+func (s *greedyState) result(a, b int, buf []int) ([]int, float64, float64) {
+	la, lb := s.labels[a], s.labels[b]
+	res := buf[:0]
+	prod, size := 1.0, 1.0
+	removed := false
+	i, j := 0, 0
+	for i < len(la) || j < len(lb) {
+		var l, c int
+		switch {
+		case j >= len(lb) || (i < len(la) && la[i] < lb[j]):
+			l, c = la[i], 1
+			i++
+		case i >= len(la) || lb[j] < la[i]:
+			l, c = lb[j], 1
+			j++
+		default:
+			l, c = la[i], 2
+			i++
+			j++
+		}
+		prod *= s.sizes[l]
+		if s.out[l] || s.cnt[l] > c {
+			res = append(res, l)
+			size *= s.sizes[l]
+		} else {
+			removed = true
+		}
+	}
+	f := prod
+	if removed {
+		f *= 2
+	}
+	return res, f, size
+}
+
+func (s *greedyState) contract(a, b int, res []int) int {
+	for _, l := range s.labels[a] {
+		s.cnt[l]--
+	}
+	for _, l := range s.labels[b] {
+		s.cnt[l]--
+	}
+	s.alive[a], s.alive[b] = false, false
+	s.nAlive -= 2
+	return s.add(slices.Clone(res))
+}
+
+// neighbours returns the live tensors sharing a label with t.
+func (s *greedyState) neighbours(t int, buf []int) []int {
+	s.stamp++
+	s.mark = growInts(s.mark, len(s.labels))
+	s.mark[t] = s.stamp
+	nb := buf[:0]
+	for _, l := range s.labels[t] {
+		h := s.holders[l][:0]
+		for _, x := range s.holders[l] {
+			if s.alive[x] {
+				h = append(h, x)
+				if s.mark[x] != s.stamp {
+					s.mark[x] = s.stamp
+					nb = append(nb, x)
+				}
+			}
+		}
+		s.holders[l] = h
+	}
+	return nb
+}
+
+func growInts(x []int, n int) []int {
+	for len(x) < n {
+		x = append(x, 0)
+	}
+	return x
+}
+
+type cand struct {
+	score float64
+	a, b  int
+}
+
+type candHeap []cand
+
+func (h candHeap) Len() int { return len(h) }
+func (h candHeap) Less(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score < h[j].score
+	}
+	if h[i].a != h[j].a {
+		return h[i].a < h[j].a
+	}
+	return h[i].b < h[j].b
+}
+func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
+func (h *candHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// greedyRun performs one greedy contraction. With rng non-nil, each choice
+// is sampled among the best few candidates with Boltzmann weights at the
+// given temperature (relative to the best score's magnitude).
+func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp float64) ([][2]int, error) {
+	s := newGreedyState(n)
+	nIn := len(n.Inputs)
+	if nIn == 0 {
+		return nil, fmt.Errorf("%w: no inputs", ErrInvalid)
+	}
+	h := &candHeap{}
+	buf := make([]int, 0, 64)
+	var nb []int
+	score := func(a, b int) (float64, bool) {
+		_, f, size := s.result(a, b, buf)
+		if o.MemoryLimit > 0 && size > o.MemoryLimit && s.nAlive > 2 {
+			return 0, false
+		}
+		return size - alpha*(s.size[a]+s.size[b]) + beta*f, true
+	}
+	push := func(a, b int) {
+		if a > b {
+			a, b = b, a
+		}
+		if sc, ok := score(a, b); ok {
+			heap.Push(h, cand{sc, a, b})
+		}
+	}
+	for t := 0; t < nIn; t++ {
+		nb = s.neighbours(t, nb)
+		for _, x := range nb {
+			if x > t {
+				push(t, x)
+			}
+		}
+	}
+	var pairs [][2]int
+	var pool []cand
+	for s.nAlive > 1 {
+		// Collect the best valid candidate(s).
+		pool = pool[:0]
+		want := 1
+		if rng != nil {
+			want = 4
+		}
+		for h.Len() > 0 && len(pool) < want {
+			c := heap.Pop(h).(cand)
+			if !s.alive[c.a] || !s.alive[c.b] {
+				continue
+			}
+			sc, ok := score(c.a, c.b)
+			if !ok {
+				continue
+			}
+			if sc > c.score+1e-9*math.Abs(c.score) {
+				// Stale: re-queue with the current score.
+				heap.Push(h, cand{sc, c.a, c.b})
+				continue
+			}
+			c.score = sc
+			pool = append(pool, c)
+		}
+		var pick cand
+		if len(pool) == 0 {
+			// No connected pair: take the outer product of the two
+			// smallest live tensors.
+			a, b := -1, -1
+			for t := range s.labels {
+				if !s.alive[t] {
+					continue
+				}
+				if a < 0 || s.size[t] < s.size[a] {
+					a, b = t, a
+				} else if b < 0 || s.size[t] < s.size[b] {
+					b = t
+				}
+			}
+			if a > b {
+				a, b = b, a
+			}
+			_, _, size := s.result(a, b, buf)
+			if o.MemoryLimit > 0 && size > o.MemoryLimit && s.nAlive > 2 {
+				return nil, fmt.Errorf("%w: every remaining contraction exceeds %g elements", ErrMemoryLimit, o.MemoryLimit)
+			}
+			pick = cand{a: a, b: b}
+		} else {
+			k := 0
+			if rng != nil && len(pool) > 1 {
+				best := pool[0].score
+				scale := math.Max(math.Abs(best), 1) * temp
+				w := make([]float64, len(pool))
+				tot := 0.0
+				for i, c := range pool {
+					w[i] = math.Exp(-(c.score - best) / scale)
+					tot += w[i]
+				}
+				r := rng.Float64() * tot
+				for k = 0; k < len(pool)-1; k++ {
+					r -= w[k]
+					if r <= 0 {
+						break
+					}
+				}
+			}
+			pick = pool[k]
+			for i, c := range pool {
+				if i != k {
+					heap.Push(h, c)
+				}
+			}
+		}
+		res, _, _ := s.result(pick.a, pick.b, buf)
+		id := s.contract(pick.a, pick.b, res)
+		pairs = append(pairs, [2]int{pick.a, pick.b})
+		nb = s.neighbours(id, nb)
+		for _, x := range nb {
+			push(x, id)
+		}
+	}
+	return pairs, nil
+}
+
+// Greedy returns a path that repeatedly contracts the pair of connected
+// tensors with the lowest score size(result) − MemoryWeight·(size(a)+size(b))
+// + FlopWeight·flops, so it balances memory released against work; tensors
+// sharing no label are joined last, smallest first.
+func Greedy(n Network, o Options) (Path, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	if len(n.Inputs) == 1 {
+		return Path{{0}}, nil
+	}
+	a, b := o.weights()
+	pairs, err := greedyRun(&n, o, a, b, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	return Linear(len(n.Inputs), pairs), nil
+}
+
+// RandomGreedy runs Greedy once, then randomized greedy trials (sampling
+// among the best candidates at random temperatures and score weights) until
+// Trials runs or Time has passed or ctx is done, and returns the best path
+// by the Minimize objective.
+func RandomGreedy(ctx context.Context, n Network, o Options) (Path, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	if len(n.Inputs) == 1 {
+		return Path{{0}}, nil
+	}
+	trials := o.Trials
+	if trials <= 0 {
+		trials = 128
+	}
+	budget := o.Time
+	if budget <= 0 {
+		budget = time.Second
+	}
+	deadline := time.Now().Add(budget)
+	rng := rand.New(rand.NewPCG(o.Seed, 0x5851f42d4c957f2d))
+	var best Path
+	var bestCost Cost
+	better := func(c Cost) bool {
+		if best == nil {
+			return true
+		}
+		if o.Minimize == "size" {
+			if c.LargestIntermediate != bestCost.LargestIntermediate {
+				return c.LargestIntermediate < bestCost.LargestIntermediate
+			}
+		}
+		return c.Flops < bestCost.Flops
+	}
+	a0, b0 := o.weights()
+	var lastErr error
+	for t := 0; t < trials; t++ {
+		if t > 0 && (time.Now().After(deadline) || ctx.Err() != nil) {
+			break
+		}
+		var pairs [][2]int
+		var err error
+		if t == 0 {
+			pairs, err = greedyRun(&n, o, a0, b0, nil, 0)
+		} else {
+			alpha := rng.Float64() * 2
+			beta := 0.0
+			if rng.IntN(2) == 0 {
+				beta = math.Pow(2, -rng.Float64()*10)
+			}
+			temp := math.Pow(10, -3*rng.Float64())
+			pairs, err = greedyRun(&n, o, alpha, beta, rng, temp)
+		}
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		p := Linear(len(n.Inputs), pairs)
+		c, err := Evaluate(n, p)
+		if err != nil {
+			return nil, err
+		}
+		if better(c) {
+			best, bestCost = p, c
+		}
+	}
+	if best == nil {
+		return nil, lastErr
+	}
+	return best, nil
+}
