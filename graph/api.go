@@ -23,15 +23,6 @@ func Log(x Value) Value { return apply1("log", Attrs{}, x) }
 // Sqrt returns the square root of x.
 func Sqrt(x Value) Value { return apply1("sqrt", Attrs{}, x) }
 
-// Sin returns sin(x).
-func Sin(x Value) Value { return apply1("sin", Attrs{}, x) }
-
-// Cos returns cos(x).
-func Cos(x Value) Value { return apply1("cos", Attrs{}, x) }
-
-// Tanh returns tanh(x).
-func Tanh(x Value) Value { return apply1("tanh", Attrs{}, x) }
-
 // Reciprocal returns 1/x.
 func Reciprocal(x Value) Value { return apply1("reciprocal", Attrs{}, x) }
 
@@ -40,15 +31,6 @@ func Square(x Value) Value { return apply1("square", Attrs{}, x) }
 
 // Conj returns the complex conjugate of x (x itself for real types).
 func Conj(x Value) Value { return apply1("conj", Attrs{}, x) }
-
-// Real returns the real part of x.
-func Real(x Value) Value { return apply1("real", Attrs{}, x) }
-
-// Imag returns the imaginary part of x (zeros for real types).
-func Imag(x Value) Value { return apply1("imag", Attrs{}, x) }
-
-// Not returns the logical negation of a bool x.
-func Not(x Value) Value { return apply1("not", Attrs{}, x) }
 
 // Elementwise binary ops; operands broadcast (numpy rules, symbolic extents
 // must match by name) and must have equal dtypes. See BinaryOps.
@@ -62,17 +44,17 @@ func Sub(x, y Value) Value { return apply1("sub", Attrs{}, x, y) }
 // Mul returns x · y.
 func Mul(x, y Value) Value { return apply1("mul", Attrs{}, x, y) }
 
-// Div returns x / y (truncating for integers).
+// Div returns x / y (truncating toward zero for integers).
 func Div(x, y Value) Value { return apply1("div", Attrs{}, x, y) }
 
 // Pow returns x^y.
 func Pow(x, y Value) Value { return apply1("pow", Attrs{}, x, y) }
 
 // Maximum returns the elementwise maximum of x and y.
-func Maximum(x, y Value) Value { return apply1("maximum", Attrs{}, x, y) }
+func Maximum(x, y Value) Value { return apply1("max", Attrs{}, x, y) }
 
 // Minimum returns the elementwise minimum of x and y.
-func Minimum(x, y Value) Value { return apply1("minimum", Attrs{}, x, y) }
+func Minimum(x, y Value) Value { return apply1("min", Attrs{}, x, y) }
 
 // Eq returns x == y as bool.
 func Eq(x, y Value) Value { return apply1("eq", Attrs{}, x, y) }
@@ -91,15 +73,6 @@ func Gt(x, y Value) Value { return apply1("gt", Attrs{}, x, y) }
 
 // Ge returns x >= y as bool.
 func Ge(x, y Value) Value { return apply1("ge", Attrs{}, x, y) }
-
-// And returns the logical and of bool x and y.
-func And(x, y Value) Value { return apply1("and", Attrs{}, x, y) }
-
-// Or returns the logical or of bool x and y.
-func Or(x, y Value) Value { return apply1("or", Attrs{}, x, y) }
-
-// Xor returns the logical exclusive or of bool x and y.
-func Xor(x, y Value) Value { return apply1("xor", Attrs{}, x, y) }
 
 // Select returns x where cond is true and y elsewhere; the three broadcast.
 func Select(cond, x, y Value) Value { return apply1("select", Attrs{}, cond, x, y) }

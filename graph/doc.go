@@ -13,7 +13,7 @@
 //	b := graph.NewBuilder()
 //	x := b.Input("x", tensor.Float64, graph.Shape{graph.Sym("n"), graph.Size(3)})
 //	w := b.Input("w", tensor.Float64, graph.Dims(3, 4))
-//	y := graph.Tanh(graph.Einsum("ij,jk->ik", x, w))
+//	y := graph.Exp(graph.Einsum("ij,jk->ik", x, w))
 //	p, err := graph.Compile(y)
 //
 // A Program is plain data: Inputs, Instructions (each with an explicit

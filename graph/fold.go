@@ -366,9 +366,9 @@ func binaryElem(op string, u, v any) any {
 			return x / y
 		case "pow":
 			return math.Pow(x, y)
-		case "maximum":
+		case "max":
 			return max(x, y)
-		case "minimum":
+		case "min":
 			return min(x, y)
 		}
 		return compare(op, x, y)
@@ -404,9 +404,9 @@ func binaryElem(op string, u, v any) any {
 				return nil // leave it to run time
 			}
 			return x / y
-		case "maximum":
+		case "max":
 			return max(x, y)
-		case "minimum":
+		case "min":
 			return min(x, y)
 		}
 		return compare(op, x, y)

@@ -17,17 +17,19 @@ const (
 )
 
 // UnaryOps are the elementwise unary ops. Dtype rules: neg, square, conj:
-// any numeric type, result the same; abs, real, imag: numeric, result the
-// real counterpart (abs of an integer stays integer); exp, log, sqrt, sin,
-// cos, tanh, reciprocal: float or complex, same type; not: bool.
-var UnaryOps = []string{"neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "reciprocal", "square", "conj", "real", "imag", "not"}
+// any numeric type, result the same (conj is the identity on real types);
+// abs: numeric, result the real counterpart (abs of an integer stays
+// integer); exp, log, sqrt, reciprocal: float or complex, same type. No
+// unary op is defined on bool.
+var UnaryOps = []string{"neg", "abs", "exp", "log", "sqrt", "reciprocal", "square", "conj"}
 
 // BinaryOps are the elementwise binary ops, which broadcast their operands
-// (numpy rules) and require equal dtypes. add, sub, mul, div: numeric, same
-// type (integer div truncates); pow: float or complex; maximum, minimum:
-// real numeric; eq, ne: any type, bool result; lt, le, gt, ge: real numeric,
-// bool result; and, or, xor: bool.
-var BinaryOps = []string{"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor"}
+// (numpy rules) and require equal dtypes. add, sub, mul, div, pow: numeric,
+// same type (integer div truncates toward zero); max, min: real numeric
+// (float or integer), NaNs propagate; eq, ne: any type, bool result; lt,
+// le, gt, ge: real numeric, bool result. The names and semantics are those
+// of the CPU kernels (package cpu).
+var BinaryOps = []string{"add", "sub", "mul", "div", "pow", "max", "min", "eq", "ne", "lt", "le", "gt", "ge"}
 
 // ReduceOps are the reductions over Attrs.Axes: reduce_sum, reduce_prod
 // (numeric) and reduce_max, reduce_min (real numeric). The reduced axes are
@@ -98,10 +100,8 @@ func inferElementwise(op string, a *Attrs, in []Type) ([]Type, error) {
 		switch op {
 		case "neg", "square", "conj":
 			ok = dt.IsNumeric()
-		case "abs", "real", "imag":
+		case "abs":
 			ok, out = dt.IsNumeric(), dt.Real()
-		case "not":
-			ok = dt == tensor.Bool
 		default:
 			ok = dt.IsFloat() || dt.IsComplex()
 		}
@@ -120,18 +120,14 @@ func inferElementwise(op string, a *Attrs, in []Type) ([]Type, error) {
 		var ok bool
 		out := dt
 		switch op {
-		case "add", "sub", "mul", "div":
+		case "add", "sub", "mul", "div", "pow":
 			ok = dt.IsNumeric()
-		case "pow":
-			ok = dt.IsFloat() || dt.IsComplex()
-		case "maximum", "minimum":
+		case "max", "min":
 			ok = isRealNumeric(dt)
 		case "eq", "ne":
 			ok, out = dt.Valid(), tensor.Bool
 		case "lt", "le", "gt", "ge":
 			ok, out = isRealNumeric(dt), tensor.Bool
-		case "and", "or", "xor":
-			ok = dt == tensor.Bool
 		}
 		if !ok {
 			return nil, errorf(op, ErrDType, "not defined for %v", dt)
