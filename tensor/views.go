@@ -223,16 +223,19 @@ func (t *Tensor) Slice(ranges ...Range) (*Tensor, error) {
 		if stop < 0 {
 			stop += n
 		}
+		// count = ceil(distance / |step|), written as 1 + (distance-1)/|step|
+		// in unsigned arithmetic so that a huge step (even math.MinInt,
+		// whose negation overflows int) cannot overflow.
 		var count int
 		if step > 0 {
 			start, stop = clamp(start, 0, n), clamp(stop, 0, n)
 			if stop > start {
-				count = (stop - start + step - 1) / step
+				count = 1 + int(uint(stop-start-1)/uint(step))
 			}
 		} else {
 			start, stop = clamp(start, -1, n-1), clamp(stop, -1, n-1)
 			if start > stop {
-				count = (start - stop - step - 1) / -step
+				count = 1 + int(uint(start-stop-1)/(-uint(step)))
 			}
 		}
 		shape[i] = count
