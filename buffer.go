@@ -1,0 +1,215 @@
+package goferro
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// BackendHost is the backend family of buffers made by HostBuffer.
+const BackendHost = "host"
+
+// BufferSpec describes a buffer for NewBuffer. The runtime never trusts it:
+// every buffer an executor or transfer provider returns is validated against
+// what the program expects before it is published.
+type BufferSpec struct {
+	DType   tensor.DType
+	Shape   tensor.Shape
+	Strides []int // in elements; nil means row-major
+	Offset  int   // element index of the first element in the memory
+	Len     int   // length of the underlying memory, in elements
+	// Placement is the storage class and allocation domain the memory is in.
+	Placement Placement
+	// Backend names the family of the payload ("host", "cuda", ...); it is
+	// part of the physical signature the prepared cache is keyed by.
+	Backend string
+	// Payload is the engine-specific memory: a *tensor.Tensor for host
+	// memory, a device handle for others. The runtime only passes it on.
+	Payload any
+	// Release, if not nil, is called exactly once when the buffer is
+	// released. Engines use it to return memory to their pools.
+	Release func()
+}
+
+// Buffer is a tensor's memory at a placement: its logical metadata (dtype,
+// shape, strides) and an engine-specific payload, tagged with the storage
+// class and allocation domain it lives in. Metadata is immutable; Release may
+// be called from any goroutine and runs the release hook once.
+//
+// Buffers given to the runtime as inputs stay the caller's: the runtime never
+// releases them. Buffers returned by executors and transfer providers belong
+// to the runtime, which releases every one of them exactly once — at the last
+// use of its value, after its output is materialized, or when execution fails.
+type Buffer struct {
+	dtype     tensor.DType
+	shape     tensor.Shape
+	strides   []int
+	offset    int
+	length    int
+	placement Placement
+	backend   string
+	payload   any
+
+	once     sync.Once
+	release  func()
+	released atomic.Bool
+}
+
+// NewBuffer returns a buffer with the given description. It does not
+// validate it (the runtime does, where it matters); it copies the slices.
+func NewBuffer(s BufferSpec) *Buffer {
+	shape := s.Shape.Clone()
+	strides := append([]int(nil), s.Strides...)
+	if s.Strides == nil {
+		strides = tensor.RowMajorStrides(shape)
+	}
+	return &Buffer{
+		dtype: s.DType, shape: shape, strides: strides, offset: s.Offset, length: s.Len,
+		placement: s.Placement, backend: s.Backend, payload: s.Payload, release: s.Release,
+	}
+}
+
+// HostBuffer wraps a host tensor (no copy) as a buffer in host memory:
+// storage class StorageHost, allocation domain HostDomain, backend "host".
+// The release hook may be nil. The CPU engine owns such buffers.
+func HostBuffer(t *tensor.Tensor, release func()) *Buffer {
+	return TensorBuffer(t, Placement{Class: StorageHost, Domain: HostDomain}, BackendHost, release)
+}
+
+// TensorBuffer wraps a tensor (no copy) as a buffer with the given placement
+// and backend family, its payload the tensor itself. Engines whose memory is
+// Go memory (the CPU engine, goferrotest devices) build their buffers this
+// way.
+func TensorBuffer(t *tensor.Tensor, p Placement, backend string, release func()) *Buffer {
+	return NewBuffer(BufferSpec{
+		DType: t.DType(), Shape: t.Shape(), Strides: t.Strides(), Offset: t.Offset(),
+		Len: dataLen(t.Data()), Placement: p, Backend: backend, Payload: t, Release: release,
+	})
+}
+
+func dataLen(data any) int {
+	switch b := data.(type) {
+	case []float32:
+		return len(b)
+	case []float64:
+		return len(b)
+	case []complex64:
+		return len(b)
+	case []complex128:
+		return len(b)
+	case []int32:
+		return len(b)
+	case []int64:
+		return len(b)
+	case []bool:
+		return len(b)
+	}
+	return 0
+}
+
+// DType returns the element type.
+func (b *Buffer) DType() tensor.DType { return b.dtype }
+
+// Shape returns a copy of the extents.
+func (b *Buffer) Shape() tensor.Shape { return b.shape.Clone() }
+
+// Rank returns the number of axes.
+func (b *Buffer) Rank() int { return len(b.shape) }
+
+// Strides returns a copy of the strides, in elements.
+func (b *Buffer) Strides() []int { return append([]int(nil), b.strides...) }
+
+// Offset returns the element index of the first element.
+func (b *Buffer) Offset() int { return b.offset }
+
+// Len returns the length of the underlying memory, in elements.
+func (b *Buffer) Len() int { return b.length }
+
+// Placement returns the storage class and allocation domain of the memory.
+func (b *Buffer) Placement() Placement { return b.placement }
+
+// Backend returns the backend family of the payload.
+func (b *Buffer) Backend() string { return b.backend }
+
+// Payload returns the engine-specific memory.
+func (b *Buffer) Payload() any { return b.payload }
+
+// Tensor returns the payload as a host tensor, if it is one.
+func (b *Buffer) Tensor() (*tensor.Tensor, bool) {
+	t, ok := b.payload.(*tensor.Tensor)
+	return t, ok
+}
+
+// Release runs the release hook, once; later calls do nothing.
+func (b *Buffer) Release() {
+	b.once.Do(func() {
+		b.released.Store(true)
+		if b.release != nil {
+			b.release()
+		}
+	})
+}
+
+// Released reports whether Release has been called.
+func (b *Buffer) Released() bool { return b.released.Load() }
+
+// fits reports whether every element the view addresses is inside the
+// memory, [0, Len). Overflow counts as outside.
+func (b *Buffer) fits() bool {
+	if len(b.strides) != len(b.shape) {
+		return false
+	}
+	for _, d := range b.shape {
+		if d == 0 {
+			return true
+		}
+	}
+	const maxInt = int(^uint(0) >> 1)
+	lo, hi := b.offset, b.offset
+	for i, d := range b.shape {
+		span, ok := mulInt(d-1, b.strides[i])
+		if !ok {
+			return false
+		}
+		if span < 0 {
+			if lo < -maxInt-span {
+				return false
+			}
+			lo += span
+		} else {
+			if hi > maxInt-span {
+				return false
+			}
+			hi += span
+		}
+	}
+	return lo >= 0 && hi < b.length
+}
+
+// mulInt returns a*b for a >= 0 and whether it did not overflow.
+func mulInt(a, b int) (int, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	c := a * b
+	if c/a != b {
+		return 0, false
+	}
+	return c, true
+}
+
+// elementCount returns the checked product of the extents.
+func elementCount(shape tensor.Shape) (int, bool) {
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			return 0, false
+		}
+		var ok bool
+		if n, ok = mulInt(n, d); !ok {
+			return 0, false
+		}
+	}
+	return n, true
+}

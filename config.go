@@ -1,0 +1,306 @@
+package goferro
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+)
+
+// DefaultSearchBudget is the default cap on placement candidate builds.
+const DefaultSearchBudget = 4096
+
+// DefaultCacheSize is the default number of prepared programs a Runtime
+// keeps.
+const DefaultCacheSize = 256
+
+// Config is a runtime configuration: the registered engines, the transfer
+// providers keyed by (source class, destination class), and search options.
+// It doubles as the builder of a Runtime (NewConfig, then its methods, then
+// Runtime), and Reconfigure hands a copy of the current one to an edit
+// function. Every method validates its argument and returns a typed error
+// without changing the configuration when it is invalid.
+type Config struct {
+	engines   []Engine // in id order
+	providers map[providerKey]TransferProvider
+	root      EngineID
+	budget    int
+	cacheSize int
+}
+
+type providerKey struct{ src, dst StorageClass }
+
+// NewConfig returns an empty configuration with default options.
+func NewConfig() *Config {
+	return &Config{providers: map[providerKey]TransferProvider{}, budget: DefaultSearchBudget, cacheSize: DefaultCacheSize}
+}
+
+// clone returns a deep copy (engines' slices are copied; executors and
+// providers are shared, being values the user supplied).
+func (c *Config) clone() *Config {
+	d := &Config{providers: make(map[providerKey]TransferProvider, len(c.providers)), root: c.root, budget: c.budget, cacheSize: c.cacheSize}
+	for _, e := range c.engines {
+		d.engines = append(d.engines, cloneEngine(e))
+	}
+	for k, p := range c.providers {
+		d.providers[k] = p
+	}
+	return d
+}
+
+func cloneEngine(e Engine) Engine {
+	e.Storage = slices.Clone(e.Storage)
+	e.Families = slices.Clone(e.Families)
+	return e
+}
+
+// AddEngine registers an engine. It checks the engine's id, domain and
+// storage classes (*IDError, *ConfigError), its ingress contract
+// (*ContractError), and that neither its id nor its allocation domain is
+// taken (ErrDuplicateEngine, ErrDuplicateDomain). An empty Domain defaults
+// to "domain." + ID; an empty DefaultStorage to the first listed class.
+func (c *Config) AddEngine(e Engine) error {
+	e = cloneEngine(e)
+	if err := normalizeEngine(&e); err != nil {
+		return err
+	}
+	for _, o := range c.engines {
+		if o.ID == e.ID {
+			return &ConfigError{Kind: ErrDuplicateEngine, Engine: e.ID}
+		}
+		if o.Domain == e.Domain {
+			return &ConfigError{Kind: ErrDuplicateDomain, Engine: e.ID, Msg: fmt.Sprintf("domain %s is already engine %s's", e.Domain, o.ID)}
+		}
+	}
+	i := sort.Search(len(c.engines), func(i int) bool { return c.engines[i].ID > e.ID })
+	c.engines = slices.Insert(c.engines, i, e)
+	return nil
+}
+
+func normalizeEngine(e *Engine) error {
+	if err := e.ID.Validate(); err != nil {
+		return &ConfigError{Kind: ErrInvalidID, Engine: e.ID, Err: err}
+	}
+	if e.Domain == "" {
+		e.Domain = AllocationDomain("domain." + string(e.ID))
+	}
+	if err := e.Domain.Validate(); err != nil {
+		return &ConfigError{Kind: ErrInvalidID, Engine: e.ID, Err: err}
+	}
+	if len(e.Storage) == 0 {
+		return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Msg: "no storage classes"}
+	}
+	for i, s := range e.Storage {
+		if err := s.Validate(); err != nil {
+			return &ConfigError{Kind: ErrInvalidID, Engine: e.ID, Err: err}
+		}
+		if slices.Contains(e.Storage[:i], s) {
+			return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Msg: fmt.Sprintf("storage class %s listed twice", s)}
+		}
+	}
+	if e.DefaultStorage == "" {
+		e.DefaultStorage = e.Storage[0]
+	}
+	if !slices.Contains(e.Storage, e.DefaultStorage) {
+		return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Msg: fmt.Sprintf("default storage class %s is not among %v", e.DefaultStorage, e.Storage)}
+	}
+	for i, f := range e.Families {
+		if f == "" || slices.Contains(e.Families[:i], f) {
+			return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Msg: fmt.Sprintf("empty or repeated capability family %q", f)}
+		}
+	}
+	missing := e.Ingress.missing()
+	switch {
+	case e.Executor != nil && e.Materializer == nil:
+		missing = append(missing, "Materializer")
+		fallthrough
+	case e.Executor != nil && len(missing) > 0:
+		return &ContractError{Kind: ErrIncompleteIngress, Engine: e.ID, Missing: missing}
+	case e.Executor == nil && len(e.Families) > 0:
+		return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Msg: "capability families without an executor"}
+	case e.Executor == nil && (len(missing) > 0 || e.Materializer == nil):
+		if e.Materializer == nil {
+			missing = append(missing, "Materializer")
+		}
+		return &ContractError{Kind: ErrIncompleteIngress, Engine: e.ID, Missing: append(missing, "Executor")}
+	}
+	return nil
+}
+
+// RemoveEngine unregisters an engine. It returns an ErrUnknownEngine
+// *ConfigError when there is none with that id.
+func (c *Config) RemoveEngine(id EngineID) error {
+	i := slices.IndexFunc(c.engines, func(e Engine) bool { return e.ID == id })
+	if i < 0 {
+		return &ConfigError{Kind: ErrUnknownEngine, Engine: id}
+	}
+	c.engines = slices.Delete(c.engines, i, i+1)
+	if c.root == id {
+		c.root = ""
+	}
+	return nil
+}
+
+// Engines returns the registered engine ids in id order.
+func (c *Config) Engines() []EngineID {
+	out := make([]EngineID, len(c.engines))
+	for i, e := range c.engines {
+		out[i] = e.ID
+	}
+	return out
+}
+
+// Engine returns a copy of the registration of engine id.
+func (c *Config) Engine(id EngineID) (Engine, bool) {
+	for _, e := range c.engines {
+		if e.ID == id {
+			return cloneEngine(e), true
+		}
+	}
+	return Engine{}, false
+}
+
+// AddTransfer registers a provider for moving values from storage class src
+// to storage class dst. Registering the same provider again for the same key
+// is a no-op; a different provider for a taken key is an
+// ErrProviderConflict *ConfigError.
+func (c *Config) AddTransfer(src, dst StorageClass, p TransferProvider) error {
+	for _, s := range []StorageClass{src, dst} {
+		if err := s.Validate(); err != nil {
+			return &ConfigError{Kind: ErrInvalidID, Src: src, Dst: dst, Err: err}
+		}
+	}
+	if p == nil || isNilFunc(p) {
+		return &ConfigError{Kind: ErrInvalidConfig, Src: src, Dst: dst, Msg: "nil transfer provider"}
+	}
+	k := providerKey{src, dst}
+	if old, ok := c.providers[k]; ok {
+		if sameProvider(old, p) {
+			return nil
+		}
+		return &ConfigError{Kind: ErrProviderConflict, Src: src, Dst: dst}
+	}
+	c.providers[k] = p
+	return nil
+}
+
+// RemoveTransfer unregisters the provider for (src, dst) and reports
+// whether there was one.
+func (c *Config) RemoveTransfer(src, dst StorageClass) bool {
+	k := providerKey{src, dst}
+	_, ok := c.providers[k]
+	delete(c.providers, k)
+	return ok
+}
+
+// HasTransfer reports whether a provider is registered for (src, dst).
+func (c *Config) HasTransfer(src, dst StorageClass) bool {
+	_, ok := c.providers[providerKey{src, dst}]
+	return ok
+}
+
+func isNilFunc(p TransferProvider) bool {
+	v := reflect.ValueOf(p)
+	switch v.Kind() {
+	case reflect.Func, reflect.Pointer, reflect.Map, reflect.Interface, reflect.Slice:
+		return v.IsNil()
+	}
+	return false
+}
+
+// sameProvider reports whether two providers are the same value: equal
+// comparable values, or the same function.
+func sameProvider(a, b TransferProvider) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() {
+		return false
+	}
+	if va.Kind() == reflect.Func {
+		return va.Pointer() == vb.Pointer()
+	}
+	if va.Type().Comparable() {
+		return a == b
+	}
+	return false
+}
+
+// SetRoot names the engine that runs compiler-synthesized instructions (at
+// its default storage class) whenever it can run them. By default it is the
+// first engine, in id order, that has an executor.
+func (c *Config) SetRoot(id EngineID) error {
+	if _, ok := c.Engine(id); !ok {
+		return &ConfigError{Kind: ErrUnknownEngine, Engine: id, Msg: "root engine"}
+	}
+	c.root = id
+	return nil
+}
+
+// SetSearchBudget sets the cap on placement candidate builds (default
+// DefaultSearchBudget). It must be at least 1.
+func (c *Config) SetSearchBudget(n int) error {
+	if n < 1 {
+		return &ConfigError{Kind: ErrInvalidConfig, Msg: fmt.Sprintf("search budget %d < 1", n)}
+	}
+	c.budget = n
+	return nil
+}
+
+// SetCacheSize sets the number of prepared programs the runtime keeps
+// (default DefaultCacheSize). It must be at least 1.
+func (c *Config) SetCacheSize(n int) error {
+	if n < 1 {
+		return &ConfigError{Kind: ErrInvalidConfig, Msg: fmt.Sprintf("cache size %d < 1", n)}
+	}
+	c.cacheSize = n
+	return nil
+}
+
+// Validate checks the whole configuration: every engine's registration and
+// the uniqueness of ids and domains, and that the root engine exists. The
+// methods keep a configuration valid, so this matters after an edit function
+// that may have returned early.
+func (c *Config) Validate() error {
+	ids := map[EngineID]bool{}
+	domains := map[AllocationDomain]EngineID{}
+	for _, e := range c.engines {
+		e := cloneEngine(e)
+		if err := normalizeEngine(&e); err != nil {
+			return err
+		}
+		if ids[e.ID] {
+			return &ConfigError{Kind: ErrDuplicateEngine, Engine: e.ID}
+		}
+		ids[e.ID] = true
+		if o, ok := domains[e.Domain]; ok {
+			return &ConfigError{Kind: ErrDuplicateDomain, Engine: e.ID, Msg: fmt.Sprintf("domain %s is already engine %s's", e.Domain, o)}
+		}
+		domains[e.Domain] = e.ID
+	}
+	if c.root != "" && !ids[c.root] {
+		return &ConfigError{Kind: ErrUnknownEngine, Engine: c.root, Msg: "root engine"}
+	}
+	if c.budget < 1 || c.cacheSize < 1 {
+		return &ConfigError{Kind: ErrInvalidConfig, Msg: "search budget and cache size must be at least 1"}
+	}
+	return nil
+}
+
+// Option configures a Runtime at construction; see NewRuntime.
+type Option func(*Config) error
+
+// WithEngine registers an engine (Config.AddEngine).
+func WithEngine(e Engine) Option { return func(c *Config) error { return c.AddEngine(e) } }
+
+// WithTransfer registers a transfer provider (Config.AddTransfer).
+func WithTransfer(src, dst StorageClass, p TransferProvider) Option {
+	return func(c *Config) error { return c.AddTransfer(src, dst, p) }
+}
+
+// WithRoot sets the root engine (Config.SetRoot).
+func WithRoot(id EngineID) Option { return func(c *Config) error { return c.SetRoot(id) } }
+
+// WithSearchBudget sets the placement search budget (Config.SetSearchBudget).
+func WithSearchBudget(n int) Option { return func(c *Config) error { return c.SetSearchBudget(n) } }
+
+// WithCacheSize sets the prepared-cache size (Config.SetCacheSize).
+func WithCacheSize(n int) Option { return func(c *Config) error { return c.SetCacheSize(n) } }

@@ -1,0 +1,488 @@
+package goferro
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/internal/plan"
+	"github.com/goferro/goferro/internal/slots"
+	"github.com/goferro/goferro/tensor"
+)
+
+// Execute runs a prepared program on inputs with the same physical
+// signature as the ones it was prepared for, and returns the outputs as host
+// tensors (materialized by the engines holding them). A Prepared from an
+// older epoch (ErrStalePrepared) or another runtime (ErrForeignPrepared) is
+// rejected; Run re-prepares instead.
+//
+// Inputs are re-checked against the prepared ingress: a different signature
+// is ErrInputMismatch, and an input its ingress engine no longer accepts or
+// does not own is ErrInputRejected. On any failure no downstream node runs
+// and every copy the runtime made is released.
+func (r *Runtime) Execute(ctx context.Context, p *Prepared, inputs []*Buffer, opts ...RunOption) ([]*tensor.Tensor, error) {
+	if p == nil {
+		return nil, execErr(ErrInvalidProgram, -1, "nil prepared program")
+	}
+	if p.snap.rt != r {
+		return nil, execErr(ErrForeignPrepared, -1, "prepared by runtime %d, not %d", p.snap.rt.id, r.id)
+	}
+	if e := r.Epoch(); p.snap.epoch != e {
+		return nil, execErr(ErrStalePrepared, -1, "prepared at epoch %d, the runtime is at epoch %d", p.snap.epoch, e)
+	}
+	return p.execute(ctx, inputs, collectOpts(opts).serial || p.serial)
+}
+
+// Run prepares the program (using the cache) and executes it inline.
+func (r *Runtime) Run(ctx context.Context, prog *graph.Program, inputs []*Buffer, opts ...RunOption) ([]*tensor.Tensor, error) {
+	o := collectOpts(opts)
+	p, err := r.prepare(ctx, r.snap.Load(), prog, inputs, o)
+	if err != nil {
+		return nil, err
+	}
+	return p.execute(ctx, inputs, o.serial)
+}
+
+// RunTensors is Run with host tensors as inputs (wrapped with HostBuffer).
+func (r *Runtime) RunTensors(ctx context.Context, prog *graph.Program, inputs []*tensor.Tensor, opts ...RunOption) ([]*tensor.Tensor, error) {
+	bufs := make([]*Buffer, len(inputs))
+	for i, t := range inputs {
+		if t == nil {
+			e := prepErr(ErrInvalidInput, "nil tensor")
+			e.Input = i
+			return nil, e
+		}
+		bufs[i] = HostBuffer(t, nil)
+	}
+	return r.Run(ctx, prog, bufs, opts...)
+}
+
+func execErr(kind error, ins int, msg string, args ...any) *ExecError {
+	return &ExecError{Kind: kind, Instruction: ins, Input: -1, Output: -1, Msg: fmt.Sprintf(msg, args...)}
+}
+
+// run is the state of one execution.
+type run struct {
+	p     *Prepared
+	s     *snapshot
+	store *slots.Store[*Buffer]
+	ctx   context.Context
+
+	mu  sync.Mutex
+	err error
+}
+
+func (x *run) fail(err error) {
+	x.mu.Lock()
+	if x.err == nil {
+		x.err = err
+	}
+	x.mu.Unlock()
+}
+
+func (x *run) failed() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.err
+}
+
+// execute runs the schedule; the snapshot is the prepared one, whatever the
+// runtime's current epoch.
+func (p *Prepared) execute(ctx context.Context, inputs []*Buffer, serial bool) ([]*tensor.Tensor, error) {
+	s := p.snap
+	if err := p.recheckInputs(inputs); err != nil {
+		return nil, err
+	}
+	x := &run{p: p, s: s, store: slots.New[*Buffer](p.pprog.NumSlots), ctx: ctx}
+	for i, in := range inputs {
+		x.store.Put(p.pprog.Inputs[i], p.plan.Ingress[i], in, false)
+	}
+	if serial || !p.multiDomain() {
+		x.serial()
+	} else {
+		x.concurrent()
+	}
+	if err := x.failed(); err != nil {
+		x.store.DropAll()
+		return nil, err
+	}
+	outs, err := x.materialize()
+	x.store.DropAll()
+	if err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// multiDomain reports whether the schedule uses more than one event domain.
+func (p *Prepared) multiDomain() bool {
+	first := -1
+	for _, n := range p.plan.Nodes {
+		if n.Kind == plan.Release {
+			continue
+		}
+		if first < 0 {
+			first = n.At.Engine
+		} else if n.At.Engine != first {
+			return true
+		}
+	}
+	return false
+}
+
+// recheckInputs re-checks runtime inputs against the prepared ingress.
+func (p *Prepared) recheckInputs(inputs []*Buffer) error {
+	if len(inputs) != len(p.sigs) {
+		e := execErr(ErrInputCount, -1, "%d inputs given, the program takes %d", len(inputs), len(p.sigs))
+		return e
+	}
+	for i, b := range inputs {
+		bad := func(kind error, msg string, args ...any) error {
+			e := execErr(kind, -1, msg, args...)
+			e.Input = i
+			return e
+		}
+		if b == nil {
+			return bad(ErrInvalidInput, "nil buffer")
+		}
+		if b.Released() {
+			return bad(ErrInvalidInput, "buffer already released")
+		}
+		if sig := sigOf(b); !sig.equal(p.sigs[i]) {
+			return bad(ErrInputMismatch, "input is %v, prepared for %v", sig, p.sigs[i])
+		}
+		if !b.fits() {
+			return bad(ErrInvalidInput, "strides %v offset %d address memory outside its %d elements", b.strides, b.offset, b.length)
+		}
+		l := p.plan.Ingress[i]
+		ok, err := ingressOK(p.snap, l.Engine, b, p.snap.classes[l.Class], i)
+		if err != nil {
+			e := bad(ErrPanic, "ingress check failed")
+			e.(*ExecError).Err = err
+			return e
+		}
+		if !ok {
+			e := bad(ErrInputRejected, "engine does not accept the input at %s or does not own its memory", p.snap.classes[l.Class])
+			e.(*ExecError).Engine = p.snap.engines[l.Engine].ID
+			return e
+		}
+	}
+	return nil
+}
+
+// serial runs every node in schedule order on this goroutine.
+func (x *run) serial() {
+	for i := range x.p.plan.Nodes {
+		if err := x.ctx.Err(); err != nil {
+			x.fail(x.canceled(i, err))
+			return
+		}
+		if err := x.node(i); err != nil {
+			x.fail(err)
+			return
+		}
+	}
+}
+
+// concurrent runs one goroutine per event domain (nodes in schedule order
+// within it) and one for releases; cross-domain dependencies wait on the
+// producing node's completion channel.
+func (x *run) concurrent() {
+	nodes := x.p.plan.Nodes
+	done := make([]chan struct{}, len(nodes))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	abort := make(chan struct{})
+	var abortOnce sync.Once
+	stop := func(err error) {
+		x.fail(err)
+		abortOnce.Do(func() { close(abort) })
+	}
+	queues := map[int][]int{} // engine index (-1: releases) -> node indices
+	var order []int
+	for i, n := range nodes {
+		q := n.At.Engine
+		if n.Kind == plan.Release {
+			q = -1
+		}
+		if _, ok := queues[q]; !ok {
+			order = append(order, q)
+		}
+		queues[q] = append(queues[q], i)
+	}
+	var wg sync.WaitGroup
+	for _, q := range order {
+		list := queues[q]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, i := range list {
+				for _, d := range nodes[i].Deps {
+					select {
+					case <-done[d]:
+					case <-abort:
+						return
+					case <-x.ctx.Done():
+						stop(x.canceled(i, x.ctx.Err()))
+						return
+					}
+				}
+				select {
+				case <-abort:
+					return
+				default:
+				}
+				if err := x.ctx.Err(); err != nil {
+					stop(x.canceled(i, err))
+					return
+				}
+				if err := x.node(i); err != nil {
+					stop(err)
+					return
+				}
+				close(done[i])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (x *run) canceled(node int, cause error) error {
+	n := x.p.plan.Nodes[node]
+	ins := -1
+	if n.Kind != plan.Release {
+		ins = x.p.pprog.Instrs[n.Instr].Index
+	}
+	e := execErr(ErrCanceled, ins, "stopped before schedule step %d", node)
+	e.Err = cause
+	return e
+}
+
+// node runs schedule node i.
+func (x *run) node(i int) error {
+	n := &x.p.plan.Nodes[i]
+	switch n.Kind {
+	case plan.Op:
+		return x.op(n)
+	case plan.Transfer:
+		return x.transfer(n)
+	default:
+		x.store.Drop(n.Slot)
+		return nil
+	}
+}
+
+func (x *run) op(n *plan.Node) error {
+	s, p := x.s, x.p
+	ins := &p.prog.Instructions[n.Instr]
+	pi := &p.pprog.Instrs[n.Instr]
+	eng := &s.engines[n.At.Engine]
+	call := &Call{Index: ins.Index, Instruction: ins, Location: s.location(n.At), Placement: s.placement(n.At)}
+	for _, sl := range pi.In {
+		b, ok := x.store.Get(sl, n.At)
+		if !ok {
+			return execErr(ErrInvalidProgram, ins.Index, "slot %d has no copy at %v (schedule bug)", sl, call.Location)
+		}
+		call.Inputs = append(call.Inputs, b)
+	}
+	for _, sl := range pi.Out {
+		call.Results = append(call.Results, ResultType{DType: p.types[sl].DType, Shape: p.types[sl].Shape.Clone()})
+	}
+	outs, err := safeExecute(x.ctx, eng.Executor, call)
+	fail := func(kind error, out int, msg string, args ...any) error {
+		for _, b := range outs {
+			if b != nil && !slices.Contains(call.Inputs, b) {
+				b.Release()
+			}
+		}
+		e := execErr(kind, ins.Index, msg, args...)
+		e.Output, e.Engine, e.Err = out, eng.ID, err
+		return e
+	}
+	if err != nil {
+		if _, ok := err.(*panicError); ok {
+			return fail(ErrPanic, -1, "executor panicked")
+		}
+		return fail(ErrExecutorFailed, -1, "")
+	}
+	if len(outs) != len(pi.Out) {
+		return fail(ErrOutputMismatch, -1, "%d results, want %d", len(outs), len(pi.Out))
+	}
+	for k, b := range outs {
+		want := call.Results[k]
+		switch {
+		case b == nil:
+			return fail(ErrOutputMismatch, k, "nil result")
+		case slices.Contains(call.Inputs, b) || slices.Contains(outs[:k], b):
+			return fail(ErrOutputMismatch, k, "result is an operand or another result; executors must return new buffers")
+		case b.dtype != want.DType:
+			return fail(ErrOutputMismatch, k, "dtype %v, want %v", b.dtype, want.DType)
+		case !b.shape.Equal(want.Shape):
+			return fail(ErrOutputMismatch, k, "shape %v, want %v", b.shape, want.Shape)
+		case !b.fits():
+			return fail(ErrOutputMismatch, k, "strides %v offset %d address memory outside its %d elements", b.strides, b.offset, b.length)
+		case b.placement != call.Placement:
+			return fail(ErrOutputResidencyMismatch, k, "placement %v, want %v", b.placement, call.Placement)
+		}
+		ok, perr := safeResident(eng, b)
+		if perr != nil {
+			err = perr
+			return fail(ErrPanic, k, "residency check panicked")
+		}
+		if !ok {
+			return fail(ErrOutputResidencyMismatch, k, "engine %s does not own the result's memory", eng.ID)
+		}
+	}
+	for k, b := range outs {
+		x.store.Put(pi.Out[k], n.At, b, true)
+	}
+	return nil
+}
+
+func (x *run) transfer(n *plan.Node) error {
+	s, p := x.s, x.p
+	ins := p.pprog.Instrs[n.Instr].Index
+	src, ok := x.store.Get(n.Slot, n.From)
+	from, to := s.location(n.From), s.location(n.At)
+	if !ok {
+		return execErr(ErrInvalidProgram, ins, "slot %d has no copy at %v (schedule bug)", n.Slot, from)
+	}
+	prov := s.providers[n.From.Class*len(s.classes)+n.At.Class]
+	dst := s.placement(n.At)
+	req := &TransferRequest{Src: src, From: from, To: to, Dst: dst, Instruction: ins, Slot: n.Slot}
+	out, err := safeTransfer(x.ctx, prov, req)
+	fail := func(kind error, msg string, args ...any) error {
+		if out != nil && out != src {
+			out.Release()
+		}
+		return &TransferError{Kind: kind, Instruction: ins, Slot: n.Slot, From: from, To: to, Msg: fmt.Sprintf(msg, args...), Err: err}
+	}
+	if err != nil {
+		if _, ok := err.(*panicError); ok {
+			return fail(ErrPanic, "provider panicked")
+		}
+		return fail(ErrTransferFailed, "")
+	}
+	want := p.types[n.Slot]
+	wantN, _ := elementCount(want.Shape)
+	if out == nil {
+		return fail(ErrTransferFailed, "provider returned no buffer")
+	}
+	if cnt, ok := elementCount(out.shape); !ok || cnt != wantN {
+		if !ok {
+			return fail(ErrTransferElementCount, "element count of %v overflows", out.shape)
+		}
+		return fail(ErrTransferElementCount, "%d elements, want %d", cnt, wantN)
+	}
+	if out.dtype != want.DType {
+		return fail(ErrTransferDType, "dtype %v, want %v", out.dtype, want.DType)
+	}
+	if !out.shape.Equal(want.Shape) {
+		return fail(ErrTransferShape, "shape %v, want %v", out.shape, want.Shape)
+	}
+	if !out.fits() {
+		return fail(ErrTransferLength, "buffer of %d elements cannot hold shape %v with strides %v offset %d", out.length, out.shape, out.strides, out.offset)
+	}
+	if out == src || out.placement != dst {
+		return fail(ErrTransferPlacement, "placement %v, want %v", out.placement, dst)
+	}
+	eng := &s.engines[n.At.Engine]
+	okRes, perr := safeResident(eng, out)
+	if perr != nil {
+		err = perr
+		return fail(ErrPanic, "residency check panicked")
+	}
+	if !okRes {
+		return fail(ErrTransferResidency, "engine %s does not own the copy's memory", eng.ID)
+	}
+	x.store.Put(n.Slot, n.At, out, true)
+	return nil
+}
+
+// materialize turns every program output into a host tensor with the
+// engine that holds it.
+func (x *run) materialize() ([]*tensor.Tensor, error) {
+	p := x.p
+	outs := make([]*tensor.Tensor, len(p.pprog.Outputs))
+	bySlot := map[int]*tensor.Tensor{}
+	for k, sl := range p.pprog.Outputs {
+		if t, ok := bySlot[sl]; ok {
+			outs[k] = t
+			continue
+		}
+		if err := x.ctx.Err(); err != nil {
+			e := execErr(ErrCanceled, -1, "stopped before materializing output %d", k)
+			e.Output, e.Err = k, err
+			return nil, e
+		}
+		cs := x.store.Copies(sl)
+		if len(cs) == 0 {
+			e := execErr(ErrInvalidProgram, -1, "output slot %d has no copy (schedule bug)", sl)
+			e.Output = k
+			return nil, e
+		}
+		c := cs[0]
+		eng := &x.s.engines[c.At.Engine]
+		t, err := safeMaterialize(x.ctx, eng.Materializer, c.Buf)
+		want := p.types[sl]
+		switch {
+		case err != nil:
+		case t == nil:
+			err = fmt.Errorf("nil tensor")
+		case t.DType() != want.DType || !t.Shape().Equal(want.Shape):
+			err = fmt.Errorf("materialized %v%v, want %v%v", t.DType(), t.Shape(), want.DType, want.Shape)
+		}
+		if err != nil {
+			e := execErr(ErrMaterialize, -1, "")
+			e.Output, e.Engine, e.Err = k, eng.ID, err
+			return nil, e
+		}
+		bySlot[sl] = t
+		outs[k] = t
+	}
+	return outs, nil
+}
+
+// panicError is a recovered panic from engine code.
+type panicError struct{ v any }
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.v) }
+
+func safeExecute(ctx context.Context, ex Executor, call *Call) (outs []*Buffer, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			outs, err = nil, &panicError{v}
+		}
+	}()
+	return ex.Execute(ctx, call)
+}
+
+func safeTransfer(ctx context.Context, p TransferProvider, req *TransferRequest) (out *Buffer, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = nil, &panicError{v}
+		}
+	}()
+	return p.Transfer(ctx, req)
+}
+
+func safeMaterialize(ctx context.Context, m Materializer, b *Buffer) (t *tensor.Tensor, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			t, err = nil, &panicError{v}
+		}
+	}()
+	return m.Materialize(ctx, b)
+}
+
+func safeResident(e *Engine, b *Buffer) (ok bool, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ok, err = false, &panicError{v}
+		}
+	}()
+	return e.Ingress.Resident(b), nil
+}

@@ -1,0 +1,114 @@
+package goferrotest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/goferro/goferro"
+)
+
+// CopierStats are a Copier's counters.
+type CopierStats struct {
+	Transfers      int64 // provider calls
+	HostAllocs     int64 // host buffers made for destinations that are not Devices
+	HostReleases   int64 // of those, released
+	LiveHostCopies int64 // HostAllocs - HostReleases
+}
+
+// Copier is a transfer provider that really copies: from any buffer whose
+// payload is Go memory (a Device's or the host's) into a new buffer in the
+// destination Device's pool, or into new host memory when the destination
+// engine is not one of its Devices (for example the CPU engine). Register
+// it for every (source class, destination class) key it should serve.
+type Copier struct {
+	devs map[goferro.EngineID]*Device
+
+	mu    sync.Mutex
+	fault Fault
+	hook  func(context.Context, *goferro.TransferRequest) error
+
+	transfers, hostAllocs, hostReleases atomic.Int64
+}
+
+// NewCopier returns a copier that knows the given devices.
+func NewCopier(devs ...*Device) *Copier {
+	c := &Copier{devs: map[goferro.EngineID]*Device{}}
+	for _, d := range devs {
+		c.devs[d.id] = d
+	}
+	return c
+}
+
+// SetFault makes every later transfer misbehave (FaultNone to stop).
+func (c *Copier) SetFault(f Fault) {
+	c.mu.Lock()
+	c.fault = f
+	c.mu.Unlock()
+}
+
+// OnTransfer installs a hook called at the start of every transfer; a
+// non-nil error fails the transfer with it. nil removes it.
+func (c *Copier) OnTransfer(hook func(ctx context.Context, req *goferro.TransferRequest) error) {
+	c.mu.Lock()
+	c.hook = hook
+	c.mu.Unlock()
+}
+
+// Stats returns the copier's counters.
+func (c *Copier) Stats() CopierStats {
+	a, r := c.hostAllocs.Load(), c.hostReleases.Load()
+	return CopierStats{Transfers: c.transfers.Load(), HostAllocs: a, HostReleases: r, LiveHostCopies: a - r}
+}
+
+// Transfer implements goferro.TransferProvider.
+func (c *Copier) Transfer(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+	c.transfers.Add(1)
+	c.mu.Lock()
+	hook, fault := c.hook, c.fault
+	c.mu.Unlock()
+	if hook != nil {
+		if err := hook(ctx, req); err != nil {
+			return nil, err
+		}
+	}
+	switch fault {
+	case FaultError:
+		return nil, ErrInjected
+	case FaultPanic:
+		panic("goferrotest: injected transfer panic")
+	}
+	src, ok := req.Src.Tensor()
+	if !ok {
+		return nil, fmt.Errorf("goferrotest: cannot read a %T payload", req.Src.Payload())
+	}
+	var out *goferro.Buffer
+	dst := c.devs[req.To.Engine]
+	if dst != nil {
+		b, err := dst.upload(src, req.Dst.Class)
+		if err != nil {
+			return nil, err
+		}
+		out = b
+	} else {
+		t := src.Clone()
+		c.hostAllocs.Add(1)
+		out = goferro.TensorBuffer(t, req.Dst, goferro.BackendHost, func() { c.hostReleases.Add(1) })
+	}
+	if fault == FaultNone {
+		return out, nil
+	}
+	foreign := c.devs[req.From.Engine]
+	if dst == nil && foreign == nil {
+		foreign = c.anyDevice()
+	}
+	return corrupt(fault, out, dst, foreign, req.Dst)
+}
+
+func (c *Copier) anyDevice() *Device {
+	for _, d := range c.devs {
+		return d
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package goferrotest
+
+import (
+	"fmt"
+
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/tensor"
+)
+
+// ArithFamily is the op family this package registers for runtime tests: a
+// handful of elementwise ops on operands of one type, with a reference
+// implementation, so that runtime tests do not depend on the core
+// families' kernels. Engines declare it like any other family.
+const ArithFamily = "goferrotest.arith"
+
+// The ops of ArithFamily. All operands must have the same dtype (numeric)
+// and shape; the result has that type.
+const (
+	OpAdd = "goferrotest.add" // x + y
+	OpMul = "goferrotest.mul" // x · y
+	OpNeg = "goferrotest.neg" // -x
+)
+
+var arith = &graph.OpFamily{
+	Name:  ArithFamily,
+	Ops:   []string{OpAdd, OpMul, OpNeg},
+	Infer: inferArith,
+	Eval:  evalArith,
+	Pure:  true,
+}
+
+func init() { graph.MustRegister(arith) }
+
+func inferArith(op string, _ *graph.Attrs, in []graph.Type) ([]graph.Type, error) {
+	want := 2
+	if op == OpNeg {
+		want = 1
+	}
+	if len(in) != want {
+		return nil, fmt.Errorf("%s: %d operands, want %d", op, len(in), want)
+	}
+	for _, t := range in[1:] {
+		if !t.Equal(in[0]) {
+			return nil, fmt.Errorf("%s: operand types %v and %v differ", op, in[0], t)
+		}
+	}
+	if !in[0].DType.IsNumeric() {
+		return nil, fmt.Errorf("%s: dtype %v is not numeric", op, in[0].DType)
+	}
+	return []graph.Type{in[0]}, nil
+}
+
+func evalArith(c *graph.Call) ([]*tensor.Tensor, error) {
+	if len(c.Results) != 1 || len(c.Inputs) == 0 {
+		return nil, fmt.Errorf("%s: bad call", c.Op)
+	}
+	shape, ok := c.Results[0].Shape.Concrete()
+	if !ok {
+		return nil, fmt.Errorf("%s: symbolic result shape", c.Op)
+	}
+	out, err := tensor.Zeros(c.Results[0].DType, shape...)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([][]complex128, len(c.Inputs))
+	for i, t := range c.Inputs {
+		if !t.Shape().Equal(shape) {
+			return nil, fmt.Errorf("%s: operand %d has shape %v, want %v", c.Op, i, t.Shape(), shape)
+		}
+		vals[i] = t.Complex128Values()
+	}
+	for k := range vals[0] {
+		var v complex128
+		switch c.Op {
+		case OpAdd:
+			v = vals[0][k] + vals[1][k]
+		case OpMul:
+			v = vals[0][k] * vals[1][k]
+		case OpNeg:
+			v = -vals[0][k]
+		default:
+			return nil, fmt.Errorf("unknown op %s", c.Op)
+		}
+		if err := out.SetComplex128(v, tensor.Unravel(k, shape)...); err != nil {
+			return nil, err
+		}
+	}
+	return []*tensor.Tensor{out}, nil
+}
+
+// Add traces OpAdd in x's builder.
+func Add(x, y graph.Value) graph.Value { return trace(OpAdd, x, y) }
+
+// Mul traces OpMul in x's builder.
+func Mul(x, y graph.Value) graph.Value { return trace(OpMul, x, y) }
+
+// Neg traces OpNeg in x's builder.
+func Neg(x graph.Value) graph.Value { return trace(OpNeg, x) }
+
+func trace(op string, args ...graph.Value) graph.Value {
+	b := args[0].Builder()
+	if b == nil {
+		return graph.Value{} // Compile reports the zero Value
+	}
+	return b.Op(op, graph.Attrs{}, args...)[0]
+}

@@ -1,0 +1,82 @@
+// Package prepcache is the runtime's cache of prepared programs: a
+// size-bounded, least-recently-used map from string keys with hit, miss and
+// entry statistics. It is safe for concurrent use.
+package prepcache
+
+import (
+	"container/list"
+	"sync"
+)
+
+// Stats are the cache counters.
+type Stats struct {
+	Hits, Misses uint64
+	Entries      int
+}
+
+// Cache is an LRU cache of values of type V.
+type Cache[V any] struct {
+	mu     sync.Mutex
+	max    int
+	ll     *list.List // front = most recent; values are *entry[V]
+	m      map[string]*list.Element
+	hits   uint64
+	misses uint64
+}
+
+type entry[V any] struct {
+	key string
+	val V
+}
+
+// New returns a cache holding at most limit entries (at least one).
+func New[V any](limit int) *Cache[V] {
+	return &Cache[V]{max: max(1, limit), ll: list.New(), m: map[string]*list.Element{}}
+}
+
+// Get returns the value for key, counting a hit or a miss.
+func (c *Cache[V]) Get(key string) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.m[key]; ok {
+		c.hits++
+		c.ll.MoveToFront(el)
+		return el.Value.(*entry[V]).val, true
+	}
+	c.misses++
+	var zero V
+	return zero, false
+}
+
+// Put stores val under key, evicting the least recently used entry when
+// full.
+func (c *Cache[V]) Put(key string, val V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.m[key]; ok {
+		el.Value.(*entry[V]).val = val
+		c.ll.MoveToFront(el)
+		return
+	}
+	c.m[key] = c.ll.PushFront(&entry[V]{key, val})
+	for c.ll.Len() > c.max {
+		old := c.ll.Back()
+		c.ll.Remove(old)
+		delete(c.m, old.Value.(*entry[V]).key)
+	}
+}
+
+// Clear drops every entry (the counters stay).
+func (c *Cache[V]) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ll.Init()
+	c.m = map[string]*list.Element{}
+}
+
+// Stats returns the counters and the number of entries.
+func (c *Cache[V]) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Stats{Hits: c.hits, Misses: c.misses, Entries: c.ll.Len()}
+}

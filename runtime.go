@@ -1,0 +1,203 @@
+package goferro
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/goferro/goferro/internal/plan"
+	"github.com/goferro/goferro/internal/prepcache"
+)
+
+// Runtime runs compiled programs across the engines of its configuration.
+// It holds one immutable configuration snapshot at a time, tagged with an
+// epoch; Reconfigure publishes a new one. All methods are safe for
+// concurrent use.
+type Runtime struct {
+	id uint64
+
+	mu        sync.Mutex // serialises Reconfigure
+	events    map[EngineID]EventDomain
+	nextEvent EventDomain
+
+	snap  atomic.Pointer[snapshot]
+	cache *prepcache.Cache[*Prepared]
+}
+
+var runtimeIDs atomic.Uint64
+
+// snapshot is one published configuration, compiled for preparation.
+type snapshot struct {
+	rt        *Runtime
+	epoch     uint64
+	cfg       *Config
+	engines   []Engine // id order
+	events    []EventDomain
+	byID      map[EngineID]int
+	classes   []StorageClass // sorted
+	classIdx  map[StorageClass]int
+	families  []map[string]bool
+	providers []TransferProvider // [src*len(classes)+dst]
+	topo      plan.Topology
+}
+
+// NewRuntime returns a runtime configured by the options, at epoch 1. It
+// fails with the first option's error, or with Config.Validate's.
+func NewRuntime(opts ...Option) (*Runtime, error) {
+	c := NewConfig()
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(c); err != nil {
+			return nil, err
+		}
+	}
+	return c.NewRuntime()
+}
+
+// NewRuntime returns a runtime with a copy of the configuration, at epoch 1.
+func (c *Config) NewRuntime() (*Runtime, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Runtime{id: runtimeIDs.Add(1), events: map[EngineID]EventDomain{}, cache: prepcache.New[*Prepared](c.cacheSize)}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.snap.Store(r.compile(c.clone(), 1))
+	return r, nil
+}
+
+// ID returns the runtime's process-unique id.
+func (r *Runtime) ID() uint64 { return r.id }
+
+// Epoch returns the epoch of the current configuration: 1 at creation, plus
+// one for every successful Reconfigure.
+func (r *Runtime) Epoch() uint64 { return r.snap.Load().epoch }
+
+// Config returns a copy of the current configuration.
+func (r *Runtime) Config() *Config { return r.snap.Load().cfg.clone() }
+
+// EventDomain returns the event domain the runtime allocated for engine id
+// in the current configuration. An engine keeps its domain across
+// reconfigurations for as long as it stays registered.
+func (r *Runtime) EventDomain(id EngineID) (EventDomain, bool) {
+	s := r.snap.Load()
+	i, ok := s.byID[id]
+	if !ok {
+		return 0, false
+	}
+	return s.events[i], true
+}
+
+// Reconfigure edits a copy of the current configuration with edit,
+// validates it and publishes it with the epoch incremented. If edit returns
+// an error or the result is invalid, the current configuration stays in
+// place and the error is returned. Work already admitted (prepared,
+// submitted or running) keeps the snapshot it was admitted with.
+func (r *Runtime) Reconfigure(edit func(*Config) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.snap.Load()
+	c := old.cfg.clone()
+	if edit != nil {
+		if err := edit(c); err != nil {
+			return err
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	r.snap.Store(r.compile(c, old.epoch+1))
+	// Entries of older epochs can never hit again.
+	r.cache.Clear()
+	return nil
+}
+
+// compile builds the snapshot of c; r.mu is held.
+func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
+	s := &snapshot{rt: r, epoch: epoch, cfg: c, byID: map[EngineID]int{}, classIdx: map[StorageClass]int{}}
+	s.engines = c.engines
+	live := map[EngineID]bool{}
+	for i, e := range s.engines {
+		s.byID[e.ID] = i
+		live[e.ID] = true
+		ev, ok := r.events[e.ID]
+		if !ok {
+			r.nextEvent++
+			ev = r.nextEvent
+			r.events[e.ID] = ev
+		}
+		s.events = append(s.events, ev)
+		fam := map[string]bool{}
+		for _, f := range e.Families {
+			fam[f] = true
+		}
+		s.families = append(s.families, fam)
+		for _, st := range e.Storage {
+			if !slices.Contains(s.classes, st) {
+				s.classes = append(s.classes, st)
+			}
+		}
+	}
+	for id := range r.events {
+		if !live[id] {
+			delete(r.events, id) // a re-registered engine gets a fresh domain
+		}
+	}
+	slices.Sort(s.classes)
+	for i, c := range s.classes {
+		s.classIdx[c] = i
+	}
+	n := len(s.classes)
+	s.providers = make([]TransferProvider, n*n)
+	s.topo = plan.Topology{NumClasses: n, Provider: make([]bool, n*n), Root: -1}
+	for k, p := range c.providers {
+		si, ok1 := s.classIdx[k.src]
+		di, ok2 := s.classIdx[k.dst]
+		if ok1 && ok2 {
+			s.providers[si*n+di] = p
+			s.topo.Provider[si*n+di] = true
+		}
+	}
+	for i, e := range s.engines {
+		pe := plan.Engine{Default: s.classIdx[e.DefaultStorage], Ingress: len(e.Ingress.missing()) == 0}
+		for _, st := range e.Storage {
+			pe.Classes = append(pe.Classes, s.classIdx[st])
+		}
+		slices.Sort(pe.Classes)
+		s.topo.Engines = append(s.topo.Engines, pe)
+		if s.topo.Root < 0 && e.Executor != nil && c.root == "" {
+			s.topo.Root = i
+		}
+	}
+	if c.root != "" {
+		s.topo.Root = s.byID[c.root]
+	}
+	return s
+}
+
+// location returns the public location of a plan location.
+func (s *snapshot) location(l plan.Loc) Location {
+	return Location{Engine: s.engines[l.Engine].ID, Event: s.events[l.Engine], Storage: s.classes[l.Class]}
+}
+
+// placement returns the placement of buffers at a plan location.
+func (s *snapshot) placement(l plan.Loc) Placement {
+	return Placement{Class: s.classes[l.Class], Domain: s.engines[l.Engine].Domain}
+}
+
+// CacheStats are the prepared-cache counters of a Runtime.
+type CacheStats struct {
+	// Hits and Misses count lookups since the runtime was created.
+	Hits, Misses uint64
+	// Entries is the number of prepared programs held for the current
+	// epoch.
+	Entries int
+}
+
+// CacheStats returns the prepared-cache counters.
+func (r *Runtime) CacheStats() CacheStats {
+	st := r.cache.Stats()
+	return CacheStats{Hits: st.Hits, Misses: st.Misses, Entries: st.Entries}
+}

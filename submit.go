@@ -1,0 +1,83 @@
+package goferro
+
+import (
+	"context"
+	"slices"
+
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/tensor"
+)
+
+// Handle is a submitted execution. Its result is available once Done is
+// closed. Dropping a handle neither blocks nor cancels the execution.
+type Handle struct {
+	done chan struct{}
+	outs []*tensor.Tensor
+	err  error
+}
+
+// Submit prepares the program synchronously — preparation errors are
+// returned at once — then executes it on a new goroutine and returns a
+// Handle. The execution keeps the configuration snapshot and the input
+// list it was admitted with, so a later Reconfigure does not affect it.
+// Cancelling ctx stops the execution before its next node and releases
+// every copy it made; the handle then reports an ErrCanceled error. A panic
+// in an executor or provider becomes an ErrPanic error on the handle.
+func (r *Runtime) Submit(ctx context.Context, prog *graph.Program, inputs []*Buffer, opts ...RunOption) (*Handle, error) {
+	o := collectOpts(opts)
+	p, err := r.prepare(ctx, r.snap.Load(), prog, inputs, o)
+	if err != nil {
+		return nil, err
+	}
+	return p.submit(ctx, inputs, o.serial), nil
+}
+
+// SubmitPrepared is Submit for an already prepared program. Like Execute,
+// it rejects a Prepared of another runtime or an older epoch at once.
+func (r *Runtime) SubmitPrepared(ctx context.Context, p *Prepared, inputs []*Buffer, opts ...RunOption) (*Handle, error) {
+	if p == nil {
+		return nil, execErr(ErrInvalidProgram, -1, "nil prepared program")
+	}
+	if p.snap.rt != r {
+		return nil, execErr(ErrForeignPrepared, -1, "prepared by runtime %d, not %d", p.snap.rt.id, r.id)
+	}
+	if e := r.Epoch(); p.snap.epoch != e {
+		return nil, execErr(ErrStalePrepared, -1, "prepared at epoch %d, the runtime is at epoch %d", p.snap.epoch, e)
+	}
+	return p.submit(ctx, inputs, collectOpts(opts).serial || p.serial), nil
+}
+
+func (p *Prepared) submit(ctx context.Context, inputs []*Buffer, serial bool) *Handle {
+	ins := slices.Clone(inputs)
+	h := &Handle{done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		defer func() {
+			// execute recovers engine panics itself; this guards the runtime's
+			// own code so that a bug never crashes the process.
+			if v := recover(); v != nil {
+				h.outs, h.err = nil, &ExecError{Kind: ErrPanic, Instruction: -1, Input: -1, Output: -1, Err: &panicError{v}}
+			}
+		}()
+		h.outs, h.err = p.execute(ctx, ins, serial)
+	}()
+	return h
+}
+
+// Done returns a channel that is closed when the execution has finished.
+func (h *Handle) Done() <-chan struct{} { return h.done }
+
+// Wait waits for the execution to finish and returns its outputs or its
+// error. If ctx ends first, Wait returns an ErrCanceled error wrapping
+// ctx's error; the execution itself goes on (cancel the Submit context to
+// stop it).
+func (h *Handle) Wait(ctx context.Context) ([]*tensor.Tensor, error) {
+	select {
+	case <-h.done:
+		return h.outs, h.err
+	case <-ctx.Done():
+		e := execErr(ErrCanceled, -1, "stopped waiting")
+		e.Err = ctx.Err()
+		return nil, e
+	}
+}
