@@ -1,7 +1,9 @@
 package opencl
 
 import (
+	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -54,9 +56,10 @@ var (
 // load resolves the OpenCL library once per process.
 func load() error {
 	loadOnce.Do(func() {
-		name, s, err := openLibrary(symbols)
+		libs := libraryNames()
+		name, s, err := openLibrary(libs, symbols)
 		if err != nil {
-			loadErr = &Error{Op: "load", Kind: ErrUnavailable, Msg: "no usable OpenCL library (tried libOpenCL.so.1, libOpenCL.so)", Err: err}
+			loadErr = &Error{Op: "load", Kind: ErrUnavailable, Msg: fmt.Sprintf("no usable OpenCL library (tried %s)", strings.Join(libs, ", ")), Err: err}
 			return
 		}
 		libName = name

@@ -12,29 +12,29 @@ type Code int32
 
 // Frequently tested OpenCL status codes.
 const (
-	CodeSuccess                 Code = 0
-	CodeDeviceNotFound          Code = -1
-	CodeDeviceNotAvailable      Code = -2
-	CodeCompilerNotAvailable    Code = -3
-	CodeMemAllocationFailure    Code = -4
-	CodeOutOfResources          Code = -5
-	CodeOutOfHostMemory         Code = -6
-	CodeBuildProgramFailure     Code = -11
-	CodeExecStatusErrorInWait   Code = -14
-	CodeInvalidValue            Code = -30
-	CodeInvalidDevice           Code = -33
-	CodeInvalidContext          Code = -34
-	CodeInvalidCommandQueue     Code = -36
-	CodeInvalidMemObject        Code = -38
-	CodeInvalidBinary           Code = -42
-	CodeInvalidProgramExe       Code = -45
-	CodeInvalidKernelName       Code = -46
-	CodeInvalidKernelArgs       Code = -52
-	CodeInvalidWorkGroupSize    Code = -54
-	CodeInvalidEventWaitList    Code = -57
-	CodeInvalidBufferSize       Code = -61
-	CodeInvalidGlobalWorkSize   Code = -63
-	CodePlatformNotFoundKHR     Code = -1001
+	CodeSuccess               Code = 0
+	CodeDeviceNotFound        Code = -1
+	CodeDeviceNotAvailable    Code = -2
+	CodeCompilerNotAvailable  Code = -3
+	CodeMemAllocationFailure  Code = -4
+	CodeOutOfResources        Code = -5
+	CodeOutOfHostMemory       Code = -6
+	CodeBuildProgramFailure   Code = -11
+	CodeExecStatusErrorInWait Code = -14
+	CodeInvalidValue          Code = -30
+	CodeInvalidDevice         Code = -33
+	CodeInvalidContext        Code = -34
+	CodeInvalidCommandQueue   Code = -36
+	CodeInvalidMemObject      Code = -38
+	CodeInvalidBinary         Code = -42
+	CodeInvalidProgramExe     Code = -45
+	CodeInvalidKernelName     Code = -46
+	CodeInvalidKernelArgs     Code = -52
+	CodeInvalidWorkGroupSize  Code = -54
+	CodeInvalidEventWaitList  Code = -57
+	CodeInvalidBufferSize     Code = -61
+	CodeInvalidGlobalWorkSize Code = -63
+	CodePlatformNotFoundKHR   Code = -1001
 )
 
 var codeNames = map[Code]string{

@@ -33,6 +33,10 @@ type Context struct {
 	allocated, released atomic.Int64
 	liveBytes           atomic.Int64
 	hook                atomic.Pointer[func(*Buffer)]
+
+	tqOnce sync.Once
+	tq     *Queue
+	tqErr  error
 }
 
 // NewContext creates a context on dev and compiles (or loads from the

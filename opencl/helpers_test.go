@@ -10,7 +10,10 @@ import (
 )
 
 var (
-	shared     struct{ ctx *Context; q *Queue }
+	shared struct {
+		ctx *Context
+		q   *Queue
+	}
 	sharedOnce sync.Once
 	sharedErr  error
 )

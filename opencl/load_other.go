@@ -7,7 +7,11 @@ import (
 	"runtime"
 )
 
-func openLibrary(names []string) (string, map[string]uintptr, error) {
+const libraryEnv = "GOFERRO_OPENCL_LIBRARY"
+
+func libraryNames() []string { return nil }
+
+func openLibrary(libs, names []string) (string, map[string]uintptr, error) {
 	return "", nil, errors.New("run-time loading of OpenCL is not supported on " + runtime.GOOS + "/" + runtime.GOARCH)
 }
 

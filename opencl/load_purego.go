@@ -4,13 +4,21 @@ package opencl
 
 import (
 	"errors"
+	"os"
 	"runtime"
 
 	"github.com/ebitengine/purego"
 )
 
+// libraryEnv names an environment variable that, when set, is the only
+// OpenCL library tried (a path or a soname).
+const libraryEnv = "GOFERRO_OPENCL_LIBRARY"
+
 // libraryNames lists the ICD loader names tried, in order.
 func libraryNames() []string {
+	if p := os.Getenv(libraryEnv); p != "" {
+		return []string{p}
+	}
 	if runtime.GOOS == "darwin" {
 		return []string{"/System/Library/Frameworks/OpenCL.framework/OpenCL"}
 	}
@@ -19,9 +27,9 @@ func libraryNames() []string {
 
 // openLibrary loads the first OpenCL library that opens and resolves every
 // symbol in names.
-func openLibrary(names []string) (lib string, syms map[string]uintptr, err error) {
+func openLibrary(libs, names []string) (lib string, syms map[string]uintptr, err error) {
 	var errs []error
-	for _, name := range libraryNames() {
+	for _, name := range libs {
 		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 		if err != nil {
 			errs = append(errs, err)

@@ -1,0 +1,551 @@
+package opencl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+func TestTransfersRoundTrip(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, dt := range tensor.DTypes {
+		if dt == tensor.Float64 && !q.Context().Device().FP64 {
+			continue
+		}
+		for _, shape := range []tensor.Shape{{}, {0}, {1}, {7}, {3, 0, 2}, {5, 3}, {2, 3, 4, 5}, {1000}} {
+			host, dev := stridedPair(t, q, r, dt, shape)
+			// device view → host
+			got := download(t, q, dev)
+			if err := tensor.CheckClose(got, host, 0, 0); err != nil {
+				t.Fatalf("%v %v: strided download: %v", dt, shape, err)
+			}
+			// strided host → device → host
+			up, err := q.Upload(ctx, host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !up.IsContiguous() || !up.Shape().Equal(shape) || up.DType() != dt {
+				t.Fatalf("upload gave %v", up)
+			}
+			back := download(t, q, up)
+			if err := tensor.CheckClose(back, host, 0, 0); err != nil {
+				t.Fatalf("%v %v: round trip: %v", dt, shape, err)
+			}
+			dev.Release()
+			up.Release()
+		}
+	}
+}
+
+func unaryRef(op UnaryOp, dt tensor.DType, x complex128) complex128 {
+	v := real(x)
+	if !dt.IsFloat() {
+		switch op {
+		case Neg:
+			return complex(-v, 0)
+		case Abs:
+			return complex(math.Abs(v), 0)
+		case Square:
+			return complex(v*v, 0)
+		case Relu:
+			return complex(math.Max(v, 0), 0)
+		}
+		return x
+	}
+	f := map[UnaryOp]func(float64) float64{
+		Copy: func(v float64) float64 { return v }, Neg: func(v float64) float64 { return -v },
+		Abs: math.Abs, Square: func(v float64) float64 { return v * v },
+		Relu: func(v float64) float64 { return math.Max(v, 0) }, Exp: math.Exp, Log: math.Log,
+		Sqrt: math.Sqrt, Sin: math.Sin, Cos: math.Cos, Tanh: math.Tanh,
+		Recip: func(v float64) float64 { return 1 / v },
+	}[op]
+	return complex(f(v), 0)
+}
+
+func TestUnary(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, dt := range arithDTypes(q) {
+		for op := UnaryOp(0); op < numUnary; op++ {
+			if !q.SupportsUnary(op, dt) {
+				if _, err := q.Unary(ctx, op, mustEmpty(t, q, dt, 2)); !errors.Is(err, ErrUnsupported) {
+					t.Fatalf("%v %v: want ErrUnsupported, got %v", op, dt, err)
+				}
+				continue
+			}
+			shape := randShape(r, r.IntN(5), 6)
+			host, dev := stridedPair(t, q, r, dt, shape)
+			if op == Neg || op == Sin {
+				// exercise negative inputs too
+				neg, _ := q.Unary(ctx, Neg, dev)
+				dev.Release()
+				dev = neg
+				host = download(t, q, neg)
+			}
+			out, err := q.Unary(ctx, op, dev)
+			if err != nil {
+				t.Fatalf("%v %v: %v", op, dt, err)
+			}
+			want := tensor.ZerosLike(host)
+			forEach(shape, func(idx []int) {
+				x, _ := host.Complex128At(idx...)
+				want.SetComplex128(unaryRef(op, dt, x), idx...)
+			})
+			rt, at := tol(dt)
+			if err := tensor.CheckClose(download(t, q, out), want, rt, at); err != nil {
+				t.Fatalf("%v %v %v: %v", op, dt, shape, err)
+			}
+			dev.Release()
+			out.Release()
+		}
+	}
+}
+
+func mustEmpty(t testing.TB, q *Queue, dt tensor.DType, shape ...int) *Tensor {
+	t.Helper()
+	e, err := q.Context().Empty(dt, shape...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Release() })
+	return e
+}
+
+func binaryRef(op BinaryOp, dt tensor.DType, x, y float64) float64 {
+	switch op {
+	case Add:
+		return x + y
+	case Sub:
+		return x - y
+	case Mul:
+		return x * y
+	case Max:
+		return math.Max(x, y)
+	case Min:
+		return math.Min(x, y)
+	case Div:
+		return x / y
+	case Pow:
+		return math.Pow(x, y)
+	}
+	return math.NaN()
+}
+
+// broadcastShapes returns an output shape and two operand shapes that
+// broadcast to it, with dropped leading axes and extent-1 axes.
+func broadcastShapes(r *rand.Rand) (out, a, b tensor.Shape) {
+	out = randShape(r, r.IntN(6), 5)
+	mk := func() tensor.Shape {
+		s := out[r.IntN(len(out)+1):].Clone()
+		for i := range s {
+			if r.IntN(3) == 0 {
+				s[i] = 1
+			}
+		}
+		return s
+	}
+	return out, mk(), mk()
+}
+
+func TestBinaryBroadcast(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, dt := range arithDTypes(q) {
+		for op := BinaryOp(0); op < numBinary; op++ {
+			if !q.SupportsBinary(op, dt) {
+				x := mustEmpty(t, q, dt, 3)
+				if _, err := q.Binary(ctx, op, x, x); !errors.Is(err, ErrUnsupported) {
+					t.Fatalf("%v %v: want ErrUnsupported, got %v", op, dt, err)
+				}
+				continue
+			}
+			for trial := 0; trial < 3; trial++ {
+				_, sa, sb := broadcastShapes(r)
+				ha, da := stridedPair(t, q, r, dt, sa)
+				hb, db := stridedPair(t, q, r, dt, sb)
+				out, err := q.Binary(ctx, op, da, db)
+				if err != nil {
+					t.Fatalf("%v %v: %v", op, dt, err)
+				}
+				shape := out.Shape()
+				ba, _ := ha.BroadcastTo(shape...)
+				bb, _ := hb.BroadcastTo(shape...)
+				want, _ := tensor.Zeros(dt, shape...)
+				forEach(shape, func(idx []int) {
+					x, _ := ba.Complex128At(idx...)
+					y, _ := bb.Complex128At(idx...)
+					v := binaryRef(op, dt, real(x), real(y))
+					if dt == tensor.Int32 {
+						v = float64(int32(int64(v)))
+					}
+					want.SetComplex128(complex(v, 0), idx...)
+				})
+				rt, at := tol(dt)
+				if err := tensor.CheckClose(download(t, q, out), want, rt, at); err != nil {
+					t.Fatalf("%v %v %v ⊕ %v: %v", op, dt, sa, sb, err)
+				}
+				da.Release()
+				db.Release()
+				out.Release()
+			}
+		}
+	}
+}
+
+func TestBinaryIntoStridedOutput(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 8))
+	shape := tensor.Shape{4, 5, 3}
+	ha, da := stridedPair(t, q, r, tensor.Float32, shape)
+	hb, db := stridedPair(t, q, r, tensor.Float32, tensor.Shape{5, 1})
+	ho, do := stridedPair(t, q, r, tensor.Float32, shape)
+	defer da.Release()
+	defer db.Release()
+	defer do.Release()
+	if _, err := q.BinaryInto(ctx, Mul, do, da, db); err != nil {
+		t.Fatal(err)
+	}
+	bb, _ := hb.BroadcastTo(shape...)
+	forEach(shape, func(idx []int) {
+		x, _ := ha.Complex128At(idx...)
+		y, _ := bb.Complex128At(idx...)
+		ho.SetComplex128(x*y, idx...)
+	})
+	if err := tensor.CheckClose(download(t, q, do), ho, 1e-6, 0); err != nil {
+		t.Fatal(err)
+	}
+	// in place: a = a + a
+	if _, err := q.BinaryInto(ctx, Add, da, da, da); err != nil {
+		t.Fatal(err)
+	}
+	forEach(shape, func(idx []int) {
+		x, _ := ha.Complex128At(idx...)
+		ha.SetComplex128(2*x, idx...)
+	})
+	if err := tensor.CheckClose(download(t, q, da), ha, 1e-6, 0); err != nil {
+		t.Fatal(err)
+	}
+	// errors: shape mismatch, self-aliasing output, dtype mismatch
+	bad := mustEmpty(t, q, tensor.Float32, 4, 5, 2)
+	if _, err := q.BinaryInto(ctx, Add, bad, da, db); !errors.Is(err, ErrShape) {
+		t.Fatalf("shape mismatch: %v", err)
+	}
+	alias, _ := NewTensor(bad.Buffer(), tensor.Float32, shape, []int{0, 1, 0}, 0)
+	defer alias.Release()
+	if _, err := q.BinaryInto(ctx, Add, alias, da, db); !errors.Is(err, ErrArgument) {
+		t.Fatalf("aliasing output: %v", err)
+	}
+	i32 := mustEmpty(t, q, tensor.Int32, 4, 5, 3)
+	if _, err := q.BinaryInto(ctx, Add, i32, da, db); !errors.Is(err, ErrArgument) {
+		t.Fatalf("dtype mismatch: %v", err)
+	}
+}
+
+func reduceRef(op ReduceOp, dt tensor.DType, host *tensor.Tensor, mask []bool, outShape tensor.Shape) *tensor.Tensor {
+	want, _ := tensor.Zeros(dt, outShape...)
+	acc := make([]float64, want.Len())
+	ints := make([]int64, want.Len())
+	seen := make([]bool, want.Len())
+	forEach(host.Shape(), func(idx []int) {
+		o := 0
+		for i, x := range idx {
+			if !mask[i] {
+				o = o*host.Dim(i) + x
+			}
+		}
+		x, _ := host.Complex128At(idx...)
+		v := real(x)
+		if !seen[o] {
+			acc[o], ints[o], seen[o] = v, int64(v), true
+			return
+		}
+		switch op {
+		case Sum:
+			acc[o] += v
+			ints[o] += int64(v)
+		case Prod:
+			acc[o] *= v
+			ints[o] *= int64(v)
+		case ReduceMax:
+			acc[o] = math.Max(acc[o], v)
+			ints[o] = max(ints[o], int64(v))
+		case ReduceMin:
+			acc[o] = math.Min(acc[o], v)
+			ints[o] = min(ints[o], int64(v))
+		}
+	})
+	for i := range acc {
+		idx := tensor.Unravel(i, outShape)
+		switch dt {
+		case tensor.Int32:
+			want.SetComplex128(complex(float64(int32(ints[i])), 0), idx...)
+		case tensor.Int64:
+			want.SetComplex128(complex(float64(ints[i]), 0), idx...)
+		default:
+			want.SetComplex128(complex(acc[i], 0), idx...)
+		}
+	}
+	return want
+}
+
+func TestReduce(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(9, 10))
+	shapes := []tensor.Shape{{7}, {3, 1000}, {2000, 3}, {33, 17}}
+	for _, dt := range arithDTypes(q) {
+		for op := ReduceOp(0); op < numReduce; op++ {
+			for trial := 0; trial < 6; trial++ {
+				var shape tensor.Shape
+				if trial < len(shapes) {
+					shape = shapes[trial]
+				} else {
+					shape = randShape(r, 1+r.IntN(5), 6)
+				}
+				if op == Prod {
+					shape = randShape(r, 1+r.IntN(3), 3)
+				}
+				var axes []int
+				mask := make([]bool, len(shape))
+				for i := range shape {
+					if r.IntN(2) == 0 || (trial == 1 && i == 1) || (trial == 2 && i == 0) {
+						axes, mask[i] = append(axes, i), true
+					}
+				}
+				keep := r.IntN(2) == 0
+				host, dev := stridedPair(t, q, r, dt, shape)
+				if len(axes) == 0 {
+					mask = make([]bool, len(shape))
+					for i := range mask {
+						mask[i] = true
+					}
+				}
+				out, err := q.Reduce(ctx, op, dev, keep, axes...)
+				if err != nil {
+					t.Fatalf("%v %v %v over %v: %v", op, dt, shape, axes, err)
+				}
+				var outShape tensor.Shape
+				for i, d := range shape {
+					if !mask[i] {
+						outShape = append(outShape, d)
+					}
+				}
+				want := reduceRef(op, dt, host, mask, outShape)
+				got := download(t, q, out)
+				if keep {
+					got, _ = got.Reshape(outShape...)
+					if got == nil {
+						got, _ = tensor.Zeros(dt)
+					}
+				}
+				rt, at := tol(dt)
+				if err := tensor.CheckClose(got, want, rt*10, at); err != nil {
+					t.Fatalf("%v %v %v over %v (keep %v): %v", op, dt, shape, axes, keep, err)
+				}
+				dev.Release()
+				out.Release()
+			}
+		}
+	}
+}
+
+func TestReduceEdgeCases(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	e := mustEmpty(t, q, tensor.Float32, 3, 0)
+	s, err := q.Reduce(ctx, Sum, e, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	want, _ := tensor.Zeros(tensor.Float32, 3)
+	if err := tensor.CheckClose(download(t, q, s), want, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	p, err := q.Reduce(ctx, Prod, e, true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release()
+	ones, _ := tensor.Ones(tensor.Float32, 3, 1)
+	if err := tensor.CheckClose(download(t, q, p), ones, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Reduce(ctx, ReduceMax, e, false, 1); !errors.Is(err, ErrShape) {
+		t.Fatalf("max over nothing: %v", err)
+	}
+	if _, err := q.Reduce(ctx, Sum, e, false, 2); !errors.Is(err, ErrArgument) {
+		t.Fatalf("bad axis: %v", err)
+	}
+	// NaN propagates through max like numpy.
+	h, _ := tensor.New([]float32{1, float32(math.NaN()), 3}, 3)
+	d, _ := q.Upload(ctx, h)
+	defer d.Release()
+	m, err := q.Reduce(ctx, ReduceMax, d, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Release()
+	if v, _ := download(t, q, m).Complex128At(); !cmplx.IsNaN(v) {
+		t.Fatalf("max with NaN = %v", v)
+	}
+}
+
+func TestPermuteAndViews(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, dt := range tensor.DTypes {
+		if dt == tensor.Float64 && !q.Context().Device().FP64 {
+			continue
+		}
+		for trial := 0; trial < 3; trial++ {
+			shape := randShape(r, 1+r.IntN(6), 4)
+			host, dev := stridedPair(t, q, r, dt, shape)
+			perm := r.Perm(len(shape))
+			out, err := q.Permute(ctx, dev, perm...)
+			if err != nil {
+				t.Fatalf("%v %v %v: %v", dt, shape, perm, err)
+			}
+			hp, _ := host.Permute(perm...)
+			if err := tensor.CheckClose(download(t, q, out), hp, 0, 0); err != nil {
+				t.Fatalf("%v %v perm %v: %v", dt, shape, perm, err)
+			}
+			if !out.IsContiguous() {
+				t.Fatal("permute result not contiguous")
+			}
+			dev.Release()
+			out.Release()
+		}
+	}
+	// diagonal and broadcast views materialised by CopyInto
+	host, dev := stridedPair(t, q, r, tensor.Float32, tensor.Shape{4, 3, 4})
+	defer dev.Release()
+	dv, err := dev.Diagonal(0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dv.Release()
+	hd, _ := host.Diagonal(0, 2)
+	c, err := q.Contiguous(ctx, dv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	if err := tensor.CheckClose(download(t, q, c), hd, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	bv, err := dv.BroadcastTo(2, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bv.Release()
+	hb, _ := hd.BroadcastTo(2, 4, 3)
+	if err := tensor.CheckClose(download(t, q, bv), hb, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := c.Reshape(2, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Release()
+	if _, err := dv.Reshape(12); !errors.Is(err, ErrShape) {
+		t.Fatalf("reshape of a non-contiguous view: %v", err)
+	}
+	if _, err := dev.Permute(0, 0, 1); !errors.Is(err, ErrArgument) {
+		t.Fatalf("bad permutation: %v", err)
+	}
+	if _, err := NewTensor(dev.Buffer(), tensor.Float32, tensor.Shape{1 << 20}, []int{1}, 0); !errors.Is(err, ErrShape) {
+		t.Fatalf("view past the buffer: %v", err)
+	}
+}
+
+func TestHighRankCollapse(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	// rank 10 contiguous collapses to one axis; a permuted rank-10 view of
+	// extent-2 axes keeps 10 axes and is declined, not miscomputed.
+	shape := tensor.Shape{2, 2, 2, 2, 2, 2, 2, 2, 2, 2}
+	h, _ := tensor.Rand(tensor.Float32, 1, shape...)
+	d, _ := q.Upload(ctx, h)
+	defer d.Release()
+	s, err := q.Binary(ctx, Add, d, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Release()
+	p, _ := d.Permute(9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+	defer p.Release()
+	if _, err := q.Contiguous(ctx, p); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("rank-10 transpose: %v", err)
+	}
+}
+
+func TestFloat64Declined(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	if q.Context().Device().FP64 {
+		t.Skip("device has cl_khr_fp64")
+	}
+	h, _ := tensor.Rand(tensor.Float64, 1, 3)
+	d, err := q.Upload(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release()
+	if _, err := q.Binary(ctx, Add, d, d); !errors.Is(err, ErrUnsupported) {
+		t.Fatal(err)
+	}
+}
+
+func TestComplexDeclined(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	h, _ := tensor.Rand(tensor.Complex64, 1, 2, 2)
+	d, err := q.Upload(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release()
+	if _, err := q.Binary(ctx, Add, d, d); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("complex add: %v", err)
+	}
+	if _, err := q.MatMul(ctx, d, d); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("complex matmul: %v", err)
+	}
+	if _, err := q.Reduce(ctx, Sum, d, false); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("complex sum: %v", err)
+	}
+	// but it moves: permute works for every dtype
+	p, err := q.Permute(ctx, d, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Release()
+	b, _ := tensor.Rand(tensor.Bool, 1, 3)
+	db, _ := q.Upload(ctx, b)
+	defer db.Release()
+	if _, err := q.Unary(ctx, Neg, db); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("bool neg: %v", err)
+	}
+}
+
+func ExampleDevices() {
+	devs, err := Devices()
+	if err != nil {
+		fmt.Println("no OpenCL:", errors.Is(err, ErrUnavailable))
+		return
+	}
+	fmt.Println(len(devs) > 0)
+}
