@@ -63,6 +63,10 @@ func Unravel(i int, shape Shape) []int { return unravel(i, shape) }
 // String formats small tensors in full, numpy style, and large ones (more than
 // 1000 elements) as a summary of dtype and shape.
 func (t *Tensor) String() string {
+	if t == nil {
+		// fmt prints nil pointers itself, but a direct call must not panic.
+		return "<nil>"
+	}
 	if t.size > 1000 {
 		return fmt.Sprintf("Tensor(%v, shape=%v)", t.dtype, t.shape)
 	}
