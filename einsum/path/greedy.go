@@ -177,7 +177,8 @@ func growInts(x []int, n int) []int {
 }
 
 type cand struct {
-	score float64
+	score float64 // heap key (noisy in randomized runs)
+	raw   float64 // the score without noise
 	a, b  int
 }
 
@@ -221,12 +222,28 @@ func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp 
 		}
 		return size - alpha*(s.size[a]+s.size[b]) + beta*f, true
 	}
+	// noisy maps a score to the value the heap orders by: the score itself,
+	// or with rng a signed log of it minus Gumbel noise at temperature temp.
+	noisy := func(sc float64) float64 {
+		if rng == nil {
+			return sc
+		}
+		l := math.Log1p(math.Abs(sc))
+		if sc < 0 {
+			l = -l
+		}
+		u := rng.Float64()
+		for u == 0 {
+			u = rng.Float64()
+		}
+		return l + temp*math.Log(-math.Log(u))
+	}
 	push := func(a, b int) {
 		if a > b {
 			a, b = b, a
 		}
 		if sc, ok := score(a, b); ok {
-			heap.Push(h, cand{sc, a, b})
+			heap.Push(h, cand{noisy(sc), sc, a, b})
 		}
 	}
 	for t := 0; t < nIn; t++ {
@@ -238,15 +255,10 @@ func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp 
 		}
 	}
 	var pairs [][2]int
-	var pool []cand
 	for s.nAlive > 1 {
-		// Collect the best valid candidate(s).
-		pool = pool[:0]
-		want := 1
-		if rng != nil {
-			want = 4
-		}
-		for h.Len() > 0 && len(pool) < want {
+		var pick cand
+		found := false
+		for h.Len() > 0 {
 			c := heap.Pop(h).(cand)
 			if !s.alive[c.a] || !s.alive[c.b] {
 				continue
@@ -255,16 +267,15 @@ func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp 
 			if !ok {
 				continue
 			}
-			if sc > c.score+1e-9*math.Abs(c.score) {
+			if sc > c.raw+1e-9*math.Abs(c.raw) {
 				// Stale: re-queue with the current score.
-				heap.Push(h, cand{sc, c.a, c.b})
+				heap.Push(h, cand{noisy(sc), sc, c.a, c.b})
 				continue
 			}
-			c.score = sc
-			pool = append(pool, c)
+			pick, found = c, true
+			break
 		}
-		var pick cand
-		if len(pool) == 0 {
+		if !found {
 			// No connected pair: take the outer product of the two
 			// smallest live tensors.
 			a, b := -1, -1
@@ -286,31 +297,6 @@ func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp 
 				return nil, fmt.Errorf("%w: every remaining contraction exceeds %g elements", ErrMemoryLimit, o.MemoryLimit)
 			}
 			pick = cand{a: a, b: b}
-		} else {
-			k := 0
-			if rng != nil && len(pool) > 1 {
-				best := pool[0].score
-				scale := math.Max(math.Abs(best), 1) * temp
-				w := make([]float64, len(pool))
-				tot := 0.0
-				for i, c := range pool {
-					w[i] = math.Exp(-(c.score - best) / scale)
-					tot += w[i]
-				}
-				r := rng.Float64() * tot
-				for k = 0; k < len(pool)-1; k++ {
-					r -= w[k]
-					if r <= 0 {
-						break
-					}
-				}
-			}
-			pick = pool[k]
-			for i, c := range pool {
-				if i != k {
-					heap.Push(h, c)
-				}
-			}
 		}
 		res, _, _ := s.result(pick.a, pick.b, buf)
 		id := s.contract(pick.a, pick.b, res)
@@ -342,7 +328,15 @@ func Greedy(n Network, o Options) (Path, error) {
 	return Linear(len(n.Inputs), pairs), nil
 }
 
-// RandomGreedy runs Greedy once, then randomized greedy trials (sampling
+// hyperGrid are the (memory, FLOP) weights of RandomGreedy's deterministic
+// trials.
+var hyperGrid = [][2]float64{
+	{1, 0}, {0.5, 0}, {1.5, 0}, {2, 0}, {0, 1}, {0.5, 1.0 / 64}, {1.5, 1.0 / 64}, {2, 1.0 / 64},
+	{1, 1.0 / 8}, {1, 1}, {0.25, 0}, {0.75, 0}, {1.25, 0},
+}
+
+// RandomGreedy runs Greedy once, then deterministic greedy runs over a grid
+// of score weights, then randomized greedy trials (sampling
 // among the best candidates at random temperatures and score weights) until
 // Trials runs or Time has passed or ctx is done, and returns the best path
 // by the Minimize objective.
@@ -384,15 +378,20 @@ func RandomGreedy(ctx context.Context, n Network, o Options) (Path, error) {
 		}
 		var pairs [][2]int
 		var err error
-		if t == 0 {
+		switch {
+		case t == 0:
 			pairs, err = greedyRun(&n, o, a0, b0, nil, 0)
-		} else {
+		case t <= len(hyperGrid):
+			// Deterministic runs over a grid of score weights.
+			w := hyperGrid[t-1]
+			pairs, err = greedyRun(&n, o, w[0], w[1], nil, 0)
+		default:
 			alpha := rng.Float64() * 2
 			beta := 0.0
 			if rng.IntN(2) == 0 {
 				beta = math.Pow(2, -rng.Float64()*10)
 			}
-			temp := math.Pow(10, -3*rng.Float64())
+			temp := math.Pow(10, -1-2*rng.Float64())
 			pairs, err = greedyRun(&n, o, alpha, beta, rng, temp)
 		}
 		if err != nil {

@@ -1,0 +1,98 @@
+package einsum_test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/einsum/instance"
+)
+
+// instanceDir finds shared/einsum-instances from the repository or the
+// workspace.
+func instanceDir(t testing.TB) string {
+	for _, d := range []string{"../shared/einsum-instances", "../../shared/einsum-instances", "/work/shared/einsum-instances"} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+	}
+	t.Skip("shared/einsum-instances not found")
+	return ""
+}
+
+func loadInstances(t testing.TB) []*instance.Instance {
+	dir := instanceDir(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	var out []*instance.Instance
+	for _, f := range files {
+		if strings.HasSuffix(f, "permutation_patterns.json") {
+			continue
+		}
+		in, err := instance.Load(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out = append(out, in)
+	}
+	if len(out) != 19 {
+		t.Fatalf("found %d instances, want 19", len(out))
+	}
+	return out
+}
+
+// flopsConventionMatches: the bin_* files count one FLOP per multiply-add
+// and nary_matmul_chain_64 stores a wrong value (see the README).
+func flopsConventionMatches(name string) bool {
+	return !strings.HasPrefix(name, "bin_") && !strings.HasPrefix(name, "nary_")
+}
+
+func TestInstancesStoredPaths(t *testing.T) {
+	for _, in := range loadInstances(t) {
+		for _, strat := range in.PathNames() {
+			sp := in.Paths[strat]
+			p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
+			if err != nil {
+				t.Errorf("%s %s: %v", in.Name, strat, err)
+				continue
+			}
+			if d := math.Abs(p.Log2Size() - sp.Log2Size); d > 1e-3 {
+				t.Errorf("%s %s: log2_size %.4f, stored %.4f", in.Name, strat, p.Log2Size(), sp.Log2Size)
+			}
+			if flopsConventionMatches(in.Name) {
+				if d := math.Abs(p.Log10Flops() - sp.Log10Flops); d > 1e-3 {
+					t.Errorf("%s %s: log10_flops %.4f, stored %.4f", in.Name, strat, p.Log10Flops(), sp.Log10Flops)
+				}
+			}
+			if len(p.Steps) != len(sp.Path) {
+				t.Errorf("%s %s: %d steps for a %d-step path", in.Name, strat, len(p.Steps), len(sp.Path))
+			}
+		}
+	}
+}
+
+// TestInstancesOptimizers checks that the optimizers find paths within a
+// modest factor of the stored opt_flops path.
+func TestInstancesOptimizers(t *testing.T) {
+	for _, in := range loadInstances(t) {
+		stored := in.Paths["opt_flops"].Log10Flops
+		for _, opt := range []string{einsum.OptimizeGreedy, einsum.OptimizeRandom} {
+			slack := 2.5
+			if opt == einsum.OptimizeRandom {
+				slack = 2.0
+			}
+			p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithOptimizer(opt), einsum.WithSearch(32, 2*time.Second, 1))
+			if err != nil {
+				t.Errorf("%s %s: %v", in.Name, opt, err)
+				continue
+			}
+			t.Logf("%-52s %-7s log10_flops %.4f (stored %.4f) log2_size %.2f", in.Name, opt, p.Log10Flops(), stored, p.Log2Size())
+			if flopsConventionMatches(in.Name) && p.Log10Flops() > stored+slack {
+				t.Errorf("%s %s: log10_flops %.4f, far above the stored %.4f", in.Name, opt, p.Log10Flops(), stored)
+			}
+		}
+	}
+}
