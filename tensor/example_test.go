@@ -1,0 +1,178 @@
+package tensor_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+func ExampleNew() {
+	// New wraps the slice without copying it, row-major.
+	x, err := tensor.New([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(x.Shape(), x.DType(), x.Strides())
+	fmt.Println(x)
+	// Output:
+	// (2, 3) float64 [3 1]
+	// [[1 2 3]
+	//  [4 5 6]]
+}
+
+func ExampleNew_error() {
+	_, err := tensor.New([]float64{1, 2, 3}, 2, 2)
+	fmt.Println(errors.Is(err, tensor.ErrShape))
+	fmt.Println(err)
+	// Output:
+	// true
+	// tensor.New: 3 elements do not fill shape (2, 2) (4 elements)
+}
+
+func ExampleTensor_Permute() {
+	x, _ := tensor.Arange(tensor.Int32, 6)
+	x, _ = x.Reshape(2, 3)
+	// Axis i of the result is axis perm[i] of x: here, the transpose. It
+	// is a view: only the strides change.
+	y, _ := x.Permute(1, 0)
+	fmt.Println(y.Shape(), y.Strides(), y.IsContiguous())
+	fmt.Println(y)
+	// Output:
+	// (3, 2) [1 3] false
+	// [[0 3]
+	//  [1 4]
+	//  [2 5]]
+}
+
+func ExampleTensor_Reshape() {
+	x, _ := tensor.Arange(tensor.Float32, 12)
+	// A contiguous tensor reshapes as a view; -1 is inferred.
+	y, _ := x.Reshape(3, -1)
+	y.SetComplex128(100, 0, 0)
+	v, _ := x.Complex128At(0)
+	fmt.Println(y.Shape(), real(v))
+	// A transpose cannot be flattened without copying, so Reshape copies.
+	z, _ := y.T().Reshape(12)
+	z.SetComplex128(-1, 0)
+	v, _ = x.Complex128At(0)
+	fmt.Println(z, real(v))
+	// Output:
+	// (3, 4) 100
+	// [-1 4 8 1 5 9 2 6 10 3 7 11] 100
+}
+
+func ExampleTensor_Slice() {
+	x, _ := tensor.Arange(tensor.Int64, 10)
+	a, _ := x.Slice(tensor.R(2, 5))                             // x[2:5]
+	b, _ := x.Slice(tensor.Range{Full: true, Step: -3})         // x[::-3]
+	c, _ := x.Slice(tensor.Range{Start: -2, Stop: 0, Step: -1}) // x[-2:0:-1]
+	fmt.Println(a, b, c)
+	// Output:
+	// [2 3 4] [9 6 3 0] [8 7 6 5 4 3 2 1]
+}
+
+func ExampleTensor_BroadcastTo() {
+	row, _ := tensor.New([]int32{1, 2, 3}, 3)
+	// New axes and extent-1 axes get stride 0: nothing is copied.
+	b, _ := row.BroadcastTo(2, 3)
+	fmt.Println(b.Strides())
+	fmt.Println(b)
+	// Output:
+	// [0 1]
+	// [[1 2 3]
+	//  [1 2 3]]
+}
+
+func ExampleTensor_Diagonal() {
+	m, _ := tensor.Arange(tensor.Float64, 9)
+	m, _ = m.Reshape(3, 3)
+	d, _ := m.Diagonal(0, 1)
+	fmt.Println(d, d.Strides())
+	// Output:
+	// [0 4 8] [4]
+}
+
+func ExampleTensor_Squeeze() {
+	x, _ := tensor.Zeros(tensor.Bool, 1, 3, 1)
+	s, _ := x.Squeeze()
+	u, _ := s.Unsqueeze(-1)
+	fmt.Println(s.Shape(), u.Shape())
+	// Output:
+	// (3,) (3, 1)
+}
+
+func ExampleCopyInto() {
+	m, _ := tensor.Arange(tensor.Int32, 4)
+	m, _ = m.Reshape(2, 2)
+	// Source and destination may overlap: this transposes in place.
+	_ = tensor.CopyInto(m, m.T())
+	fmt.Println(m)
+	// Output:
+	// [[0 2]
+	//  [1 3]]
+}
+
+func ExampleBroadcastShapes() {
+	s, _ := tensor.BroadcastShapes(tensor.Shape{2, 1, 4}, tensor.Shape{3, 1})
+	fmt.Println(s)
+	_, err := tensor.BroadcastShapes(tensor.Shape{2}, tensor.Shape{3})
+	fmt.Println(errors.Is(err, tensor.ErrShape))
+	// Output:
+	// (2, 3, 4)
+	// true
+}
+
+func ExampleWriteNpy() {
+	x, _ := tensor.New([]complex64{1, 2i, -3}, 3)
+	var buf bytes.Buffer
+	if err := tensor.WriteNpy(&buf, x); err != nil {
+		panic(err)
+	}
+	b := buf.Bytes()
+	// Magic, version 1.0, header length, then the header dict padded with
+	// spaces so that the data starts at a multiple of 64 bytes.
+	hlen := int(b[8]) | int(b[9])<<8
+	fmt.Printf("%q %d.%d data at %d\n", b[:6], b[6], b[7], 10+hlen)
+	fmt.Printf("%s\n%d bytes\n", bytes.TrimRight(b[10:10+hlen], " \n"), len(b))
+	// Output:
+	// "\x93NUMPY" 1.0 data at 128
+	// {'descr': '<c8', 'fortran_order': False, 'shape': (3,), }
+	// 152 bytes
+}
+
+func ExampleReadNpy() {
+	x, _ := tensor.Arange(tensor.Float64, 6)
+	x, _ = x.Reshape(2, 3)
+	var buf bytes.Buffer
+	_ = tensor.WriteNpy(&buf, x)
+	_ = tensor.WriteNpy(&buf, x.T().Clone().T()) // Fortran order
+
+	// Arrays written one after another read back in turn.
+	for {
+		y, err := tensor.ReadNpy(&buf)
+		if errors.Is(err, tensor.ErrFormat) && buf.Len() == 0 {
+			break // clean end of input (err also matches io.EOF)
+		}
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(y.Shape(), y.Strides(), y.Complex128Values())
+	}
+	// Output:
+	// (2, 3) [3 1] [(0+0i) (1+0i) (2+0i) (3+0i) (4+0i) (5+0i)]
+	// (2, 3) [1 2] [(0+0i) (1+0i) (2+0i) (3+0i) (4+0i) (5+0i)]
+}
+
+func ExampleReadNpy_malformed() {
+	_, err := tensor.ReadNpy(bytes.NewReader([]byte("\x93NUMPY\x01\x00\x10\x00{'descr': '<f8'")))
+	fmt.Println(errors.Is(err, tensor.ErrFormat))
+	var e *tensor.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Op, e.Kind)
+	}
+	// Output:
+	// true
+	// ReadNpy tensor: bad format
+}
