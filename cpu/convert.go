@@ -1,0 +1,217 @@
+package cpu
+
+import (
+	"github.com/goferro/goferro/internal/strided"
+	"github.com/goferro/goferro/tensor"
+)
+
+// realNum is the set of real element types, between which Go converts
+// directly.
+type realNum interface {
+	float32 | float64 | int32 | int64
+}
+
+// Convert returns a new row-major tensor holding a's elements converted to
+// dtype dt, following Go's conversion rules: floats to integers truncate
+// toward zero (NaN and out-of-range values give an unspecified integer, as
+// in numpy), complex to real keeps the real part, real to complex has a
+// zero imaginary part, anything to Bool is x != 0 and Bool to numbers is 0
+// or 1. Converting to a's own dtype returns a copy.
+func Convert(a *tensor.Tensor, dt tensor.DType) (*tensor.Tensor, error) {
+	const name = "Convert"
+	if err := checkNotNil(name, a); err != nil {
+		return nil, err
+	}
+	k := convertKernel(a.DType(), dt)
+	if k == nil {
+		return nil, errorf(name, tensor.ErrDType, "cannot convert %v to %v", a.DType(), dt)
+	}
+	dst, err := tensor.Zeros(dt, a.Shape()...)
+	if err != nil {
+		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
+	}
+	k(dst, a)
+	return dst, nil
+}
+
+// ConvertInto converts a, broadcast to dst's shape, to dst's dtype and
+// writes it into dst (see Convert).
+func ConvertInto(dst, a *tensor.Tensor) error {
+	const name = "ConvertInto"
+	if err := checkNotNil(name, dst, a); err != nil {
+		return err
+	}
+	k := convertKernel(a.DType(), dst.DType())
+	if k == nil {
+		return errorf(name, tensor.ErrDType, "cannot convert %v to %v", a.DType(), dst.DType())
+	}
+	if err := checkDst(name, dst, a); err != nil {
+		return err
+	}
+	k(dst, a)
+	return nil
+}
+
+// convertKernel returns the runner converting from to to, or nil if either
+// dtype is invalid.
+func convertKernel(from, to tensor.DType) runner {
+	if from == to {
+		return copyKernel(from)
+	}
+	switch from {
+	case tensor.Float32:
+		return convertFromReal[float32](to)
+	case tensor.Float64:
+		return convertFromReal[float64](to)
+	case tensor.Int32:
+		return convertFromReal[int32](to)
+	case tensor.Int64:
+		return convertFromReal[int64](to)
+	case tensor.Complex64:
+		return convertFromComplex[complex64](to)
+	case tensor.Complex128:
+		return convertFromComplex[complex128](to)
+	case tensor.Bool:
+		return convertFromBool(to)
+	}
+	return nil
+}
+
+func convertFromReal[S realNum](to tensor.DType) runner {
+	switch to {
+	case tensor.Float32:
+		return runner2(realToReal[float32, S])
+	case tensor.Float64:
+		return runner2(realToReal[float64, S])
+	case tensor.Int32:
+		return runner2(realToReal[int32, S])
+	case tensor.Int64:
+		return runner2(realToReal[int64, S])
+	case tensor.Complex64:
+		return runner2(realToComplex[complex64, S])
+	case tensor.Complex128:
+		return runner2(realToComplex[complex128, S])
+	case tensor.Bool:
+		return runner2(toBool[S])
+	}
+	return nil
+}
+
+func convertFromComplex[S cplx](to tensor.DType) runner {
+	switch to {
+	case tensor.Float32:
+		return runner2(complexToReal[float32, S])
+	case tensor.Float64:
+		return runner2(complexToReal[float64, S])
+	case tensor.Int32:
+		return runner2(complexToReal[int32, S])
+	case tensor.Int64:
+		return runner2(complexToReal[int64, S])
+	case tensor.Complex64:
+		return runner2(complexToComplex[complex64, S])
+	case tensor.Complex128:
+		return runner2(complexToComplex[complex128, S])
+	case tensor.Bool:
+		return runner2(toBool[S])
+	}
+	return nil
+}
+
+func convertFromBool(to tensor.DType) runner {
+	switch to {
+	case tensor.Float32:
+		return runner2(fromBool[float32])
+	case tensor.Float64:
+		return runner2(fromBool[float64])
+	case tensor.Int32:
+		return runner2(fromBool[int32])
+	case tensor.Int64:
+		return runner2(fromBool[int64])
+	case tensor.Complex64:
+		return runner2(fromBool[complex64])
+	case tensor.Complex128:
+		return runner2(fromBool[complex128])
+	}
+	return nil
+}
+
+func realToReal[D, S realNum](n int, d []D, do, ds int, a []S, ao, as int) {
+	if ds == 1 && as == 1 {
+		d, a := d[do:do+n], a[ao:ao+n]
+		for i := range d {
+			d[i] = D(a[i])
+		}
+		return
+	}
+	for ; n > 0; n-- {
+		d[do] = D(a[ao])
+		do, ao = do+ds, ao+as
+	}
+}
+
+func realToComplex[D cplx, S realNum](n int, d []D, do, ds int, a []S, ao, as int) {
+	for ; n > 0; n-- {
+		d[do] = D(complex(float64(a[ao]), 0))
+		do, ao = do+ds, ao+as
+	}
+}
+
+func complexToReal[D realNum, S cplx](n int, d []D, do, ds int, a []S, ao, as int) {
+	for ; n > 0; n-- {
+		d[do] = D(real(complex128(a[ao])))
+		do, ao = do+ds, ao+as
+	}
+}
+
+func complexToComplex[D, S cplx](n int, d []D, do, ds int, a []S, ao, as int) {
+	for ; n > 0; n-- {
+		d[do] = D(a[ao])
+		do, ao = do+ds, ao+as
+	}
+}
+
+func toBool[S tensor.Number](n int, d []bool, do, ds int, a []S, ao, as int) {
+	for ; n > 0; n-- {
+		d[do] = a[ao] != 0
+		do, ao = do+ds, ao+as
+	}
+}
+
+func fromBool[D tensor.Number](n int, d []D, do, ds int, a []bool, ao, as int) {
+	for ; n > 0; n-- {
+		if a[ao] {
+			d[do] = 1
+		} else {
+			d[do] = 0
+		}
+		do, ao = do+ds, ao+as
+	}
+}
+
+// copyKernel returns the runner copying a dtype-dt tensor with the blocked
+// strided copy.
+func copyKernel(dt tensor.DType) runner {
+	switch dt {
+	case tensor.Float32:
+		return copyRunner[float32]
+	case tensor.Float64:
+		return copyRunner[float64]
+	case tensor.Complex64:
+		return copyRunner[complex64]
+	case tensor.Complex128:
+		return copyRunner[complex128]
+	case tensor.Int32:
+		return copyRunner[int32]
+	case tensor.Int64:
+		return copyRunner[int64]
+	case tensor.Bool:
+		return copyRunner[bool]
+	}
+	return nil
+}
+
+func copyRunner[T tensor.Elem](ts ...*tensor.Tensor) {
+	dst, src := ts[0], ts[1]
+	shape := dst.Shape()
+	strided.Copy(buf[T](dst), dst.Offset(), dst.Strides(), buf[T](src), src.Offset(), bstrides(src, shape), shape)
+}

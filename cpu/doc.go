@@ -1,0 +1,38 @@
+// Package cpu is goferro's CPU backend: kernels over strided tensors and
+// (in other files) the engine registration. GEMM lives in cpu/gemm.
+//
+// # Kernels
+//
+// Elementwise: Unary (neg, conj, abs, exp, log, sqrt), Binary (add, sub,
+// mul, div, pow, max, min), Compare (eq, ne, lt, le, gt, ge → Bool), Select
+// (where) and Convert (dtype conversion), each with an ...Into variant and
+// convenience wrappers (Add, Exp, Lt, ...). Reductions: Reduce (sum, prod,
+// max, min, mean over any set of axes, with keepDims) and ReduceInto.
+// Copies: Permute (materialised permutation) and CopyInto (any layout into
+// any layout).
+//
+// Operands may have any strides: permuted, sliced with steps, negative
+// steps, broadcast (zero) strides, any offset. Elementwise operands broadcast
+// against each other with numpy rules. Results are new row-major tensors;
+// the ...Into variants write into a preallocated destination of any layout
+// instead. A destination must not have zero strides over extents greater
+// than 1, and must not partially overlap an operand (writing in place over an
+// operand with exactly the same layout is fine).
+//
+// Operands of arithmetic and comparisons must share one dtype; there is no
+// implicit promotion (use Convert). An operation not defined on a dtype
+// (exp on integers, lt on complex, arithmetic on Bool) is a *KernelError
+// wrapping tensor.ErrDType; shapes that do not broadcast wrap
+// tensor.ErrShape, bad axes tensor.ErrIndex, bad destinations
+// tensor.ErrLayout. Bad input never panics.
+//
+// # Loops
+//
+// Every kernel first simplifies the layout (internal/strided.Simplify):
+// extent-1 axes are dropped, loops are ordered by the destination's strides
+// (the input's for reductions), and axes contiguous in every operand are
+// merged, so contiguous operands run as one flat loop over re-sliced rows
+// with no index arithmetic. The innermost row kernels are generic over the
+// element type, instantiated per dtype behind a type switch at the API
+// boundary. The kernels are single-threaded.
+package cpu

@@ -1,0 +1,285 @@
+package cpu
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/tensor"
+)
+
+// EngineID is the id of the CPU engine made by NewEngine.
+const EngineID goferro.EngineID = "cpu.default.v1"
+
+// CoreFamilies are the op families the CPU engine runs by default.
+var CoreFamilies = []string{
+	graph.FamilyConstant, graph.FamilyElementwise, graph.FamilyReduce, graph.FamilyLayout, graph.FamilyDotGeneral,
+}
+
+// EngineOption configures NewEngine.
+type EngineOption func(*engineConfig)
+
+type engineConfig struct {
+	id       goferro.EngineID
+	families []string
+}
+
+// WithEngineID sets the engine id (default EngineID).
+func WithEngineID(id goferro.EngineID) EngineOption { return func(c *engineConfig) { c.id = id } }
+
+// WithFamilies adds op families the engine should run with their reference
+// implementations (graph.EvalOf), for example extension families.
+func WithFamilies(families ...string) EngineOption {
+	return func(c *engineConfig) { c.families = append(c.families, families...) }
+}
+
+// NewEngine returns the registration of the CPU engine: host memory
+// (goferro.StorageHost in goferro.HostDomain), the core op families, and
+// executors that call this package's kernels (GEMM for dot_general, the
+// elementwise, reduction, permutation and conversion kernels) and the
+// family's reference implementation for the ops without one. Register it
+// with goferro.WithEngine(cpu.NewEngine()) like any other engine.
+//
+// The CPU engine owns host buffers: its residency check accepts buffers
+// whose payload is a *tensor.Tensor placed at StorageHost in HostDomain
+// with the "host" backend (what goferro.HostBuffer makes), and its results
+// are such buffers. Materializing a result returns its tensor without a
+// copy.
+func NewEngine(opts ...EngineOption) goferro.Engine {
+	c := engineConfig{id: EngineID}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	fams := slices.Clone(CoreFamilies)
+	for _, f := range c.families {
+		if !slices.Contains(fams, f) {
+			fams = append(fams, f)
+		}
+	}
+	return goferro.Engine{
+		ID:             c.id,
+		Backend:        "cpu",
+		Domain:         goferro.HostDomain,
+		Storage:        []goferro.StorageClass{goferro.StorageHost},
+		DefaultStorage: goferro.StorageHost,
+		Families:       fams,
+		Executor:       goferro.ExecutorFunc(execute),
+		Ingress: goferro.Ingress{
+			Eligible: func(p goferro.Placement, class goferro.StorageClass) bool {
+				return class == goferro.StorageHost && p == hostPlacement
+			},
+			Accept: func(b *goferro.Buffer, _ goferro.StorageClass) error {
+				t, ok := b.Tensor()
+				if !ok {
+					return fmt.Errorf("cpu: payload %T is not a host tensor", b.Payload())
+				}
+				if t.DType() != b.DType() || !t.Shape().Equal(b.Shape()) {
+					return fmt.Errorf("cpu: buffer metadata %v%v does not match its tensor %v%v", b.DType(), b.Shape(), t.DType(), t.Shape())
+				}
+				return nil
+			},
+			Resident: resident,
+		},
+		Materializer: goferro.MaterializerFunc(func(_ context.Context, b *goferro.Buffer) (*tensor.Tensor, error) {
+			t, ok := b.Tensor()
+			if !ok || !resident(b) {
+				return nil, fmt.Errorf("cpu: buffer is not host memory")
+			}
+			return t, nil
+		}),
+	}
+}
+
+var hostPlacement = goferro.Placement{Class: goferro.StorageHost, Domain: goferro.HostDomain}
+
+func resident(b *goferro.Buffer) bool {
+	_, ok := b.Tensor()
+	return ok && b.Placement() == hostPlacement && b.Backend() == goferro.BackendHost
+}
+
+func execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ins := make([]*tensor.Tensor, len(call.Inputs))
+	for i, b := range call.Inputs {
+		t, ok := b.Tensor()
+		if !ok {
+			return nil, fmt.Errorf("cpu: operand %d is not a host tensor", i)
+		}
+		ins[i] = t
+	}
+	res, err := kernel(call, ins)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]*goferro.Buffer, len(res))
+	for i, t := range res {
+		outs[i] = goferro.HostBuffer(t, nil)
+	}
+	return outs, nil
+}
+
+var unaryOps = map[string]UnaryOp{"neg": OpNeg, "conj": OpConj, "abs": OpAbs, "exp": OpExp, "log": OpLog, "sqrt": OpSqrt}
+var binaryOps = map[string]BinaryOp{"add": OpAdd, "sub": OpSub, "mul": OpMul, "div": OpDiv, "pow": OpPow, "maximum": OpMax, "minimum": OpMin}
+var compareOps = map[string]CompareOp{"eq": OpEq, "ne": OpNe, "lt": OpLt, "le": OpLe, "gt": OpGt, "ge": OpGe}
+var reduceOps = map[string]ReduceOp{"reduce_sum": ReduceSum, "reduce_prod": ReduceProd, "reduce_max": ReduceMax, "reduce_min": ReduceMin}
+
+// kernel computes one instruction with this package's kernels, or with the
+// family's reference implementation where there is no kernel for it.
+func kernel(call *goferro.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	ins := call.Instruction
+	one := func(t *tensor.Tensor, err error) ([]*tensor.Tensor, error) {
+		if err != nil {
+			return nil, err
+		}
+		return []*tensor.Tensor{t}, nil
+	}
+	sameShapes := func() bool {
+		for _, t := range in[1:] {
+			if !t.Shape().Equal(in[0].Shape()) {
+				return false
+			}
+		}
+		return len(call.Results) == 1 && call.Results[0].Shape.Equal(in[0].Shape())
+	}
+	switch op := ins.Op; {
+	case op == "constant" && ins.Attrs.Value != nil:
+		return one(ins.Attrs.Value.Clone(), nil)
+	case unaryOps[op] != 0 && len(in) == 1:
+		return one(Unary(unaryOps[op], in[0]))
+	case binaryOps[op] != 0 && len(in) == 2 && sameShapes():
+		return one(Binary(binaryOps[op], in[0], in[1]))
+	case compareOps[op] != 0 && len(in) == 2 && sameShapes():
+		return one(Compare(compareOps[op], in[0], in[1]))
+	case op == "select" && len(in) == 3 && sameShapes():
+		return one(Select(in[0], in[1], in[2]))
+	case op == "convert" && len(in) == 1:
+		return one(Convert(in[0], ins.Attrs.DType))
+	case op == "reshape" && len(in) == 1 && len(call.Results) == 1:
+		t, err := in[0].Reshape(call.Results[0].Shape...)
+		if err != nil {
+			return nil, err
+		}
+		return one(t.Clone(), nil)
+	case op == "broadcast" && len(in) == 1 && len(call.Results) == 1:
+		t, err := in[0].BroadcastTo(call.Results[0].Shape...)
+		if err != nil {
+			return nil, err
+		}
+		return one(t.Clone(), nil)
+	case op == "permute" && len(in) == 1:
+		return one(Permute(in[0], ins.Attrs.Perm...))
+	case reduceOps[op] != 0 && len(in) == 1 && len(ins.Attrs.Axes) > 0:
+		return one(Reduce(reduceOps[op], in[0], ins.Attrs.Axes, false))
+	case op == "dot_general" && len(in) == 2 && len(call.Results) == 1:
+		if t, ok, err := dotGeneral(&ins.Attrs, in[0], in[1], call.Results[0].Shape); ok || err != nil {
+			return one(t, err)
+		}
+	}
+	return reference(call, in)
+}
+
+func reference(call *goferro.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	ins := call.Instruction
+	eval := graph.EvalOf(ins.Op)
+	if eval == nil {
+		return nil, fmt.Errorf("cpu: no kernel and no reference implementation for op %q", ins.Op)
+	}
+	res := make([]graph.Type, len(call.Results))
+	for i, r := range call.Results {
+		res[i] = graph.Type{DType: r.DType, Shape: graph.FromTensorShape(r.Shape)}
+	}
+	return eval(&graph.Call{Op: ins.Op, Attrs: &ins.Attrs, Inputs: in, Results: res})
+}
+
+// dotGeneral computes dot_general with GEMM: both operands are permuted
+// into (batch, free, contracted) and (batch, contracted, free) row-major
+// order and multiplied as batched matrices. ok is false for dtypes GEMM does
+// not support (integers), which fall back to the reference.
+func dotGeneral(a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
+	free := func(rank int, used ...[]int) []int {
+		var f []int
+		for i := 0; i < rank; i++ {
+			u := false
+			for _, us := range used {
+				u = u || slices.Contains(us, i)
+			}
+			if !u {
+				f = append(f, i)
+			}
+		}
+		return f
+	}
+	lf, rf := free(l.Rank(), a.LhsBatch, a.LhsContract), free(r.Rank(), a.RhsBatch, a.RhsContract)
+	prod := func(t *tensor.Tensor, axes []int) int {
+		n := 1
+		for _, x := range axes {
+			n *= t.Dim(x)
+		}
+		return n
+	}
+	m, n, k := prod(l, lf), prod(r, rf), prod(l, a.LhsContract)
+	batch := make([]int, len(a.LhsBatch))
+	for i, x := range a.LhsBatch {
+		batch[i] = l.Dim(x)
+	}
+	switch l.DType() {
+	case tensor.Float32:
+		return gemmDot[float32](a, l, r, lf, rf, batch, m, n, k, out)
+	case tensor.Float64:
+		return gemmDot[float64](a, l, r, lf, rf, batch, m, n, k, out)
+	case tensor.Complex64:
+		return gemmDot[complex64](a, l, r, lf, rf, batch, m, n, k, out)
+	case tensor.Complex128:
+		return gemmDot[complex128](a, l, r, lf, rf, batch, m, n, k, out)
+	}
+	return nil, false, nil
+}
+
+func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, lf, rf, batch []int, m, n, k int, out tensor.Shape) (*tensor.Tensor, bool, error) {
+	c, err := tensor.Zeros(l.DType(), out...)
+	if err != nil {
+		return nil, true, err
+	}
+	if c.Len() == 0 || k == 0 {
+		return c, true, nil
+	}
+	lp, err := Permute(l, slices.Concat(a.LhsBatch, lf, a.LhsContract)...)
+	if err != nil {
+		return nil, true, err
+	}
+	rp, err := Permute(r, slices.Concat(a.RhsBatch, a.RhsContract, rf)...)
+	if err != nil {
+		return nil, true, err
+	}
+	bstrides := func(per int) []int {
+		if len(batch) == 0 {
+			return nil
+		}
+		st := tensor.RowMajorStrides(batch)
+		for i := range st {
+			st[i] *= per
+		}
+		return st
+	}
+	ld, _ := tensor.Buffer[T](lp)
+	rd, _ := tensor.Buffer[T](rp)
+	cd, _ := tensor.Buffer[T](c)
+	A := gemm.Matrix[T]{Data: ld, Offset: lp.Offset(), RowStride: k, ColStride: 1, BatchStrides: bstrides(m * k)}
+	B := gemm.Matrix[T]{Data: rd, Offset: rp.Offset(), RowStride: n, ColStride: 1, BatchStrides: bstrides(k * n)}
+	C := gemm.Matrix[T]{Data: cd, Offset: 0, RowStride: n, ColStride: 1, BatchStrides: bstrides(m * n)}
+	var nb []int
+	if len(batch) > 0 {
+		nb = batch
+	}
+	if err := gemm.Gemm[T](nb, m, n, k, 1, A, B, 0, C); err != nil {
+		return nil, true, err
+	}
+	return c, true, nil
+}

@@ -1,0 +1,440 @@
+package cpu
+
+import (
+	"math"
+	"math/cmplx"
+
+	"github.com/goferro/goferro/internal/strided"
+	"github.com/goferro/goferro/tensor"
+)
+
+// Type sets of the generic kernels.
+type (
+	floating interface{ float32 | float64 }
+	cplx     interface{ complex64 | complex128 }
+	integer  interface{ int32 | int64 }
+	ordered  interface {
+		float32 | float64 | int32 | int64
+	}
+	inexact interface {
+		float32 | float64 | complex64 | complex128
+	}
+)
+
+// Row kernel shapes: n elements; for each operand its buffer, the offset of
+// its first element and its stride. Operand order is destination first.
+type (
+	row1[D any]          func(n int, d []D, do, ds int)
+	row2[D, A any]       func(n int, d []D, do, ds int, a []A, ao, as int)
+	row3[D, A, B any]    func(n int, d []D, do, ds int, a []A, ao, as int, b []B, bo, bs int)
+	row4[D, C, A, B any] func(n int, d []D, do, ds int, c []C, co, cs int, a []A, ao, as int, b []B, bo, bs int)
+)
+
+// runner runs a typed kernel over tensors already checked for dtype and
+// shape: ts[0] is the destination, whose shape is the iteration space; the
+// others are broadcast to it.
+type runner func(ts ...*tensor.Tensor)
+
+// bstrides returns t's strides broadcast to shape (which t broadcasts to).
+func bstrides(t *tensor.Tensor, shape tensor.Shape) []int {
+	st := t.Strides()
+	ts := t.Shape()
+	out := make([]int, len(shape))
+	off := len(shape) - len(ts)
+	for i := range ts {
+		if ts[i] != 1 || shape[off+i] == 1 {
+			out[off+i] = st[i]
+		}
+	}
+	return out
+}
+
+// layout collects the iteration space, strides and offsets of operands
+// broadcast to ts[0]'s shape.
+func layout(ts []*tensor.Tensor) (tensor.Shape, [][]int, []int) {
+	shape := ts[0].Shape()
+	strides := make([][]int, len(ts))
+	offs := make([]int, len(ts))
+	for k, t := range ts {
+		strides[k] = bstrides(t, shape)
+		offs[k] = t.Offset()
+	}
+	return shape, strides, offs
+}
+
+func buf[T tensor.Elem](t *tensor.Tensor) []T {
+	b, _ := tensor.Buffer[T](t)
+	return b
+}
+
+func runner1[D tensor.Elem](k row1[D]) runner {
+	return func(ts ...*tensor.Tensor) {
+		shape, st, offs := layout(ts)
+		d := buf[D](ts[0])
+		strided.Rows(shape, st, offs, func(n int, o, s []int) {
+			k(n, d, o[0], s[0])
+		})
+	}
+}
+
+func runner2[D, A tensor.Elem](k row2[D, A]) runner {
+	if k == nil {
+		return nil
+	}
+	return func(ts ...*tensor.Tensor) {
+		shape, st, offs := layout(ts)
+		d, a := buf[D](ts[0]), buf[A](ts[1])
+		strided.Rows(shape, st, offs, func(n int, o, s []int) {
+			k(n, d, o[0], s[0], a, o[1], s[1])
+		})
+	}
+}
+
+func runner3[D, A, B tensor.Elem](k row3[D, A, B]) runner {
+	if k == nil {
+		return nil
+	}
+	return func(ts ...*tensor.Tensor) {
+		shape, st, offs := layout(ts)
+		d, a, b := buf[D](ts[0]), buf[A](ts[1]), buf[B](ts[2])
+		strided.Rows(shape, st, offs, func(n int, o, s []int) {
+			k(n, d, o[0], s[0], a, o[1], s[1], b, o[2], s[2])
+		})
+	}
+}
+
+func runner4[D, C, A, B tensor.Elem](k row4[D, C, A, B]) runner {
+	return func(ts ...*tensor.Tensor) {
+		shape, st, offs := layout(ts)
+		d, c, a, b := buf[D](ts[0]), buf[C](ts[1]), buf[A](ts[2]), buf[B](ts[3])
+		strided.Rows(shape, st, offs, func(n int, o, s []int) {
+			k(n, d, o[0], s[0], c, o[1], s[1], a, o[2], s[2], b, o[3], s[3])
+		})
+	}
+}
+
+// mapRow lifts an element function to a row kernel. It is used for the
+// operations whose per-element cost dwarfs the indirect call (exp, pow, ...).
+func mapRow[D, A any](f func(A) D) row2[D, A] {
+	return func(n int, d []D, do, ds int, a []A, ao, as int) {
+		if ds == 1 && as == 1 {
+			d, a := d[do:do+n], a[ao:ao+n]
+			for i := range d {
+				d[i] = f(a[i])
+			}
+			return
+		}
+		for ; n > 0; n-- {
+			d[do] = f(a[ao])
+			do, ao = do+ds, ao+as
+		}
+	}
+}
+
+// map2Row lifts a function of two elements to a row kernel.
+func map2Row[T any](f func(T, T) T) row3[T, T, T] {
+	return func(n int, d []T, do, ds int, a []T, ao, as int, b []T, bo, bs int) {
+		if ds == 1 && as == 1 && bs == 1 {
+			d, a, b := d[do:do+n], a[ao:ao+n], b[bo:bo+n]
+			for i := range d {
+				d[i] = f(a[i], b[i])
+			}
+			return
+		}
+		for ; n > 0; n-- {
+			d[do] = f(a[ao], b[bo])
+			do, ao, bo = do+ds, ao+as, bo+bs
+		}
+	}
+}
+
+func selectRow[T any](n int, d []T, do, ds int, c []bool, co, cs int, a []T, ao, as int, b []T, bo, bs int) {
+	if ds == 1 && cs == 1 && as == 1 && bs == 1 {
+		d, c, a, b := d[do:do+n], c[co:co+n], a[ao:ao+n], b[bo:bo+n]
+		for i := range d {
+			if c[i] {
+				d[i] = a[i]
+			} else {
+				d[i] = b[i]
+			}
+		}
+		return
+	}
+	for ; n > 0; n-- {
+		if c[co] {
+			d[do] = a[ao]
+		} else {
+			d[do] = b[bo]
+		}
+		do, co, ao, bo = do+ds, co+cs, ao+as, bo+bs
+	}
+}
+
+func fillRow[T any](v T) row1[T] {
+	return func(n int, d []T, do, ds int) {
+		for ; n > 0; n-- {
+			d[do] = v
+			do += ds
+		}
+	}
+}
+
+// intDiv is truncating integer division with x/0 = 0.
+func intDiv[T integer](x, y T) T {
+	if y == 0 {
+		return 0
+	}
+	return x / y
+}
+
+// intPow is x**y by squaring; a negative y gives the truncated real result.
+func intPow[T integer](x, y T) T {
+	if y < 0 {
+		switch x {
+		case 1:
+			return 1
+		case -1:
+			if y%2 == 0 {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	}
+	r := T(1)
+	for y > 0 {
+		if y&1 == 1 {
+			r *= x
+		}
+		x *= x
+		y >>= 1
+	}
+	return r
+}
+
+func floatPow[T floating](x, y T) T { return T(math.Pow(float64(x), float64(y))) }
+
+func complexPow[T cplx](x, y T) T {
+	// cmplx.Pow(0, 0) is 1 as in numpy; keep that.
+	return T(cmplx.Pow(complex128(x), complex128(y)))
+}
+
+// unaryKernel returns the row kernel of op for dtype dt (destination dtype
+// op.resultDType(dt)), or nil if op is not defined on dt.
+func unaryKernel(op UnaryOp, dt tensor.DType) runner {
+	switch dt {
+	case tensor.Float32:
+		return runner2(unaryFloat[float32](op))
+	case tensor.Float64:
+		return runner2(unaryFloat[float64](op))
+	case tensor.Complex64:
+		if op == OpAbs {
+			return runner2(mapRow(func(x complex64) float32 { return float32(cmplx.Abs(complex128(x))) }))
+		}
+		return runner2(unaryComplex[complex64](op))
+	case tensor.Complex128:
+		if op == OpAbs {
+			return runner2(mapRow(cmplx.Abs))
+		}
+		return runner2(unaryComplex[complex128](op))
+	case tensor.Int32:
+		return runner2(unaryInt[int32](op))
+	case tensor.Int64:
+		return runner2(unaryInt[int64](op))
+	}
+	return nil
+}
+
+func unaryFloat[T floating](op UnaryOp) row2[T, T] {
+	switch op {
+	case OpNeg:
+		return mapRow(func(x T) T { return -x })
+	case OpConj:
+		return mapRow(func(x T) T { return x })
+	case OpAbs:
+		return mapRow(func(x T) T { return T(math.Abs(float64(x))) })
+	case OpExp:
+		return mapRow(func(x T) T { return T(math.Exp(float64(x))) })
+	case OpLog:
+		return mapRow(func(x T) T { return T(math.Log(float64(x))) })
+	case OpSqrt:
+		return mapRow(func(x T) T { return T(math.Sqrt(float64(x))) })
+	}
+	return nil
+}
+
+func unaryComplex[T cplx](op UnaryOp) row2[T, T] {
+	switch op {
+	case OpNeg:
+		return mapRow(func(x T) T { return -x })
+	case OpConj:
+		return mapRow(func(x T) T { return T(cmplx.Conj(complex128(x))) })
+	case OpExp:
+		return mapRow(func(x T) T { return T(cmplx.Exp(complex128(x))) })
+	case OpLog:
+		return mapRow(func(x T) T { return T(cmplx.Log(complex128(x))) })
+	case OpSqrt:
+		return mapRow(func(x T) T { return T(cmplx.Sqrt(complex128(x))) })
+	}
+	return nil
+}
+
+func unaryInt[T integer](op UnaryOp) row2[T, T] {
+	switch op {
+	case OpNeg:
+		return mapRow(func(x T) T { return -x })
+	case OpConj:
+		return mapRow(func(x T) T { return x })
+	case OpAbs:
+		return mapRow(func(x T) T {
+			if x < 0 {
+				return -x
+			}
+			return x
+		})
+	}
+	return nil
+}
+
+// binaryKernel returns the runner of op for operands of dtype dt, or nil if
+// op is not defined on dt.
+func binaryKernel(op BinaryOp, dt tensor.DType) runner {
+	switch dt {
+	case tensor.Float32:
+		return runner3(binaryFloat[float32](op))
+	case tensor.Float64:
+		return runner3(binaryFloat[float64](op))
+	case tensor.Complex64:
+		return runner3(binaryComplex[complex64](op))
+	case tensor.Complex128:
+		return runner3(binaryComplex[complex128](op))
+	case tensor.Int32:
+		return runner3(binaryInt[int32](op))
+	case tensor.Int64:
+		return runner3(binaryInt[int64](op))
+	}
+	return nil
+}
+
+func binaryFloat[T floating](op BinaryOp) row3[T, T, T] {
+	switch op {
+	case OpAdd:
+		return addRow[T]
+	case OpSub:
+		return subRow[T]
+	case OpMul:
+		return mulRow[T]
+	case OpDiv:
+		return divRow[T]
+	case OpPow:
+		return map2Row(floatPow[T])
+	case OpMax:
+		return maxRow[T]
+	case OpMin:
+		return minRow[T]
+	}
+	return nil
+}
+
+func binaryComplex[T cplx](op BinaryOp) row3[T, T, T] {
+	switch op {
+	case OpAdd:
+		return addRow[T]
+	case OpSub:
+		return subRow[T]
+	case OpMul:
+		return mulRow[T]
+	case OpDiv:
+		return divRow[T]
+	case OpPow:
+		return map2Row(complexPow[T])
+	}
+	return nil
+}
+
+func binaryInt[T integer](op BinaryOp) row3[T, T, T] {
+	switch op {
+	case OpAdd:
+		return addRow[T]
+	case OpSub:
+		return subRow[T]
+	case OpMul:
+		return mulRow[T]
+	case OpDiv:
+		return divIntRow[T]
+	case OpPow:
+		return map2Row(intPow[T])
+	case OpMax:
+		return maxRow[T]
+	case OpMin:
+		return minRow[T]
+	}
+	return nil
+}
+
+// compareKernel returns the runner of op for operands of dtype dt (the
+// destination is Bool), or nil if op is not defined on dt.
+func compareKernel(op CompareOp, dt tensor.DType) runner {
+	switch dt {
+	case tensor.Float32:
+		return runner3(compareOrdered[float32](op))
+	case tensor.Float64:
+		return runner3(compareOrdered[float64](op))
+	case tensor.Int32:
+		return runner3(compareOrdered[int32](op))
+	case tensor.Int64:
+		return runner3(compareOrdered[int64](op))
+	case tensor.Complex64:
+		return runner3(compareEq[complex64](op))
+	case tensor.Complex128:
+		return runner3(compareEq[complex128](op))
+	case tensor.Bool:
+		return runner3(compareEq[bool](op))
+	}
+	return nil
+}
+
+func compareEq[T tensor.Elem](op CompareOp) row3[bool, T, T] {
+	switch op {
+	case OpEq:
+		return eqRow[T]
+	case OpNe:
+		return neRow[T]
+	}
+	return nil
+}
+
+func compareOrdered[T ordered](op CompareOp) row3[bool, T, T] {
+	switch op {
+	case OpLt:
+		return ltRow[T]
+	case OpLe:
+		return leRow[T]
+	case OpGt:
+		return gtRow[T]
+	case OpGe:
+		return geRow[T]
+	}
+	return compareEq[T](op)
+}
+
+// selectKernel returns the runner of Select for value dtype dt.
+func selectKernel(dt tensor.DType) runner {
+	switch dt {
+	case tensor.Float32:
+		return runner4(selectRow[float32])
+	case tensor.Float64:
+		return runner4(selectRow[float64])
+	case tensor.Complex64:
+		return runner4(selectRow[complex64])
+	case tensor.Complex128:
+		return runner4(selectRow[complex128])
+	case tensor.Int32:
+		return runner4(selectRow[int32])
+	case tensor.Int64:
+		return runner4(selectRow[int64])
+	case tensor.Bool:
+		return runner4(selectRow[bool])
+	}
+	return nil
+}
