@@ -515,6 +515,9 @@ func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k 
 			return nil, err
 		}
 	}
+	if m == 0 || n == 0 || nb == 0 {
+		return nil, nil
+	}
 	if (m > 1 && c.RowStride == 0) || (n > 1 && c.ColStride == 0) {
 		return nil, newErr("Gemm", ErrArgument, "C has a zero row or column stride")
 	}
@@ -522,9 +525,6 @@ func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k 
 		if d > 1 && c.BatchStrides[i] == 0 {
 			return nil, newErr("Gemm", ErrArgument, fmt.Sprintf("C has a zero stride on batch axis %d", i))
 		}
-	}
-	if m == 0 || n == 0 || nb == 0 {
-		return nil, nil
 	}
 	rank, sh, st, ok := collapse(batch, a.BatchStrides, b.BatchStrides, c.BatchStrides)
 	if !ok {

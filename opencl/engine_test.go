@@ -1,0 +1,334 @@
+package opencl
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// secondEngine opens a second engine on the shared device: its own context,
+// so its own allocation domain (its kernels load from the cached binary).
+func secondEngine(t *testing.T) *Engine {
+	t.Helper()
+	q := testQueue(t)
+	e, err := Open(context.Background(), q.Context().Device())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestReleaseCounting(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	c := q.Context()
+	var hooked atomic.Int64
+	c.OnRelease(func(*Buffer) { hooked.Add(1) })
+	defer c.OnRelease(nil)
+	before := c.Stats()
+	h, _ := tensor.Rand(tensor.Float32, 1, 4, 5)
+	d, err := q.Upload(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := d.Permute(1, 0) // a view retains the buffer
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := q.Unary(ctx, Neg, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := c.Stats()
+	if mid.Allocated-before.Allocated != 2 || mid.Live-before.Live != 2 {
+		t.Fatalf("after 2 allocations: %+v then %+v", before, mid)
+	}
+	if mid.LiveBytes-before.LiveBytes != 2*20*4 {
+		t.Fatalf("live bytes grew by %d", mid.LiveBytes-before.LiveBytes)
+	}
+	if err := d.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if d.Buffer().Released() || hooked.Load() != 0 {
+		t.Fatal("buffer freed while a view holds it")
+	}
+	if err := v.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Buffer().Released() || hooked.Load() != 1 {
+		t.Fatalf("buffer not freed after its last reference (hook %d)", hooked.Load())
+	}
+	if err := v.Release(); !errors.Is(err, ErrReleased) {
+		t.Fatalf("double release: %v", err)
+	}
+	if _, err := q.Unary(ctx, Neg, d); !errors.Is(err, ErrReleased) {
+		t.Fatalf("use after release: %v", err)
+	}
+	if _, err := d.Permute(1, 0); !errors.Is(err, ErrReleased) {
+		t.Fatalf("view of a released tensor: %v", err)
+	}
+	s.Release()
+	after := c.Stats()
+	if after.Live != before.Live || after.Released-before.Released != 2 || hooked.Load() != 2 || after.LiveBytes != before.LiveBytes {
+		t.Fatalf("stats %+v → %+v, hook %d", before, after, hooked.Load())
+	}
+}
+
+func TestForeignContext(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	e2 := secondEngine(t)
+	e1 := &Engine{Queue: q, dev: q.Context().Device()}
+	if e1.AllocationDomain() == e2.AllocationDomain() || e1.EventDomain() == e2.EventDomain() {
+		t.Fatal("engines share a domain")
+	}
+	h, _ := tensor.Rand(tensor.Float32, 2, 3, 4)
+	d1, _ := q.Upload(ctx, h)
+	d2, err := e2.Upload(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d1.Release()
+	defer d2.Release()
+	// ingress (1) placement
+	if !e1.Eligible(d1.Placement(), StorageClass) || e1.Eligible(d2.Placement(), StorageClass) {
+		t.Fatal("placement eligibility wrong")
+	}
+	if e1.Eligible(HostPlacement, StorageClass) || e1.Eligible(d1.Placement(), HostStorageClass) {
+		t.Fatal("host placement eligible")
+	}
+	// ingress (2) acceptance
+	if err := e1.Accept(d1); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{d2, h, nil, 3} {
+		if err := e1.Accept(v); err == nil {
+			t.Fatalf("accepted %T", v)
+		}
+	}
+	if err := e1.Accept(d2); !errors.Is(err, ErrForeign) {
+		t.Fatalf("foreign tensor: %v", err)
+	}
+	if err := e1.Accept(h); !errors.Is(err, ErrForeign) {
+		t.Fatalf("host tensor: %v", err)
+	}
+	// ingress (3) residency
+	if !e1.Resident(d1) || e1.Resident(d2) || !e2.Resident(d2.Buffer()) || e1.Resident(h) {
+		t.Fatal("residency wrong")
+	}
+	// ops refuse foreign operands
+	if _, err := q.Binary(ctx, Add, d1, d2); !errors.Is(err, ErrForeign) {
+		t.Fatalf("mixed-context add: %v", err)
+	}
+	if _, err := q.Download(ctx, d2); !errors.Is(err, ErrForeign) {
+		t.Fatalf("foreign download: %v", err)
+	}
+	if _, err := q.CopyBuffer(ctx, d1.Buffer(), 0, d2.Buffer(), 0, 4); !errors.Is(err, ErrForeign) {
+		t.Fatalf("foreign copy: %v", err)
+	}
+	// device → device through the host, then directly within a context
+	x, err := DeviceToDevice(ctx, e2.Queue, d1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Release()
+	if !e2.Resident(x) || e1.Resident(x) {
+		t.Fatal("transfer result in the wrong domain")
+	}
+	p, _ := d1.Permute(1, 0)
+	defer p.Release()
+	for _, src := range []*Tensor{d1, p} {
+		y, err := DeviceToDevice(ctx, q, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := download(t, q, src)
+		got, err := DeviceToHost(ctx, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tensor.CheckClose(got, want, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		y.Release()
+	}
+	got, err := DeviceToHost(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tensor.CheckClose(got, h, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	up, err := HostToDevice(ctx, e2.Queue, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up.Release()
+}
+
+func TestCapabilities(t *testing.T) {
+	q := testQueue(t)
+	e := &Engine{Queue: q, dev: q.Context().Device()}
+	if !strings.HasPrefix(e.ID(), "opencl.") || len(strings.Split(e.ID(), ".")) < 2 {
+		t.Fatalf("engine id %q", e.ID())
+	}
+	if e.DefaultStorageClass() != "storage.opencl.device.v1" {
+		t.Fatal(e.DefaultStorageClass())
+	}
+	fp64 := e.Device().FP64
+	for _, c := range e.Capabilities() {
+		t.Logf("%s: %v", c.Family, c.DTypes)
+		has := map[tensor.DType]bool{}
+		for _, dt := range c.DTypes {
+			has[dt] = true
+		}
+		if has[tensor.Float64] != fp64 {
+			t.Fatalf("%s lists float64 = %v on a device with fp64 = %v", c.Family, has[tensor.Float64], fp64)
+		}
+		if !has[tensor.Float32] {
+			t.Fatalf("%s lacks float32", c.Family)
+		}
+		arith := c.Family != FamilyTransfer && c.Family != FamilyPermute
+		if arith && (has[tensor.Complex64] || has[tensor.Bool]) {
+			t.Fatalf("%s claims complex or bool arithmetic", c.Family)
+		}
+	}
+	if e.Supports(FamilyComplexArith, tensor.Complex64) {
+		t.Fatal("complex arithmetic claimed")
+	}
+}
+
+func TestCrossQueueOrdering(t *testing.T) {
+	q1 := testQueue(t)
+	ctx := context.Background()
+	q2, err := q1.Context().NewQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close()
+	h, _ := tensor.Rand(tensor.Float32, 3, 256, 256)
+	a, _ := q1.Upload(ctx, h)
+	defer a.Release()
+	// a long command on q1, read at once on q2: q2 must wait for it.
+	c, err := q1.MatMul(ctx, a, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	s, err := q2.Reduce(ctx, Sum, c, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	if got := s.Ready().Queue(); got != q2 {
+		t.Fatal("result's last write not on q2")
+	}
+	ref, err := q1.Reduce(ctx, Sum, c, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Release()
+	if err := tensor.CheckClose(download(t, q2, s), download(t, q1, ref), 1e-5, 0); err != nil {
+		t.Fatal(err)
+	}
+	// events: Done, Status, Wait with a deadline
+	ev := c.Ready()
+	<-ev.Done()
+	if st, err := ev.Status(); err != nil || st != Complete {
+		t.Fatalf("status %v %v", st, err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := q1.Finish(dctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := (*Event)(nil).Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel2 := context.WithCancel(ctx)
+	cancel2()
+	if _, err := q1.Unary(cctx, Neg, a); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled context: %v", err)
+	}
+}
+
+func TestErrorCodes(t *testing.T) {
+	q := testQueue(t)
+	if CodeOutOfResources.String() != "CL_OUT_OF_RESOURCES" || Code(-9999).String() != "CL_ERROR(-9999)" {
+		t.Fatal("code names")
+	}
+	_, err := q.Context().Alloc(int(min(q.Context().Device().MaxAlloc+1, 1<<62)))
+	if !errors.Is(err, CodeInvalidBufferSize) || !errors.Is(err, ErrCL) {
+		t.Fatalf("oversized allocation: %v", err)
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidBufferSize || !strings.Contains(err.Error(), "CL_INVALID_BUFFER_SIZE") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := q.Context().Alloc(-1); !errors.Is(err, ErrArgument) {
+		t.Fatal(err)
+	}
+	if _, err := q.Upload(context.Background(), nil); !errors.Is(err, ErrArgument) {
+		t.Fatal(err)
+	}
+	if _, err := NewContext(context.Background(), nil); !errors.Is(err, ErrArgument) {
+		t.Fatal(err)
+	}
+	if _, err := NewContext(context.Background(), &Device{}); !errors.Is(err, ErrArgument) {
+		t.Fatal(err)
+	}
+}
+
+// TestNoLibrary runs this test binary with the OpenCL library pointed at a
+// file that does not exist: Devices must report why, without panicking.
+func TestNoLibrary(t *testing.T) {
+	if os.Getenv("GOFERRO_OPENCL_CHILD") == "1" {
+		devs, err := Devices()
+		if len(devs) != 0 || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no-such-libOpenCL") {
+			t.Fatalf("Devices() = %v, %v", devs, err)
+		}
+		if _, err := Open(context.Background(), &Device{}); err == nil {
+			t.Fatal("Open without a library succeeded")
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNoLibrary$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "GOFERRO_OPENCL_CHILD=1", libraryEnv+"=/no-such-libOpenCL.so")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+// TestBuildWithoutCgo checks that the package builds with CGO_ENABLED=0 (and
+// for a platform without run-time loading).
+func TestBuildWithoutCgo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(gobin); err != nil {
+		if gobin, err = exec.LookPath("go"); err != nil {
+			t.Skip("go command not found")
+		}
+	}
+	for _, env := range [][]string{{"CGO_ENABLED=0"}, {"CGO_ENABLED=0", "GOOS=windows", "GOARCH=amd64"}} {
+		cmd := exec.Command(gobin, "build", ".")
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v go build: %v\n%s", env, err, out)
+		}
+	}
+}
