@@ -1,0 +1,298 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/cmplx"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/einsum/instance"
+	"github.com/goferro/goferro/einsum/naive"
+	"github.com/goferro/goferro/tensor"
+)
+
+func init() {
+	commands["einsum"] = command{summary: "contract .npy files or replay a benchmark instance (einsum EQ a.npy ... -o out.npy | --instance F.json)", run: runEinsum}
+}
+
+const einsumUsage = `usage:
+  goferro einsum EQ a.npy b.npy ... -o out.npy [--path JSON] [--optimize auto|greedy|optimal|random]
+  goferro einsum --instance FILE.json [--strategy opt_flops|opt_size|search] [--seed N] [--check] [--runs N] [--threads T]`
+
+type einsumFlags struct {
+	out, pathJSON, optimize string
+	inst, strategy          string
+	seed                    uint64
+	check, verbose          bool
+	runs, threads, trials   int
+	memLimit                float64
+	searchTime              time.Duration
+}
+
+func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
+	var f einsumFlags
+	fs := flag.NewFlagSet("einsum", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.out, "o", "", "output .npy file")
+	fs.StringVar(&f.pathJSON, "path", "", "contraction path as JSON, e.g. [[0,1],[0,1]]")
+	fs.StringVar(&f.optimize, "optimize", "auto", "path optimizer: auto, greedy, optimal or random")
+	fs.StringVar(&f.inst, "instance", "", "benchmark instance JSON file")
+	fs.StringVar(&f.strategy, "strategy", "opt_flops", "instance path: opt_flops, opt_size (stored) or search (random greedy)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed for instance inputs and the path search")
+	fs.BoolVar(&f.check, "check", false, "compare the result against an independent evaluation")
+	fs.BoolVar(&f.verbose, "v", false, "print the plan's steps")
+	fs.IntVar(&f.runs, "runs", 5, "timed runs after one warm-up (instance mode)")
+	fs.IntVar(&f.threads, "threads", 0, "GEMM goroutines (0: GOMAXPROCS)")
+	fs.IntVar(&f.trials, "trials", 0, "random search trials (0: default)")
+	fs.Float64Var(&f.memLimit, "memory-limit", 0, "largest intermediate, in elements, the optimizer may choose (0: none)")
+	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintln(stdout, einsumUsage)
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
+				return nil
+			}
+			return usagef("%v\n%s", err, einsumUsage)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if f.runs < 1 {
+		return usagef("--runs must be at least 1")
+	}
+	if f.threads < 0 {
+		return usagef("--threads must not be negative")
+	}
+	if f.threads > 0 {
+		gemm.SetThreads(f.threads)
+	}
+	if f.inst != "" {
+		if len(pos) > 0 {
+			return usagef("--instance takes no positional arguments (got %q)\n%s", pos, einsumUsage)
+		}
+		return runInstance(ctx, &f, stdout)
+	}
+	if len(pos) < 2 {
+		return usagef("need an equation and at least one .npy operand\n%s", einsumUsage)
+	}
+	if f.out == "" {
+		return usagef("-o out.npy is required\n%s", einsumUsage)
+	}
+	return runEquation(ctx, &f, pos[0], pos[1:], stdout)
+}
+
+func (f *einsumFlags) options() ([]einsum.Option, error) {
+	opts := []einsum.Option{einsum.WithThreads(f.threads), einsum.WithMemoryLimit(f.memLimit),
+		einsum.WithSearch(f.trials, f.searchTime, f.seed)}
+	switch f.optimize {
+	case "auto", "greedy", "optimal", "random":
+		opts = append(opts, einsum.WithOptimizer(f.optimize))
+	default:
+		return nil, usagef("unknown --optimize %q (want auto, greedy, optimal or random)", f.optimize)
+	}
+	if f.pathJSON != "" {
+		var p [][]int
+		if err := json.Unmarshal([]byte(f.pathJSON), &p); err != nil {
+			return nil, usagef("--path is not a JSON list of lists of integers: %v", err)
+		}
+		opts = append(opts, einsum.WithPath(p))
+	}
+	return opts, nil
+}
+
+// planErr turns bad-input einsum errors into usage errors (exit status 2).
+func planErr(err error) error {
+	var ee *einsum.Error
+	if errors.As(err, &ee) && !errors.Is(err, einsum.ErrCanceled) {
+		return usagef("%v", err)
+	}
+	return err
+}
+
+func runEquation(ctx context.Context, f *einsumFlags, eq string, files []string, stdout io.Writer) error {
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	ops := make([]*tensor.Tensor, len(files))
+	shapes := make([][]int, len(files))
+	for i, name := range files {
+		t, err := tensor.LoadNpy(name)
+		if err != nil {
+			return fmt.Errorf("operand %d: %w", i, err)
+		}
+		ops[i], shapes[i] = t, t.Shape()
+	}
+	p, err := einsum.NewPlan(eq, shapes, opts...)
+	if err != nil {
+		return planErr(err)
+	}
+	if f.verbose {
+		printPlan(stdout, p)
+	}
+	out, err := p.Execute(ctx, ops...)
+	if err != nil {
+		return planErr(err)
+	}
+	if f.check {
+		if err := checkResult(stdout, p, ops, out); err != nil {
+			return err
+		}
+	}
+	return tensor.SaveNpy(f.out, out)
+}
+
+func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
+	in, err := instance.Load(f.inst)
+	if err != nil {
+		return err
+	}
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	switch f.strategy {
+	case "opt_flops", "opt_size":
+		sp, ok := in.Paths[f.strategy]
+		if !ok {
+			return usagef("instance %s has no stored %s path", in.Name, f.strategy)
+		}
+		opts = append(opts, einsum.WithPath(sp.Path))
+	case "search":
+		opts = append(opts, einsum.WithOptimizer(einsum.OptimizeRandom))
+	default:
+		return usagef("unknown --strategy %q (want opt_flops, opt_size or search)", f.strategy)
+	}
+	t0 := time.Now()
+	p, err := einsum.NewPlan(in.Equation(), in.Shapes, opts...)
+	if err != nil {
+		return planErr(err)
+	}
+	planMS := time.Since(t0).Seconds() * 1e3
+	if f.verbose {
+		fmt.Fprintf(stdout, "# plan: %.1f ms, %d steps\n", planMS, len(p.Steps))
+		printPlan(stdout, p)
+	}
+	ops, err := in.Inputs(f.seed)
+	if err != nil {
+		return err
+	}
+	out, err := p.Execute(ctx, ops...) // warm-up
+	if err != nil {
+		return planErr(err)
+	}
+	times := make([]float64, f.runs)
+	for i := range times {
+		t := time.Now()
+		out, err = p.Execute(ctx, ops...)
+		if err != nil {
+			return planErr(err)
+		}
+		times[i] = time.Since(t).Seconds() * 1e3
+	}
+	slices.Sort(times)
+	med := times[len(times)/2]
+	if len(times)%2 == 0 {
+		med = (times[len(times)/2-1] + times[len(times)/2]) / 2
+	}
+	if f.check {
+		if err := checkResult(stdout, p, ops, out); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "instance=%s strategy=%s runs=%d median_ms=%.3f log10_flops=%.4f log2_size=%.4f checksum=%.10g\n",
+		in.Name, f.strategy, f.runs, med, p.Log10Flops(), p.Log2Size(), real(checksum(out)))
+	return nil
+}
+
+func checksum(t *tensor.Tensor) complex128 {
+	var s complex128
+	for _, v := range t.Complex128Values() {
+		s += v
+	}
+	return s
+}
+
+// checkResult compares out against the naive step-by-step replay when the
+// plan is small enough, else against the same contraction along a path
+// found independently (greedy), and reports the largest relative error.
+func checkResult(stdout io.Writer, p *einsum.Plan, ops []*tensor.Tensor, out *tensor.Tensor) error {
+	var ref *tensor.Tensor
+	var how string
+	var err error
+	if p.Flops <= 5e7 {
+		how = "naive step replay"
+		ref, err = naive.Replay(p, ops)
+	} else {
+		how = "greedy-path evaluation"
+		var q *einsum.Plan
+		q, err = einsum.NewPlan(p.Equation, p.InputShapes, einsum.WithOptimizer(einsum.OptimizeGreedy))
+		if err == nil && slices.EqualFunc(q.Path, p.Path, slices.Equal) {
+			q, err = einsum.NewPlan(p.Equation, p.InputShapes, einsum.WithOptimizer(einsum.OptimizeRandom), einsum.WithSearch(8, time.Second, 7))
+		}
+		if err == nil {
+			ref, err = q.Execute(context.Background(), ops...)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("check (%s): %w", how, err)
+	}
+	got, want := out.Complex128Values(), ref.Complex128Values()
+	scale := 0.0
+	for _, w := range want {
+		scale = max(scale, cmplx.Abs(w))
+	}
+	worst := 0.0
+	for i := range got {
+		d := cmplx.Abs(got[i] - want[i])
+		if cmplx.IsNaN(got[i]) || cmplx.IsInf(got[i]) {
+			d = math.Inf(1)
+		}
+		worst = max(worst, d/max(scale, math.SmallestNonzeroFloat64))
+	}
+	tol := 1e-9
+	if dt := out.DType(); dt == tensor.Float32 || dt == tensor.Complex64 {
+		tol = 1e-3
+	}
+	status := "ok"
+	if !(worst <= tol) {
+		status = "MISMATCH"
+	}
+	fmt.Fprintf(stdout, "# check: %s against %s, max error relative to max |ref| %.3g\n", status, how, worst)
+	if status != "ok" {
+		return fmt.Errorf("check failed: error %.3g above %.3g", worst, tol)
+	}
+	return nil
+}
+
+func printPlan(w io.Writer, p *einsum.Plan) {
+	name := func(ls []int) string {
+		var sb strings.Builder
+		for _, l := range ls {
+			sb.WriteString(p.Labels[l])
+		}
+		return sb.String()
+	}
+	fmt.Fprintf(w, "# %s\n# log10_flops=%.4f log2_size=%.4f path=%v\n", filepath.Base(p.Equation), p.Log10Flops(), p.Log2Size(), p.Path)
+	for i, s := range p.Steps {
+		fmt.Fprintf(w, "# step %3d: %s,%s->%s batch=%s contract=%s copies=%d flops=%.3g\n", i,
+			name(s.LeftLabels), name(s.RightLabels), name(s.OutLabels), name(s.Batch), name(s.Contracted), s.Copies, s.Flops)
+	}
+}
