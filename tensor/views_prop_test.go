@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"unsafe"
 
 	"pgregory.net/rapid"
 )
@@ -18,7 +17,7 @@ import (
 
 type model struct {
 	shape []int
-	buf   []float64 // the buffer the tensor must share
+	buf   any // the typed buffer the tensor must share
 	pos   func(idx []int) int
 	val   func(idx []int) float64
 }
@@ -85,8 +84,40 @@ func (m model) remap(shape []int, oldIdx func([]int) []int) model {
 	}
 }
 
-func sameBuffer(a, b []float64) bool {
-	return unsafe.SliceData(a) == unsafe.SliceData(b)
+// sameBuffer reports whether two typed buffers start at the same address.
+func sameBuffer(a, b any) bool {
+	return bufferAddr(a) == bufferAddr(b)
+}
+
+// valuesOf returns Values[T] for x's element type, as complex128.
+func valuesOf(x *Tensor) ([]complex128, error) {
+	switch x.DType() {
+	case Float32:
+		return convertValues[float32](x)
+	case Float64:
+		return convertValues[float64](x)
+	case Complex64:
+		return convertValues[complex64](x)
+	case Complex128:
+		return convertValues[complex128](x)
+	case Int32:
+		return convertValues[int32](x)
+	case Int64:
+		return convertValues[int64](x)
+	}
+	return convertValues[bool](x)
+}
+
+func convertValues[T Elem](x *Tensor) ([]complex128, error) {
+	v, err := Values[T](x)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]complex128, len(v))
+	for i := range v {
+		out[i] = getFlat(v, i)
+	}
+	return out, nil
 }
 
 // check compares a tensor with its model in every observable way.
@@ -98,11 +129,10 @@ func check(t *rapid.T, x *Tensor, m model, what string) {
 	if x.Len() != n || x.Rank() != len(m.shape) {
 		t.Fatalf("%s: Len %d Rank %d, want %d %d", what, x.Len(), x.Rank(), n, len(m.shape))
 	}
-	buf, err := Buffer[float64](x)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
+	if x.DType() != dtypeOfBuffer(m.buf) {
+		t.Fatalf("%s: dtype %v", what, x.DType())
 	}
-	if n > 0 && !sameBuffer(buf, m.buf) {
+	if n > 0 && !sameBuffer(x.Data(), m.buf) {
 		t.Fatalf("%s: tensor does not share the expected buffer", what)
 	}
 	st, off := x.Strides(), x.Offset()
@@ -135,13 +165,13 @@ func check(t *rapid.T, x *Tensor, m model, what string) {
 	if x.IsContiguous() != contiguous {
 		t.Fatalf("%s: IsContiguous %v, want %v (shape %v strides %v)", what, x.IsContiguous(), contiguous, m.shape, st)
 	}
-	vals, err := Values[float64](x)
+	vals, err := valuesOf(x)
 	if err != nil || len(vals) != n {
 		t.Fatalf("%s: Values: %d values, %v", what, len(vals), err)
 	}
 	cv := x.Complex128Values()
 	for i := range row {
-		if vals[i] != row[i] || cv[i] != complex(row[i], 0) {
+		if vals[i] != complex(row[i], 0) || cv[i] != complex(row[i], 0) {
 			t.Fatalf("%s: flat element %d: Values %v Complex128Values %v, want %v", what, i, vals[i], cv[i], row[i])
 		}
 	}
@@ -153,11 +183,11 @@ func check(t *rapid.T, x *Tensor, m model, what string) {
 			idx[i] = rapid.IntRange(0, d-1).Draw(t, "write index")
 		}
 		p := m.pos(idx)
-		old := m.buf[p]
+		old := getFlat(m.buf, p)
 		if err := x.SetComplex128(-12345, idx...); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		if m.buf[p] != -12345 {
+		if getFlat(m.buf, p) != -12345 {
 			t.Fatalf("%s: write at %v did not reach buffer element %d", what, idx, p)
 		}
 		forEachIndex(m.shape, func(j []int) {
@@ -166,7 +196,7 @@ func check(t *rapid.T, x *Tensor, m model, what string) {
 				t.Fatalf("%s: after writing %v, element %v = %v", what, idx, j, got)
 			}
 		})
-		m.buf[p] = old
+		setFlat(m.buf, p, old)
 	}
 }
 
@@ -196,14 +226,11 @@ func drawBase(t *rapid.T) (*Tensor, model) {
 		offset = -lo + rapid.IntRange(0, 3).Draw(t, "slack before")
 		bufLen = offset + hi + 1 + rapid.IntRange(0, 3).Draw(t, "slack after")
 	}
-	buf := make([]float64, max(bufLen, 1))
-	for i := range buf {
-		buf[i] = float64(i)
-	}
-	x, err := FromStrided(buf, shape, strides, offset)
-	if err != nil {
-		t.Fatalf("FromStrided(%v, %v, %d) over %d: %v", shape, strides, offset, len(buf), err)
-	}
+	// Views do not depend on the element type, but the copies behind
+	// Reshape, Contiguous and Clone go through one loop per type. Element
+	// values are buffer positions, exact in every numeric type.
+	dt := rapid.SampledFrom([]DType{Float64, Float32, Complex64, Complex128, Int32, Int64}).Draw(t, "dtype")
+	x, buf := stridedOf(t, dt, max(bufLen, 1), shape, strides, offset)
 	m := model{
 		shape: shape,
 		buf:   buf,
@@ -218,6 +245,58 @@ func drawBase(t *rapid.T) (*Tensor, model) {
 	pos := m.pos
 	m.val = func(idx []int) float64 { return float64(pos(idx)) }
 	return x, m
+}
+
+// stridedOf builds a view of dtype dt over a new buffer of n elements that
+// hold their own positions.
+func stridedOf(t *rapid.T, dt DType, n int, shape, strides []int, offset int) (*Tensor, any) {
+	buf, err := MakeBuffer(dt, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		setFlat(buf, i, complex(float64(i), 0))
+	}
+	var x *Tensor
+	switch b := buf.(type) {
+	case []float32:
+		x, err = FromStrided(b, shape, strides, offset)
+	case []float64:
+		x, err = FromStrided(b, shape, strides, offset)
+	case []complex64:
+		x, err = FromStrided(b, shape, strides, offset)
+	case []complex128:
+		x, err = FromStrided(b, shape, strides, offset)
+	case []int32:
+		x, err = FromStrided(b, shape, strides, offset)
+	case []int64:
+		x, err = FromStrided(b, shape, strides, offset)
+	}
+	if err != nil {
+		t.Fatalf("FromStrided(%v, %v, %d) over %d: %v", shape, strides, offset, n, err)
+	}
+	return x, buf
+}
+
+// dtypeOfBuffer returns the DType of a typed buffer.
+func dtypeOfBuffer(buf any) DType {
+	switch buf.(type) {
+	case []float32:
+		return Float32
+	case []float64:
+		return Float64
+	case []complex64:
+		return Complex64
+	case []complex128:
+		return Complex128
+	case []int32:
+		return Int32
+	case []int64:
+		return Int64
+	case []bool:
+		return Bool
+	}
+	return Invalid
 }
 
 // pySlice lists the indices Python's a[start:stop:step] selects from an axis
@@ -577,12 +656,23 @@ func opReshape(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
 // copyModel checks that y is a fresh row-major copy holding next's values and
 // returns the model of y over its own buffer.
 func copyModel(t *rapid.T, y *Tensor, next model) model {
-	buf, err := Buffer[float64](y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(buf) > 0 && sameBuffer(buf, next.buf) {
+	buf := y.Data()
+	if y.Len() > 0 && sameBuffer(buf, next.buf) {
 		t.Fatalf("result of shape %v shares the source buffer but no strides describe it", next.shape)
+	}
+	// Writing through the copy must leave the source alone.
+	if y.Len() > 0 {
+		before := fmt.Sprint(next.buf)
+		idx := make([]int, len(next.shape))
+		for i, d := range next.shape {
+			idx[i] = rapid.IntRange(0, d-1).Draw(t, "copy write index")
+		}
+		old, _ := y.Complex128At(idx...)
+		y.SetComplex128(-777, idx...)
+		if fmt.Sprint(next.buf) != before {
+			t.Fatalf("writing through a copy of shape %v changed its source", next.shape)
+		}
+		y.SetComplex128(old, idx...)
 	}
 	off := y.Offset()
 	shape := next.shape
@@ -641,7 +731,7 @@ func TestViewChainsProperty(t *testing.T) {
 			inv[p] = i
 			shape[i] = m.shape[p]
 		}
-		z, err := Zeros(Float64, shape...)
+		z, err := Zeros(x.DType(), shape...)
 		if err != nil {
 			t.Fatal(err)
 		}
