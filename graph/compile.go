@@ -52,6 +52,7 @@ func Compile(outputs ...Value) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.reserve(len(order) + len(order)/4 + 8)
 	for _, id := range order {
 		if err := c.emitNode(id); err != nil {
 			return nil, err
@@ -87,6 +88,15 @@ func newCompiler(b *Builder) *compiler {
 		c.prod = append(c.prod, -1)
 	}
 	return c
+}
+
+// reserve preallocates room for about n instructions.
+func (c *compiler) reserve(n int) {
+	c.insts = make([]Instruction, 0, n)
+	c.types = append(make([]Type, 0, n+c.nInputs), c.types...)
+	c.consts = append(make([]*tensor.Tensor, 0, n+c.nInputs), c.consts...)
+	c.prod = append(make([]int, 0, n+c.nInputs), c.prod...)
+	c.cse = make(map[string]int, n)
 }
 
 // order returns the non-input nodes the outputs depend on in depth-first
@@ -301,12 +311,12 @@ func (c *compiler) finish(outs []Slot) *Program {
 		remap[k] = Slot(k)
 	}
 	next := Slot(c.nInputs)
-	p.Instructions = make([]Instruction, 0, len(c.insts))
+	kept := c.insts[:0] // filter in place
 	for i := range c.insts {
 		if !keep[i] {
 			continue
 		}
-		ins := c.insts[i]
+		ins := &c.insts[i]
 		for k, s := range ins.Inputs {
 			ins.Inputs[k] = remap[s]
 		}
@@ -315,8 +325,9 @@ func (c *compiler) finish(outs []Slot) *Program {
 			ins.Outputs[k].Slot = next
 			next++
 		}
-		p.Instructions = append(p.Instructions, ins)
+		kept = append(kept, *ins)
 	}
+	p.Instructions = kept[:len(kept):len(kept)]
 	p.Outputs = make([]Slot, len(outs))
 	for k, s := range outs {
 		p.Outputs[k] = remap[s]

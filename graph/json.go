@@ -254,3 +254,18 @@ func (p *Program) UnmarshalJSON(b []byte) error {
 	*p = q
 	return nil
 }
+
+// Load decodes a program from its JSON form, as UnmarshalJSON, and reports
+// malformed JSON as an ErrFormat *Error too (json.Unmarshal reports syntax
+// errors itself, before UnmarshalJSON runs).
+func Load(data []byte) (*Program, error) {
+	var raw json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, &Error{Op: "Load", Instruction: -1, Kind: ErrFormat, Msg: "malformed JSON", Err: err}
+	}
+	p := new(Program)
+	if err := p.UnmarshalJSON(raw); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
