@@ -3,10 +3,16 @@ package cpu
 import (
 	"math/cmplx"
 	"math/rand/v2"
-	"testing"
 
 	"github.com/goferro/goferro/tensor"
 )
+
+// tb is the part of testing.TB (and of *rapid.T) the helpers use.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
 
 var numericDTypes = []tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex64, tensor.Complex128, tensor.Int32, tensor.Int64}
 
@@ -28,7 +34,7 @@ func randValue(r *rand.Rand, dt tensor.DType, lim float64) complex128 {
 // random values in [-lim, lim], with a random layout: contiguous, or a view
 // of a bigger parent through a permutation, steps, negative steps and an
 // offset, or a broadcast of a smaller tensor (zero strides).
-func randTensor(t testing.TB, r *rand.Rand, dt tensor.DType, shape tensor.Shape, lim float64) *tensor.Tensor {
+func randTensor(t tb, r *rand.Rand, dt tensor.DType, shape tensor.Shape, lim float64) *tensor.Tensor {
 	t.Helper()
 	rank := len(shape)
 	switch r.IntN(4) {
@@ -63,7 +69,7 @@ func randTensor(t testing.TB, r *rand.Rand, dt tensor.DType, shape tensor.Shape,
 }
 
 // randView builds a permuted, stepped, offset view of a random parent.
-func randView(t testing.TB, r *rand.Rand, dt tensor.DType, shape tensor.Shape, lim float64) *tensor.Tensor {
+func randView(t tb, r *rand.Rand, dt tensor.DType, shape tensor.Shape, lim float64) *tensor.Tensor {
 	t.Helper()
 	rank := len(shape)
 	q := r.Perm(rank) // parent axis j holds view axis q[j]
@@ -197,7 +203,7 @@ func near(got, want complex128, rtol float64) bool {
 }
 
 // checkAgainst compares every element of got with want(idx).
-func checkAgainst(t testing.TB, what string, got *tensor.Tensor, shape tensor.Shape, rtol float64, want func(idx []int) complex128) {
+func checkAgainst(t tb, what string, got *tensor.Tensor, shape tensor.Shape, rtol float64, want func(idx []int) complex128) {
 	t.Helper()
 	if !got.Shape().Equal(shape) {
 		t.Fatalf("%s: shape %v, want %v", what, got.Shape(), shape)
