@@ -25,8 +25,9 @@ type CopierStats struct {
 type Copier struct {
 	devs map[goferro.EngineID]*Device
 
-	mu    sync.Mutex
-	fault Fault
+	mu     sync.Mutex
+	fault  Fault
+	faults map[goferro.EngineID]Fault
 	hook  func(context.Context, *goferro.TransferRequest) error
 
 	transfers, hostAllocs, hostReleases atomic.Int64
@@ -45,6 +46,17 @@ func NewCopier(devs ...*Device) *Copier {
 func (c *Copier) SetFault(f Fault) {
 	c.mu.Lock()
 	c.fault = f
+	c.mu.Unlock()
+}
+
+// SetFaultTo makes every later transfer into engine dst misbehave (FaultNone
+// to stop); it takes precedence over SetFault for that destination.
+func (c *Copier) SetFaultTo(dst goferro.EngineID, f Fault) {
+	c.mu.Lock()
+	if c.faults == nil {
+		c.faults = map[goferro.EngineID]Fault{}
+	}
+	c.faults[dst] = f
 	c.mu.Unlock()
 }
 
@@ -67,6 +79,9 @@ func (c *Copier) Transfer(ctx context.Context, req *goferro.TransferRequest) (*g
 	c.transfers.Add(1)
 	c.mu.Lock()
 	hook, fault := c.hook, c.fault
+	if f, ok := c.faults[req.To.Engine]; ok {
+		fault = f
+	}
 	c.mu.Unlock()
 	if hook != nil {
 		if err := hook(ctx, req); err != nil {

@@ -131,7 +131,7 @@ func WithStorage(classes ...goferro.StorageClass) Option {
 // WithDomain sets the allocation domain (default "domain.<id>").
 func WithDomain(dom goferro.AllocationDomain) Option { return func(d *Device) { d.domain = dom } }
 
-// WithFamilies sets the capability families (default ArithFamily).
+// WithFamilies sets the capability families (default Families).
 func WithFamilies(families ...string) Option {
 	return func(d *Device) { d.families = slices.Clone(families) }
 }
@@ -142,7 +142,7 @@ func WithKernel(k Kernel) Option { return func(d *Device) { d.kernel = k } }
 
 // NewDevice returns a fake device with the given engine id.
 func NewDevice(id goferro.EngineID, opts ...Option) *Device {
-	d := &Device{id: id, families: []string{ArithFamily}, kernel: ReferenceKernel, live: map[*tensor.Tensor]goferro.StorageClass{}}
+	d := &Device{id: id, families: slices.Clone(Families), kernel: ReferenceKernel, live: map[*tensor.Tensor]goferro.StorageClass{}}
 	for _, o := range opts {
 		o(d)
 	}

@@ -7,29 +7,33 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-// ArithFamily is the op family this package registers for runtime tests: a
-// handful of elementwise ops on operands of one type, with a reference
-// implementation, so that runtime tests do not depend on the core
-// families' kernels. Engines declare it like any other family.
-const ArithFamily = "goferrotest.arith"
+// The op families this package registers for runtime tests: a handful of
+// elementwise ops on operands of one type, with reference implementations,
+// so that runtime tests do not depend on the core families' kernels. They
+// are two families so that a test can give engines different capabilities
+// and force a program to split across them. Engines declare them like any
+// other family.
+const (
+	ArithFamily = "goferrotest.arith" // OpAdd, OpMul
+	UnaryFamily = "goferrotest.unary" // OpNeg
+)
 
-// The ops of ArithFamily. All operands must have the same dtype (numeric)
-// and shape; the result has that type.
+// The ops of ArithFamily and UnaryFamily. All operands must have the same
+// dtype (numeric) and shape; the result has that type.
 const (
 	OpAdd = "goferrotest.add" // x + y
 	OpMul = "goferrotest.mul" // x · y
 	OpNeg = "goferrotest.neg" // -x
 )
 
-var arith = &graph.OpFamily{
-	Name:  ArithFamily,
-	Ops:   []string{OpAdd, OpMul, OpNeg},
-	Infer: inferArith,
-	Eval:  evalArith,
-	Pure:  true,
-}
+// Families lists ArithFamily and UnaryFamily, the default capabilities of
+// a Device.
+var Families = []string{ArithFamily, UnaryFamily}
 
-func init() { graph.MustRegister(arith) }
+func init() {
+	graph.MustRegister(&graph.OpFamily{Name: ArithFamily, Ops: []string{OpAdd, OpMul}, Infer: inferArith, Eval: evalArith, Pure: true})
+	graph.MustRegister(&graph.OpFamily{Name: UnaryFamily, Ops: []string{OpNeg}, Infer: inferArith, Eval: evalArith, Pure: true})
+}
 
 func inferArith(op string, _ *graph.Attrs, in []graph.Type) ([]graph.Type, error) {
 	want := 2

@@ -196,6 +196,8 @@ func Search(r *Request) (*Plan, error) {
 		}
 		var re *RouteError
 		switch {
+		case err == nil:
+			// every vector of this pass was already built by an earlier one
 		case errors.As(err, &re):
 			if firstRoute == nil {
 				firstRoute = re
@@ -211,6 +213,9 @@ func Search(r *Request) (*Plan, error) {
 				return nil, &CapableError{Instr: i, Class: r.Class}
 			}
 		}
+		return nil, &CapableError{Instr: 0, Class: r.Class}
+	}
+	if firstRoute == nil {
 		return nil, &CapableError{Instr: 0, Class: r.Class}
 	}
 	return nil, firstRoute
