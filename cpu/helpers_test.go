@@ -242,4 +242,3 @@ func roundTo(dt tensor.DType, v complex128) complex128 {
 	}
 	return v
 }
-
