@@ -28,7 +28,7 @@ type Copier struct {
 	mu     sync.Mutex
 	fault  Fault
 	faults map[goferro.EngineID]Fault
-	hook  func(context.Context, *goferro.TransferRequest) error
+	hook   func(context.Context, *goferro.TransferRequest) error
 
 	transfers, hostAllocs, hostReleases atomic.Int64
 }
