@@ -131,11 +131,15 @@ func reduce(op string, x Value, axes []int) Value {
 	if err != nil {
 		return fail1(op, err, x)
 	}
+	if len(ax) == 0 {
+		return x // nothing to reduce (a scalar, or an explicit empty list)
+	}
 	return apply1(op, Attrs{Axes: ax}, x)
 }
 
 // ReduceSum sums x over the given axes (negative counts from the end), which
-// are removed; with no axes it sums over all of them.
+// are removed; with no axes it sums over all of them. An explicit empty
+// list (ReduceSum(x, []int{}...)) returns x itself.
 func ReduceSum(x Value, axes ...int) Value { return reduce("reduce_sum", x, axes) }
 
 // ReduceProd multiplies x over the given axes (all when none are given).
@@ -318,7 +322,8 @@ type DotDims struct {
 	LhsContract, RhsContract []int
 }
 
-// DotGeneral is the batched contraction of x and y: the dimensions
+// DotGeneral is the batched contraction of float or complex x and y (equal
+// dtypes): the dimensions
 // LhsBatch[i] of x and RhsBatch[i] of y are batch dimensions (kept, paired),
 // LhsContract[i] and RhsContract[i] are summed over, and the result has the
 // batch dimensions first (in the order listed), then x's remaining

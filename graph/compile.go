@@ -19,7 +19,7 @@ const FoldLimit = 64
 //     of independent ops compile to the same program;
 //   - merges equal pure instructions (common-subexpression elimination) and
 //     drops identity ops (reshape to the same shape, identity permutation,
-//     convert to the same dtype, a whole slice, an empty reduction);
+//     convert to the same dtype, a whole slice);
 //   - lowers einsum through the einsum planner into dot_general and layout
 //     instructions, and makes broadcasts of elementwise operands explicit,
 //     marking the instructions it introduces Synthesized;
@@ -271,8 +271,6 @@ func isIdentity(op string, a *Attrs, in, out Type) bool {
 			}
 		}
 		return true
-	case "reduce_sum", "reduce_prod", "reduce_max", "reduce_min":
-		return len(a.Axes) == 0
 	case "concatenate":
 		return true
 	case "real":

@@ -88,8 +88,8 @@ func bindEinsum(op string, eq string, in []Type) (*einsumSpec, error) {
 		}
 		sp.operands = append(sp.operands, labels)
 	}
-	if !sp.dtype.IsNumeric() {
-		return nil, errorf(op, ErrDType, "not defined for %v", sp.dtype)
+	if !sp.dtype.IsFloat() && !sp.dtype.IsComplex() {
+		return nil, errorf(op, ErrDType, "not defined for %v (float and complex only)", sp.dtype)
 	}
 	o := e.Output
 	for i := 0; i <= len(o.Labels); i++ {

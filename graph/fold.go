@@ -30,7 +30,7 @@ func (c *compiler) fold(op string, f *OpFamily, a *Attrs, args []Slot, out Type)
 	var r *tensor.Tensor
 	var err error
 	if f == famLayout {
-		r, err = foldLayout(op, a, in, out.DType, shape)
+		r, err = layout(op, a, in, out.DType, shape)
 	} else {
 		r, err = foldElementwise(op, a, in, out.DType, shape)
 	}
@@ -41,63 +41,6 @@ func (c *compiler) fold(op string, f *OpFamily, a *Attrs, args []Slot, out Type)
 		return nil, false
 	}
 	return r.Clone(), true
-}
-
-func foldLayout(op string, a *Attrs, in []*tensor.Tensor, dt tensor.DType, shape tensor.Shape) (*tensor.Tensor, error) {
-	x := in[0]
-	switch op {
-	case "reshape":
-		return x.Reshape(shape...)
-	case "permute":
-		return x.Permute(a.Perm...)
-	case "broadcast":
-		return x.BroadcastTo(shape...)
-	case "slice":
-		rs := make([]tensor.Range, len(a.Start))
-		for i := range rs {
-			lim := a.Limit[i]
-			if lim == -1 {
-				lim = x.Dim(i)
-			}
-			rs[i] = tensor.Range{Start: a.Start[i], Stop: lim, Step: a.Stride[i]}
-		}
-		return x.Slice(rs...)
-	case "diagonal":
-		return x.Diagonal(a.Axes...)
-	case "concatenate":
-		z, err := tensor.Zeros(dt, shape...)
-		if err != nil {
-			return nil, err
-		}
-		off := 0
-		for _, t := range in {
-			rs := make([]tensor.Range, a.Axis+1)
-			for i := range rs {
-				rs[i] = tensor.All
-			}
-			rs[a.Axis] = tensor.R(off, off+t.Dim(a.Axis))
-			off += t.Dim(a.Axis)
-			v, err := z.Slice(rs...)
-			if err != nil {
-				return nil, err
-			}
-			if err := tensor.CopyInto(v, t); err != nil {
-				return nil, err
-			}
-		}
-		return z, nil
-	case "embed_diagonal":
-		z, err := tensor.Zeros(dt, shape...)
-		if err != nil {
-			return nil, err
-		}
-		v, err := z.Diagonal(a.Axes...)
-		if err != nil {
-			return nil, err
-		}
-		return z, tensor.CopyInto(v, x)
-	}
-	return nil, nil
 }
 
 // foldElementwise evaluates unary, binary, select and convert ops with Go's

@@ -150,6 +150,9 @@ func TestInferReduce(t *testing.T) {
 		{name: "sum bool", ins: []Type{ty(bl, 2)}, build: func(_ *Builder, in []Value) Value { return ReduceSum(in[0]) }, err: ErrDType, op: "reduce_sum"},
 		{name: "axis range", ins: []Type{ty(f64, 2)}, build: func(_ *Builder, in []Value) Value { return ReduceSum(in[0], 1) }, err: ErrAttr, op: "reduce_sum"},
 		{name: "axis repeat", ins: []Type{ty(f64, 2, 2)}, build: func(_ *Builder, in []Value) Value { return ReduceSum(in[0], 1, -1) }, err: ErrAttr, op: "reduce_sum"},
+		{name: "raw empty", ins: []Type{ty(f64, 2, 2)}, build: func(b *Builder, in []Value) Value {
+			return b.Op("reduce_sum", Attrs{Axes: []int{}}, in[0])[0]
+		}, err: ErrAttr, op: "reduce_sum"},
 		{name: "raw unsorted", ins: []Type{ty(f64, 2, 2)}, build: func(b *Builder, in []Value) Value {
 			return b.Op("reduce_sum", Attrs{Axes: []int{1, 0}}, in[0])[0]
 		}, err: ErrAttr, op: "reduce_sum"},
@@ -216,6 +219,7 @@ func TestInferDot(t *testing.T) {
 		{name: "dim range", ins: []Type{ty(f64, 3), ty(f64, 3)}, build: dg(DotDims{LhsContract: []int{1}, RhsContract: []int{0}}), err: ErrAttr, op: "dot_general"},
 		{name: "dtypes", ins: []Type{ty(f64, 3), ty(f32, 3)}, build: dg(DotDims{LhsContract: []int{0}, RhsContract: []int{0}}), err: ErrDType, op: "dot_general"},
 		{name: "bool", ins: []Type{ty(bl, 3), ty(bl, 3)}, build: dg(DotDims{LhsContract: []int{0}, RhsContract: []int{0}}), err: ErrDType, op: "dot_general"},
+		{name: "int", ins: []Type{ty(i64, 3), ty(i64, 3)}, build: dg(DotDims{LhsContract: []int{0}, RhsContract: []int{0}}), err: ErrDType, op: "dot_general"},
 		{name: "matmul rank", ins: []Type{ty(f64, 3), ty(f64, 3)}, build: bin(MatMul), err: ErrShape, op: "dot_general"},
 		{name: "symbolic contraction", ins: []Type{ty(f64, 2, "k"), ty(f64, "k", 4)}, build: bin(MatMul), want: ty(f64, 2, 4)},
 	})
@@ -239,6 +243,7 @@ func TestInferEinsum(t *testing.T) {
 		{name: "symbols", ins: []Type{ty(f64, "n"), ty(f64, "m")}, build: es("i,i->i"), err: ErrShape, op: "einsum"},
 		{name: "dtypes", ins: []Type{ty(f64, 2), ty(f32, 2)}, build: es("i,i->i"), err: ErrDType, op: "einsum"},
 		{name: "bool", ins: []Type{ty(bl, 2)}, build: es("i->"), err: ErrDType, op: "einsum"},
+		{name: "int", ins: []Type{ty(i32, 2)}, build: es("i->"), err: ErrDType, op: "einsum"},
 	})
 }
 

@@ -31,9 +31,9 @@ var UnaryOps = []string{"neg", "abs", "exp", "log", "sqrt", "reciprocal", "squar
 // of the CPU kernels (package cpu).
 var BinaryOps = []string{"add", "sub", "mul", "div", "pow", "max", "min", "eq", "ne", "lt", "le", "gt", "ge"}
 
-// ReduceOps are the reductions over Attrs.Axes: reduce_sum, reduce_prod
-// (numeric) and reduce_max, reduce_min (real numeric). The reduced axes are
-// removed from the shape.
+// ReduceOps are the reductions over Attrs.Axes (at least one axis,
+// increasing): reduce_sum, reduce_prod (numeric) and reduce_max, reduce_min
+// (real numeric). The reduced axes are removed from the shape.
 var ReduceOps = []string{"reduce_sum", "reduce_prod", "reduce_max", "reduce_min"}
 
 // LayoutOps are the data-movement ops.
@@ -206,6 +206,9 @@ func inferReduce(op string, a *Attrs, in []Type) ([]Type, error) {
 		return nil, errorf(op, ErrDType, "not defined for %v", dt)
 	}
 	r := len(in[0].Shape)
+	if len(a.Axes) == 0 {
+		return nil, errorf(op, ErrAttr, "no axes to reduce (an empty reduction is the operand itself)")
+	}
 	drop := make([]bool, r)
 	for k, ax := range a.Axes {
 		if ax < 0 || ax >= r {
@@ -465,8 +468,8 @@ func inferDotGeneral(op string, a *Attrs, in []Type) ([]Type, error) {
 	if l.DType != r.DType {
 		return nil, errorf(op, ErrDType, "operand dtypes differ: %v and %v", l.DType, r.DType)
 	}
-	if !l.DType.IsNumeric() {
-		return nil, errorf(op, ErrDType, "not defined for %v", l.DType)
+	if !l.DType.IsFloat() && !l.DType.IsComplex() {
+		return nil, errorf(op, ErrDType, "not defined for %v (float and complex only)", l.DType)
 	}
 	if len(a.LhsBatch) != len(a.RhsBatch) || len(a.LhsContract) != len(a.RhsContract) {
 		return nil, errorf(op, ErrAttr, "batch dims %v/%v or contracting dims %v/%v differ in number", a.LhsBatch, a.RhsBatch, a.LhsContract, a.RhsContract)
