@@ -212,6 +212,9 @@ func (e *Equation) Plan(shapes [][]int, opts ...Option) (*Plan, error) {
 	if err != nil {
 		return nil, &Error{Kind: ErrPath, Pos: -1, Operand: -1, Msg: fmt.Sprintf("path %v does not fit the equation", pth), Err: err}
 	}
+	if cost.LargestIntermediate > 1<<50 || float64(len(p.OutputShape)) > 0 && outElems(p.OutputShape) > 1<<50 {
+		return nil, errf(ErrShape, "an intermediate or the output would have %.3g elements, too many to allocate", max(cost.LargestIntermediate, outElems(p.OutputShape)))
+	}
 	p.Path = pth
 	p.Flops = cost.Flops
 	p.LargestIntermediate = cost.LargestIntermediate
@@ -219,6 +222,14 @@ func (e *Equation) Plan(shapes [][]int, opts ...Option) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+func outElems(shape []int) float64 {
+	n := 1.0
+	for _, d := range shape {
+		n *= float64(d)
+	}
+	return n
 }
 
 func optimize(n path.Network, cfg *config) (path.Path, error) {

@@ -1,0 +1,172 @@
+package einsum
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		eq  string
+		pos int
+	}{
+		{"ij,jk-ik", 5},
+		{"ij,jk>ik", 5},
+		{"ij->ik->i", 6},
+		{"i.j", 1},
+		{"i..", 1},
+		{"......", 3},
+		{"ij->ii", 5},
+		{"ij->k", 4},
+		{"ij->i,j", 5},
+		{"ab->...", 4},
+		{"a\tb,\x01", 4},
+		{"жж,жλ->ζ", 7},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.eq)
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrSyntax) {
+			t.Errorf("Parse(%q) = %v, want an ErrSyntax *Error", c.eq, err)
+			continue
+		}
+		if e.Pos != c.pos {
+			t.Errorf("Parse(%q): Pos %d, want %d (%v)", c.eq, e.Pos, c.pos, err)
+		}
+		if !strings.Contains(err.Error(), "position") {
+			t.Errorf("Parse(%q): message %q does not name the position", c.eq, err)
+		}
+	}
+}
+
+func TestParseForms(t *testing.T) {
+	cases := map[string]string{
+		"ij,jk":       "ij,jk->ik",
+		"ij,jk->ik":   "ij,jk->ik",
+		"ba":          "ba->ab",
+		"ii":          "ii->",
+		"...ij,...jk": "...ij,...jk->...ik",
+		" i j , j k ": "ij,jk->ik",
+		"жλ,λß->жß":   "жλ,λß->жß",
+		",":           ",->",
+		"i,->i":       "i,->i",
+		"Ba,bA":       "Ba,bA->ABab",
+		"a...b->...":  "a...b->...",
+		"9x,x×->9×":   "9x,x×->9×",
+	}
+	for in, want := range cases {
+		e, err := Parse(in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", in, err)
+			continue
+		}
+		if got := e.String(); got != want {
+			t.Errorf("Parse(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestBindErrors(t *testing.T) {
+	cases := []struct {
+		eq     string
+		shapes [][]int
+		kind   error
+		op     int
+	}{
+		{"ij,jk->ik", [][]int{{2, 3}}, ErrOperands, -1},
+		{"ij,jk->ik", [][]int{{2, 3}, {4, 5}}, ErrShape, 1},
+		{"ij,jk->ik", [][]int{{2, 3, 4}, {3, 5}}, ErrShape, 0},
+		{"ii->i", [][]int{{2, 3}}, ErrShape, 0},
+		{"...i,...i->...", [][]int{{2, 3}, {4, 3}}, ErrShape, 1},
+		{"ij...->", [][]int{{2}}, ErrShape, 0},
+		{"ij,jk->ik", [][]int{{2, 3}, {3, -1}}, ErrShape, 1},
+	}
+	for _, c := range cases {
+		_, err := NewPlan(c.eq, c.shapes)
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, c.kind) {
+			t.Errorf("NewPlan(%q, %v) = %v, want kind %v", c.eq, c.shapes, err, c.kind)
+			continue
+		}
+		if e.Operand != c.op {
+			t.Errorf("NewPlan(%q, %v): Operand %d, want %d", c.eq, c.shapes, e.Operand, c.op)
+		}
+	}
+	if _, err := NewPlan("ij,jk->ik", [][]int{{2, 3}, {3, 4}}, WithPath([][]int{{0, 2}})); !errors.Is(err, ErrPath) {
+		t.Errorf("bad path: %v, want ErrPath", err)
+	}
+	if _, err := NewPlan("ij,jk->ik", [][]int{{2, 3}, {3, 4}}, WithPath([][]int{})); !errors.Is(err, ErrPath) {
+		t.Errorf("empty path: %v, want ErrPath", err)
+	}
+	if _, err := NewPlan("ij,jk->ik", [][]int{{2, 3}, {3, 4}}, WithOptimizer("magic")); !errors.Is(err, ErrOptimizer) {
+		t.Errorf("bad optimizer: %v, want ErrOptimizer", err)
+	}
+	if _, err := NewPlan("ab,bc,cd->ad", [][]int{{8, 8}, {8, 8}, {8, 8}}, WithMemoryLimit(2), WithOptimizer(OptimizeGreedy)); !errors.Is(err, ErrMemoryLimit) {
+		t.Errorf("memory limit: %v, want ErrMemoryLimit", err)
+	}
+}
+
+// TestManyLabels uses 300 distinct labels in one equation (a ring of
+// matrices traced to a scalar).
+func TestManyLabels(t *testing.T) {
+	var labels []rune
+	for r := rune(0x400); len(labels) < 300; r++ {
+		labels = append(labels, r)
+	}
+	var terms []string
+	var shapes [][]int
+	for i := range labels {
+		terms = append(terms, string([]rune{labels[i], labels[(i+1)%len(labels)]}))
+		shapes = append(shapes, []int{2, 2})
+	}
+	p, err := NewPlan(strings.Join(terms, ",")+"->", shapes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Labels) != 300 || len(p.Steps) != 299 {
+		t.Fatalf("%d labels, %d steps", len(p.Labels), len(p.Steps))
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"ij,jk->ik", "...ii,i...", "жж->", ",->", "a-b", "a...b...", "ij->ji", "i.j", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, eq string) {
+		e, err := Parse(eq)
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) || !errors.Is(err, ErrSyntax) {
+				t.Fatalf("Parse(%q): untyped error %v", eq, err)
+			}
+			if pe.Pos < 0 || pe.Pos > utf8.RuneCountInString(eq) {
+				t.Fatalf("Parse(%q): position %d outside the equation", eq, pe.Pos)
+			}
+			return
+		}
+		// The canonical form parses to itself.
+		s := e.String()
+		e2, err := Parse(s)
+		if err != nil {
+			t.Fatalf("Parse(%q) ok but its canonical form %q fails: %v", eq, s, err)
+		}
+		if e2.String() != s {
+			t.Fatalf("canonical form not stable: %q -> %q", s, e2.String())
+		}
+		// Binding to small shapes never panics.
+		shapes := make([][]int, len(e.Inputs))
+		for i, in := range e.Inputs {
+			for range in.Labels {
+				shapes[i] = append(shapes[i], 2)
+			}
+			if in.Ellipsis >= 0 {
+				shapes[i] = append(shapes[i], 1)
+			}
+		}
+		if len(e.Inputs) <= 6 {
+			_, _ = NewPlan(eq, shapes)
+		}
+	})
+}
