@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // The .npy format (numpy's NEP 1): the magic string, a major and minor
@@ -460,76 +461,96 @@ func parseNpyHeader(b []byte) (npyHeader, error) {
 func readNpyData(r io.Reader, dt DType, order binary.ByteOrder, n int, sized bool) (any, error) {
 	switch dt {
 	case Float32:
-		return readElems(r, n, 4, sized, func(d []float32, b []byte) {
-			for i := range d {
-				d[i] = math.Float32frombits(order.Uint32(b[4*i:]))
-			}
-		})
+		return readElems[float32](r, n, 4, order, sized)
 	case Float64:
-		return readElems(r, n, 8, sized, func(d []float64, b []byte) {
-			for i := range d {
-				d[i] = math.Float64frombits(order.Uint64(b[8*i:]))
-			}
-		})
+		return readElems[float64](r, n, 8, order, sized)
 	case Complex64:
-		return readElems(r, n, 8, sized, func(d []complex64, b []byte) {
-			for i := range d {
-				d[i] = complex(math.Float32frombits(order.Uint32(b[8*i:])), math.Float32frombits(order.Uint32(b[8*i+4:])))
-			}
-		})
+		// A complex number is two floats, each in the file's byte order.
+		return readElems[complex64](r, n, 4, order, sized)
 	case Complex128:
-		return readElems(r, n, 16, sized, func(d []complex128, b []byte) {
-			for i := range d {
-				d[i] = complex(math.Float64frombits(order.Uint64(b[16*i:])), math.Float64frombits(order.Uint64(b[16*i+8:])))
-			}
-		})
+		return readElems[complex128](r, n, 8, order, sized)
 	case Int32:
-		return readElems(r, n, 4, sized, func(d []int32, b []byte) {
-			for i := range d {
-				d[i] = int32(order.Uint32(b[4*i:]))
-			}
-		})
+		return readElems[int32](r, n, 4, order, sized)
 	case Int64:
-		return readElems(r, n, 8, sized, func(d []int64, b []byte) {
-			for i := range d {
-				d[i] = int64(order.Uint64(b[8*i:]))
-			}
-		})
+		return readElems[int64](r, n, 8, order, sized)
 	case Bool:
-		// numpy reads any non-zero byte as True.
-		return readElems(r, n, 1, sized, func(d []bool, b []byte) {
-			for i := range d {
-				d[i] = b[i] != 0
-			}
-		})
+		return readElems[bool](r, n, 1, order, sized)
 	}
 	return nil, newError("ReadNpy", ErrDType, "unsupported dtype %v", dt)
 }
 
-// readElems reads n elements of size bytes each, decoding a chunk at a time.
-// When sized is set the caller has checked that the input holds the data, so
-// the buffer is allocated once; otherwise it grows with the data read.
-func readElems[T Elem](r io.Reader, n, size int, sized bool, dec func([]T, []byte)) ([]T, error) {
+// nativeIsLittle reports the host byte order.
+var nativeIsLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// sameOrder reports whether data in order needs no swapping on this host.
+func sameOrder(order binary.ByteOrder) bool {
+	return (order.Uint16([]byte{1, 0}) == 1) == nativeIsLittle
+}
+
+// bytesOf returns the memory of a slice of pointer-free elements as bytes.
+func bytesOf[T Elem](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
+}
+
+// swapWords reverses the byte order of every unit-byte word of b in place.
+func swapWords(b []byte, unit int) {
+	switch unit {
+	case 4:
+		for i := 0; i+4 <= len(b); i += 4 {
+			binary.BigEndian.PutUint32(b[i:], binary.LittleEndian.Uint32(b[i:]))
+		}
+	case 8:
+		for i := 0; i+8 <= len(b); i += 8 {
+			binary.BigEndian.PutUint64(b[i:], binary.LittleEndian.Uint64(b[i:]))
+		}
+	}
+}
+
+// readElems reads n elements straight into the memory of the result, then
+// fixes it up in place: words are byte-swapped when the file's order is not
+// the host's (unit is the size of one word: a real, or half a complex), and
+// bool bytes are normalised, since numpy reads any non-zero byte as True and
+// a Go bool must hold 0 or 1. When sized is set the caller has checked that
+// the input holds the data, so the buffer is allocated once; otherwise it
+// grows with the data actually read, a chunk at a time.
+func readElems[T Elem](r io.Reader, n, unit int, order binary.ByteOrder, sized bool) ([]T, error) {
+	var z T
+	size := int(unsafe.Sizeof(z))
 	var out []T
+	step := n
 	if sized {
 		out = make([]T, 0, n)
 	} else {
 		out = make([]T, 0, min(n, npyInitialBytes/size))
+		step = max(npyInitialBytes/size, 1)
 	}
-	chunk := make([]byte, min(n*size, npyChunk))
+	swap := unit > 1 && !sameOrder(order)
 	for len(out) < n {
-		k := min(n-len(out), len(chunk)/size)
-		b := chunk[:k*size]
+		m := len(out)
+		k := min(n-m, step)
+		out = slices.Grow(out, k)[:m+k]
+		b := bytesOf(out[m:])
 		if _, err := io.ReadFull(r, b); err != nil {
 			e := readErr("data", err)
 			if e.Kind == ErrFormat {
-				e.Msg = fmt.Sprintf("data truncated: fewer than %d of %d elements present", len(out)+k, n)
+				e.Msg = fmt.Sprintf("data truncated: fewer than %d of %d elements present", m+k, n)
 			}
 			return nil, e
 		}
-		m := len(out)
-		out = slices.Grow(out, k)[:m+k]
-		dec(out[m:], b)
+		if swap {
+			swapWords(b, unit)
+		}
+		if size == 1 {
+			for i, c := range b {
+				if c > 1 {
+					b[i] = 1
+				}
+			}
+		}
 	}
 	return out, nil
 }
@@ -603,48 +624,41 @@ func writeNpyData(w io.Writer, t *Tensor) error {
 	}
 	switch b := t.data.(type) {
 	case []float32:
-		return writeElems(w, b[lo:lo+n], 4, func(o []byte, v float32) { binary.LittleEndian.PutUint32(o, math.Float32bits(v)) })
+		return writeElems(w, b[lo:lo+n], 4)
 	case []float64:
-		return writeElems(w, b[lo:lo+n], 8, func(o []byte, v float64) { binary.LittleEndian.PutUint64(o, math.Float64bits(v)) })
+		return writeElems(w, b[lo:lo+n], 8)
 	case []complex64:
-		return writeElems(w, b[lo:lo+n], 8, func(o []byte, v complex64) {
-			binary.LittleEndian.PutUint32(o, math.Float32bits(real(v)))
-			binary.LittleEndian.PutUint32(o[4:], math.Float32bits(imag(v)))
-		})
+		return writeElems(w, b[lo:lo+n], 4)
 	case []complex128:
-		return writeElems(w, b[lo:lo+n], 16, func(o []byte, v complex128) {
-			binary.LittleEndian.PutUint64(o, math.Float64bits(real(v)))
-			binary.LittleEndian.PutUint64(o[8:], math.Float64bits(imag(v)))
-		})
+		return writeElems(w, b[lo:lo+n], 8)
 	case []int32:
-		return writeElems(w, b[lo:lo+n], 4, func(o []byte, v int32) { binary.LittleEndian.PutUint32(o, uint32(v)) })
+		return writeElems(w, b[lo:lo+n], 4)
 	case []int64:
-		return writeElems(w, b[lo:lo+n], 8, func(o []byte, v int64) { binary.LittleEndian.PutUint64(o, uint64(v)) })
+		return writeElems(w, b[lo:lo+n], 8)
 	case []bool:
-		return writeElems(w, b[lo:lo+n], 1, func(o []byte, v bool) {
-			o[0] = 0
-			if v {
-				o[0] = 1
-			}
-		})
+		// Go stores a bool as one byte holding 0 or 1, as numpy does.
+		return writeElems(w, b[lo:lo+n], 1)
 	}
 	return fmt.Errorf("unsupported buffer %T", t.data)
 }
 
-// writeElems encodes vals a chunk at a time, so writing a large tensor needs
-// only a small scratch buffer.
-func writeElems[T Elem](w io.Writer, vals []T, size int, enc func([]byte, T)) error {
-	chunk := make([]byte, min(len(vals)*size, npyChunk))
-	for len(vals) > 0 {
-		k := min(len(vals), len(chunk)/size)
-		b := chunk[:k*size]
-		for i, v := range vals[:k] {
-			enc(b[i*size:], v)
-		}
-		if _, err := w.Write(b); err != nil {
+// writeElems writes vals little-endian. On a little-endian host that is their
+// memory, written as is; elsewhere words of unit bytes are swapped through a
+// small scratch buffer, a chunk at a time.
+func writeElems[T Elem](w io.Writer, vals []T, unit int) error {
+	mem := bytesOf(vals)
+	if nativeIsLittle || unit == 1 {
+		_, err := w.Write(mem)
+		return err
+	}
+	chunk := make([]byte, min(len(mem), npyChunk))
+	for len(mem) > 0 {
+		k := copy(chunk, mem)
+		swapWords(chunk[:k], unit)
+		if _, err := w.Write(chunk[:k]); err != nil {
 			return err
 		}
-		vals = vals[k:]
+		mem = mem[k:]
 	}
 	return nil
 }

@@ -581,3 +581,60 @@ func FuzzReadNpy(f *testing.F) {
 		}
 	})
 }
+
+// TestNpyForeignHostOrder runs the byte-swapping paths a big-endian host
+// takes, by pretending this host is big-endian: its writer must then emit
+// every word byte-reversed from memory, and its reader must reverse the words
+// of a little-endian file.
+func TestNpyForeignHostOrder(t *testing.T) {
+	for _, dt := range DTypes {
+		x := sample(t, dt, 3, 4, 5)
+		var normal bytes.Buffer
+		if err := WriteNpy(&normal, x); err != nil {
+			t.Fatal(err)
+		}
+		nativeIsLittle = !nativeIsLittle
+		var swapped bytes.Buffer
+		err := WriteNpy(&swapped, x)
+		var back *Tensor
+		if err == nil {
+			back, err = ReadNpy(bytes.NewReader(normal.Bytes()))
+		}
+		nativeIsLittle = !nativeIsLittle
+		if err != nil {
+			t.Fatal(err)
+		}
+		unit := dt.Real().Size()
+		data := normal.Bytes()[normal.Len()-x.Len()*dt.Size():]
+		want := append([]byte(nil), data...)
+		swapWords(want, unit)
+		if got := swapped.Bytes()[swapped.Len()-len(want):]; !bytes.Equal(got, want) {
+			t.Fatalf("%v: writer did not swap words of %d bytes", dt, unit)
+		}
+		mem := append([]byte(nil), bytesOfAny(back.data)...)
+		swapWords(mem, unit)
+		if !bytes.Equal(mem, data) {
+			t.Fatalf("%v: reader did not swap words of %d bytes", dt, unit)
+		}
+	}
+}
+
+func bytesOfAny(data any) []byte {
+	switch b := data.(type) {
+	case []float32:
+		return bytesOf(b)
+	case []float64:
+		return bytesOf(b)
+	case []complex64:
+		return bytesOf(b)
+	case []complex128:
+		return bytesOf(b)
+	case []int32:
+		return bytesOf(b)
+	case []int64:
+		return bytesOf(b)
+	case []bool:
+		return bytesOf(b)
+	}
+	return nil
+}
