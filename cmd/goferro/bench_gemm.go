@@ -29,10 +29,10 @@ func runBenchGemm(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("bench gemm: unexpected argument %q", fs.Arg(0))
+		return usagef("gemm: unexpected argument %q", fs.Arg(0))
 	}
 	if *n < 1 || *batch < 1 || *threads < 0 || *runs < 0 {
-		return usagef("bench gemm: -n and -batch must be positive, -threads and -runs not negative")
+		return usagef("gemm: -n and -batch must be positive, -threads and -runs not negative")
 	}
 	th := *threads
 	if th == 0 {
@@ -52,7 +52,7 @@ func runBenchGemm(ctx context.Context, args []string, stdout io.Writer) error {
 		run = gemmRunner[complex64](*n, *batch, th, func(r *rand.Rand) complex64 { return complex(r.Float32(), r.Float32()) })
 		flops *= 4
 	default:
-		return usagef("bench gemm: unknown -dtype %q (float64, float32, complex128, complex64)", *dtype)
+		return usagef("gemm: unknown -dtype %q (float64, float32, complex128, complex64)", *dtype)
 	}
 	// Warm up (packing buffers, worker goroutines, caches) and size the runs.
 	start := time.Now()

@@ -23,6 +23,11 @@ type plan[R float] struct {
 	scaleOnly   bool // alpha == 0 or k == 0: C = beta·C only
 	a, b, c     operand[R]
 	direct      bool // C rows are contiguous: the kernel writes C in place
+	// directA: full A micro-panels are read in place by the strided kernel
+	// (small problems, where packing would cost more than it saves); real
+	// element (i, p) of A is at ao + i·dars + p·dacs.
+	directA    bool
+	dars, dacs int
 	// Batch: user extents and strides, offsets of batch element zero (real
 	// units) and sc, the real elements per user element.
 	batch            []int
@@ -124,17 +129,24 @@ func (p *plan[R]) region(ws *workspace[R], ao, bo, co, i0, i1, j0, j1 int) {
 			p.packB(ws.b, bo, pc, kb, jc, nb)
 			for ic := i0; ic < i1; ic += mc {
 				mb := min(mc, i1-ic)
-				p.packA(ws.a, ao, ic, mb, pc, kb)
-				p.macro(ws, co, ic, mb, jc, nb, kb, beta)
+				if p.directA {
+					// Only a ragged last micro-panel needs packing.
+					if r := mb % mr; r != 0 {
+						p.packA(ws.a, ao, ic+mb-r, r, pc, kb)
+					}
+				} else {
+					p.packA(ws.a, ao, ic, mb, pc, kb)
+				}
+				p.macro(ws, ao, co, ic, mb, jc, nb, pc, kb, beta)
 			}
 		}
 	}
 }
 
 // macro runs the micro-kernel over one packed A block and B panel.
-func (p *plan[R]) macro(ws *workspace[R], co, ic, mb, jc, nb, kb int, beta R) {
+func (p *plan[R]) macro(ws *workspace[R], ao, co, ic, mb, jc, nb, pc, kb int, beta R) {
 	mr, nr := p.kern.mr, p.kern.nr
-	full := p.kern.full
+	full, strided := p.kern.full, p.kern.strided
 	alpha := p.alpha
 	cd := p.c.data
 	rsc := p.c.rs
@@ -144,12 +156,25 @@ func (p *plan[R]) macro(ws *workspace[R], co, ic, mb, jc, nb, kb int, beta R) {
 		bp := &ws.b[jr*kb]
 		for ir := 0; ir < mb; ir += mr {
 			mm := min(mr, mb-ir)
-			ap := &ws.a[ir*kb]
-			if p.direct && mm == mr && nn == nr {
-				full(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta)
-				continue
+			if p.directA && mm == mr {
+				ap := &p.a.data[ao+(ic+ir)*p.dars+pc*p.dacs]
+				if p.direct && nn == nr {
+					strided(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, p.dars, p.dacs)
+					continue
+				}
+				strided(kb, ap, bp, tile, nr, 1, 0, mr, p.dars, p.dacs)
+			} else {
+				off := ir * kb
+				if p.directA {
+					off = 0 // the ragged panel, packed alone
+				}
+				ap := &ws.a[off]
+				if p.direct && nn == nr {
+					full(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm)
+					continue
+				}
+				full(kb, ap, bp, tile, nr, 1, 0, mr)
 			}
-			full(kb, ap, bp, tile, nr, 1, 0)
 			p.merge(ws.tile, co, ic+ir, jc+jr, mm, nn, beta)
 		}
 	}

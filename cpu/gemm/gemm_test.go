@@ -348,6 +348,9 @@ func TestLayoutsExhaustive(t *testing.T) {
 		}
 	}
 	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
+	testNoDirect.Store(true)
+	defer testNoDirect.Store(false)
+	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
 }
 
 // TestBlocks uses tiny block sizes so that moderate sizes cross every block
@@ -365,6 +368,9 @@ func TestBlocks(t *testing.T) {
 			}
 		}
 	}
+	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
+	testNoDirect.Store(true)
+	defer testNoDirect.Store(false)
 	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
 }
 

@@ -1,23 +1,48 @@
 # Generates kernel_amd64.s, the AVX2+FMA micro-kernels: python3 gen_kernel_amd64.py
-def kern(name, elt, mr, bcast, fma, mul, mov, unroll=4):
-    esz = 8 if elt == 'd' else 4
-    astep = mr * esz           # bytes of A per k step
-    bstep = 64                 # two ymm of B per k step
+#
+# Each kernel keeps a 6×(2 ymm) tile of C in Y0..Y11, loads one row of the
+# packed B micro-panel into Y12/Y13 per k step and broadcasts the six A
+# values of that step through Y14/Y15 (VBROADCASTSx + VFMADD231Px).
+PF_DIST = 512  # bytes of packed A prefetched ahead
+
+def kern(name, elt, strided, unroll=4):
+    mr = 6
+    d = elt == 'd'
+    esz = 8 if d else 4
+    bcast = "VBROADCASTSD" if d else "VBROADCASTSS"
+    fma = "VFMADD231PD" if d else "VFMADD231PS"
+    mul = "VMULPD" if d else "VMULPS"
+    mov = "VMOVUPD" if d else "VMOVUPS"
+    astep = mr * esz
+    bstep = 64
     L = []
     w = L.append
-    if elt == 'd':
-        w(f"// func {name}(k int, a, b, c *float64, rsc int, alpha, beta float64)")
-        w(f"TEXT ·{name}(SB), NOSPLIT, $0-56")
+    ty = "float64" if d else "float32"
+    if strided:
+        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv, ars, acs int)")
     else:
-        w(f"// func {name}(k int, a, b, c *float32, rsc int, alpha, beta float32)")
-        w(f"TEXT ·{name}(SB), NOSPLIT, $0-48")
+        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int)")
+    # frame: k a b c rsc (40) alpha beta (16 or 8) mv [ars acs]
+    ab = 40
+    bo = ab + esz
+    mvo = ab + 2 * esz
+    mvo = (mvo + 7) // 8 * 8
+    size = mvo + 8 + (16 if strided else 0)
+    w(f"TEXT ·{name}(SB), NOSPLIT, $0-{size}")
     w("\tMOVQ k+0(FP), CX")
     w("\tMOVQ a+8(FP), SI")
     w("\tMOVQ b+16(FP), DI")
     w("\tMOVQ c+24(FP), DX")
     w("\tMOVQ rsc+32(FP), R8")
-    w(f"\tSHLQ ${3 if esz == 8 else 2}, R8")
-    # prefetch C rows
+    sh = 3 if d else 2
+    w(f"\tSHLQ ${sh}, R8")
+    if strided:
+        w(f"\tMOVQ ars+{mvo+8}(FP), R11")
+        w(f"\tSHLQ ${sh}, R11")
+        w(f"\tMOVQ acs+{mvo+16}(FP), R13")
+        w(f"\tSHLQ ${sh}, R13")
+        w("\tLEAQ (SI)(R11*2), R12")
+        w("\tADDQ R11, R12")
     w("\tMOVQ DX, R9")
     for i in range(mr):
         w("\tPREFETCHT0 (R9)")
@@ -30,19 +55,29 @@ def kern(name, elt, mr, bcast, fma, mul, mov, unroll=4):
     w(f"\tSHRQ ${ {1:0,2:1,4:2,8:3}[unroll] }, R10")
     w("\tJZ tail")
     w("loop:")
-    def step(ao, bo):
-        w(f"\t{mov} {bo}(DI), Y12")
-        w(f"\t{mov} {bo+32}(DI), Y13")
+
+    def step(ao, boff, advance):
+        w(f"\t{mov} {boff}(DI), Y12")
+        w(f"\t{mov} {boff+32}(DI), Y13")
         for i in range(mr):
             br = 14 + (i & 1)
-            w(f"\t{bcast} {ao + i*esz}(SI), Y{br}")
+            if strided:
+                addr = ["(SI)", "(SI)(R11*1)", "(SI)(R11*2)", "(R12)", "(R12)(R11*1)", "(R12)(R11*2)"][i]
+            else:
+                addr = f"{ao + i*esz}(SI)"
+            w(f"\t{bcast} {addr}, Y{br}")
             w(f"\t{fma} Y12, Y{br}, Y{2*i}")
             w(f"\t{fma} Y13, Y{br}, Y{2*i+1}")
+        if strided and advance:
+            w("\tADDQ R13, SI")
+            w("\tADDQ R13, R12")
+
     for u in range(unroll):
-        step(u * astep, u * bstep)
-        if u == 1:
-            w(f"\tPREFETCHT0 {unroll*astep + 256}(SI)")
-    w(f"\tADDQ ${unroll*astep}, SI")
+        step(u * astep, u * bstep, True)
+        if not strided and u < (unroll * astep + 63) // 64:
+            w(f"\tPREFETCHT0 {PF_DIST + 64*u}(SI)")
+    if not strided:
+        w(f"\tADDQ ${unroll*astep}, SI")
     w(f"\tADDQ ${unroll*bstep}, DI")
     w("\tDECQ R10")
     w("\tJNZ loop")
@@ -50,35 +85,33 @@ def kern(name, elt, mr, bcast, fma, mul, mov, unroll=4):
     w(f"\tANDQ ${unroll-1}, CX")
     w("\tJZ done")
     w("loop1:")
-    step(0, 0)
-    w(f"\tADDQ ${astep}, SI")
+    step(0, 0, True)
+    if not strided:
+        w(f"\tADDQ ${astep}, SI")
     w(f"\tADDQ ${bstep}, DI")
     w("\tDECQ CX")
     w("\tJNZ loop1")
     w("done:")
-    if elt == 'd':
-        w("\tVBROADCASTSD alpha+40(FP), Y12")
-    else:
-        w("\tVBROADCASTSS alpha+40(FP), Y12")
+    w(f"\tMOVQ mv+{mvo}(FP), R9")
+    w(f"\t{bcast} alpha+{ab}(FP), Y12")
     for r in range(12):
         w(f"\t{mul} Y12, Y{r}, Y{r}")
-    if elt == 'd':
-        w("\tMOVQ beta+48(FP), AX")
+    if d:
+        w(f"\tMOVQ beta+{bo}(FP), AX")
         w("\tTESTQ AX, AX")
     else:
-        w("\tMOVL beta+44(FP), AX")
+        w(f"\tMOVL beta+{bo}(FP), AX")
         w("\tTESTL AX, AX")
     w("\tJZ store")
-    if elt == 'd':
-        w("\tVBROADCASTSD beta+48(FP), Y13")
-    else:
-        w("\tVBROADCASTSS beta+44(FP), Y13")
+    w(f"\t{bcast} beta+{bo}(FP), Y13")
     for i in range(mr):
         w(f"\t{fma} (DX), Y13, Y{2*i}")
         w(f"\t{fma} 32(DX), Y13, Y{2*i+1}")
         w(f"\t{mov} Y{2*i}, (DX)")
         w(f"\t{mov} Y{2*i+1}, 32(DX)")
         if i < mr - 1:
+            w("\tDECQ R9")
+            w("\tJZ end")
             w("\tADDQ R8, DX")
     w("\tVZEROUPPER")
     w("\tRET")
@@ -87,21 +120,30 @@ def kern(name, elt, mr, bcast, fma, mul, mov, unroll=4):
         w(f"\t{mov} Y{2*i}, (DX)")
         w(f"\t{mov} Y{2*i+1}, 32(DX)")
         if i < mr - 1:
+            w("\tDECQ R9")
+            w("\tJZ end")
             w("\tADDQ R8, DX")
+    w("end:")
     w("\tVZEROUPPER")
     w("\tRET")
     return "\n".join(L)
 
 hdr = """//go:build amd64 && !purego && !goferro_noasm
 
-// Code generated by gen_kernel_amd64.py; DO NOT EDIT.\n\n// Micro-kernels for AVX2+FMA.
-// Each computes a full MR×NR tile C = alpha·Ã·B̃ + beta·C from packed
-// panels (Ã: k steps of MR values, B̃: k steps of NR values); C rows are
-// rsc elements apart and each row is contiguous. beta == +0 means C is
-// only written, never read.
+// Code generated by gen_kernel_amd64.py; DO NOT EDIT.
+
+// Micro-kernels for AVX2+FMA. Each computes a 6×NR tile
+// C = alpha·A·B + beta·C (NR = 8 float64 or 16 float32) and stores its
+// first mv rows; C rows are rsc elements apart and each row is contiguous.
+// B is a packed micro-panel (k steps of NR values). A is a packed
+// micro-panel (k steps of 6 values) or, for the strided kernels, element
+// (i, p) at a + i·ars + p·acs. beta == +0 means C is written, never read.
 
 #include "textflag.h"
 """
-out = hdr + "\n" + kern("dkern6x8", 'd', 6, "VBROADCASTSD", "VFMADD231PD", "VMULPD", "VMOVUPD") + "\n\n" + \
-      kern("skern6x16", 's', 6, "VBROADCASTSS", "VFMADD231PS", "VMULPS", "VMOVUPS") + "\n"
-open("kernel_amd64.s", "w").write(out)
+out = [hdr]
+out.append(kern("dkern6x8", 'd', False))
+out.append(kern("dkern6x8s", 'd', True))
+out.append(kern("skern6x16", 's', False))
+out.append(kern("skern6x16s", 's', True))
+open("kernel_amd64.s", "w").write("\n\n".join(out) + "\n")

@@ -2,17 +2,31 @@
 
 package gemm
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 //go:noescape
-func dkern6x8(k int, a, b, c *float64, rsc int, alpha, beta float64)
+func dkern6x8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int)
 
 //go:noescape
-func skern6x16(k int, a, b, c *float32, rsc int, alpha, beta float32)
+func dkern6x8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv, ars, acs int)
+
+//go:noescape
+func skern6x16(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int)
+
+//go:noescape
+func skern6x16s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv, ars, acs int)
+
+//go:noescape
+func copyPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
 
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		asm64 = &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, full: dkern6x8}
-		asm32 = &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, full: skern6x16}
+		asm64 = &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, full: dkern6x8, strided: dkern6x8s}
+		panelCopy = copyPanels
+		asm32 = &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, full: skern6x16, strided: skern6x16s}
 	}
 }

@@ -39,6 +39,10 @@ func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
 // packARows packs a panel whose rows are contiguous (row-major A).
 func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 	if mm == 6 && mr == 6 {
+		if d, s, ok := as64(d, src); ok {
+			packARows6x64(d, s, base, rs, kb)
+			return
+		}
 		r0 := src[base : base+kb]
 		r1 := src[base+rs : base+rs+kb]
 		r2 := src[base+2*rs : base+2*rs+kb]
@@ -47,7 +51,7 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 		r5 := src[base+5*rs : base+5*rs+kb]
 		d = d[:6*kb]
 		for q := range kb {
-			t := (*[6]R)(d[6*q:])
+			t := d[6*q : 6*q+6 : 6*q+6]
 			t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
 		}
 		return
@@ -59,7 +63,7 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 		r3 := src[base+3*rs : base+3*rs+kb]
 		d = d[:4*kb]
 		for q := range kb {
-			t := (*[4]R)(d[4*q:])
+			t := d[4*q : 4*q+4 : 4*q+4]
 			t[0], t[1], t[2], t[3] = r0[q], r1[q], r2[q], r3[q]
 		}
 		return
@@ -78,11 +82,15 @@ func packACols[R float](d, src []R, base, cs, mr, kb int) {
 	switch mr {
 	case 6:
 		for q := range kb {
-			*(*[6]R)(d[6*q:]) = *(*[6]R)(src[base+q*cs:])
+			s := src[base+q*cs : base+q*cs+6 : base+q*cs+6]
+			t := d[6*q : 6*q+6 : 6*q+6]
+			t[0], t[1], t[2], t[3], t[4], t[5] = s[0], s[1], s[2], s[3], s[4], s[5]
 		}
 	case 4:
 		for q := range kb {
-			*(*[4]R)(d[4*q:]) = *(*[4]R)(src[base+q*cs:])
+			s := src[base+q*cs : base+q*cs+4 : base+q*cs+4]
+			t := d[4*q : 4*q+4 : 4*q+4]
+			t[0], t[1], t[2], t[3] = s[0], s[1], s[2], s[3]
 		}
 	default:
 		for q := range kb {
@@ -145,7 +153,14 @@ func packACplx[R float](d, src []R, base, rs, cs, mm, mr, kb int, ar, ai R) {
 func (p *plan[R]) packB(dst []R, bo, p0, kb, j0, nb int) {
 	nr := p.kern.nr
 	b := &p.b
-	for jr := 0; jr < nb; jr += nr {
+	jr := 0
+	if !p.cplx && b.cs == 1 {
+		// Row-major B: stream each row once across all full panels.
+		full := nb / nr * nr
+		packBRows(dst, b.data, bo+p0*b.rs+j0, b.rs, nr, kb, full)
+		jr = full
+	}
+	for ; jr < nb; jr += nr {
 		nn := min(nr, nb-jr)
 		d := dst[jr*kb : jr*kb+nr*kb]
 		if p.cplx {
@@ -154,35 +169,55 @@ func (p *plan[R]) packB(dst []R, bo, p0, kb, j0, nb int) {
 			continue
 		}
 		base := bo + p0*b.rs + (j0+jr)*b.cs
-		switch {
-		case b.cs == 1 && nn == nr:
-			packBRows(d, b.data, base, b.rs, nr, kb)
-		case b.rs == 1:
+		if b.rs == 1 {
 			packBCols(d, b.data, base, b.cs, nn, nr, kb)
-		default:
+		} else {
 			packBGeneral(d, b.data, base, b.rs, b.cs, nn, nr, kb)
 		}
 	}
 }
 
-// packBRows packs a full panel whose rows are contiguous (row-major B).
-func packBRows[R float](d, src []R, base, rs, nr, kb int) {
-	switch nr {
-	case 16:
-		for q := range kb {
-			*(*[16]R)(d[16*q:]) = *(*[16]R)(src[base+q*rs:])
-		}
-	case 8:
-		for q := range kb {
-			*(*[8]R)(d[8*q:]) = *(*[8]R)(src[base+q*rs:])
-		}
-	case 4:
-		for q := range kb {
-			*(*[4]R)(d[4*q:]) = *(*[4]R)(src[base+q*rs:])
-		}
-	default:
-		for q := range kb {
-			copy(d[q*nr:q*nr+nr], src[base+q*rs:])
+// packBRows packs the first full columns (a multiple of nr) of a row-major
+// B block, reading each row once, front to back.
+func packBRows[R float](dst, src []R, base, rs, nr, kb, full int) {
+	if full == 0 {
+		return
+	}
+	if d, s, ok := as64(dst, src); ok && nr == 8 {
+		packBRows64(d, s, base, rs, kb, full)
+		return
+	}
+	if d, s, ok := as32(dst, src); ok && nr == 16 {
+		packBRows32(d, s, base, rs, kb, full)
+		return
+	}
+	for q := range kb {
+		row := src[base+q*rs : base+q*rs+full]
+		d := dst[q*nr:]
+		switch nr {
+		case 8:
+			for j := 0; j+8 <= len(row); j += 8 {
+				s := row[j : j+8 : j+8]
+				t := d[j*kb : j*kb+8 : j*kb+8]
+				t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7] = s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
+			}
+		case 16:
+			for j := 0; j+16 <= len(row); j += 16 {
+				s := row[j : j+16 : j+16]
+				t := d[j*kb : j*kb+16 : j*kb+16]
+				t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7] = s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
+				t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15] = s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]
+			}
+		case 4:
+			for j := 0; j+4 <= len(row); j += 4 {
+				s := row[j : j+4 : j+4]
+				t := d[j*kb : j*kb+4 : j*kb+4]
+				t[0], t[1], t[2], t[3] = s[0], s[1], s[2], s[3]
+			}
+		default:
+			for j := 0; j+nr <= len(row); j += nr {
+				copy(d[j*kb:j*kb+nr], row[j:j+nr])
+			}
 		}
 	}
 }

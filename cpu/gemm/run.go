@@ -9,6 +9,9 @@ import (
 // small problems cross every block boundary).
 var testBlocking atomic.Pointer[blocking]
 
+// testNoDirect, when set, makes every call pack A (a test hook).
+var testNoDirect atomic.Bool
+
 // Thresholds for going parallel, in multiply-adds (m·n·k, real view).
 const (
 	// minParallelWork is the least total work worth waking other goroutines.
@@ -118,6 +121,17 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 		p.alpha, p.beta = ar, br
 	}
 	p.kern = kernelFor[R]()
+	// Small A blocks are read in place rather than packed.
+	if es := int(unsafe.Sizeof(rz)); p.m*p.k*es <= cacheL2/4 && p.m >= p.kern.mr && !testNoDirect.Load() {
+		switch {
+		case cplx:
+			p.directA = p.a.cs == 2 && ar == 1 && ai == 0
+			p.dars, p.dacs = p.a.rs, 1
+		case p.a.cs == 1 || p.a.rs == 1:
+			p.directA = true
+			p.dars, p.dacs = p.a.rs, p.a.cs
+		}
+	}
 	p.blk = blockingFor(p.kern.mr, p.kern.nr, int(unsafe.Sizeof(rz)))
 	if b := testBlocking.Load(); b != nil {
 		p.blk = blocking{mc: max(b.mc/p.kern.mr, 1) * p.kern.mr, kc: b.kc, nc: max(b.nc/p.kern.nr, 1) * p.kern.nr}

@@ -1,0 +1,87 @@
+package gemm
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// Heavy sizes live here, not in the tests. GOFERRO_GEMM_BLOCK=mc,kc,nc
+// overrides the block sizes for tuning runs.
+func benchGemm[T Scalar](b *testing.B, n, batch, threads int) {
+	if s := os.Getenv("GOFERRO_GEMM_BLOCK"); s != "" {
+		var blk blocking
+		if _, err := fmt.Sscanf(s, "%d,%d,%d", &blk.mc, &blk.kc, &blk.nc); err == nil {
+			testBlocking.Store(&blk)
+			defer testBlocking.Store(nil)
+		}
+	}
+	if os.Getenv("GOFERRO_NODIRECT") != "" {
+		testNoDirect.Store(true)
+		defer testNoDirect.Store(false)
+	}
+	mk := func() Matrix[T] {
+		d := make([]T, batch*n*n)
+		for i := range d {
+			d[i] = fromFloat[T](float64(i%7) - 3)
+		}
+		m := Matrix[T]{Data: d, RowStride: n, ColStride: 1}
+		if batch > 1 {
+			m.BatchStrides = []int{n * n}
+		}
+		return m
+	}
+	x, y, z := mk(), mk(), mk()
+	var bs []int
+	if batch > 1 {
+		bs = []int{batch}
+	}
+	flops := 2 * float64(n*n*n*batch)
+	var zero T
+	switch any(zero).(type) {
+	case complex64, complex128:
+		flops *= 4
+	}
+	cpu0 := cpuSeconds()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := GemmThreads(threads, bs, n, n, n, 1, x, y, 0, z); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+		// GFLOP/s per CPU-second-per-thread: robust to time-sharing.
+		b.ReportMetric(flops*float64(b.N)*float64(threads)/cpu/1e9, "cpuGFLOP/s")
+	}
+}
+
+func BenchmarkGemm(b *testing.B) {
+	for _, th := range []int{1, 2} {
+		for _, n := range []int{64, 256, 512, 1024} {
+			b.Run(fmt.Sprintf("f64/n%d/t%d", n, th), func(b *testing.B) { benchGemm[float64](b, n, 1, th) })
+			b.Run(fmt.Sprintf("f32/n%d/t%d", n, th), func(b *testing.B) { benchGemm[float32](b, n, 1, th) })
+			b.Run(fmt.Sprintf("c128/n%d/t%d", n, th), func(b *testing.B) { benchGemm[complex128](b, n, 1, th) })
+			b.Run(fmt.Sprintf("c64/n%d/t%d", n, th), func(b *testing.B) { benchGemm[complex64](b, n, 1, th) })
+		}
+		for _, n := range []int{64, 128} {
+			b.Run(fmt.Sprintf("f64/batch32/n%d/t%d", n, th), func(b *testing.B) { benchGemm[float64](b, n, 32, th) })
+			b.Run(fmt.Sprintf("f32/batch32/n%d/t%d", n, th), func(b *testing.B) { benchGemm[float32](b, n, 32, th) })
+		}
+	}
+}
+
+func fromFloat[T Scalar](x float64) T {
+	var v T
+	switch p := any(&v).(type) {
+	case *float64:
+		*p = x
+	case *float32:
+		*p = float32(x)
+	case *complex128:
+		*p = complex(x, 0)
+	case *complex64:
+		*p = complex(float32(x), 0)
+	}
+	return v
+}

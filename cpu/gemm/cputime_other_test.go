@@ -1,0 +1,5 @@
+//go:build !linux
+
+package gemm
+
+func cpuSeconds() float64 { return 0 }

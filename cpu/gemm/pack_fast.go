@@ -1,0 +1,74 @@
+package gemm
+
+import "unsafe"
+
+// Non-generic packing loops for the hottest layouts: in generic code the
+// fixed-size copies below become calls to memmove.
+
+func as64[R float](d, s []R) ([]float64, []float64, bool) {
+	var z R
+	if unsafe.Sizeof(z) != 8 {
+		return nil, nil, false
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(d))), len(d)),
+		unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(s))), len(s)), true
+}
+
+func as32[R float](d, s []R) ([]float32, []float32, bool) {
+	var z R
+	if unsafe.Sizeof(z) != 4 {
+		return nil, nil, false
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(d))), len(d)),
+		unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s)), true
+}
+
+// panelCopy, where the architecture has it, is an assembly packBRows for
+// 64-byte micro-panel rows (see copyPanels).
+var panelCopy func(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+
+func packBRows64(dst, src []float64, base, rs, kb, full int) {
+	if panelCopy != nil && !forcePortable.Load() {
+		_ = src[base+(kb-1)*rs+full-1] // bounds, as the loop below checks
+		_ = dst[kb*full-1]
+		panelCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[base]), kb, full/8, rs*8, kb*64)
+		return
+	}
+	for q := range kb {
+		row := src[base+q*rs : base+q*rs+full]
+		d := dst[q*8:]
+		for j := 0; j+8 <= len(row); j += 8 {
+			*(*[8]float64)(d[j*kb:]) = *(*[8]float64)(row[j:])
+		}
+	}
+}
+
+func packBRows32(dst, src []float32, base, rs, kb, full int) {
+	if panelCopy != nil && !forcePortable.Load() {
+		_ = src[base+(kb-1)*rs+full-1]
+		_ = dst[kb*full-1]
+		panelCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[base]), kb, full/16, rs*4, kb*64)
+		return
+	}
+	for q := range kb {
+		row := src[base+q*rs : base+q*rs+full]
+		d := dst[q*16:]
+		for j := 0; j+16 <= len(row); j += 16 {
+			*(*[16]float32)(d[j*kb:]) = *(*[16]float32)(row[j:])
+		}
+	}
+}
+
+func packARows6x64(d, src []float64, base, rs, kb int) {
+	r0 := src[base : base+kb]
+	r1 := src[base+rs : base+rs+kb]
+	r2 := src[base+2*rs : base+2*rs+kb]
+	r3 := src[base+3*rs : base+3*rs+kb]
+	r4 := src[base+4*rs : base+4*rs+kb]
+	r5 := src[base+5*rs : base+5*rs+kb]
+	d = d[:6*kb]
+	for q := range r0 {
+		t := (*[6]float64)(d[6*q:])
+		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
+	}
+}
