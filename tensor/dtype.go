@@ -4,6 +4,13 @@
 // A Tensor is a view (dtype, shape, strides in elements, offset) over a typed
 // Go slice. Views such as Permute, Slice, BroadcastTo and Diagonal never copy;
 // Contiguous and Clone do. The default layout is row-major.
+//
+// Bad input never panics: errors are *Error values whose Kind is one of
+// ErrShape, ErrDType, ErrIndex, ErrLayout, ErrFormat or ErrIO, so callers can
+// branch with errors.Is.
+//
+// ReadNpy and WriteNpy (LoadNpy and SaveNpy for files) read and write numpy's
+// .npy format, so tensors move to and from numpy without conversion.
 package tensor
 
 import "fmt"

@@ -27,8 +27,9 @@ const (
 	// we support is under 200 bytes plus 22 per axis, so 1 MiB is generous
 	// while stopping a forged length from making us allocate gigabytes.
 	npyMaxHeader = 1 << 20
-	// npyChunk is the unit of data we read or write at a time. It is a
-	// multiple of every element size, so chunks never split an element.
+	// npyChunk is the scratch buffer size for writing byte-swapped data
+	// (big-endian hosts). It is a multiple of every word size, so chunks
+	// never split a word.
 	npyChunk = 1 << 16
 	// npyInitialBytes caps the first allocation for data of unknown length
 	// (a plain io.Reader): the buffer then grows only as data really
@@ -51,11 +52,11 @@ const (
 // element type one of kind ErrDType. A reader failure gives kind ErrIO. At a
 // clean end of input (no bytes at all) the error also matches io.EOF.
 //
-// The data is read in chunks and its buffer grows only as bytes arrive, so a
-// header declaring a huge shape over a short input fails without a huge
-// allocation; when r reports how much is left (a Len method, as
-// *bytes.Reader and *bytes.Buffer have) the check is made before any
-// allocation.
+// A header declaring a huge shape over a short input fails without a huge
+// allocation: when r reports how much is left (a Len method, as
+// *bytes.Reader, *bytes.Buffer and *strings.Reader have; LoadNpy uses the
+// file size) the sizes are compared before anything is allocated, and
+// otherwise the buffer starts at 1 MiB and grows only as data arrives.
 func ReadNpy(r io.Reader) (*Tensor, error) {
 	avail := int64(-1)
 	if l, ok := r.(interface{ Len() int }); ok {
