@@ -21,7 +21,7 @@ func (op UnaryOp) resultDType(name string, dt tensor.DType) (tensor.DType, error
 // tensor. Its dtype is a's, except for OpAbs of a complex tensor, which has
 // the real dtype of the same precision.
 func Unary(op UnaryOp, a *tensor.Tensor) (*tensor.Tensor, error) {
-	name := "Unary(" + op.String() + ")"
+	name := fnName(unaryFnNames, uint8(op), "Unary", op)
 	if err := checkNotNil(name, a); err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func Unary(op UnaryOp, a *tensor.Tensor) (*tensor.Tensor, error) {
 // UnaryInto applies op elementwise to a, broadcast to dst's shape, and writes
 // the result into dst, which must have the result dtype (see Unary).
 func UnaryInto(op UnaryOp, dst, a *tensor.Tensor) error {
-	name := "UnaryInto(" + op.String() + ")"
+	name := fnName(unaryIntoNames, uint8(op), "UnaryInto", op)
 	if err := checkNotNil(name, dst, a); err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func binaryCheck(name string, op BinaryOp, a, b *tensor.Tensor) (runner, error) 
 // Binary applies op elementwise to a and b, broadcast against each other,
 // and returns the result as a new row-major tensor of their dtype.
 func Binary(op BinaryOp, a, b *tensor.Tensor) (*tensor.Tensor, error) {
-	name := "Binary(" + op.String() + ")"
+	name := fnName(binaryFnNames, uint8(op), "Binary", op)
 	k, err := binaryCheck(name, op, a, b)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func Binary(op BinaryOp, a, b *tensor.Tensor) (*tensor.Tensor, error) {
 // BinaryInto applies op elementwise to a and b, broadcast to dst's shape, and
 // writes the result into dst, which must have their dtype.
 func BinaryInto(op BinaryOp, dst, a, b *tensor.Tensor) error {
-	name := "BinaryInto(" + op.String() + ")"
+	name := fnName(binaryIntoName, uint8(op), "BinaryInto", op)
 	k, err := binaryCheck(name, op, a, b)
 	if err != nil {
 		return err
@@ -157,7 +157,7 @@ func compareCheck(name string, op CompareOp, a, b *tensor.Tensor) (runner, error
 // Compare compares a and b elementwise, broadcast against each other, and
 // returns a new row-major Bool tensor.
 func Compare(op CompareOp, a, b *tensor.Tensor) (*tensor.Tensor, error) {
-	name := "Compare(" + op.String() + ")"
+	name := fnName(compareFnNames, uint8(op), "Compare", op)
 	k, err := compareCheck(name, op, a, b)
 	if err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func Compare(op CompareOp, a, b *tensor.Tensor) (*tensor.Tensor, error) {
 // CompareInto compares a and b, broadcast to dst's shape, into the Bool
 // tensor dst.
 func CompareInto(op CompareOp, dst, a, b *tensor.Tensor) error {
-	name := "CompareInto(" + op.String() + ")"
+	name := fnName(compareIntoNms, uint8(op), "CompareInto", op)
 	k, err := compareCheck(name, op, a, b)
 	if err != nil {
 		return err

@@ -111,3 +111,32 @@ func (op ReduceOp) String() string {
 	}
 	return fmt.Sprintf("reduce(%d)", uint8(op))
 }
+
+// Kernel names for errors ("Binary(add)", "BinaryInto(add)", ...), built
+// once so the hot path does not concatenate strings.
+var (
+	unaryFnNames   = fnNames("Unary", unaryNames[:])
+	unaryIntoNames = fnNames("UnaryInto", unaryNames[:])
+	binaryFnNames  = fnNames("Binary", binaryNames[:])
+	binaryIntoName = fnNames("BinaryInto", binaryNames[:])
+	compareFnNames = fnNames("Compare", compareNames[:])
+	compareIntoNms = fnNames("CompareInto", compareNames[:])
+	reduceFnNames  = fnNames("Reduce", reduceNames[:])
+	reduceIntoNms  = fnNames("ReduceInto", reduceNames[:])
+)
+
+func fnNames(fn string, ops []string) []string {
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = fn + "(" + op + ")"
+	}
+	return out
+}
+
+// fnName returns names[op], or fn(op) built on the spot for an unknown op.
+func fnName(names []string, op uint8, fn string, s fmt.Stringer) string {
+	if int(op) < len(names) && op > 0 {
+		return names[op]
+	}
+	return fn + "(" + s.String() + ")"
+}

@@ -18,7 +18,7 @@ import (
 // The loops follow a's memory order: a reduced axis that is innermost in
 // memory folds into a register accumulator, a kept one folds row by row.
 func Reduce(op ReduceOp, a *tensor.Tensor, axes []int, keepDims bool) (*tensor.Tensor, error) {
-	name := "Reduce(" + op.String() + ")"
+	name := fnName(reduceFnNames, uint8(op), "Reduce", op)
 	if err := checkNotNil(name, a); err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func Reduce(op ReduceOp, a *tensor.Tensor, axes []int, keepDims bool) (*tensor.T
 // and the result shape with or without the reduced axes (told apart by
 // rank: dst.Rank() == a.Rank() means the keepDims form).
 func ReduceInto(op ReduceOp, dst, a *tensor.Tensor, axes []int) error {
-	name := "ReduceInto(" + op.String() + ")"
+	name := fnName(reduceIntoNms, uint8(op), "ReduceInto", op)
 	if err := checkNotNil(name, dst, a); err != nil {
 		return err
 	}

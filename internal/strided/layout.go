@@ -34,34 +34,41 @@ func Simplify(shape []int, strides [][]int, offs []int) (outShape []int, outStri
 			rank++
 		}
 	}
-	outOffs = append([]int(nil), offs...)
+	// One allocation for every int slice below.
+	ints := make([]int, nop+len(shape)+rank+rank+nop*rank)
+	outOffs, ints = ints[:nop:nop], ints[nop:]
+	copy(outOffs, offs)
+	outStrides = make([][]int, nop)
 	if rank == 0 {
-		outStrides = make([][]int, nop)
 		for k := range outStrides {
 			outStrides[k] = []int{0}
 		}
 		return []int{1}, outStrides, outOffs, true
 	}
+	flip, ints := ints[:len(shape):len(shape)], ints[len(shape):]
+	axes, ints := ints[:0:rank], ints[rank:]
+	outShape, ints = ints[:0:rank], ints[rank:]
+	for k := range outStrides {
+		outStrides[k], ints = ints[:0:rank], ints[rank:]
+	}
 
 	// Gather the axes of extent > 1 and reverse those operand 0 walks
 	// backwards.
-	axes := make([]int, 0, rank)
 	for i, d := range shape {
 		if d > 1 {
 			axes = append(axes, i)
 		}
 	}
-	flip := make([]bool, len(shape))
 	for _, ax := range axes {
 		if strides[0][ax] < 0 {
-			flip[ax] = true
+			flip[ax] = 1
 			for k := 0; k < nop; k++ {
 				outOffs[k] += (shape[ax] - 1) * strides[k][ax]
 			}
 		}
 	}
 	stride := func(k, ax int) int {
-		if flip[ax] {
+		if flip[ax] != 0 {
 			return -strides[k][ax]
 		}
 		return strides[k][ax]
@@ -84,11 +91,6 @@ func Simplify(shape []int, strides [][]int, offs []int) (outShape []int, outStri
 	}
 
 	// Merge axes that are contiguous in every operand.
-	outShape = make([]int, 0, rank)
-	outStrides = make([][]int, nop)
-	for k := range outStrides {
-		outStrides[k] = make([]int, 0, rank)
-	}
 	for _, ax := range axes {
 		n := len(outShape)
 		if n > 0 {
@@ -125,9 +127,10 @@ func ForEach(shape []int, strides [][]int, offs []int, fn func(offs []int)) {
 			return
 		}
 	}
-	cur := append([]int(nil), offs...)
-	idx := make([]int, len(shape))
-	nop := len(cur)
+	nop := len(offs)
+	ints := make([]int, nop+len(shape))
+	cur, idx := ints[:nop], ints[nop:]
+	copy(cur, offs)
 	for {
 		fn(cur)
 		i := len(shape) - 1
@@ -162,7 +165,7 @@ func Rows(shape []int, strides [][]int, offs []int, row func(n int, offs, inner 
 	r := len(sh) - 1
 	n := sh[r]
 	inner := make([]int, len(st))
-	outer := make([][]int, len(st))
+	outer := make([][]int, len(st)) // views of st: no copies
 	for k := range st {
 		inner[k] = st[k][r]
 		outer[k] = st[k][:r]

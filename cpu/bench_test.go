@@ -1,0 +1,79 @@
+package cpu
+
+import (
+	"testing"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+func benchTensors(b *testing.B, n int) (*tensor.Tensor, *tensor.Tensor) {
+	x, err := tensor.Rand(tensor.Float64, 1, n, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	y, _ := tensor.Rand(tensor.Float64, 2, n, n)
+	return x, y
+}
+
+func BenchmarkAdd(b *testing.B) {
+	const n = 1024
+	x, y := benchTensors(b, n)
+	dst := tensor.ZerosLike(x)
+	row, _ := y.Slice(tensor.R(0, 1))
+	cases := []struct {
+		name string
+		a, b *tensor.Tensor
+	}{
+		{"contiguous", x, y},
+		{"transposed", x, y.T()},
+		{"broadcast_row", x, row},
+		{"scalar", x, tensor.Scalar(1.5)},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(n * n * 8))
+			for b.Loop() {
+				if err := BinaryInto(OpAdd, dst, c.a, c.b); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("small8", func(b *testing.B) {
+		s, _ := tensor.Rand(tensor.Float64, 3, 8)
+		d := tensor.ZerosLike(s)
+		for b.Loop() {
+			_ = BinaryInto(OpAdd, d, s, s)
+		}
+	})
+}
+
+func BenchmarkSum(b *testing.B) {
+	const n = 1024
+	x, _ := benchTensors(b, n)
+	for _, c := range []struct {
+		name string
+		axes []int
+	}{{"all", nil}, {"axis0", []int{0}}, {"axis1", []int{1}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(n * n * 8))
+			for b.Loop() {
+				if _, err := Reduce(ReduceSum, x, c.axes, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkPermute(b *testing.B) {
+	x, _ := tensor.Rand(tensor.Float64, 1, 32, 32, 32, 32, 8)
+	b.Run("5d_40312", func(b *testing.B) {
+		b.SetBytes(int64(x.Len() * 8))
+		for b.Loop() {
+			if _, err := Permute(x, 4, 0, 3, 1, 2); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
