@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"errors"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -35,6 +36,9 @@ func TestTypedErrors(t *testing.T) {
 		{"Rand negative", ErrShape, "Shape", func() error { _, err := Rand(Float64, 1, -1); return err }},
 		{"Rand bad dtype", ErrDType, "MakeBuffer", func() error { _, err := Rand(Invalid, 1, 2); return err }},
 		{"MakeBuffer negative", ErrShape, "MakeBuffer", func() error { _, err := MakeBuffer(Float64, -1); return err }},
+		{"MakeBuffer too big", ErrShape, "MakeBuffer", func() error { _, err := MakeBuffer(Complex128, 1<<45); return err }},
+		{"Zeros too big", ErrShape, "MakeBuffer", func() error { _, err := Zeros(Float64, 1<<30, 1<<30); return err }},
+		{"Arange too big", ErrShape, "MakeBuffer", func() error { _, err := Arange(Float64, math.MaxInt); return err }},
 		{"MakeBuffer bad dtype", ErrDType, "MakeBuffer", func() error { _, err := MakeBuffer(Invalid, 1); return err }},
 		{"ParseDType", ErrDType, "ParseDType", func() error { _, err := ParseDType("float16"); return err }},
 		{"FromStrided out of range", ErrLayout, "View", func() error { _, err := FromStrided(buf, Shape{3, 4}, []int{4, 1}, 0); return err }},
@@ -191,5 +195,48 @@ func TestSliceHugeStep(t *testing.T) {
 	}
 	if got, _ := Values[int64](r); len(got) != 1 || got[0] != 7 {
 		t.Fatalf("reshaped %v", got)
+	}
+}
+
+// TestHugeBroadcast covers views whose logical size is far beyond memory:
+// they are fine as views, and every copy of them fails with an ErrShape
+// error (Go's make would panic) instead of crashing.
+func TestHugeBroadcast(t *testing.T) {
+	b, err := Scalar(2.0).BroadcastTo(1<<30, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := b.Complex128At(12345, 678); err != nil || v != 2 {
+		t.Fatalf("element %v, %v", v, err)
+	}
+	if flat, err := b.Reshape(-1); err != nil || flat.Len() != 1<<60 {
+		t.Fatalf("stride-0 reshape should stay a view: %v", err)
+	}
+	if c := b.Clone(); c != nil {
+		t.Fatal("Clone of a 2^60-element view succeeded")
+	}
+	if c := b.Contiguous(); c != nil {
+		t.Fatal("Contiguous of a 2^60-element view succeeded")
+	}
+	if v := b.Complex128Values(); v != nil {
+		t.Fatal("Complex128Values of a 2^60-element view succeeded")
+	}
+	if AllClose(b, b, 1, 1) {
+		t.Fatal("AllClose of uncopyable tensors")
+	}
+	// Rows of a broadcast vector cannot be flattened without a copy.
+	v, _ := New([]float64{1, 2}, 2)
+	p, err := v.BroadcastTo(1<<30, 1<<29, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Reshape(-1); !errors.Is(err, ErrShape) {
+		t.Fatalf("Reshape: %v", err)
+	}
+	if _, err := Values[float64](b); !errors.Is(err, ErrShape) {
+		t.Fatalf("Values: %v", err)
+	}
+	if err := WriteNpy(io.Discard, b); !errors.Is(err, ErrShape) {
+		t.Fatalf("WriteNpy: %v", err)
 	}
 }

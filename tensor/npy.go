@@ -575,7 +575,11 @@ func WriteNpy(w io.Writer, t *Tensor) error {
 	case t.T().IsContiguous():
 		fortran = true
 	default:
-		src = t.Clone()
+		c, err := t.clone("WriteNpy")
+		if err != nil {
+			return err
+		}
+		src = c
 	}
 	header := npyHeaderBytes(descr, fortran, t.shape)
 	if _, err := w.Write(header); err != nil {

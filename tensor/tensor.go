@@ -169,7 +169,8 @@ func Zeros(dt DType, shape ...int) (*Tensor, error) {
 	return &Tensor{dtype: dt, shape: s, strides: RowMajorStrides(s), data: data, size: n}, nil
 }
 
-// ZerosLike returns a new row-major tensor of zeros with t's dtype and shape.
+// ZerosLike returns a new row-major tensor of zeros with t's dtype and shape,
+// or nil if it cannot be allocated (see Clone).
 func ZerosLike(t *Tensor) *Tensor {
 	z, _ := Zeros(t.dtype, t.shape...)
 	return z
@@ -178,9 +179,17 @@ func ZerosLike(t *Tensor) *Tensor {
 // MakeBuffer allocates a zeroed typed buffer of n elements of dtype dt.
 func MakeBuffer(dt DType, n int) (any, error) { return makeBuffer(dt, n) }
 
+// maxBufferBytes is the largest buffer MakeBuffer tries to allocate. Go's
+// make panics beyond about 2^48 bytes on 64-bit platforms, and a shape that
+// big is a mistake rather than a plan, so it is an error here instead.
+const maxBufferBytes = 1 << 47
+
 func makeBuffer(dt DType, n int) (any, error) {
 	if n < 0 {
 		return nil, newError("MakeBuffer", ErrShape, "negative length %d", n)
+	}
+	if nb, ok := mulChecked(n, max(dt.Size(), 1)); !ok || uint64(nb) > maxBufferBytes {
+		return nil, newError("MakeBuffer", ErrShape, "%d elements of %v are more memory than can be allocated", n, dt)
 	}
 	switch dt {
 	case Float32:

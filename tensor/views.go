@@ -1,6 +1,10 @@
 package tensor
 
-import "github.com/goferro/goferro/internal/strided"
+import (
+	"fmt"
+
+	"github.com/goferro/goferro/internal/strided"
+)
 
 // view returns a tensor sharing t's buffer with new metadata. The caller has
 // already checked that the view addresses only elements inside the buffer.
@@ -67,7 +71,10 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 	if st, ok := reshapeStrides(t.shape, t.strides, s); ok {
 		return t.view(s, st, t.offset), nil
 	}
-	c := t.Contiguous()
+	c, err := t.clone("Reshape")
+	if err != nil {
+		return nil, err
+	}
 	return c.view(s, RowMajorStrides(s), c.offset), nil
 }
 
@@ -362,7 +369,7 @@ func (t *Tensor) Unsqueeze(axis int) (*Tensor, error) {
 }
 
 // Contiguous returns t itself if it is already row-major without gaps, and a
-// row-major copy otherwise.
+// row-major copy otherwise (nil when Clone would be).
 func (t *Tensor) Contiguous() *Tensor {
 	if t.IsContiguous() {
 		return t
@@ -370,11 +377,28 @@ func (t *Tensor) Contiguous() *Tensor {
 	return t.Clone()
 }
 
-// Clone returns a row-major copy that shares no memory with t.
+// Clone returns a row-major copy that shares no memory with t. It returns nil
+// only if the copy cannot be allocated, which takes a broadcast view whose
+// logical size is far beyond memory; Reshape, Values and WriteNpy report
+// that case as an ErrShape error.
 func (t *Tensor) Clone() *Tensor {
-	c := ZerosLike(t)
-	CopyInto(c, t)
+	c, err := t.clone("Clone")
+	if err != nil {
+		return nil
+	}
 	return c
+}
+
+// clone is Clone with the allocation failure as an error.
+func (t *Tensor) clone(op string) (*Tensor, error) {
+	c, err := Zeros(t.dtype, t.shape...)
+	if err != nil {
+		return nil, &Error{Op: op, Kind: ErrShape, Msg: fmt.Sprintf("cannot copy a %v tensor of shape %v", t.dtype, t.shape), Err: err}
+	}
+	if err := CopyInto(c, t); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // CopyInto copies src's elements into dst, which must have the same dtype and
@@ -396,7 +420,11 @@ func CopyInto(dst, src *Tensor) error {
 		return newError("CopyInto", ErrShape, "copy %v into %v", src.shape, dst.shape)
 	}
 	if overlaps(dst, src) {
-		src = src.Clone()
+		c, err := src.clone("CopyInto")
+		if err != nil {
+			return err
+		}
+		src = c
 	}
 	switch d := dst.data.(type) {
 	case []float32:
@@ -423,15 +451,35 @@ func Values[T Elem](t *Tensor) ([]T, error) {
 	if _, ok := t.data.([]T); !ok {
 		return nil, newError("Values", ErrDType, "tensor holds %v, not %v", t.dtype, DTypeOf[T]())
 	}
-	return t.Clone().data.([]T), nil
+	c, err := t.clone("Values")
+	if err != nil {
+		return nil, err
+	}
+	return c.data.([]T), nil
 }
 
-// Complex128Values returns the elements in row-major order as complex128.
+// Complex128Values returns the elements in row-major order as complex128, or
+// nil if a tensor with elements is too large to copy (see Clone).
 func (t *Tensor) Complex128Values() []complex128 {
-	c := t.Contiguous()
-	out := make([]complex128, c.size)
-	for i := range out {
-		out[i] = getFlat(c.data, c.offset+i)
-	}
+	out, _ := t.complexValues("Complex128Values")
 	return out
+}
+
+func (t *Tensor) complexValues(op string) ([]complex128, error) {
+	c := t
+	if !t.IsContiguous() {
+		var err error
+		if c, err = t.clone(op); err != nil {
+			return nil, err
+		}
+	}
+	out, err := makeBuffer(Complex128, c.size)
+	if err != nil {
+		return nil, &Error{Op: op, Kind: ErrShape, Msg: fmt.Sprintf("cannot copy a tensor of shape %v", t.shape), Err: err}
+	}
+	vals := out.([]complex128)
+	for i := range vals {
+		vals[i] = getFlat(c.data, c.offset+i)
+	}
+	return vals, nil
 }
