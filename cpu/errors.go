@@ -67,16 +67,17 @@ func checkWritable(op string, dst *tensor.Tensor) error {
 
 // broadcastInto checks that the operands broadcast to exactly dst's shape.
 func broadcastInto(op string, dst *tensor.Tensor, srcs ...*tensor.Tensor) error {
-	shapes := []tensor.Shape{dst.Shape()}
-	for _, s := range srcs {
-		shapes = append(shapes, s.Shape())
-	}
-	out, err := tensor.BroadcastShapes(shapes...)
-	if err != nil {
-		return wrapError(op, tensor.ErrShape, err, "operands do not broadcast to the destination shape %v", dst.Shape())
-	}
-	if !out.Equal(dst.Shape()) {
-		return errorf(op, tensor.ErrShape, "operands broadcast to %v, not to the destination shape %v", out, dst.Shape())
+	r := dst.Rank()
+	for k, s := range srcs {
+		sr := s.Rank()
+		if sr > r {
+			return errorf(op, tensor.ErrShape, "operand %d of shape %v has more axes than the destination shape %v", k, s.Shape(), dst.Shape())
+		}
+		for i := 0; i < sr; i++ {
+			if d, want := s.Dim(i), dst.Dim(r-sr+i); d != want && d != 1 {
+				return errorf(op, tensor.ErrShape, "operand %d of shape %v does not broadcast to the destination shape %v", k, s.Shape(), dst.Shape())
+			}
+		}
 	}
 	return nil
 }

@@ -38,15 +38,16 @@ type runner func(ts ...*tensor.Tensor)
 // bstrides returns t's strides broadcast to shape (which t broadcasts to).
 func bstrides(t *tensor.Tensor, shape tensor.Shape) []int {
 	st := t.Strides()
-	ts := t.Shape()
-	out := make([]int, len(shape))
-	off := len(shape) - len(ts)
-	for i := range ts {
-		if ts[i] != 1 || shape[off+i] == 1 {
-			out[off+i] = st[i]
+	off := len(shape) - len(st)
+	if off > 0 {
+		st = append(make([]int, off, len(shape)), st...)
+	}
+	for i := off; i < len(shape); i++ {
+		if t.Dim(i-off) == 1 {
+			st[i] = 0 // extent 1 (possibly broadcast): its stride is never used
 		}
 	}
-	return out
+	return st
 }
 
 // layout collects the iteration space, strides and offsets of operands
