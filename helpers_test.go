@@ -159,3 +159,6 @@ func isKind(t *testing.T, err, kind error) {
 }
 
 var bg = context.Background()
+
+// cpuEngine is the CPU engine without the test families.
+func cpuEngine() goferro.Engine { return cpu.NewEngine() }
