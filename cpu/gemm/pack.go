@@ -43,6 +43,10 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 			packARows6x64(d, s, base, rs, kb)
 			return
 		}
+		if d, s, ok := as32(d, src); ok {
+			packARows6x32(d, s, base, rs, kb)
+			return
+		}
 		r0 := src[base : base+kb]
 		r1 := src[base+rs : base+rs+kb]
 		r2 := src[base+2*rs : base+2*rs+kb]

@@ -72,3 +72,17 @@ func packARows6x64(d, src []float64, base, rs, kb int) {
 		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
 	}
 }
+
+func packARows6x32(d, src []float32, base, rs, kb int) {
+	r0 := src[base : base+kb]
+	r1 := src[base+rs : base+rs+kb]
+	r2 := src[base+2*rs : base+2*rs+kb]
+	r3 := src[base+3*rs : base+3*rs+kb]
+	r4 := src[base+4*rs : base+4*rs+kb]
+	r5 := src[base+5*rs : base+5*rs+kb]
+	d = d[:6*kb]
+	for q := range r0 {
+		t := (*[6]float32)(d[6*q:])
+		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
+	}
+}

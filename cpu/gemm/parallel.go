@@ -125,10 +125,12 @@ func grid(m, n, mr, nr, t int) (gm, gn int) {
 		if a > tm || b > tn || b < 1 {
 			continue
 		}
-		// Largest block's work plus its packing (rows + columns).
+		// Largest block's work plus its packing: every goroutine packs its
+		// own rows of A and columns of B, and packing A (a transpose for
+		// row-major A) costs more per element than packing B (a copy).
 		bm := float64(ceilDiv(tm, a) * mr)
 		bn := float64(ceilDiv(tn, b) * nr)
-		cost := bm*bn + 8*(bm+bn)
+		cost := bm*bn + 16*bm + 4*bn
 		if best < 0 || cost < best {
 			best, gm, gn = cost, a, b
 		}
