@@ -212,6 +212,11 @@ func copyTile[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1 int, n0, n
 			i := i0
 			for ; i+4 <= e0; i += 4 {
 				j := i1
+				if s0 == 1 && d1 == 1 {
+					for ; j+4 <= e1; j += 4 {
+						copy4x4Unit(dst, dOff+i*d0+j, d0, src, sOff+i+j*s1, s1)
+					}
+				}
 				for ; j+4 <= e1; j += 4 {
 					copy4x4(dst, dOff+i*d0+j*d1, d0, d1, src, sOff+i*s0+j*s1, s0, s1)
 				}
@@ -244,4 +249,32 @@ func copy4x4[T any](dst []T, dp, d0, d1 int, src []T, sp, s0, s1 int) {
 	dst[dp], dst[dp+d1], dst[dp+2*d1], dst[dp+3*d1] = x02, x12, x22, x32
 	dp += d0
 	dst[dp], dst[dp+d1], dst[dp+2*d1], dst[dp+3*d1] = x03, x13, x23, x33
+}
+
+// copy4x4Unit is copy4x4 for unit strides along the dense axes (s0 = d1 = 1),
+// the common transpose case: each 4-element run is re-sliced once, so the
+// compiler checks bounds per run instead of per element.
+func copy4x4Unit[T any](dst []T, dp, d0 int, src []T, sp, s1 int) {
+	r := src[sp : sp+4 : sp+4]
+	x00, x01, x02, x03 := r[0], r[1], r[2], r[3]
+	sp += s1
+	r = src[sp : sp+4 : sp+4]
+	x10, x11, x12, x13 := r[0], r[1], r[2], r[3]
+	sp += s1
+	r = src[sp : sp+4 : sp+4]
+	x20, x21, x22, x23 := r[0], r[1], r[2], r[3]
+	sp += s1
+	r = src[sp : sp+4 : sp+4]
+	x30, x31, x32, x33 := r[0], r[1], r[2], r[3]
+	w := dst[dp : dp+4 : dp+4]
+	w[0], w[1], w[2], w[3] = x00, x10, x20, x30
+	dp += d0
+	w = dst[dp : dp+4 : dp+4]
+	w[0], w[1], w[2], w[3] = x01, x11, x21, x31
+	dp += d0
+	w = dst[dp : dp+4 : dp+4]
+	w[0], w[1], w[2], w[3] = x02, x12, x22, x32
+	dp += d0
+	w = dst[dp : dp+4 : dp+4]
+	w[0], w[1], w[2], w[3] = x03, x13, x23, x33
 }
