@@ -87,6 +87,11 @@ func TestTypedErrors(t *testing.T) {
 		{"Diagonal extents", ErrShape, "Diagonal", func() error { _, err := m.Diagonal(0, 1); return err }},
 		{"Squeeze non-1", ErrShape, "Squeeze", func() error { _, err := m.Squeeze(0); return err }},
 		{"Squeeze range", ErrIndex, "Squeeze", func() error { _, err := m.Squeeze(2); return err }},
+		{"Squeeze repeat", ErrIndex, "Squeeze", func() error {
+			x, _ := Zeros(Int32, 1, 2, 1)
+			_, err := x.Squeeze(0, -3)
+			return err
+		}},
 		{"Squeeze scalar", ErrIndex, "Squeeze", func() error { _, err := s.Squeeze(0); return err }},
 		{"Unsqueeze range", ErrIndex, "Unsqueeze", func() error { _, err := m.Unsqueeze(3); return err }},
 		{"Unsqueeze negative range", ErrIndex, "Unsqueeze", func() error { _, err := m.Unsqueeze(-4); return err }},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -231,4 +232,53 @@ func TestNpyNumpyReadsOurFiles(t *testing.T) {
 		}
 	}
 	runPython(t, py, numpyCheck, dir)
+}
+
+// TestSliceMatchesPython compares Slice with Python's own slicing of a list,
+// for every small extent, bound and step.
+func TestSliceMatchesPython(t *testing.T) {
+	py := numpyPython(t)
+	const script = `
+for n in range(6):
+    a = list(range(n))
+    for step in (-3, -2, -1, 1, 2, 3):
+        print('F', n, step, *a[::step])
+        for start in range(-8, 9):
+            for stop in range(-8, 9):
+                print('R', n, step, start, stop, *a[start:stop:step])
+`
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, py, "-c", script).Output()
+	if err != nil {
+		t.Fatalf("python: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, line := range lines {
+		f := strings.Fields(line)
+		num := func(i int) int {
+			v, err := strconv.Atoi(f[i])
+			if err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			return v
+		}
+		n, step := num(1), num(2)
+		r, want := Range{Full: true, Step: step}, f[3:]
+		if f[0] == "R" {
+			r, want = Range{Start: num(3), Stop: num(4), Step: step}, f[5:]
+		}
+		x, _ := Arange(Int64, n)
+		v, err := x.Slice(r)
+		if err != nil {
+			t.Fatalf("%+v of %d: %v", r, n, err)
+		}
+		got, _ := Values[int64](v)
+		if fmt.Sprint(got) != "["+strings.Join(want, " ")+"]" {
+			t.Fatalf("Slice(%+v) of arange(%d) = %v, Python gives %v", r, n, got, want)
+		}
+	}
+	if len(lines) < 6000 {
+		t.Fatalf("only %d cases", len(lines))
+	}
 }

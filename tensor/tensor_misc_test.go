@@ -363,3 +363,26 @@ func TestContiguousAndClone(t *testing.T) {
 		t.Fatal("rank 0")
 	}
 }
+
+func TestSliceOmittedBounds(t *testing.T) {
+	x, _ := Arange(Int32, 8)
+	for _, c := range []struct {
+		r    Range
+		want string
+	}{
+		{Range{Start: 5, Stop: math.MinInt, Step: -1}, "[5 4 3 2 1 0]"}, // x[5::-1]
+		{Range{Start: 5, Stop: math.MaxInt, Step: 1}, "[5 6 7]"},        // x[5:]
+		{Range{Start: math.MinInt, Stop: 3, Step: 1}, "[0 1 2]"},        // x[:3]
+		{Range{Start: math.MaxInt, Stop: 3, Step: -2}, "[7 5]"},         // x[:3:-2]
+		{Range{Start: -3, Stop: -1}, "[5 6]"},                           // x[-3:-1]
+		{Range{Start: -100, Stop: 100, Step: 3}, "[0 3 6]"},             // clamped
+	} {
+		v, err := x.Slice(c.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := Values[int32](v); fmt.Sprint(got) != c.want {
+			t.Errorf("%+v: %v, want %s", c.r, got, c.want)
+		}
+	}
+}

@@ -189,7 +189,10 @@ func reshapeStrides(old Shape, oldStrides []int, shape Shape) ([]int, bool) {
 // Range selects indices Start, Start+Step, ... up to but not including Stop
 // along one axis, like Python's start:stop:step. Step 0 means 1. Negative
 // Start and Stop count from the end; a negative Step walks backwards, and
-// then Start defaults to the last index when it is Full.
+// then Start defaults to the last index when it is Full. Out-of-range bounds
+// are clamped as in Python, so an omitted Python bound is spelled
+// math.MaxInt or math.MinInt: x[5::-1] is Range{Start: 5, Stop: math.MinInt,
+// Step: -1}.
 type Range struct {
 	Start, Stop, Step int
 	// Full selects the whole axis (with Step) and ignores Start and Stop.
@@ -340,6 +343,10 @@ func (t *Tensor) Squeeze(axes ...int) (*Tensor, error) {
 		}
 		if t.shape[a] != 1 {
 			return nil, newError("Squeeze", ErrShape, "axis %d has extent %d, not 1", a, t.shape[a])
+		}
+		if drop[a] {
+			// Like numpy; a repeated axis is most likely a typo for another.
+			return nil, newError("Squeeze", ErrIndex, "axis %d repeated in %v", a, axes)
 		}
 		drop[a] = true
 	}
