@@ -16,9 +16,11 @@ const StorageClass = "storage.opencl.device.v1"
 var nextID atomic.Uint64
 
 // Context is an OpenCL context on one device: an allocation domain. Buffers
-// allocated in it belong to it alone; the kernel program is compiled for it
-// when it is created (from source the first time per device, from the cached
-// device binary afterwards).
+// allocated in it belong to it alone. The kernel program is built for it
+// when it is created: on GPUs from source the first time per device and
+// from the cached device binary afterwards; on CPU devices (PoCL) from
+// source, which PoCL's on-disk kernel cache makes cheap after the first
+// time. Drivers compile each kernel's machine code at its first launch.
 type Context struct {
 	dev    *Device
 	h      clContext
@@ -368,6 +370,10 @@ type Queue struct {
 	mu      sync.Mutex
 	closed  bool
 	kernels map[string]clKernel
+
+	gemmMu     sync.Mutex // serialises GEMMs that use the scratch buffer
+	scratchBuf *Buffer
+	tiledGEMM  bool // use the local-memory tiled kernel on non-CPU devices
 }
 
 // NewQueue creates a command queue on the context.
@@ -436,6 +442,12 @@ func (q *Queue) Close() error {
 		cl.release(cl.releaseKernel, uintptr(k))
 	}
 	q.kernels = nil
+	q.gemmMu.Lock()
+	if q.scratchBuf != nil {
+		q.scratchBuf.Release()
+		q.scratchBuf = nil
+	}
+	q.gemmMu.Unlock()
 	return clErr("clReleaseCommandQueue", cl.release(cl.releaseQueue, uintptr(q.h)), "")
 }
 
@@ -556,6 +568,13 @@ func buildProgram(c *Context) (clProgram, error) {
 		log := programLog(p, dev.id)
 		cl.release(cl.releaseProgram, uintptr(p))
 		return 0, &Error{Op: "clBuildProgram", Kind: ErrBuild, Code: code, Msg: "build log:\n" + log}
+	}
+	// Keep a device binary for later contexts on the same device. Only on
+	// GPUs: PoCL's CPU device compiles every kernel for every work-group
+	// size to export a binary (tens of seconds), while rebuilding from
+	// source there is fast and hits PoCL's own kernel cache.
+	if dev.Type != "gpu" {
+		return p, nil
 	}
 	var size uintptr
 	if cl.programInfo(p, clProgramBinarySizes, unsafe.Sizeof(size), unsafe.Pointer(&size), nil) == CodeSuccess && size > 0 {

@@ -544,8 +544,111 @@ func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k 
 	if m < smallDim || n < smallDim {
 		return q.launch(ctx, "Gemm", "gemms_"+t, 3, [3]int{n, m, nb}, [3]int{smallL, smallL, 1}, reads, writes, args...)
 	}
-	g := [3]int{(n + gemmTN - 1) / gemmTN * gemmLX, (m + gemmTM - 1) / gemmTM * gemmLY, nb}
-	return q.launch(ctx, "Gemm", "gemm_"+t, 3, g, [3]int{gemmLX, gemmLY, 1}, reads, writes, args...)
+	if q.ctx.dev.Type != "cpu" && q.tiledGEMM {
+		g := [3]int{(n + gemmTN - 1) / gemmTN * gemmLX, (m + gemmTM - 1) / gemmTM * gemmLY, nb}
+		return q.launch(ctx, "Gemm", "gemm_"+t, 3, g, [3]int{gemmLX, gemmLY, 1}, reads, writes, args...)
+	}
+	return q.gemmVector(ctx, dt, t, batch, m, n, k, al, be, a, b, c, st)
+}
+
+// gemmVector packs A and B into the queue's scratch buffer as panels (A:
+// [m/vrm][k][vrm], B: [n/8][k][8] per batch element; broadcast batch axes
+// stay broadcast) and runs the vector kernel over them.
+func (q *Queue) gemmVector(ctx context.Context, dt tensor.DType, t string, batch []int, m, n, k int, al, be any, a, b, c Matrix, _ []long8) (*Event, error) {
+	q.gemmMu.Lock()
+	defer q.gemmMu.Unlock()
+	vrm := 8
+	if dt == tensor.Float64 {
+		vrm = 4
+	}
+	packedStrides := func(bs []int, panel int) ([]int, int) {
+		st := make([]int, len(bs))
+		acc := panel
+		for i := len(bs) - 1; i >= 0; i-- {
+			if bs[i] != 0 {
+				st[i] = acc
+				acc *= batch[i]
+			}
+		}
+		return st, acc
+	}
+	aPanel := (m + vrm - 1) / vrm * k * vrm
+	bPanel := (n + 7) / 8 * k * 8
+	abs, aSize := packedStrides(a.BatchStrides, aPanel)
+	bbs, bSize := packedStrides(b.BatchStrides, bPanel)
+	scratch, err := q.scratch((aSize + bSize) * dt.Size())
+	if err != nil {
+		return nil, err
+	}
+	if err := q.packPanels(ctx, dt, batch, a.Buf, a.Offset, a.RowStride, a.ColStride, a.BatchStrides, m, k, vrm, scratch, 0, abs); err != nil {
+		return nil, err
+	}
+	if err := q.packPanels(ctx, dt, batch, b.Buf, b.Offset, b.ColStride, b.RowStride, b.BatchStrides, n, k, 8, scratch, aSize, bbs); err != nil {
+		return nil, err
+	}
+	rank, sh, st, _ := collapse(batch, abs, bbs, c.BatchStrides)
+	nb := 1
+	for _, d := range batch {
+		nb *= d
+	}
+	args := []any{int32(m), int32(n), int32(k), al, be,
+		scratch, int64(0), scratch, int64(aSize),
+		c.Buf, int64(c.Offset), int64(c.RowStride), int64(c.ColStride),
+		int32(rank), sh, st[0], st[1], st[2]}
+	g := [3]int{(n + 7) / 8, (m + vrm - 1) / vrm, nb}
+	return q.launch(ctx, "Gemm", "gemmv_"+t, 3, g, [3]int{vecX, vecY, 1}, []*Buffer{scratch, c.Buf}, []*Buffer{c.Buf}, args...)
+}
+
+// packPanels copies the nx×k operand (x stride xs, k stride ks) into panels
+// of width w at dst+dstOff: element (x, p) goes to (x/w)·k·w + p·w + x%w, in
+// two strided copies (the full panels, then the ragged last one).
+func (q *Queue) packPanels(ctx context.Context, dt tensor.DType, batch []int, src *Buffer, off, xs, ks int, bs []int, nx, k, w int, dst *Buffer, dstOff int, dbs []int) error {
+	full, r := nx/w, nx%w
+	copyView := func(shape tensor.Shape, sst []int, soff int, dst2 []int, doff int) error {
+		s := &Tensor{buf: src, dtype: dt, shape: shape, strides: sst, offset: soff, size: 1}
+		d := &Tensor{buf: dst, dtype: dt, shape: shape, strides: dst2, offset: doff, size: 1}
+		for _, e := range shape {
+			s.size *= e
+		}
+		d.size = s.size
+		_, err := q.elementwise(ctx, "Gemm", "cp", bitsType(dt.Size()), -1, d, s)
+		return err
+	}
+	if full > 0 {
+		shape := append(tensor.Shape(batch).Clone(), full, k, w)
+		sst := append(append([]int(nil), bs...), w*xs, ks, xs)
+		dst2 := append(append([]int(nil), dbs...), k*w, w, 1)
+		if err := copyView(shape, sst, off, dst2, dstOff); err != nil {
+			return err
+		}
+	}
+	if r > 0 {
+		shape := append(tensor.Shape(batch).Clone(), k, r)
+		sst := append(append([]int(nil), bs...), ks, xs)
+		dst2 := append(append([]int(nil), dbs...), w, 1)
+		if err := copyView(shape, sst, off+full*w*xs, dst2, dstOff+full*k*w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scratch returns the queue's scratch buffer, grown to at least bytes.
+// Callers hold q.gemmMu; the in-order queue orders its reuse.
+func (q *Queue) scratch(bytes int) (*Buffer, error) {
+	if q.scratchBuf != nil && q.scratchBuf.size >= bytes {
+		return q.scratchBuf, nil
+	}
+	if q.scratchBuf != nil {
+		q.scratchBuf.Release()
+		q.scratchBuf = nil
+	}
+	b, err := q.ctx.Alloc(max(bytes, 1<<16))
+	if err != nil {
+		return nil, err
+	}
+	q.scratchBuf = b
+	return b, nil
 }
 
 func (q *Queue) checkMatrix(name string, x Matrix, dt tensor.DType, batch []int, rows, cols, nb int) error {

@@ -17,6 +17,8 @@ const (
 	gemmLX   = 16 // GEMM work-group columns
 	gemmLY   = 16 // GEMM work-group rows; each item computes (TM/LY)×(TN/LX)
 	smallL   = 8  // small-GEMM work-group side
+	vecX     = 8  // vector-GEMM work-group columns (of 8 elements each)
+	vecY     = 4  // vector-GEMM work-group rows (of VRM rows each)
 	maxRank  = 8  // highest rank after collapsing axes
 	smallDim = 16 // GEMMs with m or n below this use the simple kernel
 )
@@ -254,6 +256,44 @@ void gemm_T(int m, int n, int k, T alpha, T beta,
 		}
 	}
 }
+// Vector GEMM for CPUs and GPUs alike. A and B arrive packed in panels:
+// A as [m/VRM][k][VRM] and B as [n/8][k][8] per batch element, so each work
+// item streams two contiguous panels, computing VRM rows by 8 columns of C
+// with T8 accumulators (a broadcast scalar of A times a vector of B). Panel
+// padding past m or n is never stored.
+__kernel __attribute__((reqd_work_group_size(VX, VY, 1)))
+void gemmv_T(int m, int n, int k, T alpha, T beta,
+		__global const T* A, long ao, __global const T* B, long bo,
+		__global T* C, long co, long crs, long ccs,
+		int rank, long8 sh, long8 bsa, long8 bsb, long8 bsc) {
+	int gx = get_global_id(0), gy = get_global_id(1);
+	int c0 = gx * 8, r0 = gy * VRM;
+	long rem = get_global_id(2);
+	RANK_ALL(ADVB)
+	if (c0 >= n || r0 >= m) return;
+	T8 acc[VRM];
+	#pragma unroll
+	for (int i = 0; i < VRM; i++) acc[i] = (T8)(0);
+	__global const T* ap = A + ao + (long)gy * k * VRM;
+	__global const T* bp = B + bo + (long)gx * k * 8;
+	for (int p = 0; p < k; p++, ap += VRM, bp += 8) {
+		T8 b = vload8(0, bp);
+		#pragma unroll
+		for (int i = 0; i < VRM; i++) acc[i] += ap[i] * b;
+	}
+	#pragma unroll
+	for (int i = 0; i < VRM; i++) {
+		int r = r0 + i;
+		if (r >= m) break;
+		T tmp[8];
+		vstore8(acc[i], 0, tmp);
+		long p = co + r * crs + c0 * ccs;
+		for (int j = 0; j < 8 && c0 + j < n; j++, p += ccs) {
+			T v = alpha * tmp[j];
+			C[p] = beta == (T)0 ? v : v + beta * C[p];
+		}
+	}
+}
 // Small or skinny products: one work item per element of C.
 __kernel __attribute__((reqd_work_group_size(SL, SL, 1)))
 void gemms_T(int m, int n, int k, T alpha, T beta,
@@ -410,7 +450,11 @@ func programSource(fp64 bool) string {
 // replaceType substitutes the element type T, both as a type and as the
 // suffix of kernel and helper names.
 func replaceType(src, t string) string {
-	r := strings.NewReplacer("_T(", "_"+t+"(", "(T)", "("+t+")", " T ", " "+t+" ", " T*", " "+t+"*", "\tT ", "\t"+t+" ")
+	vrm := "8"
+	if t == "double" {
+		vrm = "4"
+	}
+	r := strings.NewReplacer("VRM", vrm, "T8", t+"8", "_T(", "_"+t+"(", "(T)", "("+t+")", " T ", " "+t+" ", " T*", " "+t+"*", "\tT ", "\t"+t+" ")
 	return r.Replace(src)
 }
 
@@ -419,7 +463,7 @@ func buildOptions() string {
 	return strings.Join([]string{
 		"-cl-mad-enable",
 		"-DEWL=" + itoa(ewLocal), "-DTM=" + itoa(gemmTM), "-DTN=" + itoa(gemmTN), "-DTK=" + itoa(gemmTK),
-		"-DLX=" + itoa(gemmLX), "-DLY=" + itoa(gemmLY), "-DSL=" + itoa(smallL),
+		"-DLX=" + itoa(gemmLX), "-DLY=" + itoa(gemmLY), "-DSL=" + itoa(smallL), "-DVX=" + itoa(vecX), "-DVY=" + itoa(vecY),
 	}, " ")
 }
 

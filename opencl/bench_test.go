@@ -1,0 +1,118 @@
+package opencl
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// BenchmarkGemm measures square float32 (and float64) GEMM on the device,
+// reporting GFLOP/s.
+func BenchmarkGemm(b *testing.B) {
+	q := testQueue(b)
+	ctx := context.Background()
+	for _, dt := range gemmDTypes(q) {
+		for _, n := range []int{128, 256, 512, 1024} {
+			b.Run(fmt.Sprintf("%v/%d", dt, n), func(b *testing.B) {
+				ha, _ := tensor.Rand(dt, 1, n, n)
+				a, err := q.Upload(ctx, ha)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer a.Release()
+				c := mustEmpty(b, q, dt, n, n)
+				m := func(t *Tensor) Matrix { return Matrix{Buf: t.Buffer(), RowStride: n, ColStride: 1} }
+				if _, err := q.Gemm(ctx, dt, nil, n, n, n, 1, 0, m(a), m(a), m(c)); err != nil {
+					b.Fatal(err)
+				}
+				q.Finish(ctx)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					q.Gemm(ctx, dt, nil, n, n, n, 1, 0, m(a), m(a), m(c))
+				}
+				if err := q.Finish(ctx); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(2*float64(n)*float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+// BenchmarkBatchedGemm measures many small products in one launch.
+func BenchmarkBatchedGemm(b *testing.B) {
+	q := testQueue(b)
+	ctx := context.Background()
+	const batch, n = 256, 32
+	ha, _ := tensor.Rand(tensor.Float32, 1, batch, n, n)
+	a, _ := q.Upload(ctx, ha)
+	defer a.Release()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c, err := q.MatMul(ctx, a, a)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Release()
+	}
+	q.Finish(ctx)
+	b.ReportMetric(2*n*n*n*batch*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkTransfer measures host→device and device→host copies of 64 MiB.
+func BenchmarkTransfer(b *testing.B) {
+	q := testQueue(b)
+	ctx := context.Background()
+	h, _ := tensor.Zeros(tensor.Float32, 16<<20)
+	b.Run("HostToDevice", func(b *testing.B) {
+		b.SetBytes(64 << 20)
+		for i := 0; i < b.N; i++ {
+			d, err := q.Upload(ctx, h)
+			if err != nil {
+				b.Fatal(err)
+			}
+			d.Release()
+		}
+	})
+	d, _ := q.Upload(ctx, h)
+	defer d.Release()
+	b.Run("DeviceToHost", func(b *testing.B) {
+		b.SetBytes(64 << 20)
+		for i := 0; i < b.N; i++ {
+			if _, err := q.Download(ctx, d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("DeviceToDevice", func(b *testing.B) {
+		b.SetBytes(64 << 20)
+		for i := 0; i < b.N; i++ {
+			x, err := DeviceToDevice(ctx, q, d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x.Wait(ctx)
+			x.Release()
+		}
+	})
+}
+
+// BenchmarkBinary measures a broadcasting float32 add.
+func BenchmarkBinary(b *testing.B) {
+	q := testQueue(b)
+	ctx := context.Background()
+	ha, _ := tensor.Rand(tensor.Float32, 1, 1024, 1024)
+	hb, _ := tensor.Rand(tensor.Float32, 2, 1024)
+	a, _ := q.Upload(ctx, ha)
+	bb, _ := q.Upload(ctx, hb)
+	defer a.Release()
+	defer bb.Release()
+	out := mustEmpty(b, q, tensor.Float32, 1024, 1024)
+	b.SetBytes(3 * 4 << 20)
+	for i := 0; i < b.N; i++ {
+		q.BinaryInto(ctx, Add, out, a, bb)
+	}
+	q.Finish(ctx)
+}
