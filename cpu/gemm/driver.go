@@ -1,6 +1,9 @@
 package gemm
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // plan is one GEMM call lowered to real arithmetic: C = alpha·A·B + beta·C
 // over real views of the operands. A complex product of extents m, n, k runs
@@ -151,18 +154,26 @@ func (p *plan[R]) macro(ws *workspace[R], ao, co, ic, mb, jc, nb, pc, kb int, be
 	cd := p.c.data
 	rsc := p.c.rs
 	tile := &ws.tile[0]
+	// Each kernel call prefetches kb/4 lines of the next B micro-panel:
+	// pfStep elements, so that panel is in L2 after a few calls.
+	var rz R
+	pfStep := kb / 4 * 64 / int(unsafe.Sizeof(rz))
+	bEnd := len(ws.b) - 1
 	for jr := 0; jr < nb; jr += nr {
 		nn := min(nr, nb-jr)
 		bp := &ws.b[jr*kb]
+		pfo := (jr + nr) * kb
 		for ir := 0; ir < mb; ir += mr {
 			mm := min(mr, mb-ir)
+			pf := &ws.b[min(pfo, bEnd)]
+			pfo += pfStep
 			if p.directA && mm == mr {
 				ap := &p.a.data[ao+(ic+ir)*p.dars+pc*p.dacs]
 				if p.direct && nn == nr {
-					strided(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, p.dars, p.dacs)
+					strided(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, p.dars, p.dacs)
 					continue
 				}
-				strided(kb, ap, bp, tile, nr, 1, 0, mr, p.dars, p.dacs)
+				strided(kb, ap, bp, tile, nr, 1, 0, mr, pf, p.dars, p.dacs)
 			} else {
 				off := ir * kb
 				if p.directA {
@@ -170,10 +181,10 @@ func (p *plan[R]) macro(ws *workspace[R], ao, co, ic, mb, jc, nb, pc, kb int, be
 				}
 				ap := &ws.a[off]
 				if p.direct && nn == nr {
-					full(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm)
+					full(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf)
 					continue
 				}
-				full(kb, ap, bp, tile, nr, 1, 0, mr)
+				full(kb, ap, bp, tile, nr, 1, 0, mr, pf)
 			}
 			p.merge(ws.tile, co, ic+ir, jc+jr, mm, nn, beta)
 		}

@@ -19,15 +19,16 @@ def kern(name, elt, strided, unroll=4):
     w = L.append
     ty = "float64" if d else "float32"
     if strided:
-        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv, ars, acs int)")
+        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int, pf *{ty}, ars, acs int)")
     else:
-        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int)")
+        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int, pf *{ty})")
     # frame: k a b c rsc (40) alpha beta (16 or 8) mv [ars acs]
     ab = 40
     bo = ab + esz
     mvo = ab + 2 * esz
     mvo = (mvo + 7) // 8 * 8
-    size = mvo + 8 + (16 if strided else 0)
+    pfo = mvo + 8
+    size = pfo + 8 + (16 if strided else 0)
     w(f"TEXT ·{name}(SB), NOSPLIT, $0-{size}")
     w("\tMOVQ k+0(FP), CX")
     w("\tMOVQ a+8(FP), SI")
@@ -37,12 +38,13 @@ def kern(name, elt, strided, unroll=4):
     sh = 3 if d else 2
     w(f"\tSHLQ ${sh}, R8")
     if strided:
-        w(f"\tMOVQ ars+{mvo+8}(FP), R11")
+        w(f"\tMOVQ ars+{pfo+8}(FP), R11")
         w(f"\tSHLQ ${sh}, R11")
-        w(f"\tMOVQ acs+{mvo+16}(FP), R13")
+        w(f"\tMOVQ acs+{pfo+16}(FP), R13")
         w(f"\tSHLQ ${sh}, R13")
         w("\tLEAQ (SI)(R11*2), R12")
         w("\tADDQ R11, R12")
+    w(f"\tMOVQ pf+{pfo}(FP), R15")
     w("\tMOVQ DX, R9")
     for i in range(mr):
         w("\tPREFETCHT0 (R9)")
@@ -78,6 +80,9 @@ def kern(name, elt, strided, unroll=4):
             w(f"\tPREFETCHT0 {PF_DIST + 64*u}(SI)")
     if not strided:
         w(f"\tADDQ ${unroll*astep}, SI")
+    # One line of the caller's next B micro-panel towards L2 per 4 k steps.
+    w("\tPREFETCHT1 (R15)")
+    w("\tADDQ $64, R15")
     w(f"\tADDQ ${unroll*bstep}, DI")
     w("\tDECQ R10")
     w("\tJNZ loop")
@@ -135,6 +140,8 @@ hdr = """//go:build amd64 && !purego && !goferro_noasm
 // Micro-kernels for AVX2+FMA. Each computes a 6×NR tile
 // C = alpha·A·B + beta·C (NR = 8 float64 or 16 float32) and stores its
 // first mv rows; C rows are rsc elements apart and each row is contiguous.
+// While it runs it prefetches k/4 cache lines from pf towards L2 (the
+// caller points pf at the next B micro-panel, a slice per call).
 // B is a packed micro-panel (k steps of NR values). A is a packed
 // micro-panel (k steps of 6 values) or, for the strided kernels, element
 // (i, p) at a + i·ars + p·acs. beta == +0 means C is written, never read.

@@ -16,12 +16,14 @@ type float interface {
 // values) and a packed B micro-panel (k steps of nr values) and stores its
 // first mv rows; C rows are rsc elements apart and each row is contiguous.
 // strided is the same with A unpacked: element (i, p) at a + i·ars + p·acs.
+// pf is a prefetch hint: kernels may touch the k/4 cache lines from pf on
+// (the driver points it into the next B micro-panel); it must be valid.
 // beta == +0 means C is written, never read.
 type kernel[R float] struct {
 	name    string
 	mr, nr  int
-	full    func(k int, a, b, c *R, rsc int, alpha, beta R, mv int)
-	strided func(k int, a, b, c *R, rsc int, alpha, beta R, mv, ars, acs int)
+	full    func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R)
+	strided func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ars, acs int)
 }
 
 // forcePortable makes every call use the portable Go kernels even where an
@@ -65,12 +67,12 @@ func Kernel() (f64, f32 string) {
 	return kernelFor[float64]().name, kernelFor[float32]().name
 }
 
-func portableFull[R float](k int, a, b, c *R, rsc int, alpha, beta R, mv int) {
-	portableKernel(k, a, b, c, rsc, alpha, beta, mv, 1, 4)
+func portableFull[R float](k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R) {
+	portableKernel(k, a, b, c, rsc, alpha, beta, mv, pf, 1, 4)
 }
 
 // portableKernel is the pure-Go 4×4 micro-kernel (A strided, B packed).
-func portableKernel[R float](k int, a, b, c *R, rsc int, alpha, beta R, mv, ars, acs int) {
+func portableKernel[R float](k int, a, b, c *R, rsc int, alpha, beta R, mv int, _ *R, ars, acs int) {
 	var c00, c01, c02, c03, c10, c11, c12, c13 R
 	var c20, c21, c22, c23, c30, c31, c32, c33 R
 	var sz R

@@ -9,16 +9,16 @@ import (
 )
 
 //go:noescape
-func dkern6x8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int)
+func dkern6x8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64)
 
 //go:noescape
-func dkern6x8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv, ars, acs int)
+func dkern6x8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ars, acs int)
 
 //go:noescape
-func skern6x16(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int)
+func skern6x16(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32)
 
 //go:noescape
-func skern6x16s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv, ars, acs int)
+func skern6x16s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ars, acs int)
 
 //go:noescape
 func copyPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)

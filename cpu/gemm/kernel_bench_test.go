@@ -12,7 +12,7 @@ func BenchmarkKernel(b *testing.B) {
 		c := make([]float64, k.mr*k.nr)
 		cpu0 := cpuSeconds()
 		for b.Loop() {
-			k.full(kc, &a[0], &p[0], &c[0], k.nr, 1, 1, k.mr)
+			k.full(kc, &a[0], &p[0], &c[0], k.nr, 1, 1, k.mr, &p[0])
 		}
 		fl := 2 * float64(kc*k.mr*k.nr*b.N)
 		b.ReportMetric(fl/b.Elapsed().Seconds()/1e9, "GFLOP/s")
@@ -25,7 +25,7 @@ func BenchmarkKernel(b *testing.B) {
 		c := make([]float32, k.mr*k.nr)
 		cpu0 := cpuSeconds()
 		for b.Loop() {
-			k.full(kc, &a[0], &p[0], &c[0], k.nr, 1, 1, k.mr)
+			k.full(kc, &a[0], &p[0], &c[0], k.nr, 1, 1, k.mr, &p[0])
 		}
 		fl := 2 * float64(kc*k.mr*k.nr*b.N)
 		b.ReportMetric(fl/b.Elapsed().Seconds()/1e9, "GFLOP/s")
