@@ -78,6 +78,22 @@ func BenchmarkTransfer(b *testing.B) {
 	})
 	d, _ := q.Upload(ctx, h)
 	defer d.Release()
+	b.Run("UploadInto", func(b *testing.B) {
+		b.SetBytes(64 << 20)
+		for i := 0; i < b.N; i++ {
+			if err := q.UploadInto(ctx, d, h); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("DownloadInto", func(b *testing.B) {
+		b.SetBytes(64 << 20)
+		for i := 0; i < b.N; i++ {
+			if err := q.DownloadInto(ctx, h, d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("DeviceToHost", func(b *testing.B) {
 		b.SetBytes(64 << 20)
 		for i := 0; i < b.N; i++ {

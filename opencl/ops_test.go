@@ -549,3 +549,44 @@ func ExampleDevices() {
 	}
 	fmt.Println(len(devs) > 0)
 }
+
+func TestUploadDownloadInto(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Complex128, tensor.Bool} {
+		shape := tensor.Shape{3, 4, 5}
+		host, _ := tensor.Rand(dt, r.Uint64(), shape...)
+		_, dv := stridedPair(t, q, r, dt, shape) // strided device destination
+		if err := q.UploadInto(ctx, dv, host); err != nil {
+			t.Fatal(err)
+		}
+		if err := tensor.CheckClose(download(t, q, dv), host, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		hv, _ := stridedPair(t, q, r, dt, shape) // strided host destination
+		if err := q.DownloadInto(ctx, hv, dv); err != nil {
+			t.Fatal(err)
+		}
+		if err := tensor.CheckClose(hv, host, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := q.Upload(ctx, host)
+		z, _ := tensor.Zeros(dt, shape...)
+		if err := q.DownloadInto(ctx, z, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := tensor.CheckClose(z, host, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		wrong, _ := tensor.Zeros(dt, 3, 4)
+		if err := q.UploadInto(ctx, c, wrong); !errors.Is(err, ErrShape) {
+			t.Fatalf("shape mismatch: %v", err)
+		}
+		if err := q.DownloadInto(ctx, wrong, c); !errors.Is(err, ErrShape) {
+			t.Fatalf("shape mismatch: %v", err)
+		}
+		c.Release()
+		dv.Release()
+	}
+}

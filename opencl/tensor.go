@@ -296,35 +296,62 @@ func (q *Queue) Upload(ctx context.Context, src *tensor.Tensor) (*Tensor, error)
 	if src == nil {
 		return nil, newErr("Upload", ErrArgument, "nil tensor")
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, &Error{Op: "Upload", Kind: ErrArgument, Msg: "context done", Err: err}
-	}
-	host := src.Contiguous()
 	dst, err := q.ctx.Empty(src.DType(), src.Shape()...)
 	if err != nil {
 		return nil, err
 	}
-	b := hostBytes(host)
-	if len(b) != dst.buf.size {
+	if err := q.UploadInto(ctx, dst, src); err != nil {
 		dst.Release()
-		return nil, newErr("Upload", ErrArgument, fmt.Sprintf("host tensor %v has %d bytes, want %d", src.DType(), len(b), dst.buf.size))
+		return nil, err
 	}
-	if len(b) == 0 {
-		return dst, nil
+	return dst, nil
+}
+
+// UploadInto copies a host tensor into an existing device tensor of the
+// same dtype and shape (reusing its memory). A non-contiguous dst is filled
+// through a temporary. It blocks until the copy is done.
+func (q *Queue) UploadInto(ctx context.Context, dst *Tensor, src *tensor.Tensor) error {
+	if src == nil {
+		return newErr("Upload", ErrArgument, "nil tensor")
+	}
+	if err := q.owns("Upload", dst); err != nil {
+		return err
+	}
+	if dst.dtype != src.DType() || !dst.shape.Equal(src.Shape()) {
+		return newErr("Upload", ErrShape, fmt.Sprintf("host %v %v into device %v %v", src.DType(), src.Shape(), dst.dtype, dst.shape))
+	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Op: "Upload", Kind: ErrArgument, Msg: "context done", Err: err}
+	}
+	if dst.size == 0 {
+		return nil
+	}
+	if !dst.IsContiguous() {
+		tmp, err := q.Upload(ctx, src)
+		if err != nil {
+			return err
+		}
+		defer tmp.Release()
+		ev, err := q.CopyInto(ctx, dst, tmp)
+		if err != nil {
+			return err
+		}
+		return ev.Wait(ctx)
+	}
+	b := hostBytes(src.Contiguous())
+	es := dst.dtype.Size()
+	if len(b) != dst.size*es {
+		return newErr("Upload", ErrArgument, fmt.Sprintf("host tensor has %d bytes, want %d", len(b), dst.size*es))
 	}
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		dst.Release()
-		return nil, newErr("Upload", ErrReleased, "queue closed")
+		return newErr("Upload", ErrReleased, "queue closed")
 	}
-	c := cl.write(q.h, dst.buf.h, true, 0, uintptr(len(b)), unsafe.Pointer(&b[0]), nil, nil)
+	wl := q.waitList([]*Buffer{dst.buf})
+	c := cl.write(q.h, dst.buf.h, true, uintptr(dst.offset*es), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
 	q.mu.Unlock()
-	if c != CodeSuccess {
-		dst.Release()
-		return nil, clErr("clEnqueueWriteBuffer", c, fmt.Sprintf("%d bytes", len(b)))
-	}
-	return dst, nil
+	return clErr("clEnqueueWriteBuffer", c, fmt.Sprintf("%d bytes", len(b)))
 }
 
 // Download copies a device tensor of q's context into a new row-major host
@@ -334,44 +361,71 @@ func (q *Queue) Download(ctx context.Context, src *Tensor) (*tensor.Tensor, erro
 	if err := q.owns("Download", src); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, &Error{Op: "Download", Kind: ErrArgument, Msg: "context done", Err: err}
-	}
 	out, err := tensor.Zeros(src.dtype, src.shape...)
 	if err != nil {
 		return nil, &Error{Op: "Download", Kind: ErrShape, Msg: "host allocation", Err: err}
 	}
+	if err := q.DownloadInto(ctx, out, src); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DownloadInto copies a device tensor into an existing host tensor of the
+// same dtype and shape (any strides; a non-contiguous dst is filled through
+// a temporary). It blocks until the copy is done.
+func (q *Queue) DownloadInto(ctx context.Context, dst *tensor.Tensor, src *Tensor) error {
+	if err := q.owns("Download", src); err != nil {
+		return err
+	}
+	if dst == nil {
+		return newErr("Download", ErrArgument, "nil host tensor")
+	}
+	if dst.DType() != src.dtype || !dst.Shape().Equal(src.shape) {
+		return newErr("Download", ErrShape, fmt.Sprintf("device %v %v into host %v %v", src.dtype, src.shape, dst.DType(), dst.Shape()))
+	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Op: "Download", Kind: ErrArgument, Msg: "context done", Err: err}
+	}
 	if src.size == 0 {
-		return out, nil
+		return nil
+	}
+	if !dst.IsContiguous() {
+		tmp, err := q.Download(ctx, src)
+		if err != nil {
+			return err
+		}
+		if err := tensor.CopyInto(dst, tmp); err != nil {
+			return &Error{Op: "Download", Kind: ErrArgument, Msg: "host copy", Err: err}
+		}
+		return nil
 	}
 	dev := src
 	if !src.IsContiguous() {
+		var err error
 		if dev, err = q.Contiguous(ctx, src); err != nil {
-			return nil, err
+			return err
 		}
 		defer dev.Release()
 	}
-	b := hostBytes(out)
+	b := hostBytes(dst)
 	es := src.dtype.Size()
 	if ctx.Done() != nil {
 		// Wait with cancellation first; the blocking read below then finds
 		// nothing pending on other queues.
 		if err := dev.Wait(ctx); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		return nil, newErr("Download", ErrReleased, "queue closed")
+		return newErr("Download", ErrReleased, "queue closed")
 	}
 	wl := q.waitList([]*Buffer{dev.buf})
 	c := cl.read(q.h, dev.buf.h, true, uintptr(dev.offset*es), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
 	q.mu.Unlock()
-	if c != CodeSuccess {
-		return nil, clErr("clEnqueueReadBuffer", c, fmt.Sprintf("%d bytes", len(b)))
-	}
-	return out, nil
+	return clErr("clEnqueueReadBuffer", c, fmt.Sprintf("%d bytes", len(b)))
 }
 
 // owns checks that t is a live tensor of q's context.
