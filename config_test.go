@@ -1,0 +1,170 @@
+package goferro_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/goferrotest"
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/tensor"
+)
+
+func TestValidateID(t *testing.T) {
+	good := []string{"cpu.default.v1", "storage.host.v1", "storage.opencl.device.v1", "a.b", "x1.y_2.z-3"}
+	bad := []string{"", "cpu", "Cpu.default", "cpu..v1", ".cpu.v1", "cpu.v1.", "cpu.default v1", "1cpu.v1", "cpu._x", "cpu.-x", "cpü.v1",
+		"a." + string(make([]byte, 200))}
+	for _, s := range good {
+		if err := goferro.ValidateID("engine id", s); err != nil {
+			t.Errorf("%q: %v", s, err)
+		}
+	}
+	for _, s := range bad {
+		err := goferro.ValidateID("engine id", s)
+		var ie *goferro.IDError
+		if !errors.As(err, &ie) || !errors.Is(err, goferro.ErrInvalidID) || ie.ID != s {
+			t.Errorf("%q: error %v, want an IDError", s, err)
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	d := goferrotest.NewDevice(idA)
+	eng := d.Engine()
+	kind := func(name string, err, want error) {
+		t.Helper()
+		if !errors.Is(err, want) {
+			t.Errorf("%s: error %v, want %v", name, err, want)
+		}
+	}
+	c := goferro.NewConfig()
+	kind("ok", c.AddEngine(eng), nil)
+	kind("duplicate id", c.AddEngine(eng), goferro.ErrDuplicateEngine)
+	e2 := goferrotest.NewDevice(idB, goferrotest.WithDomain(d.Domain())).Engine()
+	kind("duplicate domain", c.AddEngine(e2), goferro.ErrDuplicateDomain)
+
+	e := goferrotest.NewDevice("fake.c.v1").Engine()
+	e.ID = "fake"
+	kind("bad id", c.AddEngine(e), goferro.ErrInvalidID)
+	e = goferrotest.NewDevice("fake.c.v1").Engine()
+	e.Storage = []goferro.StorageClass{"Storage.X"}
+	e.DefaultStorage = ""
+	kind("bad class", c.AddEngine(e), goferro.ErrInvalidID)
+	e = goferrotest.NewDevice("fake.c.v1").Engine()
+	e.DefaultStorage = "storage.other"
+	kind("default not listed", c.AddEngine(e), goferro.ErrInvalidConfig)
+	e = goferrotest.NewDevice("fake.c.v1").Engine()
+	e.Storage = nil
+	kind("no storage", c.AddEngine(e), goferro.ErrInvalidConfig)
+
+	e = goferrotest.NewDevice("fake.c.v1").Engine()
+	e.Ingress.Resident = nil
+	err := c.AddEngine(e)
+	var ce *goferro.ContractError
+	if !errors.As(err, &ce) || ce.Kind != goferro.ErrIncompleteIngress || len(ce.Missing) != 1 || ce.Missing[0] != "Ingress.Resident" {
+		t.Errorf("missing residency: error %v, want a ContractError naming Ingress.Resident", err)
+	}
+	e = goferrotest.NewDevice("fake.c.v1").Engine()
+	e.Ingress = goferro.Ingress{}
+	e.Materializer = nil
+	if err := c.AddEngine(e); !errors.As(err, &ce) || len(ce.Missing) != 4 {
+		t.Errorf("no ingress at all: error %v", err)
+	}
+	e = goferrotest.NewDevice("fake.c.v1").Engine()
+	e.Executor = nil
+	kind("families without executor", c.AddEngine(e), goferro.ErrInvalidConfig)
+	e.Families = nil
+	kind("ingress-only engine", c.AddEngine(e), nil)
+
+	cp := goferrotest.NewCopier()
+	kind("provider", c.AddTransfer(classA, classB, cp), nil)
+	kind("same provider again", c.AddTransfer(classA, classB, cp), nil)
+	var pe *goferro.ConfigError
+	err = c.AddTransfer(classA, classB, goferrotest.NewCopier())
+	if !errors.As(err, &pe) || pe.Kind != goferro.ErrProviderConflict || pe.Src != classA || pe.Dst != classB {
+		t.Errorf("conflict: error %v", err)
+	}
+	f := goferro.TransferFunc(func(context.Context, *goferro.TransferRequest) (*goferro.Buffer, error) { return nil, nil })
+	kind("func provider", c.AddTransfer(classB, classA, f), nil)
+	kind("same func again", c.AddTransfer(classB, classA, f), nil)
+	kind("nil provider", c.AddTransfer(classA, classA, nil), goferro.ErrInvalidConfig)
+	kind("bad key", c.AddTransfer("bad", classA, cp), goferro.ErrInvalidID)
+	kind("remove unknown", c.RemoveEngine("no.such"), goferro.ErrUnknownEngine)
+	kind("root unknown", c.SetRoot("no.such"), goferro.ErrUnknownEngine)
+	kind("budget", c.SetSearchBudget(0), goferro.ErrInvalidConfig)
+	kind("cache", c.SetCacheSize(0), goferro.ErrInvalidConfig)
+
+	if _, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(cpu.NewEngine(cpu.WithEngineID("cpu.second.v1")))); !errors.Is(err, goferro.ErrDuplicateDomain) {
+		t.Errorf("two CPU engines share the host domain: %v", err)
+	}
+	if ids := c.Engines(); len(ids) != 2 || ids[0] != idA || ids[1] != "fake.c.v1" {
+		t.Errorf("engines %v", ids)
+	}
+}
+
+// TestRootRunsSynthesized: compiler-synthesized instructions (here the
+// explicit broadcast of a rank-0 operand) run at the root location, while
+// the other instructions go to the first capable engine in id order.
+func TestRootRunsSynthesized(t *testing.T) {
+	dev := goferrotest.NewDevice("aaa.dev.v1", goferrotest.WithFamilies(graph.FamilyElementwise, graph.FamilyLayout))
+	cp := goferrotest.NewCopier(dev)
+	c := goferro.NewConfig()
+	for _, err := range []error{
+		c.AddEngine(cpu.NewEngine()), c.AddEngine(dev.Engine()),
+		c.AddTransfer(goferro.StorageHost, dev.DefaultStorage(), cp),
+		c.AddTransfer(dev.DefaultStorage(), goferro.StorageHost, cp),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := graph.NewBuilder()
+	x := b.Input("x", tensor.Float64, graph.Dims(3))
+	y := b.Input("y", tensor.Float64, graph.Dims())
+	p, err := graph.Compile(graph.Add(x, y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	synth := -1
+	for i, ins := range p.Instructions {
+		if ins.Synthesized {
+			synth = i
+		}
+	}
+	if synth < 0 {
+		t.Skipf("the compiler synthesized nothing:\n%v", p)
+	}
+	in := host(randT(t, 1, 3), tensor.Scalar(2.0))
+	for _, root := range []goferro.EngineID{"", cpu.EngineID} {
+		cfg := c
+		if root != "" {
+			if err := cfg.SetRoot(root); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rt, err := cfg.NewRuntime()
+		if err != nil {
+			t.Fatal(err)
+		}
+		prep, err := rt.Prepare(bg, p, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The default root is the first engine with an executor: the device.
+		wantRoot := dev.ID()
+		if root != "" {
+			wantRoot = root
+		}
+		for i, l := range prep.Placement() {
+			w := dev.ID()
+			if i == synth {
+				w = wantRoot
+			}
+			if l.Engine != w {
+				t.Errorf("root %q: instruction %d (synthesized %v) on %s, want %s", root, i, i == synth, l.Engine, w)
+			}
+		}
+	}
+}

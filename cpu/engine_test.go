@@ -1,0 +1,82 @@
+package cpu_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/tensor"
+)
+
+// TestEngineRunsCoreOps runs elementwise, layout, reduction and dot_general
+// instructions through the runtime on the CPU engine and checks them
+// against direct computations.
+func TestEngineRunsCoreOps(t *testing.T) {
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := graph.NewBuilder()
+	x := b.Input("x", tensor.Float64, graph.Dims(2, 3, 4))
+	w := b.Input("w", tensor.Float64, graph.Dims(2, 4, 5))
+	y := graph.DotGeneral(x, w, graph.DotDims{LhsBatch: []int{0}, RhsBatch: []int{0}, LhsContract: []int{2}, RhsContract: []int{1}})
+	z := graph.Permute(graph.Exp(graph.Neg(y)), 0, 2, 1)
+	p, err := graph.Compile(z, graph.ReduceSum(x, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xt, _ := tensor.Rand(tensor.Float64, 1, 2, 3, 4)
+	wt, _ := tensor.Rand(tensor.Float64, 2, 2, 4, 5)
+	out, err := rt.RunTensors(context.Background(), p, []*tensor.Tensor{xt, wt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := tensor.Zeros(tensor.Float64, 2, 5, 3)
+	sum, _ := tensor.Zeros(tensor.Float64, 2, 3)
+	for bi := range 2 {
+		for i := range 3 {
+			var s float64
+			for k := range 4 {
+				v, _ := xt.Complex128At(bi, i, k)
+				s += real(v)
+			}
+			sum.SetComplex128(complex(s, 0), bi, i)
+			for j := range 5 {
+				var acc float64
+				for k := range 4 {
+					a, _ := xt.Complex128At(bi, i, k)
+					c, _ := wt.Complex128At(bi, k, j)
+					acc += real(a) * real(c)
+				}
+				e, _ := cpu.Exp(tensor.Scalar(-acc))
+				v, _ := e.Complex128At()
+				want.SetComplex128(v, bi, j, i)
+			}
+		}
+	}
+	if err := tensor.CheckClose(out[0], want, 1e-12, 1e-12); err != nil {
+		t.Error(err)
+	}
+	if err := tensor.CheckClose(out[1], sum, 1e-12, 1e-12); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestEngineResidency: the CPU engine owns host buffers only.
+func TestEngineResidency(t *testing.T) {
+	e := cpu.NewEngine()
+	x, _ := tensor.Zeros(tensor.Float32, 2)
+	h := goferro.HostBuffer(x, nil)
+	if !e.Ingress.Resident(h) || !e.Ingress.Eligible(h.Placement(), goferro.StorageHost) || e.Ingress.Accept(h, goferro.StorageHost) != nil {
+		t.Fatal("host buffer refused")
+	}
+	dev := goferro.TensorBuffer(x, goferro.Placement{Class: "storage.dev", Domain: "domain.dev"}, "fake", nil)
+	if e.Ingress.Resident(dev) || e.Ingress.Eligible(dev.Placement(), goferro.StorageHost) {
+		t.Fatal("device buffer accepted")
+	}
+	if e.ID != cpu.EngineID || e.DefaultStorage != goferro.StorageHost {
+		t.Fatalf("engine %s at %s", e.ID, e.DefaultStorage)
+	}
+}

@@ -1,0 +1,132 @@
+package plan
+
+import (
+	"errors"
+	"testing"
+)
+
+// topo: engines 0 and 1, each with its own class (0 and 1), providers as
+// given by the pairs.
+func topo(pairs ...[2]int) *Topology {
+	t := &Topology{NumClasses: 2, Provider: make([]bool, 4), Root: -1,
+		Engines: []Engine{{Classes: []int{0}, Default: 0, Ingress: true}, {Classes: []int{1}, Default: 1, Ingress: true}}}
+	for _, p := range pairs {
+		t.Provider[p[0]*2+p[1]] = true
+	}
+	return t
+}
+
+// chain: input slot 0 -> instr 0 -> slot 1 -> instr 1 -> slot 2 (output).
+func chain(capable ...[]int) *Program {
+	p := &Program{NumSlots: len(capable) + 1, Inputs: []int{0}}
+	for i, c := range capable {
+		p.Instrs = append(p.Instrs, Instr{Index: i, Capable: c, In: []int{i}, LastUse: []bool{true}, Out: []int{i + 1}})
+	}
+	p.Outputs = []int{len(capable)}
+	return p
+}
+
+func onlyAt(e int) func(i, eng, c int) (bool, error) {
+	return func(i, eng, c int) (bool, error) { return eng == e, nil }
+}
+
+func TestSplitChain(t *testing.T) {
+	r := &Request{Prog: chain([]int{0}, []int{1}), Topo: topo([2]int{0, 1}), InputOK: onlyAt(0), Class: -1, Budget: 100}
+	p, err := Search(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []NodeKind{Op, Release, Transfer, Op, Release}
+	if len(p.Nodes) != len(want) {
+		t.Fatalf("nodes %+v", p.Nodes)
+	}
+	for i, k := range want {
+		if p.Nodes[i].Kind != k {
+			t.Fatalf("node %d is %v, want %v: %+v", i, p.Nodes[i].Kind, k, p.Nodes)
+		}
+	}
+	tr := p.Nodes[2]
+	if tr.Slot != 1 || tr.From != (Loc{0, 0}) || tr.At != (Loc{1, 1}) || len(tr.Deps) != 1 || tr.Deps[0] != 0 {
+		t.Errorf("transfer %+v", tr)
+	}
+	if rel := p.Nodes[4]; rel.Slot != 1 || len(rel.Deps) != 3 {
+		t.Errorf("release %+v, want slot 1 after its producer, the transfer and the op", rel)
+	}
+}
+
+func TestMissingProvider(t *testing.T) {
+	r := &Request{Prog: chain([]int{0}, []int{1}), Topo: topo(), InputOK: onlyAt(0), Class: -1, Budget: 100}
+	_, err := Search(r)
+	var re *RouteError
+	if !errors.As(err, &re) || re.NoIngress || re.Instr != 1 || re.Slot != 1 || re.Dst != 1 || len(re.Available) != 1 || re.Available[0] != 0 {
+		t.Fatalf("error %#v", err)
+	}
+}
+
+func TestAnchorThenCartesian(t *testing.T) {
+	// Both instructions may run on 0 or 1; the input only enters at 1 and
+	// nothing moves: the anchor pass for engine 0 fails, for engine 1 works.
+	r := &Request{Prog: chain([]int{0, 1}, []int{0, 1}), Topo: topo(), InputOK: onlyAt(1), Class: -1, Budget: 100}
+	p, err := Search(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Placement[0].Engine != 1 || p.Placement[1].Engine != 1 || p.Builds != 2 {
+		t.Errorf("placement %v after %d builds", p.Placement, p.Builds)
+	}
+	// Budget 1: only the first anchor is built.
+	r.Budget = 1
+	if _, err := Search(r); !errors.Is(err, ErrBudget) {
+		t.Errorf("error %v, want ErrBudget", err)
+	}
+}
+
+func TestInputOKErrorStops(t *testing.T) {
+	boom := errors.New("boom")
+	calls := 0
+	r := &Request{Prog: chain([]int{0, 1}), Topo: topo(), Class: -1, Budget: 100,
+		InputOK: func(i, e, c int) (bool, error) { calls++; return false, boom }}
+	if _, err := Search(r); !errors.Is(err, boom) || calls != 1 {
+		t.Errorf("error %v after %d calls, want boom after 1", err, calls)
+	}
+}
+
+func TestNoCapable(t *testing.T) {
+	r := &Request{Prog: chain([]int{0}, nil), Topo: topo(), InputOK: onlyAt(0), Class: -1, Budget: 100}
+	var ce *CapableError
+	if _, err := Search(r); !errors.As(err, &ce) || ce.Instr != 1 {
+		t.Errorf("error %v", err)
+	}
+	// A forced class no capable engine supports.
+	r = &Request{Prog: chain([]int{0}), Topo: topo(), InputOK: onlyAt(0), Class: 1, Budget: 100}
+	if _, err := Search(r); !errors.As(err, &ce) || ce.Class != 1 {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestSynthAtRoot(t *testing.T) {
+	p := chain([]int{0, 1}, []int{0, 1})
+	p.Instrs[0].Synth = true
+	tp := topo([2]int{0, 1}, [2]int{1, 0})
+	tp.Root = 1
+	r := &Request{Prog: p, Topo: tp, InputOK: onlyAt(0), Class: -1, Budget: 100}
+	pl, err := Search(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Placement[0].Engine != 1 || pl.Placement[1].Engine != 0 {
+		t.Errorf("placement %v, want the synthesized instruction at root 1", pl.Placement)
+	}
+}
+
+func TestDeadOutputReleased(t *testing.T) {
+	p := &Program{NumSlots: 3, Inputs: []int{0}, Outputs: []int{1},
+		Instrs: []Instr{{Index: 0, Capable: []int{0}, In: []int{0}, LastUse: []bool{true}, Out: []int{1, 2}}}}
+	pl, err := Search(&Request{Prog: p, Topo: topo(), InputOK: onlyAt(0), Class: -1, Budget: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := pl.Nodes[len(pl.Nodes)-1]; n.Kind != Release || n.Slot != 2 {
+		t.Errorf("nodes %+v, want the unused result released", pl.Nodes)
+	}
+}

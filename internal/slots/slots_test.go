@@ -1,0 +1,34 @@
+package slots
+
+import (
+	"testing"
+
+	"github.com/goferro/goferro/internal/plan"
+)
+
+type buf struct{ released *int }
+
+func (b buf) Release() { *b.released++ }
+
+func TestStore(t *testing.T) {
+	n := 0
+	s := New[buf](3)
+	a, b := plan.Loc{Engine: 0, Class: 0}, plan.Loc{Engine: 1, Class: 0}
+	if !s.Put(0, a, buf{&n}, false) || !s.Put(0, b, buf{&n}, true) || s.Put(0, b, buf{&n}, true) || s.Put(5, a, buf{&n}, true) {
+		t.Fatal("Put results")
+	}
+	if _, ok := s.Get(0, b); !ok {
+		t.Fatal("no copy at b")
+	}
+	if cs := s.Copies(0); len(cs) != 2 || cs[0].At != a {
+		t.Fatalf("copies %v", cs)
+	}
+	if got := s.Drop(0); got != 1 || n != 1 || s.Len() != 0 {
+		t.Fatalf("Drop released %d (%d), %d left", got, n, s.Len())
+	}
+	s.Put(1, a, buf{&n}, true)
+	s.Put(2, a, buf{&n}, true)
+	if got := s.DropAll(); got != 2 || n != 3 {
+		t.Fatalf("DropAll released %d", got)
+	}
+}
