@@ -158,10 +158,15 @@ func (p *plan[R]) packB(dst []R, bo, p0, kb, j0, nb int) {
 	nr := p.kern.nr
 	b := &p.b
 	jr := 0
-	if !p.cplx && b.cs == 1 {
+	if b.cs == 1 && !p.cplx {
 		// Row-major B: stream each row once across all full panels.
 		full := nb / nr * nr
 		packBRows(dst, b.data, bo+p0*b.rs+j0, b.rs, nr, kb, full)
+		jr = full
+	}
+	if b.cs == 2 && p.cplx {
+		full := nb / nr * nr
+		packBCplxRows(dst, b.data, bo+(p0>>1)*b.rs+j0, b.rs, nr, kb, full)
 		jr = full
 	}
 	for ; jr < nb; jr += nr {
@@ -246,6 +251,32 @@ func packBGeneral[R float](d, src []R, base, rs, cs, nn, nr, kb int) {
 		}
 		for j := nn; j < nr; j++ {
 			t[j] = 0
+		}
+	}
+}
+
+// packBCplxRows packs the first full real columns (a multiple of nr) of a
+// row-major complex B block in the 1m layout, reading each row once.
+func packBCplxRows[R float](dst, src []R, base, rs, nr, kb, full int) {
+	if full == 0 {
+		return
+	}
+	// Four complex rows at a time, panel by panel, so that every panel is
+	// written front to back in runs of 8·nr values.
+	for q0 := 0; q0 < kb/2; q0 += 4 {
+		q1 := min(q0+4, kb/2)
+		for jr := 0; jr < full; jr += nr {
+			for q := q0; q < q1; q++ {
+				o := jr*kb + 2*q*nr
+				t0 := dst[o : o+nr : o+nr]
+				t1 := dst[o+nr : o+2*nr : o+2*nr]
+				s := src[base+q*rs+jr : base+q*rs+jr+nr]
+				for j := 0; j+1 < len(s); j += 2 {
+					x, y := s[j], s[j+1]
+					t0[j], t0[j+1] = x, y
+					t1[j], t1[j+1] = -y, x
+				}
+			}
 		}
 	}
 }

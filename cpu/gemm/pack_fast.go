@@ -31,7 +31,9 @@ func packBRows64(dst, src []float64, base, rs, kb, full int) {
 	if panelCopy != nil && !forcePortable.Load() {
 		_ = src[base+(kb-1)*rs+full-1] // bounds, as the loop below checks
 		_ = dst[kb*full-1]
-		panelCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[base]), kb, full/8, rs*8, kb*64)
+		for q := 0; q < kb; q += 8 {
+			panelCopy(unsafe.Pointer(&dst[q*8]), unsafe.Pointer(&src[base+q*rs]), min(8, kb-q), full/8, rs*8, kb*64)
+		}
 		return
 	}
 	for q := range kb {
@@ -47,7 +49,9 @@ func packBRows32(dst, src []float32, base, rs, kb, full int) {
 	if panelCopy != nil && !forcePortable.Load() {
 		_ = src[base+(kb-1)*rs+full-1]
 		_ = dst[kb*full-1]
-		panelCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[base]), kb, full/16, rs*4, kb*64)
+		for q := 0; q < kb; q += 8 {
+			panelCopy(unsafe.Pointer(&dst[q*16]), unsafe.Pointer(&src[base+q*rs]), min(8, kb-q), full/16, rs*4, kb*64)
+		}
 		return
 	}
 	for q := range kb {
