@@ -2,6 +2,24 @@
 // strided, optionally batched operands, for float32, float64, complex64 and
 // complex128. It is the engine under einsum: every binary contraction step
 // ends here.
+//
+// The implementation is BLIS-style. Operands are packed into contiguous
+// micro-panels sized from the cache sizes (read from the OS, with safe
+// defaults): B in kc×nc panels, A in mc×kc blocks, and a register-blocked
+// micro-kernel computes mr×nr tiles of C. On amd64 with AVX2 and FMA the
+// kernels are Go assembly (6×8 float64, 6×16 float32); elsewhere, or with
+// the build tag purego (or goferro_noasm), a portable Go 4×4 kernel runs.
+// Complex products use the 1m method: an m×n×k complex product becomes an
+// m×2n×2k real one (A packed interleaved, B as 2×2 real blocks), so complex
+// runs on the real kernels at real speed. Any strides work: packing absorbs
+// them, and C without contiguous rows is written through a tile buffer
+// (or the problem is transposed when C's columns are contiguous). Ragged
+// edges are zero-padded in the packed panels.
+//
+// Threads: big products are split in a grid of C blocks, batches of small
+// products a batch element per goroutine, on a pool of long-lived worker
+// goroutines; small products stay on the calling goroutine. Packing buffers
+// come from a sync.Pool, so steady-state calls do not allocate.
 package gemm
 
 import (
