@@ -515,6 +515,10 @@ func (q *Queue) launch(ctx context.Context, op, name string, dims uint32, global
 			c = cl.setArg(k, uint32(i), 8, unsafe.Pointer(&v))
 		case long8:
 			c = cl.setArg(k, uint32(i), 64, unsafe.Pointer(&v))
+		case [2]float32:
+			c = cl.setArg(k, uint32(i), 8, unsafe.Pointer(&v))
+		case [2]float64:
+			c = cl.setArg(k, uint32(i), 16, unsafe.Pointer(&v))
 		default:
 			return nil, newErr(op, ErrArgument, fmt.Sprintf("internal: kernel argument %d of type %T", i, a))
 		}

@@ -96,8 +96,8 @@ func (e *Engine) Accept(v any) error {
 		if t.buf.Released() {
 			return newErr("Accept", ErrReleased, "tensor's buffer was released")
 		}
-		if t.dtype == tensor.Float64 && !e.dev.FP64 {
-			return newErr("Accept", ErrUnsupported, "float64 tensor on a device without cl_khr_fp64")
+		if (t.dtype == tensor.Float64 || t.dtype == tensor.Complex128) && !e.dev.FP64 {
+			return newErr("Accept", ErrUnsupported, fmt.Sprintf("%v tensor on a device without cl_khr_fp64", t.dtype))
 		}
 		return nil
 	case *tensor.Tensor:
@@ -133,7 +133,7 @@ const (
 	FamilyReduce       Family = "reduce"       // sum, prod, max, min over axes
 	FamilyGEMM         Family = "gemm"         // C = alpha·A·B + beta·C, strided
 	FamilyBatchedGEMM  Family = "gemm.batched" // the same over strided batch axes
-	FamilyComplexArith Family = "complex"      // complex arithmetic: declined
+	FamilyComplexArith Family = "complex"      // complex arithmetic (elementwise, reduce, GEMM)
 )
 
 // Capability is a family and the dtypes it supports on a device.
@@ -143,11 +143,11 @@ type Capability struct {
 }
 
 // Capabilities lists what the engine really implements on its device.
-// Complex arithmetic is not implemented (complex tensors can still be
-// transferred and permuted); float64 is listed only with cl_khr_fp64.
+// Float64 and complex128 are listed only with cl_khr_fp64; bool moves
+// (transfer, permute) but has no arithmetic.
 func (e *Engine) Capabilities() []Capability {
 	var caps []Capability
-	for _, f := range []Family{FamilyTransfer, FamilyPermute, FamilyElementwise, FamilyReduce, FamilyGEMM, FamilyBatchedGEMM} {
+	for _, f := range []Family{FamilyTransfer, FamilyPermute, FamilyElementwise, FamilyReduce, FamilyGEMM, FamilyBatchedGEMM, FamilyComplexArith} {
 		var dts []tensor.DType
 		for _, dt := range tensor.DTypes {
 			if e.Supports(f, dt) {
@@ -166,7 +166,9 @@ func (e *Engine) Supports(f Family, dt tensor.DType) bool {
 	}
 	switch f {
 	case FamilyTransfer, FamilyPermute:
-		return dt != tensor.Float64 || e.dev.FP64
+		return (dt != tensor.Float64 && dt != tensor.Complex128) || e.dev.FP64
+	case FamilyComplexArith:
+		return dt.IsComplex() && e.SupportsGEMM(dt)
 	case FamilyElementwise:
 		return e.SupportsBinary(Add, dt)
 	case FamilyReduce:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"testing"
 
@@ -42,7 +43,7 @@ func matLayout(r *rand.Rand, batch []int, rows, cols int, broadcast bool) (off, 
 type gemmCase struct {
 	batch         []int
 	m, n, k       int
-	alpha, beta   float64
+	alpha, beta   complex128
 	broadcastA, B bool
 }
 
@@ -79,9 +80,9 @@ func runGemmCase(t *testing.T, q *Queue, r *rand.Rand, dt tensor.DType, c gemmCa
 	defer b.dev.Release()
 	defer cc.dev.Release()
 	want := cc.host.Clone()
-	at := func(o *op, bo, i, j int) float64 {
+	at := func(o *op, bo, i, j int) complex128 {
 		v, _ := o.host.Complex128At(o.off + bo + i*o.rs + j*o.cs)
-		return real(v)
+		return v
 	}
 	nb := 1
 	for _, d := range c.batch {
@@ -95,7 +96,7 @@ func runGemmCase(t *testing.T, q *Queue, r *rand.Rand, dt tensor.DType, c gemmCa
 		}
 		for i := 0; i < c.m; i++ {
 			for j := 0; j < c.n; j++ {
-				s := 0.0
+				s := complex128(0)
 				for p := 0; p < c.k; p++ {
 					s += at(a, ao, i, p) * at(b, bo, p, j)
 				}
@@ -103,7 +104,7 @@ func runGemmCase(t *testing.T, q *Queue, r *rand.Rand, dt tensor.DType, c gemmCa
 				if c.beta != 0 {
 					v += c.beta * at(cc, co, i, j)
 				}
-				want.SetComplex128(complex(v, 0), cc.off+co+i*cc.rs+j*cc.cs)
+				want.SetComplex128(v, cc.off+co+i*cc.rs+j*cc.cs)
 			}
 		}
 	}
@@ -124,7 +125,7 @@ func runGemmCase(t *testing.T, q *Queue, r *rand.Rand, dt tensor.DType, c gemmCa
 		for i := 0; i < got.Len(); i++ {
 			g, _ := got.Complex128At(i)
 			w, _ := want.Complex128At(i)
-			if math.IsNaN(real(g)) && math.IsNaN(real(w)) {
+			if cmplx.IsNaN(g) && cmplx.IsNaN(w) {
 				got.SetComplex128(0, i)
 				want.SetComplex128(0, i)
 			}
@@ -137,9 +138,9 @@ func runGemmCase(t *testing.T, q *Queue, r *rand.Rand, dt tensor.DType, c gemmCa
 
 func gemmDTypes(q *Queue) []tensor.DType {
 	if q.Context().Device().FP64 {
-		return []tensor.DType{tensor.Float32, tensor.Float64}
+		return []tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex64, tensor.Complex128}
 	}
-	return []tensor.DType{tensor.Float32}
+	return []tensor.DType{tensor.Float32, tensor.Complex64}
 }
 
 func TestGemm(t *testing.T) {
@@ -159,9 +160,13 @@ func TestGemm(t *testing.T) {
 			runGemmCase(t, q, r, dt, c)
 		}
 		for trial := 0; trial < 6; trial++ {
-			c := gemmCase{m: 1 + r.IntN(90), n: 1 + r.IntN(90), k: 1 + r.IntN(60), alpha: r.Float64()*2 - 1}
+			c := gemmCase{m: 1 + r.IntN(90), n: 1 + r.IntN(90), k: 1 + r.IntN(60), alpha: complex(r.Float64()*2-1, 0)}
 			if r.IntN(2) == 0 {
-				c.beta = r.Float64()
+				c.beta = complex(r.Float64(), 0)
+			}
+			if dt.IsComplex() {
+				c.alpha += complex(0, r.Float64())
+				c.beta += complex(0, r.Float64())
 			}
 			runGemmCase(t, q, r, dt, c)
 		}
@@ -243,8 +248,11 @@ func TestGemmArguments(t *testing.T) {
 	if _, err := q.Gemm(ctx, tensor.Int32, nil, 2, 2, 2, 1, 0, m, m, m); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("int32 GEMM: %v", err)
 	}
-	if _, err := q.Gemm(ctx, tensor.Complex64, nil, 2, 2, 2, 1, 0, m, m, m); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("complex GEMM: %v", err)
+	if _, err := q.Gemm(ctx, tensor.Bool, nil, 2, 2, 2, 1, 0, m, m, m); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("bool GEMM: %v", err)
+	}
+	if _, err := q.Gemm(ctx, tensor.Float32, nil, 2, 2, 2, 1i, 0, m, m, m); !errors.Is(err, ErrArgument) {
+		t.Fatalf("complex alpha for float32: %v", err)
 	}
 	if _, err := q.Gemm(ctx, tensor.Float32, nil, 2, 2, 2, 1, 0, Matrix{RowStride: 1}, m, m); !errors.Is(err, ErrArgument) {
 		t.Fatalf("nil buffer: %v", err)

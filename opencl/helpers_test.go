@@ -158,16 +158,16 @@ func randShape(r *rand.Rand, rank, maxd int) tensor.Shape {
 }
 
 func tol(dt tensor.DType) (float64, float64) {
-	if dt == tensor.Float32 {
+	if dt == tensor.Float32 || dt == tensor.Complex64 {
 		return 1e-4, 1e-5
 	}
 	return 1e-10, 1e-12
 }
 
 func arithDTypes(q *Queue) []tensor.DType {
-	dts := []tensor.DType{tensor.Float32, tensor.Int32, tensor.Int64}
+	dts := []tensor.DType{tensor.Float32, tensor.Int32, tensor.Int64, tensor.Complex64}
 	if q.Context().Device().FP64 {
-		dts = append(dts, tensor.Float64)
+		dts = append(dts, tensor.Float64, tensor.Complex128)
 	}
 	return dts
 }

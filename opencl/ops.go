@@ -89,8 +89,8 @@ func (q *Queue) dtypeOK(op string, dt tensor.DType) (string, error) {
 	if !ok {
 		return "", newErr(op, ErrUnsupported, fmt.Sprintf("%v arithmetic is not implemented on OpenCL devices", dt))
 	}
-	if dt == tensor.Float64 && !q.ctx.dev.FP64 {
-		return "", newErr(op, ErrUnsupported, q.ctx.dev.Name+" has no cl_khr_fp64: float64 declined")
+	if (dt == tensor.Float64 || dt == tensor.Complex128) && !q.ctx.dev.FP64 {
+		return "", newErr(op, ErrUnsupported, fmt.Sprintf("%s has no cl_khr_fp64: %v declined", q.ctx.dev.Name, dt))
 	}
 	return t, nil
 }
@@ -207,18 +207,14 @@ func (q *Queue) SupportsUnary(op UnaryOp, dt tensor.DType) bool {
 	if op == Copy {
 		return dt.Valid()
 	}
-	if _, err := q.dtypeOK("", dt); err != nil || op < 0 || op >= numUnary {
-		return false
-	}
-	return dt.IsFloat() || !unaryFloatOnly(op)
+	_, err := q.dtypeOK("", dt)
+	return err == nil && unaryDefined(op, dt)
 }
 
 // SupportsBinary reports whether op runs on the device for dt.
 func (q *Queue) SupportsBinary(op BinaryOp, dt tensor.DType) bool {
-	if _, err := q.dtypeOK("", dt); err != nil || op < 0 || op >= numBinary {
-		return false
-	}
-	return dt.IsFloat() || !binaryFloatOnly(op)
+	_, err := q.dtypeOK("", dt)
+	return err == nil && binaryDefined(op, dt)
 }
 
 // UnaryInto enqueues dst = op(src), with src broadcast to dst's shape.
@@ -307,7 +303,7 @@ func (q *Queue) Binary(ctx context.Context, op BinaryOp, a, b *Tensor) (*Tensor,
 // SupportsReduce reports whether op runs on the device for dt.
 func (q *Queue) SupportsReduce(op ReduceOp, dt tensor.DType) bool {
 	_, err := q.dtypeOK("", dt)
-	return err == nil && op >= 0 && op < numReduce
+	return err == nil && reduceDefined(op, dt)
 }
 
 // reduceAxes validates axes and returns a mask of them.
@@ -343,6 +339,9 @@ func (q *Queue) ReduceInto(ctx context.Context, op ReduceOp, dst, src *Tensor, a
 	}
 	if op < 0 || op >= numReduce {
 		return nil, newErr("Reduce", ErrArgument, fmt.Sprintf("unknown reduction %d", op))
+	}
+	if !reduceDefined(op, src.dtype) {
+		return nil, newErr("Reduce", ErrUnsupported, fmt.Sprintf("%v is not defined for %v", op, src.dtype))
 	}
 	mask, err := reduceAxes("Reduce", src.Rank(), axes)
 	if err != nil {
@@ -478,20 +477,24 @@ type Matrix struct {
 // SupportsGEMM reports whether Gemm runs on the device for dt.
 func (q *Queue) SupportsGEMM(dt tensor.DType) bool {
 	_, err := q.dtypeOK("", dt)
-	return err == nil && dt.IsFloat()
+	return err == nil && (dt.IsFloat() || dt.IsComplex())
 }
 
 // Gemm enqueues C[b] = alpha·A[b]·B[b] + beta·C[b] for every batch index b,
 // with the semantics of cpu/gemm: A[b] is m×k, B[b] is k×n, C[b] is m×n, any
 // strides (C must not address an element twice), and C is not read when beta
-// is zero. dt is Float32 or Float64 (where the device has cl_khr_fp64);
-// other dtypes are declined with ErrUnsupported.
-func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k int, alpha, beta float64, a, b, c Matrix) (*Event, error) {
+// is zero. dt is Float32, Float64, Complex64 or Complex128 (the 64-bit
+// types where the device has cl_khr_fp64); other dtypes are declined with
+// ErrUnsupported. For real dtypes alpha and beta must be real.
+func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k int, alpha, beta complex128, a, b, c Matrix) (*Event, error) {
 	if !q.SupportsGEMM(dt) {
 		if _, err := q.dtypeOK("Gemm", dt); err != nil {
 			return nil, err
 		}
 		return nil, newErr("Gemm", ErrUnsupported, fmt.Sprintf("GEMM is not implemented for %v", dt))
+	}
+	if !dt.IsComplex() && (imag(alpha) != 0 || imag(beta) != 0) {
+		return nil, newErr("Gemm", ErrArgument, fmt.Sprintf("complex alpha %v or beta %v for %v", alpha, beta, dt))
 	}
 	if m < 0 || n < 0 || k < 0 || m > math.MaxInt32 || n > math.MaxInt32 || k > math.MaxInt32 {
 		return nil, newErr("Gemm", ErrArgument, fmt.Sprintf("extents m=%d n=%d k=%d out of range", m, n, k))
@@ -531,9 +534,16 @@ func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k 
 		return nil, newErr("Gemm", ErrUnsupported, fmt.Sprintf("more than %d independent batch axes", maxRank))
 	}
 	t, _ := clType(dt)
-	var al, be any = float32(alpha), float32(beta)
-	if dt == tensor.Float64 {
-		al, be = alpha, beta
+	var al, be any
+	switch dt {
+	case tensor.Float32:
+		al, be = float32(real(alpha)), float32(real(beta))
+	case tensor.Float64:
+		al, be = real(alpha), real(beta)
+	case tensor.Complex64:
+		al, be = [2]float32{float32(real(alpha)), float32(imag(alpha))}, [2]float32{float32(real(beta)), float32(imag(beta))}
+	case tensor.Complex128:
+		al, be = [2]float64{real(alpha), imag(alpha)}, [2]float64{real(beta), imag(beta)}
 	}
 	args := []any{int32(m), int32(n), int32(k), al, be,
 		a.Buf, int64(a.Offset), int64(a.RowStride), int64(a.ColStride),
@@ -541,6 +551,9 @@ func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k 
 		c.Buf, int64(c.Offset), int64(c.RowStride), int64(c.ColStride),
 		int32(rank), sh, st[0], st[1], st[2]}
 	reads, writes := []*Buffer{a.Buf, b.Buf, c.Buf}, []*Buffer{c.Buf}
+	if dt.IsComplex() {
+		return q.launch(ctx, "Gemm", "gemmc_"+t, 3, [3]int{n, m, nb}, [3]int{smallL, smallL, 1}, reads, writes, args...)
+	}
 	if m < smallDim || n < smallDim {
 		return q.launch(ctx, "Gemm", "gemms_"+t, 3, [3]int{n, m, nb}, [3]int{smallL, smallL, 1}, reads, writes, args...)
 	}

@@ -46,6 +46,17 @@ func TestTransfersRoundTrip(t *testing.T) {
 }
 
 func unaryRef(op UnaryOp, dt tensor.DType, x complex128) complex128 {
+	if dt.IsComplex() {
+		switch op {
+		case Neg:
+			return -x
+		case Square:
+			return x * x
+		case Conj:
+			return cmplx.Conj(x)
+		}
+		return x
+	}
 	v := real(x)
 	if !dt.IsFloat() {
 		switch op {
@@ -65,7 +76,7 @@ func unaryRef(op UnaryOp, dt tensor.DType, x complex128) complex128 {
 		Abs: math.Abs, Square: func(v float64) float64 { return v * v },
 		Relu: func(v float64) float64 { return math.Max(v, 0) }, Exp: math.Exp, Log: math.Log,
 		Sqrt: math.Sqrt, Sin: math.Sin, Cos: math.Cos, Tanh: math.Tanh,
-		Recip: func(v float64) float64 { return 1 / v },
+		Recip: func(v float64) float64 { return 1 / v }, Conj: func(v float64) float64 { return v },
 	}[op]
 	return complex(f(v), 0)
 }
@@ -120,7 +131,28 @@ func mustEmpty(t testing.TB, q *Queue, dt tensor.DType, shape ...int) *Tensor {
 	return e
 }
 
-func binaryRef(op BinaryOp, dt tensor.DType, x, y float64) float64 {
+func binaryRef(op BinaryOp, dt tensor.DType, cx, cy complex128) complex128 {
+	if dt.IsComplex() {
+		switch op {
+		case Add:
+			return cx + cy
+		case Sub:
+			return cx - cy
+		case Mul:
+			return cx * cy
+		case Div:
+			return cx / cy
+		}
+		return cmplx.NaN()
+	}
+	v := binaryRealRef(op, real(cx), real(cy))
+	if dt == tensor.Int32 {
+		v = float64(int32(int64(v)))
+	}
+	return complex(v, 0)
+}
+
+func binaryRealRef(op BinaryOp, x, y float64) float64 {
 	switch op {
 	case Add:
 		return x + y
@@ -184,11 +216,7 @@ func TestBinaryBroadcast(t *testing.T) {
 				forEach(shape, func(idx []int) {
 					x, _ := ba.Complex128At(idx...)
 					y, _ := bb.Complex128At(idx...)
-					v := binaryRef(op, dt, real(x), real(y))
-					if dt == tensor.Int32 {
-						v = float64(int32(int64(v)))
-					}
-					want.SetComplex128(complex(v, 0), idx...)
+					want.SetComplex128(binaryRef(op, dt, x, y), idx...)
 				})
 				rt, at := tol(dt)
 				if err := tensor.CheckClose(download(t, q, out), want, rt, at); err != nil {
@@ -254,6 +282,7 @@ func TestBinaryIntoStridedOutput(t *testing.T) {
 
 func reduceRef(op ReduceOp, dt tensor.DType, host *tensor.Tensor, mask []bool, outShape tensor.Shape) *tensor.Tensor {
 	want, _ := tensor.Zeros(dt, outShape...)
+	cacc := make([]complex128, want.Len())
 	acc := make([]float64, want.Len())
 	ints := make([]int64, want.Len())
 	seen := make([]bool, want.Len())
@@ -267,16 +296,18 @@ func reduceRef(op ReduceOp, dt tensor.DType, host *tensor.Tensor, mask []bool, o
 		x, _ := host.Complex128At(idx...)
 		v := real(x)
 		if !seen[o] {
-			acc[o], ints[o], seen[o] = v, int64(v), true
+			acc[o], ints[o], cacc[o], seen[o] = v, int64(v), x, true
 			return
 		}
 		switch op {
 		case Sum:
 			acc[o] += v
 			ints[o] += int64(v)
+			cacc[o] += x
 		case Prod:
 			acc[o] *= v
 			ints[o] *= int64(v)
+			cacc[o] *= x
 		case ReduceMax:
 			acc[o] = math.Max(acc[o], v)
 			ints[o] = max(ints[o], int64(v))
@@ -292,6 +323,8 @@ func reduceRef(op ReduceOp, dt tensor.DType, host *tensor.Tensor, mask []bool, o
 			want.SetComplex128(complex(float64(int32(ints[i])), 0), idx...)
 		case tensor.Int64:
 			want.SetComplex128(complex(float64(ints[i]), 0), idx...)
+		case tensor.Complex64, tensor.Complex128:
+			want.SetComplex128(cacc[i], idx...)
 		default:
 			want.SetComplex128(complex(acc[i], 0), idx...)
 		}
@@ -306,6 +339,12 @@ func TestReduce(t *testing.T) {
 	shapes := []tensor.Shape{{7}, {3, 1000}, {2000, 3}, {33, 17}}
 	for _, dt := range arithDTypes(q) {
 		for op := ReduceOp(0); op < numReduce; op++ {
+			if !q.SupportsReduce(op, dt) {
+				if _, err := q.Reduce(ctx, op, mustEmpty(t, q, dt, 2), false); !errors.Is(err, ErrUnsupported) {
+					t.Fatalf("%v %v: want ErrUnsupported, got %v", op, dt, err)
+				}
+				continue
+			}
 			for trial := 0; trial < 6; trial++ {
 				var shape tensor.Shape
 				if trial < len(shapes) {
@@ -509,7 +548,7 @@ func TestFloat64Declined(t *testing.T) {
 	}
 }
 
-func TestComplexDeclined(t *testing.T) {
+func TestComplexAndBool(t *testing.T) {
 	q := testQueue(t)
 	ctx := context.Background()
 	h, _ := tensor.Rand(tensor.Complex64, 1, 2, 2)
@@ -518,26 +557,33 @@ func TestComplexDeclined(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Release()
-	if _, err := q.Binary(ctx, Add, d, d); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("complex add: %v", err)
+	for _, op := range []BinaryOp{Max, Min, Pow} {
+		if _, err := q.Binary(ctx, op, d, d); !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("complex %v: %v", op, err)
+		}
 	}
-	if _, err := q.MatMul(ctx, d, d); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("complex matmul: %v", err)
+	if _, err := q.Unary(ctx, Exp, d); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("complex exp: %v", err)
 	}
-	if _, err := q.Reduce(ctx, Sum, d, false); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("complex sum: %v", err)
-	}
-	// but it moves: permute works for every dtype
-	p, err := q.Permute(ctx, d, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Release()
 	b, _ := tensor.Rand(tensor.Bool, 1, 3)
 	db, _ := q.Upload(ctx, b)
 	defer db.Release()
 	if _, err := q.Unary(ctx, Neg, db); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("bool neg: %v", err)
+	}
+	if _, err := q.Binary(ctx, Add, db, db); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("bool add: %v", err)
+	}
+	if _, err := q.Reduce(ctx, Sum, db, false); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("bool sum: %v", err)
+	}
+	c, err := q.Unary(ctx, Copy, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	if err := tensor.CheckClose(download(t, q, c), b, 0, 0); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -23,10 +23,15 @@ const (
 	smallDim = 16 // GEMMs with m or n below this use the simple kernel
 )
 
-// clType returns the OpenCL C type of an arithmetic dtype and whether
+// clType returns the kernel-name suffix of an arithmetic dtype (the OpenCL
+// C type for real types, "cfloat"/"cdouble" for complex ones) and whether
 // arithmetic kernels exist for it.
 func clType(dt tensor.DType) (string, bool) {
 	switch dt {
+	case tensor.Complex64:
+		return "cfloat", true
+	case tensor.Complex128:
+		return "cdouble", true
 	case tensor.Float32:
 		return "float", true
 	case tensor.Float64:
@@ -110,7 +115,7 @@ void binn_T(int op, long n, int rank, long8 sh, __global T* o, long oo, long8 so
 inline T redop_T(int op, T x, T y) {
 	switch (op) {
 	case 0: return x + y;
-	case 1: return x * y;
+	case 1: return PRODF(x, y);
 	case 2: return MAXF(x, y);
 	case 3: return MINF(x, y);
 	}
@@ -118,7 +123,7 @@ inline T redop_T(int op, T x, T y) {
 }
 inline T redinit_T(int op) {
 	switch (op) {
-	case 1: return (T)1;
+	case 1: return ONE;
 	case 2: return LOWEST;
 	case 3: return HIGHEST;
 	}
@@ -314,11 +319,42 @@ void gemms_T(int m, int n, int k, T alpha, T beta,
 }
 `
 
+// Complex helpers and GEMM: T is float2 or double2 (re, im), R its real
+// type. One work item per element of C; alpha and beta are complex.
+const complexHelpers = `
+inline T cmul_T(const T a, const T b) { return (T)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+inline T cdiv_T(const T a, const T b) {
+	R d = b.x * b.x + b.y * b.y;
+	return (T)((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);
+}
+`
+
+const complexGemmTemplate = `
+__kernel __attribute__((reqd_work_group_size(SL, SL, 1)))
+void gemmc_T(int m, int n, int k, T alpha, T beta,
+		__global const T* A, long ao, long ars, long acs,
+		__global const T* B, long bo, long brs, long bcs,
+		__global T* C, long co, long crs, long ccs,
+		int rank, long8 sh, long8 bsa, long8 bsb, long8 bsc) {
+	int c = get_global_id(0), r = get_global_id(1);
+	long rem = get_global_id(2);
+	RANK_ALL(ADVB)
+	if (r >= m || c >= n) return;
+	T acc = (T)(0);
+	long pa = ao + r * ars, pb = bo + c * bcs;
+	for (int q = 0; q < k; q++) acc += cmul_T(A[pa + q * acs], B[pb + q * brs]);
+	long p = co + r * crs + c * ccs;
+	T v = cmul_T(alpha, acc);
+	C[p] = (beta.x == (R)0 && beta.y == (R)0) ? v : v + cmul_T(beta, C[p]);
+}
+`
+
 // UnaryOp is an elementwise operation of one operand.
 type UnaryOp int32
 
-// Unary operations. Copy, Neg, Abs, Square and Relu exist for every
-// arithmetic dtype; the others only for floating types.
+// Unary operations. Copy, Neg, Square and Conj exist for every arithmetic
+// dtype including complex; Abs and Relu for real types; the others for real
+// floating types.
 const (
 	Copy UnaryOp = iota
 	Neg
@@ -332,10 +368,11 @@ const (
 	Cos
 	Tanh
 	Recip
+	Conj // complex conjugate; the identity on real types
 	numUnary
 )
 
-var unaryNames = [...]string{"copy", "neg", "abs", "square", "relu", "exp", "log", "sqrt", "sin", "cos", "tanh", "recip"}
+var unaryNames = [...]string{"copy", "neg", "abs", "square", "relu", "exp", "log", "sqrt", "sin", "cos", "tanh", "recip", "conj"}
 
 // String returns the op's name.
 func (o UnaryOp) String() string {
@@ -348,8 +385,9 @@ func (o UnaryOp) String() string {
 // BinaryOp is an elementwise operation of two broadcast operands.
 type BinaryOp int32
 
-// Binary operations. Div and Pow exist only for floating types; Max and Min
-// propagate NaN like numpy.maximum and numpy.minimum.
+// Binary operations. Add, Sub and Mul exist for every arithmetic dtype, Div
+// for floating and complex types, Max, Min and Pow for real ones (Pow only
+// floating). Max and Min propagate NaN like numpy.maximum and numpy.minimum.
 const (
 	Add BinaryOp = iota
 	Sub
@@ -374,8 +412,9 @@ func (o BinaryOp) String() string {
 // ReduceOp is a reduction over axes.
 type ReduceOp int32
 
-// Reductions. Max and Min propagate NaN and are undefined over zero
-// elements (declined with ErrShape).
+// Reductions. Sum and Prod exist for every arithmetic dtype, Max and Min for
+// real ones; they propagate NaN and are undefined over zero elements
+// (declined with ErrShape).
 const (
 	Sum ReduceOp = iota
 	Prod
@@ -394,8 +433,36 @@ func (o ReduceOp) String() string {
 	return "reduce(?)"
 }
 
-func unaryFloatOnly(o UnaryOp) bool   { return o >= Exp }
-func binaryFloatOnly(o BinaryOp) bool { return o >= Div }
+func unaryDefined(o UnaryOp, dt tensor.DType) bool {
+	switch {
+	case o < 0 || o >= numUnary:
+		return false
+	case dt.IsComplex():
+		return o == Copy || o == Neg || o == Square || o == Conj
+	case dt.IsInt():
+		return o < Exp || o == Conj
+	}
+	return true
+}
+
+func binaryDefined(o BinaryOp, dt tensor.DType) bool {
+	switch {
+	case o < 0 || o >= numBinary:
+		return false
+	case dt.IsComplex():
+		return o == Add || o == Sub || o == Mul || o == Div
+	case dt.IsInt():
+		return o < Div
+	}
+	return true
+}
+
+func reduceDefined(o ReduceOp, dt tensor.DType) bool {
+	if dt.IsComplex() {
+		return o == Sum || o == Prod
+	}
+	return o >= 0 && o < numReduce
+}
 
 // programSource returns the whole kernel program for a device.
 func programSource(fp64 bool) string {
@@ -434,11 +501,28 @@ func programSource(fp64 bool) string {
 		case tensor.Int64:
 			maxf, minf, lo, hi = "(x > y ? x : y)", "(x < y ? x : y)", "LONG_MIN", "LONG_MAX"
 		}
-		src = strings.NewReplacer("MAXF(x, y)", maxf, "MINF(x, y)", minf, "LOWEST", lo, "HIGHEST", hi).Replace(src)
+		src = strings.NewReplacer("MAXF(x, y)", maxf, "MINF(x, y)", minf, "LOWEST", lo, "HIGHEST", hi,
+			"PRODF(x, y)", "x * y", "ONE", "(T)1").Replace(src)
 		if float {
 			src += gemmTemplate
 		}
 		sb.WriteString(replaceType(src, t))
+	}
+	for _, dt := range []tensor.DType{tensor.Complex64, tensor.Complex128} {
+		if dt == tensor.Complex128 && !fp64 {
+			continue
+		}
+		suffix, _ := clType(dt)
+		r := "float"
+		if dt == tensor.Complex128 {
+			r = "double"
+		}
+		un := "\tcase 1: return -x;\n\tcase 3: return cmul_T(x, x);\n\tcase 12: return (T)(x.x, -x.y);\n"
+		bin := "\tcase 0: return x + y;\n\tcase 1: return x - y;\n\tcase 2: return cmul_T(x, y);\n\tcase 5: return cdiv_T(x, y);\n"
+		src := complexHelpers + strings.NewReplacer("UNARY_CASES", un, "BINARY_CASES", bin).Replace(ewTemplate) + complexGemmTemplate
+		src = strings.NewReplacer("MAXF(x, y)", "x", "MINF(x, y)", "x", "LOWEST", "(T)(0)", "HIGHEST", "(T)(0)",
+			"PRODF(x, y)", "cmul_T(x, y)", "ONE", "(T)(1, 0)", " R ", " "+r+" ", "(R)", "("+r+")", "\tR ", "\t"+r+" ").Replace(src)
+		sb.WriteString(replaceTypeAs(src, r+"2", suffix))
 	}
 	for _, n := range []int{1, 4, 8, 16} {
 		b := bitsType(n)
@@ -449,12 +533,15 @@ func programSource(fp64 bool) string {
 
 // replaceType substitutes the element type T, both as a type and as the
 // suffix of kernel and helper names.
-func replaceType(src, t string) string {
+func replaceType(src, t string) string { return replaceTypeAs(src, t, t) }
+
+// replaceTypeAs substitutes the type t and the name suffix suffix.
+func replaceTypeAs(src, t, suffix string) string {
 	vrm := "8"
 	if t == "double" {
 		vrm = "4"
 	}
-	r := strings.NewReplacer("VRM", vrm, "T8", t+"8", "_T(", "_"+t+"(", "(T)", "("+t+")", " T ", " "+t+" ", " T*", " "+t+"*", "\tT ", "\t"+t+" ")
+	r := strings.NewReplacer("VRM", vrm, "T8", t+"8", "_T(", "_"+suffix+"(", "(T)", "("+t+")", " T ", " "+t+" ", " T*", " "+t+"*", "\tT ", "\t"+t+" ")
 	return r.Replace(src)
 }
 
