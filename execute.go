@@ -436,7 +436,11 @@ func (x *run) materialize() ([]*tensor.Tensor, error) {
 			err = fmt.Errorf("materialized %v%v, want %v%v", t.DType(), t.Shape(), want.DType, want.Shape)
 		}
 		if err != nil {
-			e := execErr(ErrMaterialize, -1, "")
+			kind := ErrMaterialize
+			if _, ok := err.(*panicError); ok {
+				kind = ErrPanic
+			}
+			e := execErr(kind, -1, "")
 			e.Output, e.Engine, e.Err = k, eng.ID, err
 			return nil, e
 		}

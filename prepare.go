@@ -391,16 +391,42 @@ func checkInputs(prog *graph.Program, inputs []*Buffer) (map[string]int, error) 
 	return bind, nil
 }
 
-// cacheKey is fingerprint + runtime + epoch + input signatures + options.
+// cacheKey is fingerprint + runtime + epoch + input signatures + options,
+// built without fmt: it is computed on every Run.
 func cacheKey(prog *graph.Program, s *snapshot, inputs []*Buffer, o runOpts) string {
-	var b strings.Builder
-	b.WriteString(prog.Fingerprint())
-	fmt.Fprintf(&b, "|%d|%d", s.rt.id, s.epoch)
-	for _, in := range inputs {
-		fmt.Fprintf(&b, "|%d%v%v%s@%s/%s", in.dtype, []int(in.shape), in.strides, in.placement.Class, in.placement.Domain, in.backend)
+	k := make([]byte, 0, 128+64*len(inputs))
+	k = append(k, prog.Fingerprint()...)
+	k = append(k, '|')
+	k = strconv.AppendUint(k, s.rt.id, 10)
+	k = append(k, '|')
+	k = strconv.AppendUint(k, s.epoch, 10)
+	ints := func(xs []int) {
+		for _, x := range xs {
+			k = strconv.AppendInt(k, int64(x), 10)
+			k = append(k, ',')
+		}
+		k = append(k, ';')
 	}
-	fmt.Fprintf(&b, "|%v|%s", o.engines, o.class)
-	return b.String()
+	for _, in := range inputs {
+		k = append(k, '|')
+		k = strconv.AppendUint(k, uint64(in.dtype), 10)
+		k = append(k, ':')
+		ints(in.shape)
+		ints(in.strides)
+		k = append(k, in.placement.Class...)
+		k = append(k, '@')
+		k = append(k, in.placement.Domain...)
+		k = append(k, '/')
+		k = append(k, in.backend...)
+	}
+	k = append(k, "|on:"...)
+	for _, e := range o.engines {
+		k = append(k, e...)
+		k = append(k, ',')
+	}
+	k = append(k, "|in:"...)
+	k = append(k, o.class...)
+	return string(k)
 }
 
 // convertProgram checks the program's structure and translates it for the
