@@ -77,6 +77,8 @@ type compiler struct {
 	cse       map[string]int // canonical key -> instruction index
 	key       []byte
 	inTypes   []Type
+	slots     []Slot   // slab for instruction operands
+	outs      []Output // slab for instruction results
 }
 
 func newCompiler(b *Builder) *compiler {
@@ -230,7 +232,8 @@ func (c *compiler) emit(op string, f *OpFamily, attrs Attrs, args []Slot, synth 
 		}
 		c.cse[string(c.key)] = len(c.insts)
 	}
-	ins := Instruction{Op: op, Family: f.Name, Attrs: attrs, Inputs: append([]Slot(nil), args...), Synthesized: synth}
+	ins := Instruction{Op: op, Family: f.Name, Attrs: attrs, Inputs: c.slotSlab(args), Synthesized: synth}
+	ins.Outputs = c.outputSlab(len(types))
 	out := make([]Slot, len(types))
 	for k, t := range types {
 		s := Slot(len(c.types))
@@ -241,11 +244,35 @@ func (c *compiler) emit(op string, f *OpFamily, attrs Attrs, args []Slot, synth 
 		}
 		c.consts = append(c.consts, cv)
 		c.prod = append(c.prod, len(c.insts))
-		ins.Outputs = append(ins.Outputs, Output{Slot: s, DType: t.DType, Shape: t.Shape})
+		ins.Outputs[k] = Output{Slot: s, DType: t.DType, Shape: t.Shape}
 		out[k] = s
 	}
 	c.insts = append(c.insts, ins)
 	return out, nil
+}
+
+// slotSlab returns a copy of xs carved from a shared chunk, to keep the
+// allocation count per instruction low.
+func (c *compiler) slotSlab(xs []Slot) []Slot {
+	if len(xs) == 0 {
+		return []Slot{}
+	}
+	if cap(c.slots)-len(c.slots) < len(xs) {
+		c.slots = make([]Slot, 0, max(4096, len(xs)))
+	}
+	n := len(c.slots)
+	c.slots = append(c.slots, xs...)
+	return c.slots[n : n+len(xs) : n+len(xs)]
+}
+
+// outputSlab returns n zero Outputs carved from a shared chunk.
+func (c *compiler) outputSlab(n int) []Output {
+	if cap(c.outs)-len(c.outs) < n {
+		c.outs = make([]Output, 0, max(2048, n))
+	}
+	k := len(c.outs)
+	c.outs = c.outs[:k+n]
+	return c.outs[k : k+n : k+n]
 }
 
 // isIdentity reports whether a single-operand op returns its operand

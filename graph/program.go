@@ -250,9 +250,15 @@ func (p *Program) finish() {
 	for _, s := range p.Outputs {
 		p.Slots[s].IsOutput = true
 	}
+	nargs := 0
+	for i := range p.Instructions {
+		nargs += len(p.Instructions[i].Inputs)
+	}
+	flags := make([]bool, nargs)
 	for i := range p.Instructions {
 		ins := &p.Instructions[i]
-		ins.LastUse = make([]bool, len(ins.Inputs))
+		n := len(ins.Inputs)
+		ins.LastUse, flags = flags[:n:n], flags[n:]
 		for k, s := range ins.Inputs {
 			si := &p.Slots[s]
 			if si.IsOutput || si.LastRead != i {
