@@ -129,15 +129,16 @@ func readNpy(r io.Reader, avail int64) (*Tensor, error) {
 	if _, err := io.ReadFull(r, lb[:lenBytes]); err != nil {
 		return nil, readErr("header length", err)
 	}
-	var hlen int
-	if lenBytes == 2 {
-		hlen = int(binary.LittleEndian.Uint16(lb[:]))
-	} else {
-		hlen = int(binary.LittleEndian.Uint32(lb[:]))
+	// Compare before converting: on a 32-bit platform a length of 2^31 or
+	// more would turn negative as an int.
+	hlen32 := uint32(binary.LittleEndian.Uint16(lb[:]))
+	if lenBytes == 4 {
+		hlen32 = binary.LittleEndian.Uint32(lb[:])
 	}
-	if hlen > npyMaxHeader {
-		return nil, npyErr("header length %d exceeds the limit of %d bytes", hlen, npyMaxHeader)
+	if hlen32 > npyMaxHeader {
+		return nil, npyErr("header length %d exceeds the limit of %d bytes", hlen32, npyMaxHeader)
 	}
+	hlen := int(hlen32)
 	used := int64(len(pre) + lenBytes + hlen)
 	if avail >= 0 && used > avail {
 		return nil, &Error{Op: "ReadNpy", Kind: ErrFormat, Msg: fmt.Sprintf("header of %d bytes truncated", hlen), Err: io.ErrUnexpectedEOF}
