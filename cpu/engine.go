@@ -141,12 +141,21 @@ func kernel(call *goferro.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 		return []*tensor.Tensor{t}, nil
 	}
 	sameShapes := func() bool {
-		for _, t := range in[1:] {
-			if !t.Shape().Equal(in[0].Shape()) {
+		if len(call.Results) != 1 {
+			return false
+		}
+		want := call.Results[0].Shape
+		for _, t := range in {
+			if t.Rank() != len(want) {
 				return false
 			}
+			for a, d := range want {
+				if t.Dim(a) != d {
+					return false
+				}
+			}
 		}
-		return len(call.Results) == 1 && call.Results[0].Shape.Equal(in[0].Shape())
+		return true
 	}
 	switch op := ins.Op; {
 	case op == "constant" && ins.Attrs.Value != nil:
