@@ -373,7 +373,7 @@ type Queue struct {
 
 	gemmMu     sync.Mutex // serialises GEMMs that use the scratch buffer
 	scratchBuf *Buffer
-	tiledGEMM  bool // use the local-memory tiled kernel on non-CPU devices
+	tiledGEMM  bool // local-memory tiled kernel (GPUs) instead of packed panels (CPUs)
 }
 
 // NewQueue creates a command queue on the context.
@@ -387,7 +387,7 @@ func (c *Context) NewQueue() (*Queue, error) {
 	if code != CodeSuccess {
 		return nil, clErr("clCreateCommandQueue", code, "")
 	}
-	q := &Queue{ctx: c, h: h, id: nextID.Add(1), kernels: map[string]clKernel{}}
+	q := &Queue{ctx: c, h: h, id: nextID.Add(1), kernels: map[string]clKernel{}, tiledGEMM: c.dev.Type == "gpu"}
 	q.domain = fmt.Sprintf("%s.q%d", c.domain, q.id)
 	c.queues = append(c.queues, q)
 	return q, nil

@@ -173,6 +173,33 @@ func TestGemm(t *testing.T) {
 	}
 }
 
+// TestGemmTiled runs the GEMM cases through the local-memory tiled kernel
+// (the GPU path) on this device too.
+func TestGemmTiled(t *testing.T) {
+	q := testQueue(t)
+	q2, err := q.Context().NewQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close()
+	q2.tiledGEMM = true
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, dt := range gemmDTypes(q2) {
+		if dt.IsComplex() {
+			continue
+		}
+		for _, c := range []gemmCase{
+			{m: 64, n: 64, k: 16, alpha: 1},
+			{m: 65, n: 130, k: 33, alpha: 0.5, beta: 2},
+			{m: 100, n: 17, k: 70, alpha: 2},
+			{m: 17, n: 16, k: 0, alpha: 1, beta: 0.5},
+			{batch: []int{2, 3}, m: 20, n: 40, k: 9, alpha: 1, beta: 1, broadcastA: true},
+		} {
+			runGemmCase(t, q2, r, dt, c)
+		}
+	}
+}
+
 func TestBatchedGemm(t *testing.T) {
 	q := testQueue(t)
 	r := rand.New(rand.NewPCG(15, 16))

@@ -557,7 +557,7 @@ func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k 
 	if m < smallDim || n < smallDim {
 		return q.launch(ctx, "Gemm", "gemms_"+t, 3, [3]int{n, m, nb}, [3]int{smallL, smallL, 1}, reads, writes, args...)
 	}
-	if q.ctx.dev.Type != "cpu" && q.tiledGEMM {
+	if q.tiledGEMM {
 		g := [3]int{(n + gemmTN - 1) / gemmTN * gemmLX, (m + gemmTM - 1) / gemmTM * gemmLY, nb}
 		return q.launch(ctx, "Gemm", "gemm_"+t, 3, g, [3]int{gemmLX, gemmLY, 1}, reads, writes, args...)
 	}

@@ -284,7 +284,7 @@ void gemmv_T(int m, int n, int k, T alpha, T beta,
 	for (int p = 0; p < k; p++, ap += VRM, bp += 8) {
 		T8 b = vload8(0, bp);
 		#pragma unroll
-		for (int i = 0; i < VRM; i++) acc[i] += ap[i] * b;
+		for (int i = 0; i < VRM; i++) acc[i] = mad((T8)(ap[i]), b, acc[i]);
 	}
 	#pragma unroll
 	for (int i = 0; i < VRM; i++) {
