@@ -496,3 +496,96 @@ func mustBroadcast(t *testing.T, a *tensor.Tensor, shape ...int) *tensor.Tensor 
 	}
 	return b
 }
+
+// TestLargeStridedOperands covers the path that first densifies operands
+// read with a large innermost stride (big enough tensors only).
+func TestLargeStridedOperands(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 1))
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Complex128, tensor.Int64} {
+		a := randView(t, r, dt, tensor.Shape{100, 230}, 5)
+		bp := randView(t, r, dt, tensor.Shape{230, 100}, 5)
+		b := bp.T()
+		sum, err := Add(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAgainst(t, "add transposed "+dt.String(), sum, tensor.Shape{100, 230}, tolerance(dt), func(idx []int) complex128 {
+			return roundTo(dt, at(a, idx)+at(b, idx))
+		})
+		c, _ := Compare(OpEq, b, b)
+		if r, _ := Reduce(ReduceMin, mustConvert(t, c, tensor.Int32), nil, false); r == nil {
+			t.Fatal("reduce failed")
+		} else if v, _ := r.Complex128At(); v != 1 {
+			t.Fatalf("b == b is not all true")
+		}
+		s, err := Select(c, b, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAgainst(t, "select transposed", s, tensor.Shape{100, 230}, 0, func(idx []int) complex128 { return at(b, idx) })
+	}
+}
+
+func mustConvert(t *testing.T, a *tensor.Tensor, dt tensor.DType) *tensor.Tensor {
+	c, err := Convert(a, dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestConvenience checks that every wrapper calls the operation it names.
+func TestConvenience(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 1))
+	a := randTensor(t, r, tensor.Float64, tensor.Shape{3, 4}, 2)
+	b := randTensor(t, r, tensor.Float64, tensor.Shape{4}, 2)
+	pa, _ := Abs(a) // positive operands for log and sqrt
+	same := func(what string, got *tensor.Tensor, err error, want *tensor.Tensor, werr error) {
+		t.Helper()
+		if err != nil || werr != nil {
+			t.Fatalf("%s: %v / %v", what, err, werr)
+		}
+		if e := tensor.CheckClose(got, want, 0, 0); e != nil || got.DType() != want.DType() {
+			t.Fatalf("%s: %v", what, e)
+		}
+	}
+	bin := map[BinaryOp]func(a, b *tensor.Tensor) (*tensor.Tensor, error){
+		OpAdd: Add, OpSub: Sub, OpMul: Mul, OpDiv: Div, OpPow: Pow, OpMax: Maximum, OpMin: Minimum,
+	}
+	for op, f := range bin {
+		g, err := f(pa, b)
+		w, werr := Binary(op, pa, b)
+		same(op.String(), g, err, w, werr)
+	}
+	un := map[UnaryOp]func(a *tensor.Tensor) (*tensor.Tensor, error){
+		OpNeg: Neg, OpConj: Conj, OpAbs: Abs, OpExp: Exp, OpLog: Log, OpSqrt: Sqrt,
+	}
+	for op, f := range un {
+		g, err := f(pa)
+		w, werr := Unary(op, pa)
+		same(op.String(), g, err, w, werr)
+	}
+	cmp := map[CompareOp]func(a, b *tensor.Tensor) (*tensor.Tensor, error){
+		OpEq: Eq, OpNe: Ne, OpLt: Lt, OpLe: Le, OpGt: Gt, OpGe: Ge,
+	}
+	for op, f := range cmp {
+		g, err := f(a, b)
+		w, werr := Compare(op, a, b)
+		same(op.String(), g, err, w, werr)
+	}
+	red := map[ReduceOp]func(a *tensor.Tensor, axes ...int) (*tensor.Tensor, error){
+		ReduceSum: Sum, ReduceProd: Prod, ReduceMax: Max, ReduceMin: Min, ReduceMean: Mean,
+	}
+	for op, f := range red {
+		g, err := f(a, 1)
+		w, werr := Reduce(op, a, []int{1}, false)
+		same(op.String(), g, err, w, werr)
+	}
+	for _, s := range []fmtStringer{OpAdd, OpNeg, OpEq, ReduceSum, BinaryOp(99), UnaryOp(0), CompareOp(42), ReduceOp(9)} {
+		if s.String() == "" {
+			t.Fatalf("empty name for %#v", s)
+		}
+	}
+}
+
+type fmtStringer interface{ String() string }

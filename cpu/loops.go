@@ -68,6 +68,58 @@ func buf[T tensor.Elem](t *tensor.Tensor) []T {
 	return b
 }
 
+// densifyMin is the element count from which densify copies operands.
+const densifyMin = 1 << 14
+
+// densify replaces, when dst is row-major, each operand that would be read
+// with a large stride along the innermost axis (say the transpose of a
+// matrix) by a row-major copy made with the cache-blocked strided.Copy, so
+// that the elementwise loop itself runs over contiguous rows. Broadcast
+// operands are left alone (copying them would multiply their memory), and
+// so are small tensors, for which the copy does not pay.
+func densify(ts []*tensor.Tensor) []*tensor.Tensor {
+	dst := ts[0]
+	if dst.Len() < densifyMin || !dst.IsContiguous() {
+		return ts
+	}
+	shape := dst.Shape()
+	inner := len(shape) - 1
+	for inner >= 0 && shape[inner] == 1 {
+		inner--
+	}
+	if inner < 0 {
+		return ts
+	}
+	var out []*tensor.Tensor
+	for k := 1; k < len(ts); k++ {
+		t := ts[k]
+		if t.Len() != dst.Len() || t.IsContiguous() {
+			continue // broadcast, or already dense
+		}
+		st := bstrides(t, shape)
+		if s := st[inner]; s >= -lineElems && s <= lineElems {
+			continue // the innermost walk is already dense enough
+		}
+		c, err := tensor.Zeros(t.DType(), shape...)
+		if err != nil {
+			continue
+		}
+		copyKernel(t.DType())(c, t)
+		if out == nil {
+			out = append([]*tensor.Tensor(nil), ts...)
+		}
+		out[k] = c
+	}
+	if out == nil {
+		return ts
+	}
+	return out
+}
+
+// lineElems is the stride (in elements) beyond which an innermost walk
+// leaves most of every cache line unused.
+const lineElems = 4
+
 func runner1[D tensor.Elem](k row1[D]) runner {
 	return func(ts ...*tensor.Tensor) {
 		shape, st, offs := layout(ts)
@@ -83,6 +135,7 @@ func runner2[D, A tensor.Elem](k row2[D, A]) runner {
 		return nil
 	}
 	return func(ts ...*tensor.Tensor) {
+		ts = densify(ts)
 		shape, st, offs := layout(ts)
 		d, a := buf[D](ts[0]), buf[A](ts[1])
 		strided.Rows(shape, st, offs, func(n int, o, s []int) {
@@ -96,6 +149,7 @@ func runner3[D, A, B tensor.Elem](k row3[D, A, B]) runner {
 		return nil
 	}
 	return func(ts ...*tensor.Tensor) {
+		ts = densify(ts)
 		shape, st, offs := layout(ts)
 		d, a, b := buf[D](ts[0]), buf[A](ts[1]), buf[B](ts[2])
 		strided.Rows(shape, st, offs, func(n int, o, s []int) {
@@ -106,6 +160,7 @@ func runner3[D, A, B tensor.Elem](k row3[D, A, B]) runner {
 
 func runner4[D, C, A, B tensor.Elem](k row4[D, C, A, B]) runner {
 	return func(ts ...*tensor.Tensor) {
+		ts = densify(ts)
 		shape, st, offs := layout(ts)
 		d, c, a, b := buf[D](ts[0]), buf[C](ts[1]), buf[A](ts[2]), buf[B](ts[3])
 		strided.Rows(shape, st, offs, func(n int, o, s []int) {

@@ -114,31 +114,40 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 			in = append(in, i)
 		}
 	}
-	ext := make([]int, r) // extents of the current block
-	idx := make([]int, r) // block origin
-	inShape := make([]int, len(in))
-	inStr := [][]int{make([]int, len(in)), make([]int, len(in))}
-	for k, a := range in {
-		inStr[0][k], inStr[1][k] = ds[a], ss[a]
-	}
+	ext := make([]int, r)        // extents of the current block
+	idx := make([]int, r)        // block origin
+	iidx := make([]int, len(in)) // position inside the block
 	tb := max(bk[p], bk[q])
 	do, so := dOff, sOff
 	for {
 		for i := range ext {
 			ext[i] = min(bk[i], sh[i]-idx[i])
 		}
-		for k, a := range in {
-			inShape[k] = ext[a]
-		}
-		n0, n1 := ext[p], ext[q]
-		if p == q {
-			ForEach(inShape, inStr, []int{do, so}, func(o []int) {
-				copyRow(dst, o[0], ds[q], src, o[1], ss[q], n1)
-			})
-		} else {
-			ForEach(inShape, inStr, []int{do, so}, func(o []int) {
-				copyTile(dst, o[0], ds[p], ds[q], src, o[1], ss[p], ss[q], n0, n1, tb)
-			})
+		// The block: an odometer over its axes in, and a tile (or a row
+		// when p == q) in the (p, q) plane.
+		o0, o1 := do, so
+		for {
+			if p == q {
+				copyRow(dst, o0, ds[q], src, o1, ss[q], ext[q])
+			} else {
+				copyTile(dst, o0, ds[p], ds[q], src, o1, ss[p], ss[q], ext[p], ext[q], tb)
+			}
+			k := len(in) - 1
+			for ; k >= 0; k-- {
+				a := in[k]
+				iidx[k]++
+				if iidx[k] < ext[a] {
+					o0 += ds[a]
+					o1 += ss[a]
+					break
+				}
+				o0 -= (ext[a] - 1) * ds[a]
+				o1 -= (ext[a] - 1) * ss[a]
+				iidx[k] = 0
+			}
+			if k < 0 {
+				break
+			}
 		}
 		// Next block origin.
 		i := r - 1
