@@ -300,8 +300,6 @@ func isIdentity(op string, a *Attrs, in, out Type) bool {
 		return true
 	case "concatenate":
 		return true
-	case "real":
-		return !in.DType.IsComplex()
 	}
 	return false
 }

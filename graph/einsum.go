@@ -102,11 +102,6 @@ func bindEinsum(op string, eq string, in []Type) (*einsumSpec, error) {
 			sp.output = append(sp.output, ids[o.Labels[i]])
 		}
 	}
-	if o.Ellipsis < 0 && width > 0 {
-		// numpy: without "..." in an explicit output the broadcast axes
-		// must be summed away; allow it only for extent-1 axes would be
-		// surprising, so sum them.
-	}
 	return sp, nil
 }
 

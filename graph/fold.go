@@ -226,20 +226,12 @@ func unaryElem(op string, v any) any {
 			return math.Log(x)
 		case "sqrt":
 			return math.Sqrt(x)
-		case "sin":
-			return math.Sin(x)
-		case "cos":
-			return math.Cos(x)
-		case "tanh":
-			return math.Tanh(x)
 		case "reciprocal":
 			return 1 / x
 		case "square":
 			return x * x
-		case "conj", "real":
+		case "conj":
 			return x
-		case "imag":
-			return 0.0
 		}
 	case complex128:
 		switch op {
@@ -253,22 +245,12 @@ func unaryElem(op string, v any) any {
 			return cmplx.Log(x)
 		case "sqrt":
 			return cmplx.Sqrt(x)
-		case "sin":
-			return cmplx.Sin(x)
-		case "cos":
-			return cmplx.Cos(x)
-		case "tanh":
-			return cmplx.Tanh(x)
 		case "reciprocal":
 			return 1 / x
 		case "square":
 			return x * x
 		case "conj":
 			return cmplx.Conj(x)
-		case "real":
-			return real(x)
-		case "imag":
-			return imag(x)
 		}
 	case int64:
 		switch op {
@@ -281,14 +263,8 @@ func unaryElem(op string, v any) any {
 			return x
 		case "square":
 			return x * x
-		case "conj", "real":
+		case "conj":
 			return x
-		case "imag":
-			return int64(0)
-		}
-	case bool:
-		if op == "not" {
-			return !x
 		}
 	}
 	return nil
@@ -356,12 +332,6 @@ func binaryElem(op string, u, v any) any {
 	case bool:
 		y := v.(bool)
 		switch op {
-		case "and":
-			return x && y
-		case "or":
-			return x || y
-		case "xor":
-			return x != y
 		case "eq":
 			return x == y
 		case "ne":

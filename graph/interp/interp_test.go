@@ -580,3 +580,67 @@ func TestFoldingAgrees(t *testing.T) {
 	rl := must(Run(pl, c1, c2))
 	check(t, "folded vs run", rf[0], rl[0], 1e-15)
 }
+
+// TestFoldingMatchesKernels folds every elementwise op on small constants
+// of several dtypes and compares with the kernels at run time.
+func TestFoldingMatchesKernels(t *testing.T) {
+	un := map[string]func(graph.Value) graph.Value{
+		"neg": graph.Neg, "abs": graph.Abs, "exp": graph.Exp, "log": graph.Log, "sqrt": graph.Sqrt,
+		"reciprocal": graph.Reciprocal, "square": graph.Square, "conj": graph.Conj,
+		"convert_i64":  func(v graph.Value) graph.Value { return graph.Convert(v, tensor.Int64) },
+		"convert_c64":  func(v graph.Value) graph.Value { return graph.Convert(v, tensor.Complex64) },
+		"convert_bool": func(v graph.Value) graph.Value { return graph.Convert(v, tensor.Bool) },
+	}
+	bi := map[string]func(graph.Value, graph.Value) graph.Value{
+		"add": graph.Add, "sub": graph.Sub, "mul": graph.Mul, "div": graph.Div, "pow": graph.Pow,
+		"max": graph.Maximum, "min": graph.Minimum, "eq": graph.Eq, "ne": graph.Ne,
+		"lt": graph.Lt, "le": graph.Le, "gt": graph.Gt, "ge": graph.Ge,
+	}
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex128, tensor.Int32, tensor.Int64} {
+		x := must(tensor.Rand(dt, 11, 2, 3))
+		y := must(tensor.Rand(dt, 12, 3))
+		if dt.IsInt() {
+			// Keep divisors non-zero so that folding applies.
+			y = must(cpu.Add(y, must(tensor.Ones(dt, 3))))
+		}
+		try := func(name string, f func(b *graph.Builder, x, y graph.Value) graph.Value) {
+			b := graph.NewBuilder()
+			fv := f(b, b.Constant(x), b.Constant(y))
+			if fv.Err() != nil {
+				return // not defined for this dtype
+			}
+			pf, err := graph.Compile(fv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = graph.NewBuilder()
+			lv := f(b, b.Input("x", dt, graph.Dims(2, 3)), b.Input("y", dt, graph.Dims(3)))
+			pl, err := graph.Compile(lv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pf.Instructions) != 1 && !(name == "pow" && dt.IsInt()) {
+				t.Fatalf("%v %s not folded:\n%v", dt, name, pf)
+			}
+			got, err := Run(pf)
+			if err != nil {
+				t.Fatalf("%v %s folded: %v", dt, name, err)
+			}
+			want, err := Run(pl, x, y)
+			if err != nil {
+				t.Fatalf("%v %s: %v", dt, name, err)
+			}
+			tol := 1e-12
+			if dt == tensor.Float32 {
+				tol = 1e-6
+			}
+			check(t, fmt.Sprintf("%v %s folded (%d instructions)", dt, name, len(pf.Instructions)), got[0], want[0], tol)
+		}
+		for name, f := range un {
+			try(name, func(_ *graph.Builder, x, _ graph.Value) graph.Value { return f(x) })
+		}
+		for name, f := range bi {
+			try(name, func(_ *graph.Builder, x, y graph.Value) graph.Value { return f(x, y) })
+		}
+	}
+}
