@@ -3,10 +3,17 @@ package einsum
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
+	"time"
 
 	"github.com/goferro/goferro/tensor"
 )
+
+// traceOps prints the time of every op to stderr (GOFERRO_EINSUM_TRACE=1),
+// for profiling plans.
+var traceOps = os.Getenv("GOFERRO_EINSUM_TRACE") == "1"
 
 // workspace holds the reusable intermediate buffers of one execution.
 type workspace[T num] struct {
@@ -129,7 +136,16 @@ func execTyped[T num](ctx context.Context, p *Plan, dt tensor.DType, operands []
 			ws.bufs[i], ws.offs[i] = ws.slots[r.slot], 0
 		}
 	}
+	var t0 time.Time
+	var c0 time.Duration
+	if traceOps {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	for i := range prog.ops {
+		if traceOps {
+			t0, c0 = time.Now(), threadCPU()
+		}
 		if ctx != nil && i&7 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, &Error{Kind: ErrCanceled, Pos: -1, Operand: -1, Msg: fmt.Sprintf("stopped before op %d of %d", i, len(prog.ops)), Err: err}
@@ -149,6 +165,9 @@ func execTyped[T num](ctx context.Context, p *Plan, dt tensor.DType, operands []
 			if err := runGemm(p.threads, o, ws.bufs[o.a], ws.offs[o.a], ws.bufs[o.b], ws.offs[o.b], dst, do); err != nil {
 				return nil, &Error{Kind: ErrShape, Pos: -1, Operand: -1, Msg: fmt.Sprintf("internal: GEMM of op %d failed", i), Err: err}
 			}
+		}
+		if traceOps {
+			fmt.Fprintf(os.Stderr, "einsum op %d kind=%d shape=%v ds=%v ss=%v ts=%v m=%d n=%d k=%d batch=%v wall_ms=%.3f cpu_ms=%.3f\n", i, o.kind, o.shape, o.ds, o.ss, o.ts, o.m, o.n, o.k, o.batch, time.Since(t0).Seconds()*1e3, (threadCPU()-c0).Seconds()*1e3)
 		}
 	}
 	return out, nil

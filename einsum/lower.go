@@ -1,6 +1,7 @@
 package einsum
 
 import (
+	"fmt"
 	"slices"
 )
 
@@ -171,6 +172,24 @@ type decision struct {
 // so that every group is one run in the tensors that carry it, at the least
 // number of copied elements. C may be copied only when allowC.
 func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bool) decision {
+	if len(g.k) == 0 {
+		// Nothing contracted: the elementwise kernel takes any strides, but
+		// operands whose axis order differs from the result's are walked
+		// with poor locality.
+		cost := 0.0
+		switch {
+		case C != nil:
+			if A != nil && !pl.compatible(A, C) {
+				cost += mulPenalty * sa
+			}
+			if B != nil && !pl.compatible(B, C) {
+				cost += mulPenalty * sb
+			}
+		case A != nil && B != nil && !pl.compatible(A, B):
+			cost += mulPenalty * min(sa, sb)
+		}
+		return decision{oM: sortByStride(A, g.m), oN: sortByStride(B, g.n), ok: true, cost: cost}
+	}
 	best := decision{}
 	for ca := 0; ca < 2; ca++ {
 		if ca == 1 && A == nil {
@@ -214,11 +233,74 @@ func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bo
 				if b == nil && c == nil {
 					oN = sortByStride(B, g.n)
 				}
+				// A GEMM operand read in place whose unit-stride axis is a
+				// batch axis is walked with poor locality: charge it.
+				for _, x := range [...]struct {
+					l    *lay
+					size float64
+				}{{a, sa}, {b, sb}, {c, sc}} {
+					if x.l != nil && pl.batchInnermost(x.l, g.bt) {
+						cost += batchPenalty * x.size
+					}
+				}
+				if best.ok && cost >= best.cost {
+					continue
+				}
 				best = decision{copyA: ca == 1, copyB: cb == 1, copyC: cc == 1, oK: oK, oM: oM, oN: oN, cost: cost, ok: true}
 			}
 		}
 	}
 	return best
+}
+
+// batchPenalty is the cost, in copies of the tensor, of a GEMM operand whose
+// smallest-stride axis is a batch axis.
+const batchPenalty = 0.75
+
+// mulPenalty is the cost, in copies of the tensor, of an elementwise
+// operand whose axis order differs from the result's.
+const mulPenalty = 0.5
+
+// compatible reports whether the labels x and y share (extent-1 labels
+// aside) come in the same stride order in both.
+func (pl *planner) compatible(x, y *lay) bool {
+	var cx, cy []int
+	for _, l := range x.labels {
+		if pl.sizes[l] != 1 && slices.Contains(y.labels, l) {
+			cx = append(cx, l)
+		}
+	}
+	for _, l := range y.labels {
+		if pl.sizes[l] != 1 && slices.Contains(x.labels, l) {
+			cy = append(cy, l)
+		}
+	}
+	return slices.Equal(sortByStride(x, cx), sortByStride(y, cy))
+}
+
+// batchInnermost reports whether the smallest-stride non-trivial axis of l
+// is one of the batch labels.
+func (pl *planner) batchInnermost(l *lay, bt []int) bool {
+	if len(bt) == 0 {
+		return false
+	}
+	best, bestStride := -1, 0
+	for i, x := range l.labels {
+		if pl.sizes[x] == 1 {
+			continue
+		}
+		if st := abs(l.strides[i]); best < 0 || st < bestStride {
+			best, bestStride = x, st
+		}
+	}
+	return best >= 0 && slices.Contains(bt, best)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // absStep is a path step before lowering.
@@ -576,15 +658,19 @@ func (pl *planner) classifySets(a, b, out []int) groups {
 	return g
 }
 
-// candidates proposes result layouts for a step whose result is free.
+// candidates proposes result layouts for a step whose result is free: the
+// groups of this step and of the next one (ng) as blocks in every priority
+// order, so that some candidate keeps both steps' groups contiguous.
 func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []lay {
 	var out []lay
-	add := func(blocks ...[]int) {
-		var ls []int
-		for _, b := range blocks {
-			ls = append(ls, b...)
+	seen := map[string]bool{}
+	add := func(ls []int) {
+		ls = append(slices.Clone(ls), g.trivial...)
+		key := fmt.Sprint(ls)
+		if seen[key] {
+			return
 		}
-		ls = append(ls, g.trivial...)
+		seen[key] = true
 		out = append(out, pl.contig(ls))
 	}
 	oM, okM := pl.groupOrder(A, nil, g.m)
@@ -595,40 +681,78 @@ func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []
 	if !okN {
 		oN = sortByStride(B, g.n)
 	}
+	cat := func(blocks ...[]int) []int {
+		var ls []int
+		for _, b := range blocks {
+			ls = append(ls, b...)
+		}
+		return ls
+	}
 	for _, bt := range [][]int{sortByStride(A, g.bt), sortByStride(B, g.bt)} {
-		add(bt, oM, oN)
-		add(oM, oN, bt)
-		add(oM, bt, oN)
-		add(bt, oN, oM)
-		add(oN, oM, bt)
-		add(oN, bt, oM)
+		add(cat(bt, oM, oN))
+		add(cat(oM, oN, bt))
+		add(cat(oM, bt, oN))
+		add(cat(bt, oN, oM))
+		add(cat(oN, oM, bt))
+		add(cat(oN, bt, oM))
 	}
 	if ng == nil || (len(ng.bt)+len(ng.k)+len(ng.m)) == 0 {
 		return out
 	}
-	// Layouts that suit the next step: its groups as runs, contracted
-	// labels in the partner's order.
-	def := pl.contig(append(append(append([]int(nil), sortByStride(A, g.bt)...), oM...), oN...))
-	byDef := func(x []int) []int {
-		o := slices.Clone(x)
-		slices.SortStableFunc(o, func(p, q int) int {
-			return slices.Index(def.labels, p) - slices.Index(def.labels, q)
-		})
-		return o
+	// Sort keys: role in this step, role in the next, and a position that
+	// follows the default layout (and the partner's order for the labels
+	// the next step contracts).
+	def := cat(sortByStride(A, g.bt), oM, oN)
+	all := slices.Clone(def)
+	pos := make(map[int]int, len(all))
+	for i, l := range def {
+		pos[l] = i
 	}
-	bt2, f2, k2 := byDef(ng.bt), byDef(ng.m), byDef(ng.k)
 	if partner != nil {
 		if o, ok := pl.groupOrder(partner, nil, ng.k); ok {
-			k2 = o
+			for i, l := range o {
+				pos[l] = -len(o) + i
+			}
 		}
-		bt2 = sortByStride(partner, ng.bt)
 	}
-	add(bt2, f2, k2)
-	add(bt2, k2, f2)
-	add(f2, k2, bt2)
-	add(k2, f2, bt2)
-	add(f2, bt2, k2)
-	add(k2, bt2, f2)
+	role := func(l int, bt, m, n []int) int {
+		switch {
+		case slices.Contains(m, l):
+			return 1
+		case slices.Contains(n, l):
+			return 2
+		}
+		return 0
+	}
+	rThis := make(map[int]int, len(all))
+	rNext := make(map[int]int, len(all))
+	for _, l := range all {
+		rThis[l] = role(l, g.bt, g.m, g.n)
+		rNext[l] = role(l, ng.bt, ng.m, ng.k)
+	}
+	perms := [][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
+	for _, pn := range perms {
+		for _, pt := range perms {
+			for _, nextFirst := range []bool{true, false} {
+				ls := slices.Clone(all)
+				slices.SortStableFunc(ls, func(x, y int) int {
+					kx := [3]int{pn[rNext[x]], pt[rThis[x]], pos[x]}
+					ky := [3]int{pn[rNext[y]], pt[rThis[y]], pos[y]}
+					if !nextFirst {
+						kx[0], kx[1] = kx[1], kx[0]
+						ky[0], ky[1] = ky[1], ky[0]
+					}
+					for i := range kx {
+						if kx[i] != ky[i] {
+							return kx[i] - ky[i]
+						}
+					}
+					return 0
+				})
+				add(ls)
+			}
+		}
+	}
 	return out
 }
 
@@ -654,9 +778,13 @@ func (pl *planner) copyTo(src int, dst lay, toOut bool) int {
 		ss = append(ss, s.strides[i])
 	}
 	o := op{kind: opCopy, dst: r, a: src, b: -1}
-	o.shape, o.ds, o.ss, _ = coalesce(shape, ds, ss, nil)
 	if summed {
+		o.shape, o.ds, o.ss, _ = coalesce(shape, ds, ss, nil)
 		o.zero = max(pl.elems(dst.labels), 1)
+	} else {
+		var st [][]int
+		o.shape, st = orderLoops(shape, 1, ds, ss)
+		o.ds, o.ss = st[0], st[1]
 	}
 	pl.emit(o)
 	return r
@@ -708,14 +836,27 @@ func (pl *planner) emitStep(ra, rb, rc int, g *groups, d *decision) int {
 		bsa, bsb, bsc = append(bsa, sa), append(bsb, sb), append(bsc, sc)
 	}
 	if len(d.oK) == 0 {
-		// Nothing contracted: an elementwise/outer product over
-		// (batch..., m, n).
-		shape := append(slices.Clone(bshape), m, nn)
-		ds := append(slices.Clone(bsc), crs, ccs)
-		as := append(slices.Clone(bsa), ars, 0)
-		bs := append(slices.Clone(bsb), 0, bcs)
+		// Nothing contracted: an elementwise/outer product over the
+		// result's labels, each with its own strides.
+		var shape, ds, as, bs []int
+		for i, l := range Cc.labels {
+			if pl.sizes[l] == 1 {
+				continue
+			}
+			sa, _ := A.stride(l)
+			sb, _ := B.stride(l)
+			shape = append(shape, pl.sizes[l])
+			ds, as, bs = append(ds, Cc.strides[i]), append(as, sa), append(bs, sb)
+		}
 		o := op{kind: opMul, dst: rcc, a: ra, b: rb}
-		o.shape, o.ds, o.ss, o.ts = coalesce(shape, ds, as, bs)
+		// Tile for the operand whose order departs most from the result's.
+		key := 1
+		if !pl.compatible(B, Cc) && (pl.compatible(A, Cc) || pl.elems(B.labels) > pl.elems(A.labels)) {
+			key = 2
+		}
+		var st [][]int
+		o.shape, st = orderLoops(shape, key, ds, as, bs)
+		o.ds, o.ss, o.ts = st[0], st[1], st[2]
 		pl.emit(o)
 	} else {
 		o := op{kind: opGemm, dst: rcc, a: ra, b: rb, m: m, n: nn, k: k}
@@ -777,6 +918,82 @@ func coalesceN(shape []int, strides ...[]int) ([]int, [][]int) {
 		out[k] = []int{}
 	}
 	for _, i := range idx {
+		j := len(outShape) - 1
+		if j >= 0 {
+			merge := true
+			for k, st := range strides {
+				if out[k][j] != st[i]*shape[i] {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				outShape[j] *= shape[i]
+				for k, st := range strides {
+					out[k][j] = st[i]
+				}
+				continue
+			}
+		}
+		outShape = append(outShape, shape[i])
+		for k, st := range strides {
+			out[k] = append(out[k], st[i])
+		}
+	}
+	return outShape, out
+}
+
+// tileElems is the extent of each side of the cache tiles orderLoops forms.
+const tileElems = 16
+
+// orderLoops orders the loops of a strided copy or product for locality:
+// innermost the loops with the smallest destination strides (strides[0]) up
+// to a tile of tileElems elements, then the loops with the smallest strides
+// of operand key up to another tile, then the rest by decreasing
+// destination stride; extent-1 loops are dropped and loops that are one run
+// in every operand are merged.
+func orderLoops(shape []int, key int, strides ...[]int) ([]int, [][]int) {
+	var rest []int
+	for i, d := range shape {
+		if d != 1 {
+			rest = append(rest, i)
+		}
+	}
+	by := func(k int, desc bool) func(a, b int) int {
+		return func(a, b int) int {
+			x, y := abs(strides[k][a]), abs(strides[k][b])
+			if x == y {
+				return 0
+			}
+			if (x < y) != desc {
+				return -1
+			}
+			return 1
+		}
+	}
+	take := func(k int) []int {
+		slices.SortStableFunc(rest, by(k, false))
+		n, prod := 0, 1
+		for n < len(rest) && prod < tileElems {
+			prod *= shape[rest[n]]
+			n++
+		}
+		t := slices.Clone(rest[:n])
+		rest = rest[n:]
+		return t
+	}
+	cin := take(0)
+	sin := take(key)
+	slices.SortStableFunc(rest, by(0, true))
+	slices.SortStableFunc(sin, by(key, true))
+	slices.SortStableFunc(cin, by(0, true))
+	order := append(append(rest, sin...), cin...)
+	outShape := []int{}
+	out := make([][]int, len(strides))
+	for k := range out {
+		out[k] = []int{}
+	}
+	for _, i := range order {
 		j := len(outShape) - 1
 		if j >= 0 {
 			merge := true

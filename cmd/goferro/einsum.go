@@ -9,7 +9,9 @@ import (
 	"io"
 	"math"
 	"math/cmplx"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -37,6 +39,7 @@ type einsumFlags struct {
 	runs, threads, trials   int
 	memLimit                float64
 	searchTime              time.Duration
+	cpuProfile              string
 }
 
 func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
@@ -56,6 +59,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&f.trials, "trials", 0, "random search trials (0: default)")
 	fs.Float64Var(&f.memLimit, "memory-limit", 0, "largest intermediate, in elements, the optimizer may choose (0: none)")
 	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -198,6 +202,17 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	if err != nil {
 		return planErr(err)
 	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	times := make([]float64, f.runs)
 	for i := range times {
 		t := time.Now()
@@ -218,11 +233,11 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "instance=%s strategy=%s runs=%d median_ms=%.3f log10_flops=%.4f log2_size=%.4f checksum=%.10g\n",
-		in.Name, f.strategy, f.runs, med, p.Log10Flops(), p.Log2Size(), real(checksum(out)))
+		in.Name, f.strategy, f.runs, med, p.Log10Flops(), p.Log2Size(), real(einsumChecksum(out)))
 	return nil
 }
 
-func checksum(t *tensor.Tensor) complex128 {
+func einsumChecksum(t *tensor.Tensor) complex128 {
 	var s complex128
 	for _, v := range t.Complex128Values() {
 		s += v
