@@ -31,6 +31,7 @@ type plan[R float] struct {
 	// element (i, p) of A is at ao + i·dars + p·dacs.
 	directA    bool
 	dars, dacs int
+	vector     bool // real matrix-vector product: see gemv
 	// Batch: user extents and strides, offsets of batch element zero (real
 	// units) and sc, the real elements per user element.
 	batch            []int
@@ -109,6 +110,9 @@ func (p *plan[R]) region(ws *workspace[R], ao, bo, co, i0, i1, j0, j1 int) {
 		if p.scaleOnly {
 			return
 		}
+	}
+	if p.vector && i0 == 0 && i1 == p.m && j0 == 0 && j1 == p.n && p.gemv(ws, ao, bo, co) {
+		return
 	}
 	mr, nr := p.kern.mr, p.kern.nr
 	kunit := 1

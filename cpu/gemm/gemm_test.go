@@ -453,3 +453,47 @@ func TestNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiBatch checks two batch axes with a broadcast (zero-stride) axis
+// of A and transposed, padded layouts against one unbatched call per element.
+func TestMultiBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const m, n, k = 9, 20, 7
+	batch := []int{3, 4}
+	// A: batch strides {0, m*k}: broadcast over the first axis.
+	a := Matrix[float64]{Data: make([]float64, 4*m*k), RowStride: k, ColStride: 1, BatchStrides: []int{0, m * k}}
+	// B: column-major k×n matrices, batch axes in reverse order.
+	b := Matrix[float64]{Data: make([]float64, 12*k*n), RowStride: 1, ColStride: k, BatchStrides: []int{k * n, 3 * k * n}}
+	// C: padded rows.
+	ldc := n + 2
+	c := Matrix[float64]{Data: make([]float64, 12*m*ldc), RowStride: ldc, ColStride: 1, BatchStrides: []int{4 * m * ldc, m * ldc}}
+	for _, d := range [][]float64{a.Data, b.Data, c.Data} {
+		for i := range d {
+			d[i] = rng.Float64()*2 - 1
+		}
+	}
+	want := append([]float64(nil), c.Data...)
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 4; j++ {
+			ai := Matrix[float64]{Data: a.Data, Offset: j * m * k, RowStride: k, ColStride: 1}
+			bi := Matrix[float64]{Data: b.Data, Offset: i*k*n + j*3*k*n, RowStride: 1, ColStride: k}
+			ci := Matrix[float64]{Data: want, Offset: i*4*m*ldc + j*m*ldc, RowStride: ldc, ColStride: 1}
+			if err := GemmThreads(1, nil, m, n, k, 1.5, ai, bi, 0.5, ci); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, th := range []int{1, 2} {
+		got := append([]float64(nil), c.Data...)
+		cg := c
+		cg.Data = got
+		if err := GemmThreads(th, batch, m, n, k, 1.5, a, b, 0.5, cg); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > 1e-12 {
+				t.Fatalf("threads=%d: element %d = %v, want %v", th, i, got[i], want[i])
+			}
+		}
+	}
+}

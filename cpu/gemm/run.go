@@ -120,6 +120,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	default:
 		p.alpha, p.beta = ar, br
 	}
+	p.vector = !cplx && (p.m == 1 || p.n == 1) && !testNoDirect.Load()
 	p.kern = kernelFor[R]()
 	// Small A blocks are read in place rather than packed.
 	if es := int(unsafe.Sizeof(rz)); p.m*p.k*es <= cacheL2/4 && p.m >= p.kern.mr && !testNoDirect.Load() {
@@ -139,7 +140,9 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 
 	elem := p.m * p.n * max(p.k, 1)
 	work := elem * nbatch
-	if threads <= 1 || work < minParallelWork || p.scaleOnly {
+	byBatch := nbatch >= threads && (p.vector || elem < smallElemWork || nbatch%threads == 0 || nbatch >= 4*threads)
+	// Matrix-vector products are memory-bound: split only over a batch.
+	if threads <= 1 || work < minParallelWork || p.scaleOnly || p.vector && !byBatch {
 		ws := getWorkspace[R]()
 		for l := 0; l < nbatch; l++ {
 			ao, bo, co := p.offsets(l)
@@ -150,10 +153,10 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	}
 	j := getJob[R]()
 	j.p = p
-	if nbatch >= threads && (elem < smallElemWork || nbatch%threads == 0 || nbatch >= 4*threads) {
-		j.byBatch, j.shares = true, threads
+	j.byBatch = byBatch
+	if byBatch {
+		j.shares = threads
 	} else {
-		j.byBatch = false
 		j.gm, j.gn = grid(p.m, p.n, p.kern.mr, p.kern.nr, threads)
 		j.shares = j.gm * j.gn
 	}

@@ -1,0 +1,103 @@
+package gemm
+
+// Matrix-vector products (n == 1 or m == 1) skip packing: packing would
+// touch every element of the matrix once more, as often as the product
+// itself does, and the micro-tiles would be mostly padding.
+
+// gemv computes one batch element of a real plan with m == 1 or n == 1.
+// It reports false when the layout is not one it handles.
+func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
+	a, b, c := &p.a, &p.b, &p.c
+	alpha, beta := p.alpha, p.beta
+	switch {
+	case p.n == 1 && (a.cs == 1 || a.rs == 1):
+		// c[i] = alpha·A[i,:]·b + beta·c[i]
+		if a.cs == 1 {
+			for i := 0; i < p.m; i++ {
+				s := dot(a.data, ao+i*a.rs, b.data, bo, b.rs, p.k)
+				p.store(co+i*c.rs, alpha*s, beta)
+			}
+			return true
+		}
+		acc := grow(ws.tile, p.m)
+		clear(acc)
+		for q := 0; q < p.k; q++ {
+			axpy(acc, b.data[bo+q*b.rs], a.data[ao+q*a.cs:ao+q*a.cs+p.m])
+		}
+		for i, s := range acc {
+			p.store(co+i*c.rs, alpha*s, beta)
+		}
+		ws.tile = acc
+		return true
+	case p.m == 1 && (b.cs == 1 || b.rs == 1):
+		// c[j] = alpha·a·B[:,j] + beta·c[j]
+		if b.rs == 1 {
+			for j := 0; j < p.n; j++ {
+				s := dot(b.data, bo+j*b.cs, a.data, ao, a.cs, p.k)
+				p.store(co+j*c.cs, alpha*s, beta)
+			}
+			return true
+		}
+		acc := grow(ws.tile, p.n)
+		clear(acc)
+		for q := 0; q < p.k; q++ {
+			axpy(acc, a.data[ao+q*a.cs], b.data[bo+q*b.rs:bo+q*b.rs+p.n])
+		}
+		for j, s := range acc {
+			p.store(co+j*c.cs, alpha*s, beta)
+		}
+		ws.tile = acc
+		return true
+	}
+	return false
+}
+
+func (p *plan[R]) store(x int, v, beta R) {
+	if beta == 0 {
+		p.c.data[x] = v
+	} else {
+		p.c.data[x] = v + beta*p.c.data[x]
+	}
+}
+
+// dot returns Σ x[xo+q]·y[yo+q·ys] for q < n.
+func dot[R float](x []R, xo int, y []R, yo, ys, n int) R {
+	xs := x[xo : xo+n]
+	var s0, s1, s2, s3 R
+	if ys == 1 {
+		ys := y[yo : yo+n]
+		q := 0
+		for ; q+4 <= len(xs); q += 4 {
+			s0 += xs[q] * ys[q]
+			s1 += xs[q+1] * ys[q+1]
+			s2 += xs[q+2] * ys[q+2]
+			s3 += xs[q+3] * ys[q+3]
+		}
+		for ; q < len(xs); q++ {
+			s0 += xs[q] * ys[q]
+		}
+		return (s0 + s1) + (s2 + s3)
+	}
+	for q, v := range xs {
+		s0 += v * y[yo+q*ys]
+	}
+	return s0
+}
+
+// axpy adds s·x to acc.
+func axpy[R float](acc []R, s R, x []R) {
+	if s == 0 {
+		return
+	}
+	x = x[:len(acc)]
+	q := 0
+	for ; q+4 <= len(acc); q += 4 {
+		acc[q] += s * x[q]
+		acc[q+1] += s * x[q+1]
+		acc[q+2] += s * x[q+2]
+		acc[q+3] += s * x[q+3]
+	}
+	for ; q < len(acc); q++ {
+		acc[q] += s * x[q]
+	}
+}
