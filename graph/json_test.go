@@ -137,3 +137,22 @@ func TestStringForm(t *testing.T) {
 		}
 	}
 }
+
+func TestClone(t *testing.T) {
+	p := richProgram(t)
+	q := p.Clone()
+	if q.Fingerprint() != p.Fingerprint() || q.String() != p.String() {
+		t.Fatal("clone differs")
+	}
+	q.Instructions[0].Inputs[0] = 1
+	q.Instructions[0].Outputs[0].Shape[0] = Size(99)
+	if p.Instructions[0].Inputs[0] == 1 || p.Instructions[0].Outputs[0].Shape[0] == Size(99) {
+		t.Fatal("clone shares memory")
+	}
+	if err := q.Validate(); err == nil {
+		t.Fatal("tampered clone validates")
+	}
+	if err := p.Clone().Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -20,6 +20,11 @@ type Slot int
 // ints, and nothing needs an interface to be read. Op semantics (inference
 // and the reference implementation) live in the op-family registry, looked
 // up by Instruction.Op (see Lookup).
+//
+// A Program can also be written by hand (tests do): fill Inputs,
+// Instructions (Op, Family, Attrs, Inputs, Outputs, Synthesized) and
+// Outputs, then call Validate, which checks it and fills the derived fields
+// (Index, LastUse, Slots, the fingerprint).
 type Program struct {
 	// Inputs are the program's parameters, in call order. Input i owns slot
 	// Slot(i).
@@ -150,6 +155,65 @@ func (p *Program) Fingerprint() string {
 		p.fingerprint = fingerprint(p)
 	}
 	return p.fingerprint
+}
+
+// Clone returns a deep copy of p (constant values are shared: they are
+// read-only). Use it to derive a modified program, then call Validate.
+func (p *Program) Clone() *Program {
+	q := &Program{
+		Inputs:       make([]Input, len(p.Inputs)),
+		Instructions: make([]Instruction, len(p.Instructions)),
+		Outputs:      append([]Slot{}, p.Outputs...),
+		Slots:        append([]SlotInfo{}, p.Slots...),
+		fingerprint:  p.fingerprint,
+	}
+	for i, in := range p.Inputs {
+		in.Shape = in.Shape.Clone()
+		q.Inputs[i] = in
+	}
+	for i := range p.Instructions {
+		ins := p.Instructions[i]
+		ins.Attrs = ins.Attrs.clone()
+		ins.Inputs = append([]Slot{}, ins.Inputs...)
+		ins.LastUse = append([]bool{}, ins.LastUse...)
+		outs := make([]Output, len(ins.Outputs))
+		for k, o := range ins.Outputs {
+			o.Shape = o.Shape.Clone()
+			outs[k] = o
+		}
+		ins.Outputs = outs
+		q.Instructions[i] = ins
+	}
+	for i := range q.Slots {
+		q.Slots[i].Type.Shape = q.Slots[i].Type.Shape.Clone()
+	}
+	return q
+}
+
+func cloneInts(xs []int) []int {
+	if xs == nil {
+		return nil
+	}
+	return append([]int{}, xs...)
+}
+
+// clone returns a copy of a sharing no slices with it (Value is shared).
+func (a Attrs) clone() Attrs {
+	a.Axes, a.Perm = cloneInts(a.Axes), cloneInts(a.Perm)
+	a.Start, a.Limit, a.Stride = cloneInts(a.Start), cloneInts(a.Limit), cloneInts(a.Stride)
+	a.LhsBatch, a.RhsBatch = cloneInts(a.LhsBatch), cloneInts(a.RhsBatch)
+	a.LhsContract, a.RhsContract = cloneInts(a.LhsContract), cloneInts(a.RhsContract)
+	if a.Shape != nil {
+		a.Shape = a.Shape.Clone()
+	}
+	if a.Ext != nil {
+		m := make(map[string]string, len(a.Ext))
+		for k, v := range a.Ext {
+			m[k] = v
+		}
+		a.Ext = m
+	}
+	return a
 }
 
 // NumSlots returns the number of slots (inputs plus instruction outputs).
