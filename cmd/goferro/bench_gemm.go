@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,7 +27,10 @@ func runBenchGemm(ctx context.Context, args []string, stdout io.Writer) error {
 	batch := fs.Int("batch", 1, "independent products in one batched call")
 	runs := fs.Int("runs", 0, "timed runs (0: enough for about a second, at least 3)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("gemm: %v", err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("gemm: unexpected argument %q", fs.Arg(0))
