@@ -67,7 +67,7 @@ func Copy[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides 
 // rows along the densest destination axis q = r-1 alone would not use the
 // source's cache lines well: the densest source axis p is another one, or
 // q is short. It cuts
-// the iteration space into blocks that hold a run of about tileBytes along
+// the iteration space into blocks that hold a run of about runBytes along
 // the destination's densest axes and along the source's densest axes — so a
 // short dense axis (say of extent 8) is grouped with its neighbours — and
 // copies block by block. Inside a block the (p, q) plane goes through
@@ -75,7 +75,7 @@ func Copy[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides 
 func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int, sh []int, p, size int) {
 	r := len(sh)
 	q := r - 1
-	want := max(tileBytes/max(size, 1), minTile)
+	want := max(runBytes/max(size, 1), minTile)
 	bk := make([]int, r)
 	for i := range bk {
 		bk[i] = 1
@@ -117,7 +117,7 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 	ext := make([]int, r)        // extents of the current block
 	idx := make([]int, r)        // block origin
 	iidx := make([]int, len(in)) // position inside the block
-	tb := max(bk[p], bk[q])
+	tb := min(max(tileBytes/max(size, 1), minTile), maxTile) &^ 3
 	do, so := dOff, sOff
 	for {
 		for i := range ext {
@@ -176,8 +176,12 @@ const (
 	// tileBytes is the length in bytes of one row of a square tile. 256
 	// bytes gives 32×32 tiles of float64 (8 KiB per operand).
 	tileBytes = 256
-	minTile   = 16
-	maxTile   = 64
+	// runBytes is the length in bytes of the contiguous runs a block of
+	// copyBlocked gathers on each side: long enough for the hardware
+	// prefetchers, short enough that a block stays in L2.
+	runBytes = 1024
+	minTile  = 16
+	maxTile  = 64
 )
 
 // copyRow copies n elements, d and s apart.
