@@ -17,6 +17,7 @@ type KernelError struct {
 	Err  error  // an underlying cause (for example a *tensor.Error), if any
 }
 
+// Error formats the error as "cpu.Op: message[: cause]".
 func (e *KernelError) Error() string {
 	s := "cpu." + e.Op + ": " + e.Msg
 	if e.Err != nil {
