@@ -225,7 +225,11 @@ func (q *Queue) UnaryInto(ctx context.Context, op UnaryOp, dst, src *Tensor) (*E
 	if op == Copy {
 		return q.CopyInto(ctx, dst, src)
 	}
-	if dst.dtype != src.dtype {
+	want := src.dtype
+	if op == Abs {
+		want = src.dtype.Real()
+	}
+	if dst.dtype != want {
 		return nil, newErr("Unary", ErrArgument, fmt.Sprintf("%v of %v into %v", op, src.dtype, dst.dtype))
 	}
 	if !q.SupportsUnary(op, src.dtype) {
@@ -237,7 +241,10 @@ func (q *Queue) UnaryInto(ctx context.Context, op UnaryOp, dst, src *Tensor) (*E
 	if err := q.checkBroadcast("Unary", dst, src); err != nil {
 		return nil, err
 	}
-	t, _ := clType(dst.dtype)
+	t, _ := clType(src.dtype)
+	if op == Abs && src.dtype.IsComplex() {
+		return q.elementwiseN(ctx, "Unary", "cabsn_"+t, -1, dst, src)
+	}
 	return q.elementwise(ctx, "Unary", "un", t, int32(op), dst, src)
 }
 
@@ -246,7 +253,11 @@ func (q *Queue) Unary(ctx context.Context, op UnaryOp, src *Tensor) (*Tensor, er
 	if err := q.owns("Unary", src); err != nil {
 		return nil, err
 	}
-	out, err := q.ctx.Empty(src.dtype, src.shape...)
+	dt := src.dtype
+	if op == Abs {
+		dt = dt.Real()
+	}
+	out, err := q.ctx.Empty(dt, src.shape...)
 	if err != nil {
 		return nil, err
 	}
@@ -744,4 +755,178 @@ func (q *Queue) MatMul(ctx context.Context, a, b *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// CompareOp is an elementwise comparison with a bool result.
+type CompareOp int32
+
+// Comparisons. Eq and Ne exist for every dtype (complex: both parts), the
+// orderings for real ones; NaN compares unequal to everything.
+const (
+	Eq CompareOp = iota
+	Ne
+	Lt
+	Le
+	Gt
+	Ge
+	numCompare
+)
+
+var compareNames = [...]string{"eq", "ne", "lt", "le", "gt", "ge"}
+
+// String returns the op's name.
+func (o CompareOp) String() string {
+	if o >= 0 && o < numCompare {
+		return compareNames[o]
+	}
+	return "compare(?)"
+}
+
+// fp64OK reports whether the device holds dt (64-bit types need
+// cl_khr_fp64).
+func (q *Queue) fp64OK(op string, dt tensor.DType) error {
+	if !dt.Valid() {
+		return newErr(op, ErrArgument, fmt.Sprintf("invalid dtype %v", dt))
+	}
+	if (dt == tensor.Float64 || dt == tensor.Complex128) && !q.ctx.dev.FP64 {
+		return newErr(op, ErrUnsupported, fmt.Sprintf("%s has no cl_khr_fp64: %v declined", q.ctx.dev.Name, dt))
+	}
+	return nil
+}
+
+// SupportsCompare reports whether op runs on the device for dt.
+func (q *Queue) SupportsCompare(op CompareOp, dt tensor.DType) bool {
+	if q.fp64OK("", dt) != nil || op < 0 || op >= numCompare {
+		return false
+	}
+	return op <= Ne || (!dt.IsComplex() && dt != tensor.Bool)
+}
+
+// CompareInto enqueues dst = a op b (dst Bool) with broadcasting.
+func (q *Queue) CompareInto(ctx context.Context, op CompareOp, dst, a, b *Tensor) (*Event, error) {
+	if err := q.sameContext("Compare", dst, a, b); err != nil {
+		return nil, err
+	}
+	if a.dtype != b.dtype || dst.dtype != tensor.Bool {
+		return nil, newErr("Compare", ErrArgument, fmt.Sprintf("%v of %v and %v into %v", op, a.dtype, b.dtype, dst.dtype))
+	}
+	if !q.SupportsCompare(op, a.dtype) {
+		if err := q.fp64OK("Compare", a.dtype); err != nil {
+			return nil, err
+		}
+		return nil, newErr("Compare", ErrUnsupported, fmt.Sprintf("%v is not defined for %v", op, a.dtype))
+	}
+	if err := q.checkBroadcast("Compare", dst, a, b); err != nil {
+		return nil, err
+	}
+	return q.elementwiseN(ctx, "Compare", "cmpn_"+a.dtype.String(), int32(op), dst, a, b)
+}
+
+// Compare returns the Bool tensor a op b over the broadcast shape.
+func (q *Queue) Compare(ctx context.Context, op CompareOp, a, b *Tensor) (*Tensor, error) {
+	return q.newBroadcast(ctx, "Compare", tensor.Bool, func(out *Tensor) (*Event, error) { return q.CompareInto(ctx, op, out, a, b) }, a, b)
+}
+
+// SelectInto enqueues dst = cond ? a : b (cond Bool, a and b of dst's
+// dtype) with broadcasting; it serves every dtype.
+func (q *Queue) SelectInto(ctx context.Context, dst, cond, a, b *Tensor) (*Event, error) {
+	if err := q.sameContext("Select", dst, cond, a, b); err != nil {
+		return nil, err
+	}
+	if cond.dtype != tensor.Bool || a.dtype != dst.dtype || b.dtype != dst.dtype {
+		return nil, newErr("Select", ErrArgument, fmt.Sprintf("select(%v, %v, %v) into %v", cond.dtype, a.dtype, b.dtype, dst.dtype))
+	}
+	if err := q.checkBroadcast("Select", dst, cond, a, b); err != nil {
+		return nil, err
+	}
+	return q.elementwiseN(ctx, "Select", "seln_"+bitsType(dst.dtype.Size()), -1, dst, cond, a, b)
+}
+
+// Select returns cond ? a : b over the broadcast shape of the three.
+func (q *Queue) Select(ctx context.Context, cond, a, b *Tensor) (*Tensor, error) {
+	if err := q.sameContext("Select", cond, a, b); err != nil {
+		return nil, err
+	}
+	return q.newBroadcast(ctx, "Select", a.dtype, func(out *Tensor) (*Event, error) { return q.SelectInto(ctx, out, cond, a, b) }, cond, a, b)
+}
+
+// ConvertInto enqueues dst = src converted to dst's dtype (with
+// broadcasting), with the semantics of cpu.Convert: float to integer
+// truncates, complex to real keeps the real part, anything to Bool is
+// "!= 0", Bool is 0 or 1. The same dtype is a copy.
+func (q *Queue) ConvertInto(ctx context.Context, dst, src *Tensor) (*Event, error) {
+	if err := q.sameContext("Convert", dst, src); err != nil {
+		return nil, err
+	}
+	if src.dtype == dst.dtype {
+		return q.CopyInto(ctx, dst, src)
+	}
+	if err := q.fp64OK("Convert", src.dtype); err != nil {
+		return nil, err
+	}
+	if err := q.fp64OK("Convert", dst.dtype); err != nil {
+		return nil, err
+	}
+	if err := q.checkBroadcast("Convert", dst, src); err != nil {
+		return nil, err
+	}
+	return q.elementwiseN(ctx, "Convert", "cv_"+src.dtype.String()+"_"+dst.dtype.String(), -1, dst, src)
+}
+
+// Convert returns src converted to dt.
+func (q *Queue) Convert(ctx context.Context, src *Tensor, dt tensor.DType) (*Tensor, error) {
+	return q.newBroadcast(ctx, "Convert", dt, func(out *Tensor) (*Event, error) { return q.ConvertInto(ctx, out, src) }, src)
+}
+
+// newBroadcast allocates a row-major tensor of dtype dt over the broadcast
+// shape of srcs and fills it with into.
+func (q *Queue) newBroadcast(ctx context.Context, op string, dt tensor.DType, into func(*Tensor) (*Event, error), srcs ...*Tensor) (*Tensor, error) {
+	if err := q.sameContext(op, srcs...); err != nil {
+		return nil, err
+	}
+	shapes := make([]tensor.Shape, len(srcs))
+	for i, s := range srcs {
+		shapes[i] = s.shape
+	}
+	shape, err := tensor.BroadcastShapes(shapes...)
+	if err != nil {
+		return nil, &Error{Op: op, Kind: ErrShape, Msg: "operands do not broadcast", Err: err}
+	}
+	out, err := q.ctx.Empty(dt, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := into(out); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// elementwiseN launches a rank-N elementwise kernel (no rank-1 variant):
+// args are op (when >= 0), n, rank, shape, then (buffer, offset, strides)
+// for dst and every source.
+func (q *Queue) elementwiseN(ctx context.Context, op, name string, code int32, dst *Tensor, srcs ...*Tensor) (*Event, error) {
+	if dst.size == 0 {
+		return nil, nil
+	}
+	strides := [][]int{dst.strides}
+	reads := []*Buffer{}
+	for _, s := range srcs {
+		strides = append(strides, broadcastStrides(s, dst.shape))
+		reads = append(reads, s.buf)
+	}
+	rank, sh, st, ok := collapse(dst.shape, strides...)
+	if !ok {
+		return nil, newErr(op, ErrUnsupported, fmt.Sprintf("more than %d independent axes after collapsing %v", maxRank, dst.shape))
+	}
+	var args []any
+	if code >= 0 {
+		args = append(args, code)
+	}
+	args = append(args, int64(dst.size), int32(rank), sh, dst.buf, int64(dst.offset), st[0])
+	for i, s := range srcs {
+		args = append(args, s.buf, int64(s.offset), st[i+1])
+	}
+	return q.launch(ctx, op, name, 1, [3]int{dst.size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
 }

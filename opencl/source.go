@@ -319,6 +319,25 @@ void gemms_T(int m, int n, int k, T alpha, T beta,
 }
 `
 
+// intPowHelper is x**y by squaring, as cpu's intPow: a negative y gives the
+// truncated real result.
+const intPowHelper = `
+inline T ipow_T(T x, T y) {
+	if (y < (T)0) {
+		if (x == (T)1) return (T)1;
+		if (x == (T)(-1)) return (y % (T)2 == (T)0) ? (T)1 : (T)(-1);
+		return (T)0;
+	}
+	T r = (T)1;
+	while (y > (T)0) {
+		if (y & (T)1) r *= x;
+		x *= x;
+		y >>= 1;
+	}
+	return r;
+}
+`
+
 // Complex helpers and GEMM: T is float2 or double2 (re, im), R its real
 // type. One work item per element of C; alpha and beta are complex.
 const complexHelpers = `
@@ -326,6 +345,22 @@ inline T cmul_T(const T a, const T b) { return (T)(a.x * b.x - a.y * b.y, a.x * 
 inline T cdiv_T(const T a, const T b) {
 	R d = b.x * b.x + b.y * b.y;
 	return (T)((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);
+}
+inline T cexp_T(const T z) { R e = exp(z.x); return (T)(e * cos(z.y), e * sin(z.y)); }
+inline T clog_T(const T z) { return (T)(log(hypot(z.x, z.y)), atan2(z.y, z.x)); }
+inline T csqrt_T(const T z) {
+	R r = hypot(z.x, z.y);
+	if (r == (R)0) return (T)(0);
+	R a = sqrt((r + fabs(z.x)) / (R)2);
+	R b = z.y / ((R)2 * a);
+	return z.x >= (R)0 ? (T)(a, b) : (T)(fabs(b), copysign(a, z.y));
+}
+inline T cpow_T(const T x, const T y) {
+	if (x.x == (R)0 && x.y == (R)0) {
+		if (y.x == (R)0 && y.y == (R)0) return (T)(1, 0);
+		return y.x > (R)0 ? (T)(0) : (T)(INFINITY, 0);
+	}
+	return cexp_T(cmul_T(y, clog_T(x)));
 }
 `
 
@@ -349,12 +384,70 @@ void gemmc_T(int m, int n, int k, T alpha, T beta,
 }
 `
 
+// cabsTemplate is |z| of a complex tensor into its real counterpart.
+const cabsTemplate = `
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void cabsn_T(long n, int rank, long8 sh, __global R* o, long oo, long8 so, __global const T* a, long ao, long8 sa) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	long rem = g;
+	RANK_ALL(ADV1)
+	o[oo] = hypot(a[ao].x, a[ao].y);
+}
+`
+
+// compareTemplate: a op b with broadcasting into a bool (uchar) tensor.
+const compareTemplate = `
+inline uchar cmpop_T(int op, T x, T y) {
+	switch (op) {
+CMP_CASES
+	}
+	return 0;
+}
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void cmpn_T(int op, long n, int rank, long8 sh, __global uchar* o, long oo, long8 so, __global const T* a, long ao, long8 sa, __global const T* b, long bo, long8 sb) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	long rem = g;
+	RANK_ALL(ADV2)
+	o[oo] = cmpop_T(op, a[ao], b[bo]);
+}
+`
+
+// selectTemplate: cond ? a : b with broadcasting, moving raw element bits.
+const selectTemplate = `
+#define ADV3(k) oo += i_ * so.s##k; co += i_ * sc.s##k; ao += i_ * sa.s##k; bo += i_ * sb.s##k;
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void seln_B(long n, int rank, long8 sh, __global B* o, long oo, long8 so, __global const uchar* c, long co, long8 sc,
+		__global const B* a, long ao, long8 sa, __global const B* b, long bo, long8 sb) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	long rem = g;
+	RANK_ALL(ADV3)
+	o[oo] = c[co] ? a[ao] : b[bo];
+}
+`
+
+// convertTemplate converts between dtypes with broadcasting.
+const convertTemplate = `
+__kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
+void cv_S_D(long n, int rank, long8 sh, __global DSTT* o, long oo, long8 so, __global const SRCT* a, long ao, long8 sa) {
+	long g = get_global_id(0);
+	if (g >= n) return;
+	long rem = g;
+	RANK_ALL(ADV1)
+	SRCT x = a[ao];
+	o[oo] = CONV(x);
+}
+`
+
 // UnaryOp is an elementwise operation of one operand.
 type UnaryOp int32
 
-// Unary operations. Copy, Neg, Square and Conj exist for every arithmetic
-// dtype including complex; Abs and Relu for real types; the others for real
-// floating types.
+// Unary operations, with the dtype rules of graph.UnaryOps: Copy, Neg,
+// Square, Abs and Conj exist for every arithmetic dtype (Abs of a complex
+// tensor is its real counterpart); Exp, Log, Sqrt and Recip for floating and
+// complex types; Relu, Sin, Cos and Tanh for real types (Relu also integer).
 const (
 	Copy UnaryOp = iota
 	Neg
@@ -385,9 +478,11 @@ func (o UnaryOp) String() string {
 // BinaryOp is an elementwise operation of two broadcast operands.
 type BinaryOp int32
 
-// Binary operations. Add, Sub and Mul exist for every arithmetic dtype, Div
-// for floating and complex types, Max, Min and Pow for real ones (Pow only
-// floating). Max and Min propagate NaN like numpy.maximum and numpy.minimum.
+// Binary operations, with the semantics of graph.BinaryOps and package cpu:
+// Add, Sub, Mul, Div and Pow exist for every arithmetic dtype (integer Div
+// truncates toward zero and x/0 is 0; integer Pow by squaring, a negative
+// exponent giving the truncated result); Max and Min for real types, where
+// they propagate NaN like numpy.maximum and numpy.minimum.
 const (
 	Add BinaryOp = iota
 	Sub
@@ -438,7 +533,11 @@ func unaryDefined(o UnaryOp, dt tensor.DType) bool {
 	case o < 0 || o >= numUnary:
 		return false
 	case dt.IsComplex():
-		return o == Copy || o == Neg || o == Square || o == Conj
+		switch o {
+		case Copy, Neg, Square, Conj, Abs, Exp, Log, Sqrt, Recip:
+			return true
+		}
+		return false
 	case dt.IsInt():
 		return o < Exp || o == Conj
 	}
@@ -450,9 +549,7 @@ func binaryDefined(o BinaryOp, dt tensor.DType) bool {
 	case o < 0 || o >= numBinary:
 		return false
 	case dt.IsComplex():
-		return o == Add || o == Sub || o == Mul || o == Div
-	case dt.IsInt():
-		return o < Div
+		return o == Add || o == Sub || o == Mul || o == Div || o == Pow
 	}
 	return true
 }
@@ -490,6 +587,10 @@ func programSource(fp64 bool) string {
 		} else {
 			un.WriteString("\tcase 2: return x < (T)0 ? -x : x;\n\tcase 4: return x > (T)0 ? x : (T)0;\n")
 			bin.WriteString("\tcase 3: return x > y ? x : y;\n\tcase 4: return x < y ? x : y;\n")
+			// Go semantics: x/0 is 0 and MIN/-1 wraps (no trap).
+			bin.WriteString("\tcase 5: return y == (T)0 ? (T)0 : (y == (T)(-1) ? -x : x / y);\n\tcase 6: return ipow_T(x, y);\n")
+			src0 := strings.NewReplacer("_T(T ", "_"+t+"("+t+" ", "_T(", "_"+t+"(", " T ", " "+t+" ", "(T)", "("+t+")", "\tT ", "\t"+t+" ").Replace(intPowHelper)
+			sb.WriteString(src0)
 		}
 		src := strings.NewReplacer("UNARY_CASES", un.String(), "BINARY_CASES", bin.String()).Replace(ewTemplate)
 		var maxf, minf, lo, hi string
@@ -517,18 +618,86 @@ func programSource(fp64 bool) string {
 		if dt == tensor.Complex128 {
 			r = "double"
 		}
-		un := "\tcase 1: return -x;\n\tcase 3: return cmul_T(x, x);\n\tcase 12: return (T)(x.x, -x.y);\n"
-		bin := "\tcase 0: return x + y;\n\tcase 1: return x - y;\n\tcase 2: return cmul_T(x, y);\n\tcase 5: return cdiv_T(x, y);\n"
-		src := complexHelpers + strings.NewReplacer("UNARY_CASES", un, "BINARY_CASES", bin).Replace(ewTemplate) + complexGemmTemplate
+		un := "\tcase 1: return -x;\n\tcase 3: return cmul_T(x, x);\n\tcase 12: return (T)(x.x, -x.y);\n" +
+			"\tcase 5: return cexp_T(x);\n\tcase 6: return clog_T(x);\n\tcase 7: return csqrt_T(x);\n\tcase 11: return cdiv_T((T)(1, 0), x);\n"
+		bin := "\tcase 0: return x + y;\n\tcase 1: return x - y;\n\tcase 2: return cmul_T(x, y);\n\tcase 5: return cdiv_T(x, y);\n\tcase 6: return cpow_T(x, y);\n"
+		src := complexHelpers + strings.NewReplacer("UNARY_CASES", un, "BINARY_CASES", bin).Replace(ewTemplate) + complexGemmTemplate + cabsTemplate
 		src = strings.NewReplacer("MAXF(x, y)", "x", "MINF(x, y)", "x", "LOWEST", "(T)(0)", "HIGHEST", "(T)(0)",
-			"PRODF(x, y)", "cmul_T(x, y)", "ONE", "(T)(1, 0)", " R ", " "+r+" ", "(R)", "("+r+")", "\tR ", "\t"+r+" ").Replace(src)
+			"PRODF(x, y)", "cmul_T(x, y)", "ONE", "(T)(1, 0)", " R ", " "+r+" ", " R*", " "+r+"*", "(R)", "("+r+")", "\tR ", "\t"+r+" ").Replace(src)
 		sb.WriteString(replaceTypeAs(src, r+"2", suffix))
 	}
 	for _, n := range []int{1, 4, 8, 16} {
 		b := bitsType(n)
-		sb.WriteString(strings.NewReplacer("_B(", "_"+b+"(", " B*", " "+b+"*").Replace(copyTemplate))
+		sb.WriteString(strings.NewReplacer("_B(", "_"+b+"(", " B*", " "+b+"*").Replace(copyTemplate + selectTemplate))
+	}
+	var kinds []tensor.DType
+	for _, dt := range tensor.DTypes {
+		if (dt == tensor.Float64 || dt == tensor.Complex128) && !fp64 {
+			continue
+		}
+		kinds = append(kinds, dt)
+	}
+	for _, dt := range kinds {
+		t, suffix := elemType(dt), dt.String()
+		var cmp string
+		switch {
+		case dt.IsComplex():
+			cmp = "\tcase 0: return x.x == y.x && x.y == y.y;\n\tcase 1: return x.x != y.x || x.y != y.y;\n"
+		default:
+			cmp = "\tcase 0: return x == y;\n\tcase 1: return x != y;\n\tcase 2: return x < y;\n\tcase 3: return x <= y;\n\tcase 4: return x > y;\n\tcase 5: return x >= y;\n"
+		}
+		sb.WriteString(replaceTypeAs(strings.Replace(compareTemplate, "CMP_CASES", cmp, 1), t, suffix))
+		for _, to := range kinds {
+			if to == dt {
+				continue
+			}
+			conv := strings.NewReplacer("_S_D(", "_"+suffix+"_"+to.String()+"(", "SRCT", t, "DSTT", elemType(to),
+				"CONV(x)", convertExpr(dt, to)).Replace(convertTemplate)
+			sb.WriteString(conv)
+		}
 	}
 	return sb.String()
+}
+
+// elemType is the OpenCL C type holding one element of dt.
+func elemType(dt tensor.DType) string {
+	switch dt {
+	case tensor.Bool:
+		return "uchar"
+	case tensor.Complex64:
+		return "float2"
+	case tensor.Complex128:
+		return "double2"
+	}
+	t, _ := clType(dt)
+	return t
+}
+
+// convertExpr is the OpenCL C expression converting x of type from to type
+// to, with the semantics of cpu.Convert: complex to real keeps the real
+// part, anything to bool is "!= 0", bool is 0 or 1.
+func convertExpr(from, to tensor.DType) string {
+	dt := elemType(to)
+	src := "x"
+	switch {
+	case from.IsComplex() && to == tensor.Bool:
+		return "(uchar)(x.x != 0 || x.y != 0)"
+	case to == tensor.Bool:
+		return "(uchar)(x != 0)"
+	case from == tensor.Bool:
+		src = "(x != 0)"
+	}
+	switch {
+	case from.IsComplex() && to.IsComplex():
+		r := elemType(to.Real())
+		return "(" + dt + ")((" + r + ")x.x, (" + r + ")x.y)"
+	case from.IsComplex():
+		return "(" + dt + ")x.x"
+	case to.IsComplex():
+		r := elemType(to.Real())
+		return "(" + dt + ")((" + r + ")" + src + ", (" + r + ")0)"
+	}
+	return "(" + dt + ")" + src
 }
 
 // replaceType substitutes the element type T, both as a type and as the
@@ -541,7 +710,7 @@ func replaceTypeAs(src, t, suffix string) string {
 	if t == "double" {
 		vrm = "4"
 	}
-	r := strings.NewReplacer("VRM", vrm, "T8", t+"8", "_T(", "_"+suffix+"(", "(T)", "("+t+")", " T ", " "+t+" ", " T*", " "+t+"*", "\tT ", "\t"+t+" ")
+	r := strings.NewReplacer("VRM", vrm, "T8", t+"8", "_T(T ", "_"+suffix+"("+t+" ", "_T(", "_"+suffix+"(", "(T)", "("+t+")", " T ", " "+t+" ", " T*", " "+t+"*", "\tT ", "\t"+t+" ")
 	return r.Replace(src)
 }
 

@@ -1,0 +1,59 @@
+// Package opencl is goferro's OpenCL device layer: every OpenCL device as an
+// engine with its own device memory, completion events and kernels. It
+// loads the OpenCL ICD loader (libOpenCL.so.1, then libOpenCL.so, or the
+// file named by GOFERRO_OPENCL_LIBRARY) at run time through purego, so it
+// builds with CGO_ENABLED=0, and on a machine without OpenCL Devices returns
+// no devices and an error wrapping ErrUnavailable that says why. On
+// CPU-only machines PoCL (Debian: ocl-icd-libopencl1 pocl-opencl-icd)
+// provides a device, so the engine is exercised in every test run.
+//
+// # Vocabulary (DESIGN.md §2)
+//
+//   - Engine: Open(ctx, dev) gives an *Engine = a Context + a Queue; its id
+//     is Device.ID() ("opencl.d0.v1").
+//   - Storage class: StorageClass ("storage.opencl.device.v1") for device
+//     memory; host tensors are HostStorageClass.
+//   - Allocation domain: one per Context (Context.Domain, e.g.
+//     "opencl.d0.ctx1"). Buffers are tagged with their context; a buffer of
+//     another context is foreign (ErrForeign) even on the same device.
+//   - Event domain: one per in-order Queue (Queue.Domain). Commands return
+//     *Event; a command reading a buffer last written on another queue waits
+//     for that write automatically (each Buffer records its last write).
+//   - Ingress contract: Engine.Eligible (placement), Engine.Accept (runtime
+//     input) and Engine.Resident (residency).
+//   - Transfer providers: HostToDevice, DeviceToHost and DeviceToDevice (a
+//     device copy within one context, through the host between contexts).
+//   - Capabilities: Engine.Capabilities and Engine.Supports, per Family and
+//     dtype. Float64 and complex128 need cl_khr_fp64 and are declined with
+//     ErrUnsupported without it; Bool moves but has no arithmetic.
+//
+// # Memory and tensors
+//
+// A Buffer is reference counted (Retain, Release); freeing the device memory
+// is counted in Context.Stats and reported to Context.OnRelease. A Tensor is
+// a strided view over a Buffer (dtype, shape, strides and offset in
+// elements), like tensor.Tensor; views (Permute, Diagonal, BroadcastTo,
+// Reshape) share and retain the buffer, and every Tensor must be released.
+//
+// # Kernels
+//
+// The program (OpenCL C generated in source.go) is built when a Context is
+// created; drivers compile each kernel's machine code at its first launch,
+// and PoCL caches both on disk. It holds elementwise unary and broadcasting
+// binary ops over strided inputs (axes that are contiguous in every operand
+// are merged first, up to 8 remain), reductions over any axes (a work item
+// per output, or a work-group per output for few long reductions), strided
+// copies for every dtype (permutation, diagonal, broadcast materialisation),
+// and GEMM with the semantics of cpu/gemm: C = alpha·A·B + beta·C over any
+// row, column and batch strides, C unread when beta is 0. Real GEMMs of at
+// least 16×16 run a register-blocked kernel: on CPUs A and B are first packed
+// into panels in a per-queue scratch buffer and each work item accumulates an
+// 8×8 (float32) or 4×8 (float64) block in vector registers; on GPUs a
+// local-memory tiled kernel (64×64 tiles, 4×4 per work item) is used.
+// Smaller, skinny and complex GEMMs use a kernel with one work item per
+// element.
+//
+// Everything that may block takes a context.Context; enqueueing checks it
+// first, and Event.Wait and Queue.Finish return when it is done (the device
+// still completes the command).
+package opencl
