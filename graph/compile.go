@@ -197,6 +197,7 @@ func (c *compiler) emit1(op string, attrs Attrs, args []Slot, synth bool) (Slot,
 // emit infers, simplifies, folds and deduplicates one instruction and
 // returns its result slots.
 func (c *compiler) emit(op string, f *OpFamily, attrs Attrs, args []Slot, synth bool) ([]Slot, error) {
+	canonAttrs(&attrs)
 	c.inTypes = c.inTypes[:0]
 	for _, s := range args {
 		c.inTypes = append(c.inTypes, c.types[s])
@@ -273,6 +274,19 @@ func (c *compiler) outputSlab(n int) []Output {
 	k := len(c.outs)
 	c.outs = c.outs[:k+n]
 	return c.outs[k : k+n : k+n]
+}
+
+// canonAttrs makes empty integer lists nil, so that attributes that mean
+// the same encode the same (for CSE, the fingerprint and JSON).
+func canonAttrs(a *Attrs) {
+	for _, p := range []*[]int{&a.Axes, &a.Perm, &a.Start, &a.Limit, &a.Stride, &a.LhsBatch, &a.RhsBatch, &a.LhsContract, &a.RhsContract} {
+		if *p != nil && len(*p) == 0 {
+			*p = nil
+		}
+	}
+	if len(a.Ext) == 0 {
+		a.Ext = nil
+	}
 }
 
 // isIdentity reports whether a single-operand op returns its operand

@@ -309,6 +309,12 @@ func TestInferInputsAndValues(t *testing.T) {
 	if b.Err() == nil {
 		t.Fatal("Builder.Err lost the dead error")
 	}
+	if err := b.Op("constant", Attrs{})[0].Err(); !errors.Is(err, ErrAttr) {
+		t.Fatalf("constant without value: %v", err)
+	}
+	if err := b.Op("constant", Attrs{Value: tensor.Scalar(1.0)}, x)[0].Err(); !errors.Is(err, ErrArity) {
+		t.Fatalf("constant with operands: %v", err)
+	}
 	if b.Constant(nil).Err() == nil {
 		t.Fatal("nil constant accepted")
 	}

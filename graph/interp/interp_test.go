@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -29,6 +30,24 @@ func run(t *testing.T, outs []graph.Value, inputs ...*tensor.Tensor) []*tensor.T
 	res, err := Run(p, inputs...)
 	if err != nil {
 		t.Fatalf("Run: %v\n%v", err, p)
+	}
+	// The serialized program computes the same.
+	js, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := graph.Load(js)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	res2, err := Run(q, inputs...)
+	if err != nil {
+		t.Fatalf("Run after Load: %v", err)
+	}
+	for i := range res {
+		if err := tensor.CheckClose(res2[i], res[i], 0, 0); err != nil {
+			t.Fatalf("output %d differs after a JSON round trip: %v", i, err)
+		}
 	}
 	return res
 }
