@@ -158,8 +158,16 @@ func execTyped[T num](ctx context.Context, p *Plan, dt tensor.DType, operands []
 			if o.zero > 0 {
 				clear(dst[do : do+o.zero])
 			}
-			copyStrided(dst, do, ws.bufs[o.a], ws.offs[o.a], o.shape, o.ds, o.ss, o.zero > 0)
+			if o.tab != nil {
+				copyTable(dst, do, ws.bufs[o.a], ws.offs[o.a], o)
+			} else {
+				copyStrided(dst, do, ws.bufs[o.a], ws.offs[o.a], o.shape, o.ds, o.ss, o.zero > 0)
+			}
 		case opMul:
+			if o.tab != nil {
+				mulTable(dst, do, ws.bufs[o.a], ws.offs[o.a], ws.bufs[o.b], ws.offs[o.b], o)
+				break
+			}
 			mulStrided(dst, do, ws.bufs[o.a], ws.offs[o.a], ws.bufs[o.b], ws.offs[o.b], o.shape, o.ds, o.ss, o.ts)
 		case opGemm:
 			if err := runGemm(p.threads, o, ws.bufs[o.a], ws.offs[o.a], ws.bufs[o.b], ws.offs[o.b], dst, do); err != nil {

@@ -93,6 +93,75 @@ func copyStrided[T num](dst []T, do int, src []T, so int, shape, ds, ss []int, a
 	}
 }
 
+// forOuter calls f with the offsets of every position of the outer loops
+// (all but the innermost tabDims) of up to three operands.
+func forOuter(shape []int, st0, st1, st2 []int, o0, o1, o2 int, f func(o0, o1, o2 int)) {
+	for _, d := range shape {
+		if d == 0 {
+			return
+		}
+	}
+	nd := len(shape)
+	var buf [maxStackRank]int
+	idx := buf[:0]
+	if nd <= maxStackRank {
+		idx = buf[:nd]
+	} else {
+		idx = make([]int, nd)
+	}
+	for {
+		f(o0, o1, o2)
+		k := nd - 1
+		for ; k >= 0; k-- {
+			idx[k]++
+			o0 += st0[k]
+			o1 += st1[k]
+			if st2 != nil {
+				o2 += st2[k]
+			}
+			if idx[k] < shape[k] {
+				break
+			}
+			o0 -= st0[k] * shape[k]
+			o1 -= st1[k] * shape[k]
+			if st2 != nil {
+				o2 -= st2[k] * shape[k]
+			}
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// copyTable copies through offset tables under the outer loops.
+func copyTable[T num](dst []T, do int, src []T, so int, o *op) {
+	nd := len(o.shape) - o.tabDims
+	td, ts := o.tab[0], o.tab[1]
+	forOuter(o.shape[:nd], o.ds[:nd], o.ss[:nd], nil, do, so, 0, func(p, q, _ int) {
+		d := dst[p:]
+		s := src[q:]
+		for i, x := range td {
+			d[x] = s[ts[i]]
+		}
+	})
+}
+
+// mulTable multiplies through offset tables under the outer loops.
+func mulTable[T num](dst []T, do int, a []T, ao int, b []T, bo int, o *op) {
+	nd := len(o.shape) - o.tabDims
+	td, ta, tb := o.tab[0], o.tab[1], o.tab[2]
+	forOuter(o.shape[:nd], o.ds[:nd], o.ss[:nd], o.ts[:nd], do, ao, bo, func(p, q, r int) {
+		d := dst[p:]
+		x := a[q:]
+		y := b[r:]
+		for i, t := range td {
+			d[t] = x[ta[i]] * y[tb[i]]
+		}
+	})
+}
+
 // mulStrided computes dst = a·b elementwise over the given loops (strides
 // may be zero for broadcasting).
 func mulStrided[T num](dst []T, do int, a []T, ao int, b []T, bo int, shape, ds, as, bs []int) {

@@ -55,6 +55,10 @@ type op struct {
 	// opMul: ds, ss and ts are the strides of dst, a and b.
 	shape, ds, ss, ts []int
 	zero              int
+	// tab, when set, replaces the innermost loops by offset tables: tab[k]
+	// lists the offsets of the tile's elements in operand k (dst, a, b).
+	tab     [][]int
+	tabDims int
 	// opGemm.
 	batch   []int
 	m, n, k int
@@ -688,6 +692,21 @@ func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []
 		}
 		return ls
 	}
+	// The operands' own orders (labels of the other operand after), which
+	// keep elementwise steps and in-place GEMM operands compatible.
+	resLabels := cat(g.bt, g.m, g.n)
+	for _, xy := range [][2]*lay{{A, B}, {B, A}} {
+		var in, rest []int
+		for _, l := range resLabels {
+			if _, ok := xy[0].stride(l); ok {
+				in = append(in, l)
+			} else {
+				rest = append(rest, l)
+			}
+		}
+		add(cat(sortByStride(xy[0], in), sortByStride(xy[1], rest)))
+		add(cat(sortByStride(xy[1], rest), sortByStride(xy[0], in)))
+	}
 	for _, bt := range [][]int{sortByStride(A, g.bt), sortByStride(B, g.bt)} {
 		add(cat(bt, oM, oN))
 		add(cat(oM, oN, bt))
@@ -785,6 +804,7 @@ func (pl *planner) copyTo(src int, dst lay, toOut bool) int {
 		var st [][]int
 		o.shape, st = orderLoops(shape, 1, ds, ss)
 		o.ds, o.ss = st[0], st[1]
+		o.tabDims, o.tab = tileTable(o.shape, o.ds, o.ss)
 	}
 	pl.emit(o)
 	return r
@@ -857,6 +877,7 @@ func (pl *planner) emitStep(ra, rb, rc int, g *groups, d *decision) int {
 		var st [][]int
 		o.shape, st = orderLoops(shape, key, ds, as, bs)
 		o.ds, o.ss, o.ts = st[0], st[1], st[2]
+		o.tabDims, o.tab = tileTable(o.shape, o.ds, o.ss, o.ts)
 		pl.emit(o)
 	} else {
 		o := op{kind: opGemm, dst: rcc, a: ra, b: rb, m: m, n: nn, k: k}
@@ -1017,6 +1038,51 @@ func orderLoops(shape []int, key int, strides ...[]int) ([]int, [][]int) {
 		}
 	}
 	return outShape, out
+}
+
+// tileTable decides whether the innermost loops of a copy or product are
+// short enough that walking precomputed offset tables beats nested loops,
+// and builds the tables: the innermost loops whose extents multiply to at
+// most 1024 elements, when the innermost loop alone is shorter than 32.
+func tileTable(shape []int, strides ...[]int) (int, [][]int) {
+	nd := len(shape)
+	if nd < 2 || shape[nd-1] >= 32 {
+		return 0, nil
+	}
+	t, prod := 0, 1
+	for t < nd && prod*shape[nd-1-t] <= 1024 {
+		prod *= shape[nd-1-t]
+		t++
+	}
+	if t < 2 {
+		return 0, nil
+	}
+	tab := make([][]int, len(strides))
+	idx := make([]int, t)
+	for k := range tab {
+		tab[k] = make([]int, 0, prod)
+	}
+	for {
+		for k, st := range strides {
+			off := 0
+			for j := 0; j < t; j++ {
+				off += idx[j] * st[nd-t+j]
+			}
+			tab[k] = append(tab[k], off)
+		}
+		j := t - 1
+		for ; j >= 0; j-- {
+			idx[j]++
+			if idx[j] < shape[nd-t+j] {
+				break
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			break
+		}
+	}
+	return t, tab
 }
 
 // finish computes last uses and assigns workspace slots by liveness.
