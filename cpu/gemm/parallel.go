@@ -60,6 +60,7 @@ type job[R float] struct {
 	byBatch bool
 	shares  int
 	gm, gn  int
+	next    atomic.Int64 // byBatch: the next batch element to take
 	wg      sync.WaitGroup
 }
 
@@ -76,6 +77,7 @@ func getJob[R float]() *job[R] {
 
 func putJob[R float](j *job[R]) {
 	j.p = plan[R]{}
+	j.next.Store(0)
 	var z R
 	if _, ok := any(z).(float64); ok {
 		jobPool64.Put(j)
@@ -88,9 +90,13 @@ func (j *job[R]) runShare(w int) {
 	p := &j.p
 	ws := getWorkspace[R]()
 	if j.byBatch {
-		lo := w * p.nbatch / j.shares
-		hi := (w + 1) * p.nbatch / j.shares
-		for l := lo; l < hi; l++ {
+		// Elements are taken one at a time, so that a goroutine slowed
+		// down (by another process on its core, say) takes fewer.
+		for {
+			l := int(j.next.Add(1) - 1)
+			if l >= p.nbatch {
+				break
+			}
 			ao, bo, co := p.offsets(l)
 			p.region(ws, ao, bo, co, 0, p.m, 0, p.n)
 		}

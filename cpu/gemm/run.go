@@ -138,8 +138,8 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 		p.blk = blocking{mc: max(b.mc/p.kern.mr, 1) * p.kern.mr, kc: b.kc, nc: max(b.nc/p.kern.nr, 1) * p.kern.nr}
 	}
 
-	elem := p.m * p.n * max(p.k, 1)
-	work := elem * nbatch
+	elem := float64(p.m) * float64(p.n) * float64(max(p.k, 1))
+	work := elem * float64(nbatch)
 	byBatch := nbatch >= threads && (p.vector || elem < smallElemWork || nbatch%threads == 0 || nbatch >= 4*threads)
 	// Matrix-vector products are memory-bound: split only over a batch.
 	if threads <= 1 || work < minParallelWork || p.scaleOnly || p.vector && !byBatch {
