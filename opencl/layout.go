@@ -1,0 +1,177 @@
+package opencl
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// Slice returns a view of the selected ranges, with the semantics of
+// tensor.Tensor.Slice (Python start:stop:step, clamped). Axes beyond
+// len(ranges) are taken whole.
+func (t *Tensor) Slice(ranges ...tensor.Range) (*Tensor, error) {
+	if len(ranges) > len(t.shape) {
+		return nil, newErr("Slice", ErrArgument, fmt.Sprintf("%d ranges for rank %d", len(ranges), len(t.shape)))
+	}
+	shape := t.shape.Clone()
+	strides := append([]int(nil), t.strides...)
+	off := t.offset
+	for i, r := range ranges {
+		n := t.shape[i]
+		step := r.Step
+		if step == 0 {
+			step = 1
+		}
+		start, stop := r.Start, r.Stop
+		if r.Full {
+			start, stop = 0, n
+			if step < 0 {
+				start, stop = n-1, -n-1
+			}
+		}
+		if start < 0 {
+			start += n
+		}
+		if stop < 0 {
+			stop += n
+		}
+		var count int
+		if step > 0 {
+			start, stop = min(max(start, 0), n), min(max(stop, 0), n)
+			if stop > start {
+				count = 1 + int(uint(stop-start-1)/uint(step))
+			}
+		} else {
+			start, stop = min(max(start, -1), n-1), min(max(stop, -1), n-1)
+			if start > stop {
+				count = 1 + int(uint(start-stop-1)/(-uint(step)))
+			}
+		}
+		shape[i] = count
+		if count > 0 {
+			off += start * t.strides[i]
+		}
+		if count > 1 {
+			strides[i] = t.strides[i] * step
+		}
+	}
+	return t.view(shape, strides, off)
+}
+
+// Reshape returns t with a new shape of the same size: a view when t is
+// contiguous, otherwise a contiguous copy (and then a view of it).
+func (q *Queue) Reshape(ctx context.Context, t *Tensor, shape ...int) (*Tensor, error) {
+	if err := q.owns("Reshape", t); err != nil {
+		return nil, err
+	}
+	if t.IsContiguous() {
+		return t.Reshape(shape...)
+	}
+	c, err := q.Contiguous(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Release()
+	return c.Reshape(shape...)
+}
+
+// Broadcast returns a new contiguous tensor holding t broadcast to shape.
+func (q *Queue) Broadcast(ctx context.Context, t *Tensor, shape ...int) (*Tensor, error) {
+	if err := q.owns("Broadcast", t); err != nil {
+		return nil, err
+	}
+	v, err := t.BroadcastTo(shape...)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	return q.Contiguous(ctx, v)
+}
+
+// Concatenate returns the tensors joined along axis (same dtype, equal
+// extents elsewhere) as a new contiguous tensor.
+func (q *Queue) Concatenate(ctx context.Context, axis int, ts ...*Tensor) (*Tensor, error) {
+	if len(ts) == 0 {
+		return nil, newErr("Concatenate", ErrArgument, "no operands")
+	}
+	if err := q.sameContext("Concatenate", ts...); err != nil {
+		return nil, err
+	}
+	first := ts[0]
+	r := first.Rank()
+	if axis < -r || axis >= r {
+		return nil, newErr("Concatenate", ErrArgument, fmt.Sprintf("axis %d out of range for rank %d", axis, r))
+	}
+	if axis < 0 {
+		axis += r
+	}
+	shape := first.shape.Clone()
+	shape[axis] = 0
+	for i, t := range ts {
+		if t.dtype != first.dtype || t.Rank() != r {
+			return nil, newErr("Concatenate", ErrArgument, fmt.Sprintf("operand %d is %v of rank %d, not %v of rank %d", i, t.dtype, t.Rank(), first.dtype, r))
+		}
+		for k := range shape {
+			if k != axis && t.shape[k] != first.shape[k] {
+				return nil, newErr("Concatenate", ErrShape, fmt.Sprintf("operand %d has shape %v, incompatible with %v", i, t.shape, first.shape))
+			}
+		}
+		shape[axis] += t.shape[axis]
+	}
+	out, err := q.ctx.Empty(first.dtype, shape...)
+	if err != nil {
+		return nil, err
+	}
+	at := 0
+	for _, t := range ts {
+		rs := make([]tensor.Range, axis+1)
+		for k := range rs {
+			rs[k] = tensor.All
+		}
+		rs[axis] = tensor.R(at, at+t.shape[axis])
+		at += t.shape[axis]
+		v, err := out.Slice(rs...)
+		if err == nil {
+			_, err = q.CopyInto(ctx, v, t)
+			v.Release()
+		}
+		if err != nil {
+			out.Release()
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// EmbedDiagonal returns a new tensor of the given shape, zero except that
+// its Diagonal(axes...) view holds x: the inverse of Diagonal, as the graph
+// op embed_diagonal.
+func (q *Queue) EmbedDiagonal(ctx context.Context, x *Tensor, shape tensor.Shape, axes ...int) (*Tensor, error) {
+	if err := q.owns("EmbedDiagonal", x); err != nil {
+		return nil, err
+	}
+	out, err := q.ctx.Empty(x.dtype, shape...)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Tensor, error) {
+		out.Release()
+		return nil, err
+	}
+	v, err := out.Diagonal(axes...)
+	if err != nil {
+		return fail(err)
+	}
+	defer v.Release()
+	if !v.shape.Equal(x.shape) {
+		return fail(newErr("EmbedDiagonal", ErrShape, fmt.Sprintf("diagonal of %v over %v is %v, not %v", shape, axes, v.shape, x.shape)))
+	}
+	if _, err := q.Zero(ctx, out); err != nil {
+		return fail(err)
+	}
+	if _, err := q.CopyInto(ctx, v, x); err != nil {
+		return fail(err)
+	}
+	return out, nil
+}
