@@ -322,8 +322,8 @@ type DotDims struct {
 	LhsContract, RhsContract []int
 }
 
-// DotGeneral is the batched contraction of float or complex x and y (equal
-// dtypes): the dimensions
+// DotGeneral is the batched contraction of numeric x and y (equal dtypes;
+// integer products and sums wrap around): the dimensions
 // LhsBatch[i] of x and RhsBatch[i] of y are batch dimensions (kept, paired),
 // LhsContract[i] and RhsContract[i] are summed over, and the result has the
 // batch dimensions first (in the order listed), then x's remaining
@@ -361,7 +361,7 @@ func MatMul(x, y Value) Value {
 }
 
 // Einsum traces an einsum contraction ("ij,jk->ik", implicit outputs and
-// "..." allowed). Compile lowers it through the einsum planner into
+// "..." allowed) of float or complex operands (the einsum package's types). Compile lowers it through the einsum planner into
 // dot_general and layout instructions.
 func Einsum(equation string, xs ...Value) Value {
 	return apply1("einsum", Attrs{Equation: equation}, xs...)

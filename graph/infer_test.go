@@ -219,7 +219,7 @@ func TestInferDot(t *testing.T) {
 		{name: "dim range", ins: []Type{ty(f64, 3), ty(f64, 3)}, build: dg(DotDims{LhsContract: []int{1}, RhsContract: []int{0}}), err: ErrAttr, op: "dot_general"},
 		{name: "dtypes", ins: []Type{ty(f64, 3), ty(f32, 3)}, build: dg(DotDims{LhsContract: []int{0}, RhsContract: []int{0}}), err: ErrDType, op: "dot_general"},
 		{name: "bool", ins: []Type{ty(bl, 3), ty(bl, 3)}, build: dg(DotDims{LhsContract: []int{0}, RhsContract: []int{0}}), err: ErrDType, op: "dot_general"},
-		{name: "int", ins: []Type{ty(i64, 3), ty(i64, 3)}, build: dg(DotDims{LhsContract: []int{0}, RhsContract: []int{0}}), err: ErrDType, op: "dot_general"},
+		{name: "int", ins: []Type{ty(i64, 2, 3), ty(i64, 3)}, build: dg(DotDims{LhsContract: []int{1}, RhsContract: []int{0}}), want: ty(i64, 2)},
 		{name: "matmul rank", ins: []Type{ty(f64, 3), ty(f64, 3)}, build: bin(MatMul), err: ErrShape, op: "dot_general"},
 		{name: "symbolic contraction", ins: []Type{ty(f64, 2, "k"), ty(f64, "k", 4)}, build: bin(MatMul), want: ty(f64, 2, 4)},
 	})

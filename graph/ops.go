@@ -468,8 +468,8 @@ func inferDotGeneral(op string, a *Attrs, in []Type) ([]Type, error) {
 	if l.DType != r.DType {
 		return nil, errorf(op, ErrDType, "operand dtypes differ: %v and %v", l.DType, r.DType)
 	}
-	if !l.DType.IsFloat() && !l.DType.IsComplex() {
-		return nil, errorf(op, ErrDType, "not defined for %v (float and complex only)", l.DType)
+	if !l.DType.IsNumeric() {
+		return nil, errorf(op, ErrDType, "not defined for %v", l.DType)
 	}
 	if len(a.LhsBatch) != len(a.RhsBatch) || len(a.LhsContract) != len(a.RhsContract) {
 		return nil, errorf(op, ErrAttr, "batch dims %v/%v or contracting dims %v/%v differ in number", a.LhsBatch, a.RhsBatch, a.LhsContract, a.RhsContract)

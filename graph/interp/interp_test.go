@@ -109,6 +109,7 @@ func TestOpsAgainstKernels(t *testing.T) {
 		{"slice", graph.Slice(X, tensor.All, tensor.Range{Start: 0, Stop: 3, Step: 2}), must(x.Slice(tensor.All, tensor.Range{Start: 0, Stop: 3, Step: 2}))},
 		{"diagonal", graph.Diagonal(graph.Reshape(graph.Concatenate(0, X, X, X), graph.Dims(3, 3, 2)), 0, 1), nil},
 		{"dot_general", graph.MatMul(X, graph.Transpose(X)), naiveMatMul(x, must(x.Permute(1, 0)))},
+		{"dot_general int", graph.MatMul(graph.Convert(X, tensor.Int64), graph.Convert(graph.Transpose(X), tensor.Int64)), nil},
 		{"einsum", graph.Einsum("ij,j->i", X, Y), must(einsum.Contract("ij,j->i", x, y))},
 	}
 	// diagonal reference: concat [x;x;x] (6,3) reshaped (3,3,2), diagonal of axes 0,1.
@@ -117,6 +118,9 @@ func TestOpsAgainstKernels(t *testing.T) {
 		tensor.CopyInto(must(cat.Slice(tensor.R(2*i, 2*i+2))), x)
 	}
 	cases[27].want = must(must(cat.Reshape(3, 3, 2)).Diagonal(0, 1)).Clone()
+	xi := must(cpu.Convert(must(cpu.Mul(x, must(tensor.Full(f64, 100, 2, 3)))), tensor.Int64))
+	cases[29].want = naiveMatMul(xi, must(xi.Permute(1, 0)))
+	cases[29].v = graph.MatMul(graph.Convert(graph.Mul(X, b.Scalar(f64, 100)), tensor.Int64), graph.Transpose(graph.Convert(graph.Mul(X, b.Scalar(f64, 100)), tensor.Int64)))
 	outs := make([]graph.Value, len(cases))
 	for i, c := range cases {
 		outs[i] = c.v

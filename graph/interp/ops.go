@@ -150,6 +150,10 @@ func evalDotGeneral(c *graph.Call) ([]*tensor.Tensor, error) {
 		err = gemmRun[complex64](batch, m, n, k, lp, rp, out)
 	case tensor.Complex128:
 		err = gemmRun[complex128](batch, m, n, k, lp, rp, out)
+	case tensor.Int32:
+		err = intDot[int32](batch, m, n, k, lp, rp, out)
+	case tensor.Int64:
+		err = intDot[int64](batch, m, n, k, lp, rp, out)
 	default:
 		return nil, &graph.Error{Op: c.Op, Instruction: -1, Kind: graph.ErrDType, Msg: "dot_general of " + l.DType().String()}
 	}
@@ -212,4 +216,40 @@ func gemmRun[T gemm.Scalar](batch []int, m, n, k int, lp, rp, out *tensor.Tensor
 	var one, zero T
 	one = 1
 	return gemm.Gemm(batch, m, n, k, one, A, B, zero, C)
+}
+
+// intDot is the integer contraction, which no GEMM kernel covers: a plain
+// triple loop over the row-major (batch, m, k) and (batch, k, n) operands,
+// with Go's wrapping integer arithmetic.
+func intDot[T int32 | int64](batch []int, m, n, k int, lp, rp, out *tensor.Tensor) error {
+	ld, err := tensor.Buffer[T](lp)
+	if err != nil {
+		return err
+	}
+	rd, err := tensor.Buffer[T](rp)
+	if err != nil {
+		return err
+	}
+	od, err := tensor.Buffer[T](out)
+	if err != nil {
+		return err
+	}
+	nb := 1
+	for _, d := range batch {
+		nb *= d
+	}
+	ld, rd, od = ld[lp.Offset():], rd[rp.Offset():], od[out.Offset():]
+	for b := range nb {
+		a, bb, c := ld[b*m*k:], rd[b*k*n:], od[b*m*n:]
+		for i := range m {
+			for j := range n {
+				var s T
+				for p := range k {
+					s += a[i*k+p] * bb[p*n+j]
+				}
+				c[i*n+j] = s
+			}
+		}
+	}
+	return nil
 }
