@@ -161,9 +161,11 @@ func (c *Config) Engine(id EngineID) (Engine, bool) {
 }
 
 // AddTransfer registers a provider for moving values from storage class src
-// to storage class dst. Registering the same provider again for the same key
-// is a no-op; a different provider for a taken key is an
-// ErrProviderConflict *ConfigError.
+// to storage class dst (src may equal dst: engines sharing a class still own
+// distinct domains). Registering the same provider again for the same key
+// is a no-op — the same comparable value, or a function with the same code
+// — and a different provider for a taken key is an ErrProviderConflict
+// *ConfigError.
 func (c *Config) AddTransfer(src, dst StorageClass, p TransferProvider) error {
 	for _, s := range []StorageClass{src, dst} {
 		if err := s.Validate(); err != nil {
@@ -209,7 +211,8 @@ func isNilFunc(p TransferProvider) bool {
 }
 
 // sameProvider reports whether two providers are the same value: equal
-// comparable values, or the same function.
+// comparable values (the same pointer, typically), or functions with the
+// same code (closures of one literal count as the same function).
 func sameProvider(a, b TransferProvider) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	if va.Type() != vb.Type() {

@@ -95,12 +95,17 @@ func (r *Runtime) EventDomain(id EngineID) (EventDomain, bool) {
 // an error or the result is invalid, the current configuration stays in
 // place and the error is returned. Work already admitted (prepared,
 // submitted or running) keeps the snapshot it was admitted with.
-func (r *Runtime) Reconfigure(edit func(*Config) error) error {
+func (r *Runtime) Reconfigure(edit func(*Config) error) (err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.snap.Load()
 	c := old.cfg.clone()
 	if edit != nil {
+		defer func() {
+			if v := recover(); v != nil {
+				err = &ConfigError{Kind: ErrInvalidConfig, Msg: "the edit function panicked", Err: &panicError{v}}
+			}
+		}()
 		if err := edit(c); err != nil {
 			return err
 		}

@@ -125,10 +125,34 @@ func execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error)
 	return outs, nil
 }
 
-var unaryOps = map[string]UnaryOp{"neg": OpNeg, "conj": OpConj, "abs": OpAbs, "exp": OpExp, "log": OpLog, "sqrt": OpSqrt}
-var binaryOps = map[string]BinaryOp{"add": OpAdd, "sub": OpSub, "mul": OpMul, "div": OpDiv, "pow": OpPow, "maximum": OpMax, "minimum": OpMin}
-var compareOps = map[string]CompareOp{"eq": OpEq, "ne": OpNe, "lt": OpLt, "le": OpLe, "gt": OpGt, "ge": OpGe}
-var reduceOps = map[string]ReduceOp{"reduce_sum": ReduceSum, "reduce_prod": ReduceProd, "reduce_max": ReduceMax, "reduce_min": ReduceMin}
+// The kernel tables map graph op names to this package's operations. The
+// names are the same on both sides (graph's elementwise op set follows the
+// kernels), so the tables are built from the kernels' own String names and
+// pick up new kernels without edits here.
+var (
+	unaryOps   = opTable[UnaryOp]("unary")
+	binaryOps  = opTable[BinaryOp]("binary")
+	compareOps = opTable[CompareOp]("compare")
+	reduceOps  = map[string]ReduceOp{"reduce_sum": ReduceSum, "reduce_prod": ReduceProd, "reduce_max": ReduceMax, "reduce_min": ReduceMin}
+)
+
+// opTable enumerates op codes 1, 2, ... until String falls back to its
+// "kind(n)" form.
+func opTable[Op interface {
+	~uint8
+	String() string
+}](kind string) map[string]Op {
+	m := map[string]Op{}
+	for i := 1; i < 256; i++ {
+		op := Op(i)
+		name := op.String()
+		if len(name) > len(kind) && name[:len(kind)+1] == kind+"(" {
+			break
+		}
+		m[name] = op
+	}
+	return m
+}
 
 // kernel computes one instruction with this package's kernels, or with the
 // family's reference implementation where there is no kernel for it.
@@ -210,7 +234,8 @@ func reference(call *goferro.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error
 // dotGeneral computes dot_general with GEMM: both operands are permuted
 // into (batch, free, contracted) and (batch, contracted, free) row-major
 // order and multiplied as batched matrices. ok is false for dtypes GEMM does
-// not support (integers), which fall back to the reference.
+// not support (integers; the graph defines dot_general on float and complex
+// types only), which fall back to the reference.
 func dotGeneral(a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
 	free := func(rank int, used ...[]int) []int {
 		var f []int
@@ -251,6 +276,20 @@ func dotGeneral(a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.
 	return nil, false, nil
 }
 
+// operands permutes l and r into (batch, free, contracted) and (batch,
+// contracted, free) row-major tensors.
+func operands(a *graph.Attrs, l, r *tensor.Tensor, lf, rf []int) (*tensor.Tensor, *tensor.Tensor, error) {
+	lp, err := Permute(l, slices.Concat(a.LhsBatch, lf, a.LhsContract)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	rp, err := Permute(r, slices.Concat(a.RhsBatch, a.RhsContract, rf)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return lp, rp, nil
+}
+
 func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, lf, rf, batch []int, m, n, k int, out tensor.Shape) (*tensor.Tensor, bool, error) {
 	c, err := tensor.Zeros(l.DType(), out...)
 	if err != nil {
@@ -259,11 +298,7 @@ func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, lf, rf, batch [
 	if c.Len() == 0 || k == 0 {
 		return c, true, nil
 	}
-	lp, err := Permute(l, slices.Concat(a.LhsBatch, lf, a.LhsContract)...)
-	if err != nil {
-		return nil, true, err
-	}
-	rp, err := Permute(r, slices.Concat(a.RhsBatch, a.RhsContract, rf)...)
+	lp, rp, err := operands(a, l, r, lf, rf)
 	if err != nil {
 		return nil, true, err
 	}

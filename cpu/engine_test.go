@@ -7,6 +7,7 @@ import (
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/graph/interp"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -78,5 +79,41 @@ func TestEngineResidency(t *testing.T) {
 	}
 	if e.ID != cpu.EngineID || e.DefaultStorage != goferro.StorageHost {
 		t.Fatalf("engine %s at %s", e.ID, e.DefaultStorage)
+	}
+}
+
+// TestEngineMatchesInterpreter: contractions of every dtype family through
+// the CPU engine equal the reference interpreter's.
+func TestEngineMatchesInterpreter(t *testing.T) {
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex64, tensor.Complex128} {
+		b := graph.NewBuilder()
+		x := b.Input("x", dt, graph.Dims(2, 3, 4))
+		w := b.Input("w", dt, graph.Dims(4, 3, 5))
+		outs := []graph.Value{graph.Einsum("bij,jik->bk", x, w)}
+		outs = append(outs, graph.DotGeneral(x, w, graph.DotDims{LhsContract: []int{1, 2}, RhsContract: []int{1, 0}}),
+			graph.DotGeneral(x, w, graph.DotDims{LhsBatch: []int{1}, RhsBatch: []int{1}, LhsContract: []int{2}, RhsContract: []int{0}}))
+		p, err := graph.Compile(outs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xt, _ := tensor.Rand(dt, 1, 2, 3, 4)
+		wt, _ := tensor.Rand(dt, 2, 4, 3, 5)
+		ref, err := interp.Run(p, xt, wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := rt.RunTensors(context.Background(), p, []*tensor.Tensor{xt, wt})
+		if err != nil {
+			t.Fatalf("%v: %v", dt, err)
+		}
+		for i := range out {
+			if err := tensor.CheckClose(out[i], ref[i], 1e-5, 1e-5); err != nil {
+				t.Errorf("%v output %d: %v", dt, i, err)
+			}
+		}
 	}
 }

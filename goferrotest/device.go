@@ -24,6 +24,7 @@ import (
 
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/graph"
+	_ "github.com/goferro/goferro/graph/interp" // reference implementations of the core families
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -75,7 +76,8 @@ func (f Fault) String() string {
 }
 
 // Kernel computes one instruction on host tensors. The default kernel is
-// the op family's reference implementation (graph.EvalOf).
+// the op family's reference implementation (graph.EvalOf; this package
+// links in graph/interp, so every core family has one).
 type Kernel func(call *goferro.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error)
 
 // ReferenceKernel evaluates the instruction with its family's reference
