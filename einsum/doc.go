@@ -1,0 +1,37 @@
+// Package einsum evaluates Einstein-summation equations over goferro
+// tensors: parsing, contraction-path search and execution as batched
+// strided GEMMs on the CPU.
+//
+// # Equations
+//
+// "ij,jk->ik" names the axes of each operand and of the output. Without
+// "->" the output is every label that occurs once, in code-point order
+// (numpy's rule). Any character except ',', '-', '>', '.' and white space is
+// a label, so equations may use thousands of distinct labels from any
+// script. "..." stands for broadcast axes (extent-1 axes broadcast against
+// the others). A label repeated in one operand walks its diagonal (a
+// zero-copy view); a label absent from the output is summed; operands may be
+// scalars (""). Ellipsis axes left out of an explicit output are summed.
+// Named labels must have equal extents everywhere.
+//
+// # Plans
+//
+// NewPlan binds an equation to operand shapes, chooses a path (WithPath, or
+// WithOptimizer: greedy, optimal, random) and lowers every binary step to one
+// batched strided GEMM (or, when nothing is contracted, one elementwise
+// product), choosing each intermediate's memory order so that GEMMs read and
+// write in place wherever possible. Plan.Execute runs it; a Plan is
+// immutable, reusable and safe for concurrent use. Plan.Steps describes each
+// step (operands, label orders, batch/contracted/free labels) for other
+// lowerings such as graph's DotGeneral.
+//
+// Costs follow opt_einsum: a step's FLOPs are the product of the extents of
+// all its labels, doubled when it sums a label away; the size of a path is
+// its largest intermediate.
+//
+// # Errors
+//
+// Every error is an *Error whose Kind (ErrSyntax, ErrOperands, ErrShape,
+// ErrDType, ErrPath, ErrOptimizer, ErrMemoryLimit, ErrCanceled) works with
+// errors.Is; syntax errors carry the character position in Pos.
+package einsum
