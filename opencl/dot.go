@@ -1,0 +1,214 @@
+package opencl
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// DotGeneral is the graph op dot_general on the device: the result's axes
+// are the batch axes (in pair order), then a's free axes, then b's free axes
+// (each in order), and it sums over the contracting pairs. Real and complex
+// dtypes run as one batched GEMM — operand axes are permuted by views and
+// merged; an operand whose free or contracting axes do not merge is first
+// made contiguous. Integer dtypes run as a broadcast product and a sum.
+func (q *Queue) DotGeneral(ctx context.Context, a, b *Tensor, lhsBatch, rhsBatch, lhsContract, rhsContract []int) (*Tensor, error) {
+	const op = "DotGeneral"
+	if err := q.sameContext(op, a, b); err != nil {
+		return nil, err
+	}
+	if a.dtype != b.dtype {
+		return nil, newErr(op, ErrArgument, fmt.Sprintf("dtypes %v and %v differ", a.dtype, b.dtype))
+	}
+	if len(lhsBatch) != len(rhsBatch) || len(lhsContract) != len(rhsContract) {
+		return nil, newErr(op, ErrArgument, fmt.Sprintf("batch dims %v/%v or contracting dims %v/%v differ in number", lhsBatch, rhsBatch, lhsContract, rhsContract))
+	}
+	lfree, err := freeAxes(op, a.Rank(), lhsBatch, lhsContract)
+	if err != nil {
+		return nil, err
+	}
+	rfree, err := freeAxes(op, b.Rank(), rhsBatch, rhsContract)
+	if err != nil {
+		return nil, err
+	}
+	var batch, out tensor.Shape
+	for i := range lhsBatch {
+		if a.shape[lhsBatch[i]] != b.shape[rhsBatch[i]] {
+			return nil, newErr(op, ErrShape, fmt.Sprintf("batch pair %d: extents %d and %d", i, a.shape[lhsBatch[i]], b.shape[rhsBatch[i]]))
+		}
+		batch = append(batch, a.shape[lhsBatch[i]])
+	}
+	k := 1
+	for i := range lhsContract {
+		if a.shape[lhsContract[i]] != b.shape[rhsContract[i]] {
+			return nil, newErr(op, ErrShape, fmt.Sprintf("contracting pair %d: extents %d and %d", i, a.shape[lhsContract[i]], b.shape[rhsContract[i]]))
+		}
+		k *= a.shape[lhsContract[i]]
+	}
+	m, n := 1, 1
+	out = batch.Clone()
+	for _, ax := range lfree {
+		out, m = append(out, a.shape[ax]), m*a.shape[ax]
+	}
+	for _, ax := range rfree {
+		out, n = append(out, b.shape[ax]), n*b.shape[ax]
+	}
+	av, err := a.Permute(concat(lhsBatch, lfree, lhsContract)...)
+	if err != nil {
+		return nil, err
+	}
+	defer av.Release()
+	bv, err := b.Permute(concat(rhsBatch, rhsContract, rfree)...)
+	if err != nil {
+		return nil, err
+	}
+	defer bv.Release()
+	nb, nl, nr, nc := len(batch), len(lfree), len(rfree), len(lhsContract)
+	if !q.SupportsGEMM(a.dtype) {
+		if _, err := q.dtypeOK(op, a.dtype); err != nil {
+			return nil, err
+		}
+		return q.dotByReduce(ctx, av, bv, nb, nl, nr, nc)
+	}
+	// merged (row, k) strides of av and (k, col) strides of bv
+	ars, aok := merged(av, nb, nl)
+	acs, aok2 := merged(av, nb+nl, nc)
+	brs, bok := merged(bv, nb, nc)
+	bcs, bok2 := merged(bv, nb+nc, nr)
+	if !aok || !aok2 {
+		c, err := q.Contiguous(ctx, av)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		av = c
+		ars, _ = merged(av, nb, nl)
+		acs, _ = merged(av, nb+nl, nc)
+	}
+	if !bok || !bok2 {
+		c, err := q.Contiguous(ctx, bv)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		bv = c
+		brs, _ = merged(bv, nb, nc)
+		bcs, _ = merged(bv, nb+nc, nr)
+	}
+	res, err := q.ctx.Empty(a.dtype, out...)
+	if err != nil {
+		return nil, err
+	}
+	cb := make([]int, nb)
+	acc := m * n
+	for i := nb - 1; i >= 0; i-- {
+		cb[i] = acc
+		acc *= batch[i]
+	}
+	ma := Matrix{Buf: av.buf, Offset: av.offset, RowStride: ars, ColStride: acs, BatchStrides: av.strides[:nb]}
+	mb := Matrix{Buf: bv.buf, Offset: bv.offset, RowStride: brs, ColStride: bcs, BatchStrides: bv.strides[:nb]}
+	mc := Matrix{Buf: res.buf, RowStride: n, ColStride: 1, BatchStrides: cb}
+	if _, err := q.Gemm(ctx, a.dtype, batch, m, n, k, 1, 0, ma, mb, mc); err != nil {
+		res.Release()
+		return nil, err
+	}
+	return res, nil
+}
+
+// dotByReduce computes dot_general as sum over k of a broadcast product,
+// for dtypes without GEMM kernels. av is (batch, lfree, contract) and bv is
+// (batch, contract, rfree).
+func (q *Queue) dotByReduce(ctx context.Context, av, bv *Tensor, nb, nl, nr, nc int) (*Tensor, error) {
+	// product axes: batch, lfree, rfree, contract
+	var shape tensor.Shape
+	var as, bs []int
+	shape = append(shape, av.shape[:nb+nl]...)
+	as = append(as, av.strides[:nb+nl]...)
+	bs = append(bs, bv.strides[:nb]...)
+	for i := 0; i < nl; i++ {
+		bs = append(bs, 0)
+	}
+	shape = append(shape, bv.shape[nb+nc:]...)
+	for i := 0; i < nr; i++ {
+		as = append(as, 0)
+	}
+	bs = append(bs, bv.strides[nb+nc:]...)
+	shape = append(shape, av.shape[nb+nl:]...)
+	as = append(as, av.strides[nb+nl:]...)
+	bs = append(bs, bv.strides[nb:nb+nc]...)
+	pa, err := NewTensor(av.buf, av.dtype, shape, as, av.offset)
+	if err != nil {
+		return nil, err
+	}
+	defer pa.Release()
+	pb, err := NewTensor(bv.buf, bv.dtype, shape, bs, bv.offset)
+	if err != nil {
+		return nil, err
+	}
+	defer pb.Release()
+	prod, err := q.Binary(ctx, Mul, pa, pb)
+	if err != nil {
+		return nil, err
+	}
+	if nc == 0 {
+		return prod, nil
+	}
+	defer prod.Release()
+	axes := make([]int, nc)
+	for i := range axes {
+		axes[i] = nb + nl + nr + i
+	}
+	return q.Reduce(ctx, Sum, prod, false, axes...)
+}
+
+// freeAxes validates batch and contracting axes and returns the others.
+func freeAxes(op string, rank int, batch, contract []int) ([]int, error) {
+	used := make([]bool, rank)
+	for _, ax := range concat(batch, contract) {
+		if ax < 0 || ax >= rank || used[ax] {
+			return nil, newErr(op, ErrArgument, fmt.Sprintf("axis %d out of range or repeated for rank %d (batch %v, contracting %v)", ax, rank, batch, contract))
+		}
+		used[ax] = true
+	}
+	var free []int
+	for i, u := range used {
+		if !u {
+			free = append(free, i)
+		}
+	}
+	return free, nil
+}
+
+// merged returns the single stride of axes [from, from+count) of t when they
+// address their elements as one strided axis (extent-1 axes ignored).
+func merged(t *Tensor, from, count int) (int, bool) {
+	stride, have := 0, false
+	prevExtent := 0
+	for i := from + count - 1; i >= from; i-- {
+		d, s := t.shape[i], t.strides[i]
+		if d == 1 {
+			continue
+		}
+		if !have {
+			stride, have, prevExtent = s, true, d
+			continue
+		}
+		if s != stride*prevExtent {
+			return 0, false
+		}
+		prevExtent *= d
+	}
+	if !have {
+		return 1, true
+	}
+	return stride, true
+}
+
+func concat(xs ...[]int) []int {
+	var out []int
+	for _, x := range xs {
+		out = append(out, x...)
+	}
+	return out
+}
