@@ -9,10 +9,11 @@ import (
 )
 
 // InferFunc computes the result types of op from its attributes and operand
-// types. It must not modify attrs or in. It may normalise nothing: the
-// compiler stores attrs as given. Errors should be *Error values of kind
-// ErrShape, ErrDType, ErrAttr or ErrArity; the compiler fills in the op name
-// and instruction index.
+// types. It must not modify attrs or in, and must be deterministic (the
+// compiler and Validate rely on it). Errors should be *Error values of kind
+// ErrShape, ErrDType, ErrAttr or ErrArity; the builder and the compiler fill
+// in the op name and instruction index. Any other error is wrapped as the
+// cause of an ErrShape *Error.
 type InferFunc func(op string, attrs *Attrs, in []Type) ([]Type, error)
 
 // Call is one evaluation request handed to an EvalFunc: the op, its
