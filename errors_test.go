@@ -1,0 +1,84 @@
+package goferro_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/goferro/goferro"
+)
+
+// TestErrorMessages: every typed error names what failed.
+func TestErrorMessages(t *testing.T) {
+	cause := errors.New("the cause")
+	cases := []struct {
+		err  error
+		want []string
+	}{
+		{&goferro.IDError{What: "engine id", ID: "Bad", Reason: "uppercase"}, []string{"engine id", `"Bad"`, "uppercase"}},
+		{&goferro.ConfigError{Kind: goferro.ErrProviderConflict, Src: "storage.a.v1", Dst: "storage.b.v1", Err: cause}, []string{"conflict", "storage.a.v1 -> storage.b.v1", "the cause"}},
+		{&goferro.ConfigError{Kind: goferro.ErrDuplicateEngine, Engine: "cpu.default.v1", Msg: "again"}, []string{"duplicate", "cpu.default.v1", "again"}},
+		{&goferro.ContractError{Kind: goferro.ErrIncompleteIngress, Engine: "fake.a.v1", Missing: []string{"Ingress.Resident"}}, []string{"fake.a.v1", "Ingress.Resident"}},
+		{&goferro.PrepareError{Kind: goferro.ErrMissingTransferProvider, Input: -1, Instruction: 3, Slot: 7, Class: "storage.b.v1", Available: []goferro.StorageClass{"storage.a.v1"}},
+			[]string{"missing transfer provider", "instruction 3", "slot 7", "storage.b.v1", "storage.a.v1"}},
+		{&goferro.PrepareError{Kind: goferro.ErrInputShape, Input: 1, Instruction: -1, Slot: -1, Msg: "shape (2, 3)"}, []string{"input 1", "shape (2, 3)"}},
+		{&goferro.TransferError{Kind: goferro.ErrTransferDType, Instruction: 2, Slot: 4,
+			From: goferro.Location{Engine: "fake.a.v1", Event: 1, Storage: "storage.a.v1"}, To: goferro.Location{Engine: "fake.b.v1", Event: 2, Storage: "storage.b.v1"}, Msg: "float32"},
+			[]string{"dtype", "instruction 2", "slot 4", "fake.a.v1/event.1/storage.a.v1 -> fake.b.v1/event.2/storage.b.v1", "float32"}},
+		{&goferro.ExecError{Kind: goferro.ErrOutputResidencyMismatch, Instruction: 5, Input: -1, Output: 0, Engine: "fake.a.v1", Err: cause},
+			[]string{"residency", "instruction 5", "output 0", "fake.a.v1", "the cause"}},
+		{&goferro.ExecError{Kind: goferro.ErrInputRejected, Instruction: -1, Input: 2, Output: -1}, []string{"input 2"}},
+	}
+	for _, c := range cases {
+		msg := c.err.Error()
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%q does not mention %q", msg, w)
+			}
+		}
+	}
+	if !errors.Is(cases[1].err, cause) || !errors.Is(cases[1].err, goferro.ErrProviderConflict) {
+		t.Error("ConfigError loses its kind or cause")
+	}
+	if !errors.Is(cases[0].err, goferro.ErrInvalidID) || !errors.Is(cases[3].err, goferro.ErrIncompleteIngress) {
+		t.Error("IDError or ContractError loses its kind")
+	}
+}
+
+// TestPreparedExplain: the explanation lists ingress and every step.
+func TestPreparedExplain(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	p := negSum(t, 2)
+	prep, err := r.rt.Prepare(bg, p, host(randT(t, 1, 2), randT(t, 2, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := prep.String()
+	for _, w := range []string{"input 0 enters at cpu.default.v1", "transfer %2", "op #1 at fake.b.v1", "release %0"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("explanation lacks %q:\n%s", w, s)
+		}
+	}
+	if prep.Program() != p || prep.RuntimeID() != r.rt.ID() {
+		t.Error("Program or RuntimeID")
+	}
+	if goferro.StepKind(9).String() != "step(9)" {
+		t.Error("StepKind name")
+	}
+	// SubmitPrepared with a stale and a current Prepared.
+	h, err := r.rt.SubmitPrepared(bg, prep, host(randT(t, 1, 2), randT(t, 2, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Wait(bg); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.rt.Reconfigure(func(c *goferro.Config) error { return c.SetCacheSize(4) })
+	_, err = r.rt.SubmitPrepared(bg, prep, nil)
+	isKind(t, err, goferro.ErrStalePrepared)
+	_, err = r.rt.SubmitPrepared(bg, nil, nil)
+	isKind(t, err, goferro.ErrInvalidProgram)
+	if !r.rt.Config().HasTransfer(goferro.StorageHost, classA) {
+		t.Error("HasTransfer")
+	}
+}
