@@ -1,0 +1,339 @@
+// Package clengine registers OpenCL devices (package opencl) as engines of
+// the goferro runtime: a goferro.Engine per device whose executor runs every
+// core op family on the device, its three-part ingress contract, its
+// materializer, and the host↔device and device↔device transfer providers.
+//
+//	eng, _ := clengine.Open(ctx, dev)
+//	rt, _ := goferro.NewRuntime(append(clengine.Options(eng), goferro.WithEngine(cpu.NewEngine()))...)
+//
+// Buffers of an engine carry the placement (opencl.StorageClass, the
+// engine's context domain), backend "opencl" and an *opencl.Tensor payload
+// whose release the runtime triggers through the buffer's release hook.
+package clengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/opencl"
+	"github.com/goferro/goferro/tensor"
+)
+
+// Backend is the backend family of OpenCL buffers.
+const Backend = "opencl"
+
+// Class is the OpenCL device storage class as a goferro.StorageClass.
+const Class = goferro.StorageClass(opencl.StorageClass)
+
+// Families are the op families the engine runs, all on the device.
+var Families = []string{graph.FamilyConstant, graph.FamilyElementwise, graph.FamilyReduce, graph.FamilyLayout, graph.FamilyDotGeneral}
+
+// Engine is an OpenCL engine ready to register with a runtime.
+type Engine struct {
+	*opencl.Engine
+}
+
+// Open opens an engine on dev (its context, queue and kernels).
+func Open(ctx context.Context, dev *opencl.Device) (*Engine, error) {
+	e, err := opencl.Open(ctx, dev)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{Engine: e}, nil
+}
+
+// Placement is where the engine's buffers live.
+func (e *Engine) Placement() goferro.Placement {
+	return goferro.Placement{Class: Class, Domain: goferro.AllocationDomain(e.AllocationDomain())}
+}
+
+// Buffer wraps a device tensor of this engine as a runtime buffer that
+// releases the tensor when the runtime releases it.
+func (e *Engine) Buffer(t *opencl.Tensor) *goferro.Buffer {
+	return goferro.NewBuffer(goferro.BufferSpec{
+		DType: t.DType(), Shape: t.Shape(), Strides: t.Strides(), Offset: t.Offset(),
+		Len: t.Buffer().Size() / max(t.DType().Size(), 1), Placement: e.Placement(), Backend: Backend,
+		Payload: t, Release: func() { t.Release() },
+	})
+}
+
+// Registration returns the goferro.Engine describing e.
+func (e *Engine) Registration() goferro.Engine {
+	return goferro.Engine{
+		ID:             goferro.EngineID(e.ID()),
+		Backend:        Backend,
+		Domain:         goferro.AllocationDomain(e.AllocationDomain()),
+		Storage:        []goferro.StorageClass{Class},
+		DefaultStorage: Class,
+		Families:       append([]string(nil), Families...),
+		Executor:       goferro.ExecutorFunc(e.execute),
+		Ingress: goferro.Ingress{
+			Eligible: func(p goferro.Placement, class goferro.StorageClass) bool {
+				return e.Eligible(opencl.Placement{StorageClass: string(p.Class), Domain: string(p.Domain)}, string(class))
+			},
+			Accept: func(b *goferro.Buffer, class goferro.StorageClass) error {
+				if class != Class {
+					return fmt.Errorf("clengine: storage class %s is not %s", class, Class)
+				}
+				t, ok := b.Payload().(*opencl.Tensor)
+				if !ok {
+					return e.Accept(b.Payload())
+				}
+				if t.DType() != b.DType() || !t.Shape().Equal(b.Shape()) {
+					return fmt.Errorf("clengine: buffer metadata %v%v does not match its tensor %v%v", b.DType(), b.Shape(), t.DType(), t.Shape())
+				}
+				return e.Accept(t)
+			},
+			Resident: e.resident,
+		},
+		Materializer: goferro.MaterializerFunc(func(ctx context.Context, b *goferro.Buffer) (*tensor.Tensor, error) {
+			t, err := e.tensor(b)
+			if err != nil {
+				return nil, err
+			}
+			return e.Download(ctx, t)
+		}),
+	}
+}
+
+func (e *Engine) resident(b *goferro.Buffer) bool {
+	t, ok := b.Payload().(*opencl.Tensor)
+	return ok && b.Backend() == Backend && b.Placement() == e.Placement() && e.Resident(t)
+}
+
+func (e *Engine) tensor(b *goferro.Buffer) (*opencl.Tensor, error) {
+	t, ok := b.Payload().(*opencl.Tensor)
+	if !ok || !e.resident(b) {
+		return nil, fmt.Errorf("clengine: buffer %v at %v is not memory of %s", b.DType(), b.Placement(), e.ID())
+	}
+	return t, nil
+}
+
+// Options returns the runtime options registering every engine and the
+// transfer providers between host memory and the devices and between
+// devices (one provider per key, dispatching on the destination engine).
+func Options(engines ...*Engine) []goferro.Option {
+	set := map[goferro.EngineID]*Engine{}
+	var opts []goferro.Option
+	for _, e := range engines {
+		set[goferro.EngineID(e.ID())] = e
+		opts = append(opts, goferro.WithEngine(e.Registration()))
+	}
+	t := &transfers{engines: set}
+	opts = append(opts,
+		goferro.WithTransfer(goferro.StorageHost, Class, goferro.TransferFunc(t.hostToDevice)),
+		goferro.WithTransfer(Class, goferro.StorageHost, goferro.TransferFunc(t.deviceToHost)),
+		goferro.WithTransfer(Class, Class, goferro.TransferFunc(t.deviceToDevice)))
+	return opts
+}
+
+type transfers struct{ engines map[goferro.EngineID]*Engine }
+
+func (t *transfers) engine(id goferro.EngineID) (*Engine, error) {
+	e, ok := t.engines[id]
+	if !ok {
+		return nil, fmt.Errorf("clengine: %s is not a registered OpenCL engine", id)
+	}
+	return e, nil
+}
+
+func (t *transfers) source(req *goferro.TransferRequest) (*opencl.Tensor, error) {
+	e, err := t.engine(req.From.Engine)
+	if err != nil {
+		return nil, err
+	}
+	return e.tensor(req.Src)
+}
+
+func (t *transfers) hostToDevice(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+	dst, err := t.engine(req.To.Engine)
+	if err != nil {
+		return nil, err
+	}
+	h, ok := req.Src.Tensor()
+	if !ok {
+		return nil, fmt.Errorf("clengine: source payload %T is not a host tensor", req.Src.Payload())
+	}
+	d, err := opencl.HostToDevice(ctx, dst.Queue, h)
+	if err != nil {
+		return nil, err
+	}
+	return dst.Buffer(d), nil
+}
+
+func (t *transfers) deviceToHost(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+	src, err := t.source(req)
+	if err != nil {
+		return nil, err
+	}
+	h, err := opencl.DeviceToHost(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	return goferro.HostBuffer(h, nil), nil
+}
+
+func (t *transfers) deviceToDevice(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+	src, err := t.source(req)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := t.engine(req.To.Engine)
+	if err != nil {
+		return nil, err
+	}
+	d, err := opencl.DeviceToDevice(ctx, dst.Queue, src)
+	if err != nil {
+		return nil, err
+	}
+	return dst.Buffer(d), nil
+}
+
+// Graph op names → device ops.
+var (
+	unaryOps = map[string]opencl.UnaryOp{"neg": opencl.Neg, "abs": opencl.Abs, "exp": opencl.Exp, "log": opencl.Log,
+		"sqrt": opencl.Sqrt, "reciprocal": opencl.Recip, "square": opencl.Square, "conj": opencl.Conj}
+	binaryOps = map[string]opencl.BinaryOp{"add": opencl.Add, "sub": opencl.Sub, "mul": opencl.Mul, "div": opencl.Div,
+		"pow": opencl.Pow, "max": opencl.Max, "min": opencl.Min}
+	compareOps = map[string]opencl.CompareOp{"eq": opencl.Eq, "ne": opencl.Ne, "lt": opencl.Lt, "le": opencl.Le, "gt": opencl.Gt, "ge": opencl.Ge}
+	reduceOps  = map[string]opencl.ReduceOp{"reduce_sum": opencl.Sum, "reduce_prod": opencl.Prod, "reduce_max": opencl.ReduceMax, "reduce_min": opencl.ReduceMin}
+)
+
+// errOp reports an instruction the engine cannot run.
+var errOp = errors.New("clengine: unsupported instruction")
+
+func (e *Engine) execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in := make([]*opencl.Tensor, len(call.Inputs))
+	for i, b := range call.Inputs {
+		t, err := e.tensor(b)
+		if err != nil {
+			return nil, fmt.Errorf("operand %d: %w", i, err)
+		}
+		in[i] = t
+	}
+	out, err := e.run(ctx, call, in)
+	if err != nil {
+		return nil, fmt.Errorf("clengine: %s #%d on %s: %w", call.Instruction.Op, call.Index, e.ID(), err)
+	}
+	return []*goferro.Buffer{e.Buffer(out)}, nil
+}
+
+func (e *Engine) run(ctx context.Context, call *goferro.Call, in []*opencl.Tensor) (*opencl.Tensor, error) {
+	ins := call.Instruction
+	a := &ins.Attrs
+	if len(call.Results) != 1 {
+		return nil, fmt.Errorf("%w: %d results", errOp, len(call.Results))
+	}
+	res := call.Results[0]
+	arity := func(n int) error {
+		if len(in) != n {
+			return fmt.Errorf("%w: %d operands, want %d", errOp, len(in), n)
+		}
+		return nil
+	}
+	op := ins.Op
+	if u, ok := unaryOps[op]; ok {
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		return e.Unary(ctx, u, in[0])
+	}
+	if b, ok := binaryOps[op]; ok {
+		if err := arity(2); err != nil {
+			return nil, err
+		}
+		return e.Binary(ctx, b, in[0], in[1])
+	}
+	if c, ok := compareOps[op]; ok {
+		if err := arity(2); err != nil {
+			return nil, err
+		}
+		return e.Compare(ctx, c, in[0], in[1])
+	}
+	if r, ok := reduceOps[op]; ok {
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		return e.Reduce(ctx, r, in[0], false, a.Axes...)
+	}
+	switch op {
+	case "constant":
+		if a.Value == nil {
+			return nil, fmt.Errorf("%w: constant without a value", errOp)
+		}
+		return e.Upload(ctx, a.Value)
+	case "select":
+		if err := arity(3); err != nil {
+			return nil, err
+		}
+		return e.Select(ctx, in[0], in[1], in[2])
+	case "convert":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		return e.Convert(ctx, in[0], a.DType)
+	case "reshape":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		return e.copyOf(ctx, in[0], func(t *opencl.Tensor) (*opencl.Tensor, error) { return e.Reshape(ctx, t, res.Shape...) })
+	case "broadcast":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		return e.Broadcast(ctx, in[0], res.Shape...)
+	case "permute":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		return e.Permute(ctx, in[0], a.Perm...)
+	case "diagonal":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		return e.copyOf(ctx, in[0], func(t *opencl.Tensor) (*opencl.Tensor, error) { return t.Diagonal(a.Axes...) })
+	case "embed_diagonal":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		return e.EmbedDiagonal(ctx, in[0], res.Shape, a.Axes...)
+	case "slice":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		rs := make([]tensor.Range, len(a.Start))
+		for i := range rs {
+			stop := a.Limit[i]
+			if stop < 0 {
+				stop = in[0].Shape()[i]
+			}
+			rs[i] = tensor.Range{Start: a.Start[i], Stop: stop, Step: max(a.Stride[i], 1)}
+		}
+		return e.copyOf(ctx, in[0], func(t *opencl.Tensor) (*opencl.Tensor, error) { return t.Slice(rs...) })
+	case "concatenate":
+		return e.Concatenate(ctx, a.Axis, in...)
+	case "dot_general":
+		if err := arity(2); err != nil {
+			return nil, err
+		}
+		return e.DotGeneral(ctx, in[0], in[1], a.LhsBatch, a.RhsBatch, a.LhsContract, a.RhsContract)
+	}
+	return nil, fmt.Errorf("%w: op %q", errOp, op)
+}
+
+// copyOf returns a new contiguous tensor holding the view f makes of t, so
+// results never alias their operands.
+func (e *Engine) copyOf(ctx context.Context, t *opencl.Tensor, f func(*opencl.Tensor) (*opencl.Tensor, error)) (*opencl.Tensor, error) {
+	v, err := f(t)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	return e.Contiguous(ctx, v)
+}
