@@ -77,3 +77,12 @@ func BenchmarkPermute(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkPermuteSmall(b *testing.B) {
+	x, _ := tensor.Rand(tensor.Float64, 1, 4, 5, 6)
+	for b.Loop() {
+		if _, err := Permute(x, 2, 0, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -40,7 +40,8 @@ func Reduce(op ReduceOp, a *tensor.Tensor, axes []int, keepDims bool) (*tensor.T
 
 // ReduceInto is Reduce writing into dst, which must have the result dtype
 // and the result shape with or without the reduced axes (told apart by
-// rank: dst.Rank() == a.Rank() means the keepDims form).
+// rank: dst.Rank() == a.Rank() means the keepDims form). dst is filled with
+// the identity before a is read, so it must not overlap a.
 func ReduceInto(op ReduceOp, dst, a *tensor.Tensor, axes []int) error {
 	name := fnName(reduceIntoNms, uint8(op), "ReduceInto", op)
 	if err := checkNotNil(name, dst, a); err != nil {

@@ -66,8 +66,7 @@ func Copy[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides 
 // copyBlocked copies a simplified layout (axes in destination order) where
 // rows along the densest destination axis q = r-1 alone would not use the
 // source's cache lines well: the densest source axis p is another one, or
-// q is short. It cuts
-// the iteration space into blocks that hold a run of about runBytes along
+// q is short. It cuts the iteration space into blocks that hold a run of about runBytes along
 // the destination's densest axes and along the source's densest axes — so a
 // short dense axis (say of extent 8) is grouped with its neighbours — and
 // copies block by block. Inside a block the (p, q) plane goes through
@@ -76,7 +75,11 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 	r := len(sh)
 	q := r - 1
 	want := max(runBytes/max(size, 1), minTile)
-	bk := make([]int, r)
+	// One allocation for the per-axis scratch slices.
+	ints := make([]int, 7*r)
+	part := func(i int) []int { return ints[i*r : (i+1)*r : (i+1)*r] }
+	bk, dorder, sorder, ext, idx, iidx := part(0), part(1), part(2), part(3), part(4), part(5)
+	in := part(6)[:0]
 	for i := range bk {
 		bk[i] = 1
 	}
@@ -92,13 +95,11 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 			run *= bk[a]
 		}
 	}
-	dorder := make([]int, r)
 	for i := range dorder {
 		dorder[i] = r - 1 - i
 	}
 	grow(dorder)
 	// Source side: axes by increasing |source stride|.
-	sorder := make([]int, r)
 	copy(sorder, dorder)
 	for i := 1; i < r; i++ {
 		for j := i; j > 0 && abs(ss[sorder[j]]) < abs(ss[sorder[j-1]]); j-- {
@@ -108,15 +109,14 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 	grow(sorder)
 
 	// Block axes other than p and q, looped inside each block.
-	var in []int
 	for i := 0; i < r; i++ {
 		if i != p && i != q && bk[i] > 1 {
 			in = append(in, i)
 		}
 	}
-	ext := make([]int, r)        // extents of the current block
-	idx := make([]int, r)        // block origin
-	iidx := make([]int, len(in)) // position inside the block
+	// ext: extents of the current block; idx: its origin; iidx: the
+	// position inside it along the axes in.
+	iidx = iidx[:len(in)]
 	tb := min(max(tileBytes/max(size, 1), minTile), maxTile) &^ 3
 	do, so := dOff, sOff
 	for {
