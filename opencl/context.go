@@ -147,6 +147,8 @@ type Buffer struct {
 	size int
 	refs atomic.Int32
 
+	internal bool // scratch memory: not counted in Stats nor reported
+
 	mu   sync.Mutex
 	last *Event // the last command writing this buffer
 }
@@ -175,6 +177,18 @@ func (c *Context) Alloc(bytes int) (*Buffer, error) {
 	b.refs.Store(1)
 	c.allocated.Add(1)
 	c.liveBytes.Add(int64(bytes))
+	return b, nil
+}
+
+// allocInternal allocates scratch memory that Stats and OnRelease ignore.
+func (c *Context) allocInternal(bytes int) (*Buffer, error) {
+	b, err := c.Alloc(bytes)
+	if err != nil {
+		return nil, err
+	}
+	b.internal = true
+	c.allocated.Add(-1)
+	c.liveBytes.Add(-int64(bytes))
 	return b, nil
 }
 
@@ -223,6 +237,9 @@ func (b *Buffer) Release() error {
 	b.mu.Lock()
 	b.last = nil
 	b.mu.Unlock()
+	if b.internal {
+		return err
+	}
 	b.ctx.released.Add(1)
 	b.ctx.liveBytes.Add(-int64(b.size))
 	if f := b.ctx.hook.Load(); f != nil {
@@ -431,6 +448,8 @@ func (q *Queue) Finish(ctx context.Context) error {
 
 // Close drains the queue and releases it and its kernels. Idempotent.
 func (q *Queue) Close() error {
+	q.gemmMu.Lock() // lock order: gemmMu before mu, as in Gemm
+	defer q.gemmMu.Unlock()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
@@ -442,12 +461,10 @@ func (q *Queue) Close() error {
 		cl.release(cl.releaseKernel, uintptr(k))
 	}
 	q.kernels = nil
-	q.gemmMu.Lock()
 	if q.scratchBuf != nil {
 		q.scratchBuf.Release()
 		q.scratchBuf = nil
 	}
-	q.gemmMu.Unlock()
 	return clErr("clReleaseCommandQueue", cl.release(cl.releaseQueue, uintptr(q.h)), "")
 }
 

@@ -338,3 +338,25 @@ func TestBuildWithoutCgo(t *testing.T) {
 		}
 	}
 }
+
+// TestScratchNotCounted checks that GEMM scratch memory does not show up as
+// a live buffer, so "everything released" checks stay exact.
+func TestScratchNotCounted(t *testing.T) {
+	ctx := context.Background()
+	e := secondEngine(t)
+	h, _ := tensor.Rand(tensor.Float32, 1, 40, 40)
+	a, _ := e.Upload(ctx, h)
+	before := e.Context().Stats()
+	c, err := e.MatMul(ctx, a, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := e.Context().Stats().Live - before.Live; d != 1 {
+		t.Fatalf("%d live buffers after one MatMul", d)
+	}
+	c.Release()
+	a.Release()
+	if s := e.Context().Stats(); s.Live != 0 || s.LiveBytes != 0 {
+		t.Fatalf("stats %+v", s)
+	}
+}

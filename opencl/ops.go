@@ -667,7 +667,7 @@ func (q *Queue) scratch(bytes int) (*Buffer, error) {
 		q.scratchBuf.Release()
 		q.scratchBuf = nil
 	}
-	b, err := q.ctx.Alloc(max(bytes, 1<<16))
+	b, err := q.ctx.allocInternal(max(bytes, 1<<16))
 	if err != nil {
 		return nil, err
 	}
