@@ -16,6 +16,10 @@ var inputErrors = []error{
 }
 
 func isInputError(err error) bool {
+	var ie *inputError
+	if errors.As(err, &ie) {
+		return true
+	}
 	for _, kind := range inputErrors {
 		if errors.Is(err, kind) {
 			return true

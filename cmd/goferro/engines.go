@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/goferrotest"
+	"github.com/goferro/goferro/opencl"
+)
+
+// engineSpec is one entry of an --engines list: "cpu", "fake:N" (N fake
+// devices) or "opencl:I" (OpenCL device I).
+type engineSpec struct {
+	kind string // "cpu", "fake" or "opencl"
+	n    int    // number of fake devices, or the OpenCL device index
+}
+
+// parseEngines parses a comma-separated --engines value. Unknown names and
+// malformed counts are usage errors, so the user sees what was wrong.
+func parseEngines(s string) ([]engineSpec, error) {
+	var specs []engineSpec
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		kind, arg, hasArg := strings.Cut(part, ":")
+		spec := engineSpec{kind: kind}
+		switch kind {
+		case "cpu":
+			if hasArg {
+				return nil, usagef("--engines: %q: cpu takes no argument", part)
+			}
+		case "fake", "opencl":
+			if !hasArg {
+				arg = map[string]string{"fake": "1", "opencl": "0"}[kind]
+			}
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 0 || (kind == "fake" && (n < 1 || n > 64)) {
+				return nil, usagef("--engines: %q: want %s:N with N a %s", part, kind,
+					map[string]string{"fake": "device count from 1 to 64", "opencl": "device index (0, 1, ...)"}[kind])
+			}
+			spec.n = n
+		default:
+			return nil, usagef("--engines: unknown engine %q (want cpu, fake:N or opencl:I)", part)
+		}
+		if seen[part] {
+			return nil, usagef("--engines: %q listed twice", part)
+		}
+		seen[part] = true
+		specs = append(specs, spec)
+	}
+	if len(specs) == 0 {
+		return nil, usagef("--engines: empty engine list")
+	}
+	return specs, nil
+}
+
+// fakeID is the engine id of the i-th fake device of --engines fake:N.
+func fakeID(i int) goferro.EngineID { return goferro.EngineID(fmt.Sprintf("fake.d%d.v1", i)) }
+
+// openclAdapter turns an OpenCL device into a runtime engine with its
+// transfer providers. It is nil until the opencl package grows a runtime
+// engine adapter; until then "--engines opencl:I" fails with a clear error
+// instead of running the program somewhere else.
+var openclAdapter func(ctx context.Context, dev *opencl.Device) (goferro.Engine, []transferReg, func() error, error)
+
+// transferReg is one transfer provider registration.
+type transferReg struct {
+	src, dst goferro.StorageClass
+	p        goferro.TransferProvider
+}
+
+// engineSet is a runtime built from an --engines list, with every executor
+// and transfer provider wrapped by the timing recorder.
+type engineSet struct {
+	rt *goferro.Runtime
+	// listed are the engines the user asked for, in --engines order; ops run
+	// only on them. The CPU engine is always registered as well, because
+	// program inputs are host tensors and enter through it.
+	listed []goferro.EngineID
+	// aliases maps the names a user may give to --place (engine ids and
+	// spellings such as "cpu", "fake:1", "opencl:0") to engine ids.
+	aliases map[string]goferro.EngineID
+	rec     *recorder
+	closers []func() error
+}
+
+// close releases device contexts opened for the runtime.
+func (s *engineSet) close() {
+	for _, c := range s.closers {
+		_ = c() // nothing useful to do with a close error at exit
+	}
+}
+
+// buildEngines registers the CPU engine, the listed engines and their copiers,
+// wrapping every executor and provider with rec so runs can be traced.
+func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engineSet, error) {
+	set := &engineSet{aliases: map[string]goferro.EngineID{}, rec: rec}
+	cfg := goferro.NewConfig()
+	addEngine := func(e goferro.Engine) error {
+		e.Executor = rec.wrapExecutor(e.Executor)
+		if err := cfg.AddEngine(e); err != nil {
+			return err
+		}
+		set.aliases[string(e.ID)] = e.ID
+		return nil
+	}
+	addTransfer := func(src, dst goferro.StorageClass, p goferro.TransferProvider) error {
+		return cfg.AddTransfer(src, dst, rec.wrapTransfer(p))
+	}
+	if err := addEngine(cpu.NewEngine()); err != nil {
+		return nil, err
+	}
+	set.aliases["cpu"] = cpu.EngineID
+	for _, sp := range specs {
+		switch sp.kind {
+		case "cpu":
+			set.listed = append(set.listed, cpu.EngineID)
+		case "fake":
+			devs := make([]*goferrotest.Device, sp.n)
+			for i := range devs {
+				// Fake devices run every core family with the reference
+				// kernels, so any program can be placed on them.
+				devs[i] = goferrotest.NewDevice(fakeID(i), goferrotest.WithFamilies(cpu.CoreFamilies...))
+			}
+			copier := goferrotest.NewCopier(devs...)
+			for i, d := range devs {
+				if err := addEngine(d.Engine()); err != nil {
+					return nil, err
+				}
+				set.aliases[fmt.Sprintf("fake:%d", i)] = d.ID()
+				set.listed = append(set.listed, d.ID())
+				if err := addTransfer(goferro.StorageHost, d.DefaultStorage(), copier); err != nil {
+					return nil, err
+				}
+				if err := addTransfer(d.DefaultStorage(), goferro.StorageHost, copier); err != nil {
+					return nil, err
+				}
+			}
+		case "opencl":
+			devs, err := opencl.Devices()
+			if err != nil {
+				return nil, usagef("--engines opencl:%d: no OpenCL devices: %v", sp.n, err)
+			}
+			if sp.n >= len(devs) {
+				return nil, usagef("--engines opencl:%d: only %d OpenCL device(s) found", sp.n, len(devs))
+			}
+			if openclAdapter == nil {
+				return nil, usagef("--engines opencl:%d: device %s found, but this build has no OpenCL runtime engine adapter (the opencl package does not yet provide a goferro.Engine); use cpu or fake:N",
+					sp.n, devs[sp.n].ID())
+			}
+			e, regs, closer, err := openclAdapter(ctx, devs[sp.n])
+			if err != nil {
+				return nil, fmt.Errorf("opening OpenCL device %d: %w", sp.n, err)
+			}
+			set.closers = append(set.closers, closer)
+			if err := addEngine(e); err != nil {
+				return nil, err
+			}
+			set.aliases[fmt.Sprintf("opencl:%d", sp.n)] = e.ID
+			set.listed = append(set.listed, e.ID)
+			for _, r := range regs {
+				if err := addTransfer(r.src, r.dst, r.p); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	rt, err := cfg.NewRuntime()
+	if err != nil {
+		set.close()
+		return nil, err
+	}
+	set.rt = rt
+	for _, id := range cfg.Engines() {
+		if d, ok := rt.EventDomain(id); ok {
+			rec.nameDomain(d, id)
+		}
+	}
+	return set, nil
+}
+
+// placeOptions restricts placement: to the --place engine when given, else
+// to the listed engines.
+func (s *engineSet) placeOptions(place string) ([]goferro.RunOption, error) {
+	if place == "" {
+		return []goferro.RunOption{goferro.OnEngines(s.listed...)}, nil
+	}
+	id, ok := s.aliases[place]
+	if !ok {
+		names := make([]string, 0, len(s.aliases))
+		for n := range s.aliases {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return nil, usagef("--place: unknown engine %q (registered: %s)", place, strings.Join(names, ", "))
+	}
+	return []goferro.RunOption{goferro.OnEngines(id)}, nil
+}
+
+// engineList formats the listed engines for the summary line.
+func (s *engineSet) engineList() string {
+	names := make([]string, len(s.listed))
+	for i, id := range s.listed {
+		names[i] = string(id)
+	}
+	return strings.Join(names, ",")
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/goferro/goferro"
+)
+
+// recorder times every executor call and transfer of a runtime. It wraps
+// the engines' executors and the transfer providers before they are
+// registered (the runtime itself is not instrumented), and keeps one event
+// per call, so a run can be written as a Chrome trace.
+type recorder struct {
+	mu      sync.Mutex
+	on      bool // recording; off during preparation-only commands
+	origin  time.Time
+	events  []traceEvent
+	domains map[goferro.EventDomain]goferro.EngineID
+	// transfers and bytes count what the providers actually moved, as a
+	// cross-check of the plan's figures.
+	transfers, bytes int64
+}
+
+// traceEvent is one slice: an op or a transfer, or a whole run.
+type traceEvent struct {
+	name       string
+	cat        string // "op", "transfer" or "run"
+	domain     goferro.EventDomain
+	start, end time.Time
+	args       map[string]any
+}
+
+func newRecorder() *recorder {
+	return &recorder{origin: time.Now(), domains: map[goferro.EventDomain]goferro.EngineID{}}
+}
+
+func (r *recorder) nameDomain(d goferro.EventDomain, id goferro.EngineID) {
+	r.mu.Lock()
+	r.domains[d] = id
+	r.mu.Unlock()
+}
+
+// setRecording turns event collection on or off; counting goes on either way.
+func (r *recorder) setRecording(on bool) {
+	r.mu.Lock()
+	r.on = on
+	r.mu.Unlock()
+}
+
+func (r *recorder) add(e traceEvent) {
+	r.mu.Lock()
+	if e.cat == "transfer" {
+		r.transfers++
+		if n, ok := e.args["bytes"].(int); ok {
+			r.bytes += int64(n)
+		}
+	}
+	if r.on {
+		r.events = append(r.events, e)
+	}
+	r.mu.Unlock()
+}
+
+// counts returns the transfers and bytes moved so far and resets them.
+func (r *recorder) counts() (transfers, bytes int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, b := r.transfers, r.bytes
+	r.transfers, r.bytes = 0, 0
+	return t, b
+}
+
+// timedExecutor is an Executor decorator that records each call.
+type timedExecutor struct {
+	inner goferro.Executor
+	rec   *recorder
+}
+
+func (r *recorder) wrapExecutor(e goferro.Executor) goferro.Executor {
+	if e == nil {
+		return nil
+	}
+	return &timedExecutor{inner: e, rec: r}
+}
+
+// Execute runs the wrapped executor and records its duration on the call's
+// event domain.
+func (t *timedExecutor) Execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+	start := time.Now()
+	out, err := t.inner.Execute(ctx, call)
+	end := time.Now()
+	in, outBytes := 0, 0
+	for _, b := range call.Inputs {
+		in += bufferBytes(b)
+	}
+	for _, res := range call.Results {
+		n, _ := res.Shape.NumElements()
+		outBytes += res.DType.Size() * n
+	}
+	args := map[string]any{
+		"instruction": call.Index, "engine": string(call.Location.Engine), "storage": string(call.Location.Storage),
+		"family": call.Instruction.Family, "input_bytes": in, "output_bytes": outBytes,
+	}
+	if err != nil {
+		args["error"] = err.Error()
+	}
+	t.rec.add(traceEvent{name: call.Instruction.Op, cat: "op", domain: call.Location.Event, start: start, end: end, args: args})
+	return out, err
+}
+
+// timedTransfer is a TransferProvider decorator that records each transfer.
+// It is comparable, and one is made per registration, so registering the
+// wrapped provider keeps the runtime's duplicate and conflict checks sound.
+type timedTransfer struct {
+	inner goferro.TransferProvider
+	rec   *recorder
+}
+
+func (r *recorder) wrapTransfer(p goferro.TransferProvider) goferro.TransferProvider {
+	return &timedTransfer{inner: p, rec: r}
+}
+
+// Transfer runs the wrapped provider and records the copy on the
+// destination's event domain, where the copied value becomes available.
+func (t *timedTransfer) Transfer(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+	start := time.Now()
+	out, err := t.inner.Transfer(ctx, req)
+	end := time.Now()
+	n := bufferBytes(req.Src)
+	args := map[string]any{
+		"bytes": n, "slot": req.Slot, "instruction": req.Instruction,
+		"from": req.From.String(), "to": req.To.String(),
+	}
+	if err != nil {
+		args["error"] = err.Error()
+	}
+	t.rec.add(traceEvent{name: fmt.Sprintf("transfer slot %d", req.Slot), cat: "transfer", domain: req.To.Event, start: start, end: end, args: args})
+	return out, err
+}
+
+// bufferBytes is the logical size of a buffer's view in bytes.
+func bufferBytes(b *goferro.Buffer) int {
+	if b == nil {
+		return 0
+	}
+	n, _ := b.Shape().NumElements()
+	return b.DType().Size() * n
+}
+
+// runTrack is the trace track (tid) of whole-run slices; event domains start
+// at 1, so 0 is free.
+const runTrack = 0
+
+// chromeEvent is one record of the Chrome trace event format (the JSON
+// Object Format that chrome://tracing and Perfetto load): "X" complete
+// events carry ts and dur in microseconds, "M" metadata names the tracks.
+type chromeEvent struct {
+	Name string         `json:"name"`
+	Cat  string         `json:"cat,omitempty"`
+	Ph   string         `json:"ph"`
+	TS   float64        `json:"ts"`
+	Dur  float64        `json:"dur,omitempty"`
+	PID  int            `json:"pid"`
+	TID  int            `json:"tid"`
+	Args map[string]any `json:"args,omitempty"`
+}
+
+// writeTrace writes the recorded events as a Chrome trace: one track per
+// event domain (named after its engine), plus a track of whole runs.
+func (r *recorder) writeTrace(path string) error {
+	r.mu.Lock()
+	events := append([]traceEvent(nil), r.events...)
+	domains := make(map[goferro.EventDomain]goferro.EngineID, len(r.domains))
+	for d, id := range r.domains {
+		domains[d] = id
+	}
+	r.mu.Unlock()
+
+	us := func(t time.Time) float64 { return float64(t.Sub(r.origin).Nanoseconds()) / 1e3 }
+	out := []chromeEvent{
+		{Name: "process_name", Ph: "M", PID: 1, Args: map[string]any{"name": "goferro run"}},
+		{Name: "thread_name", Ph: "M", PID: 1, TID: runTrack, Args: map[string]any{"name": "runs"}},
+		{Name: "thread_sort_index", Ph: "M", PID: 1, TID: runTrack, Args: map[string]any{"sort_index": 0}},
+	}
+	ds := make([]goferro.EventDomain, 0, len(domains))
+	for d := range domains {
+		ds = append(ds, d)
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	for _, d := range ds {
+		out = append(out,
+			chromeEvent{Name: "thread_name", Ph: "M", PID: 1, TID: int(d), Args: map[string]any{"name": fmt.Sprintf("%s %s", d, domains[d])}},
+			chromeEvent{Name: "thread_sort_index", Ph: "M", PID: 1, TID: int(d), Args: map[string]any{"sort_index": int(d)}})
+	}
+	for _, e := range events {
+		tid := int(e.domain)
+		if e.cat == "run" {
+			tid = runTrack
+		}
+		// A zero duration would make some viewers drop the slice; keep a
+		// floor of one nanosecond.
+		out = append(out, chromeEvent{Name: e.name, Cat: e.cat, Ph: "X", TS: us(e.start),
+			Dur: max(us(e.end)-us(e.start), 1e-3), PID: 1, TID: tid, Args: e.args})
+	}
+	data, err := json.MarshalIndent(struct {
+		TraceEvents     []chromeEvent `json:"traceEvents"`
+		DisplayTimeUnit string        `json:"displayTimeUnit"`
+	}{out, "ms"}, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
