@@ -196,7 +196,7 @@ func writeDot(w io.Writer, name string, st *planStats) {
 	q := func(s string) string { return fmt.Sprintf("%q", s) }
 	fmt.Fprintf(w, "digraph %s {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n", q(name))
 	holder := map[int]map[goferro.Location]string{} // slot -> location -> node
-	origin := map[int]string{}                       // slot -> the node that made it
+	origin := map[int]string{}                      // slot -> the node that made it
 	hold := func(slot int, at goferro.Location, node string) {
 		if holder[slot] == nil {
 			holder[slot] = map[goferro.Location]string{}
