@@ -175,7 +175,7 @@ func execTyped[T num](ctx context.Context, p *Plan, dt tensor.DType, operands []
 			}
 		}
 		if traceOps {
-			fmt.Fprintf(os.Stderr, "einsum op %d kind=%d shape=%v ds=%v ss=%v ts=%v m=%d n=%d k=%d batch=%v wall_ms=%.3f cpu_ms=%.3f\n", i, o.kind, o.shape, o.ds, o.ss, o.ts, o.m, o.n, o.k, o.batch, time.Since(t0).Seconds()*1e3, (threadCPU()-c0).Seconds()*1e3)
+			fmt.Fprintf(os.Stderr, "einsum op %d kind=%d shape=%v ds=%v ss=%v ts=%v m=%d n=%d k=%d batch=%v ma=%v mb=%v mc=%v wall_ms=%.3f cpu_ms=%.3f\n", i, o.kind, o.shape, o.ds, o.ss, o.ts, o.m, o.n, o.k, o.batch, o.ma, o.mb, o.mc, time.Since(t0).Seconds()*1e3, (threadCPU()-c0).Seconds()*1e3)
 		}
 	}
 	return out, nil

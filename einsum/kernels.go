@@ -44,37 +44,7 @@ func copyStrided[T num](dst []T, do int, src []T, so int, shape, ds, ss []int, a
 		idx = make([]int, outer)
 	}
 	for {
-		p, q := do, so
-		for i1 := 0; i1 < n1; i1++ {
-			switch {
-			case !acc && d0 == 1 && s0 == 1:
-				copy(dst[p:p+n0], src[q:q+n0])
-			case !acc:
-				x, y := p, q
-				for i := 0; i < n0; i++ {
-					dst[x] = src[y]
-					x += d0
-					y += s0
-				}
-			case d0 == 0:
-				var s T
-				y := q
-				for i := 0; i < n0; i++ {
-					s += src[y]
-					y += s0
-				}
-				dst[p] += s
-			default:
-				x, y := p, q
-				for i := 0; i < n0; i++ {
-					dst[x] += src[y]
-					x += d0
-					y += s0
-				}
-			}
-			p += d1
-			q += s1
-		}
+		copy2D(dst, do, d0, d1, src, so, s0, s1, n0, n1, acc)
 		k := outer - 1
 		for ; k >= 0; k-- {
 			idx[k]++
@@ -160,6 +130,63 @@ func mulTable[T num](dst []T, do int, a []T, ao int, b []T, bo int, o *op) {
 			d[t] = x[ta[i]] * y[tb[i]]
 		}
 	})
+}
+
+// transposeTile is the side of the tiles copy2D walks when the source's
+// unit-stride loop is not the destination's.
+const transposeTile = 32
+
+// copy2D copies (or accumulates) an n1×n0 block with the given strides;
+// when the source is contiguous along the outer loop it walks it in tiles so
+// both sides stay in cache.
+func copy2D[T num](dst []T, p, d0, d1 int, src []T, q, s0, s1, n0, n1 int, acc bool) {
+	if !acc && n0 > 8 && n1 > 8 && abs(s1) < abs(s0) && abs(d0) <= abs(d1) {
+		for b1 := 0; b1 < n1; b1 += transposeTile {
+			e1 := min(b1+transposeTile, n1)
+			for b0 := 0; b0 < n0; b0 += transposeTile {
+				e0 := min(b0+transposeTile, n0)
+				for i1 := b1; i1 < e1; i1++ {
+					x, y := p+i1*d1+b0*d0, q+i1*s1+b0*s0
+					for i0 := b0; i0 < e0; i0++ {
+						dst[x] = src[y]
+						x += d0
+						y += s0
+					}
+				}
+			}
+		}
+		return
+	}
+	for i1 := 0; i1 < n1; i1++ {
+		switch {
+		case !acc && d0 == 1 && s0 == 1:
+			copy(dst[p:p+n0], src[q:q+n0])
+		case !acc:
+			x, y := p, q
+			for i := 0; i < n0; i++ {
+				dst[x] = src[y]
+				x += d0
+				y += s0
+			}
+		case d0 == 0:
+			var s T
+			y := q
+			for i := 0; i < n0; i++ {
+				s += src[y]
+				y += s0
+			}
+			dst[p] += s
+		default:
+			x, y := p, q
+			for i := 0; i < n0; i++ {
+				dst[x] += src[y]
+				x += d0
+				y += s0
+			}
+		}
+		p += d1
+		q += s1
+	}
 }
 
 // mulStrided computes dst = a·b elementwise over the given loops (strides

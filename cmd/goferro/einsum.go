@@ -214,13 +214,19 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 	times := make([]float64, f.runs)
+	cpu := make([]float64, f.runs)
 	for i := range times {
-		t := time.Now()
+		t, c := time.Now(), processCPU()
 		out, err = p.Execute(ctx, ops...)
 		if err != nil {
 			return planErr(err)
 		}
 		times[i] = time.Since(t).Seconds() * 1e3
+		cpu[i] = (processCPU() - c).Seconds() * 1e3
+	}
+	if f.verbose {
+		slices.Sort(cpu)
+		fmt.Fprintf(stdout, "# median process CPU per run: %.3f ms\n", cpu[len(cpu)/2])
 	}
 	slices.Sort(times)
 	med := times[len(times)/2]

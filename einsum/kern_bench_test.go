@@ -1,0 +1,34 @@
+package einsum
+
+import "testing"
+
+func BenchmarkTranspose361x121(b *testing.B) {
+	src := make([]float64, 361*121)
+	dst := make([]float64, 361*121)
+	for i := 0; i < b.N; i++ {
+		copyStrided(dst, 0, src, 0, []int{361, 121}, []int{121, 1}, []int{1, 361}, false)
+	}
+}
+
+func BenchmarkTranspose361x121Plain(b *testing.B) {
+	src := make([]float64, 361*121)
+	dst := make([]float64, 361*121)
+	for i := 0; i < b.N; i++ {
+		for r := 0; r < 361; r++ {
+			for c := 0; c < 121; c++ {
+				dst[r*121+c] = src[c*361+r]
+			}
+		}
+	}
+}
+
+func BenchmarkBatchedTinyGemm(b *testing.B) {
+	o := &op{kind: opGemm, batch: []int{1996}, m: 1, n: 16, k: 7,
+		ma: mat{rs: 7, cs: 1, bs: []int{7}}, mb: mat{rs: 16, cs: 1, bs: []int{112}}, mc: mat{rs: 16, cs: 1, bs: []int{16}}}
+	a := make([]float64, 1996*7)
+	bb := make([]float64, 1996*112)
+	c := make([]float64, 1996*16)
+	for i := 0; i < b.N; i++ {
+		runGemm(1, o, a, 0, bb, 0, c, 0)
+	}
+}
