@@ -208,10 +208,10 @@ func (r *recorder) writeTrace(path string) error {
 		out = append(out, chromeEvent{Name: e.name, Cat: e.cat, Ph: "X", TS: us(e.start),
 			Dur: max(us(e.end)-us(e.start), 1e-3), PID: 1, TID: tid, Args: e.args})
 	}
-	data, err := json.MarshalIndent(struct {
+	data, err := json.Marshal(struct {
 		TraceEvents     []chromeEvent `json:"traceEvents"`
 		DisplayTimeUnit string        `json:"displayTimeUnit"`
-	}{out, "ms"}, "", " ")
+	}{out, "ms"})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"golang.org/x/sys/cpu"
+
+	"github.com/goferro/goferro"
+	cpueng "github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/opencl"
+)
+
+func init() {
+	commands["devices"] = command{summary: "list the engines found: CPU pool, OpenCL devices, their storage classes and event domains", run: runDevices}
+}
+
+// simdLevel names the widest vector extensions the CPU and OS support.
+func simdLevel() string {
+	var have []string
+	switch runtime.GOARCH {
+	case "amd64", "386":
+		for _, f := range []struct {
+			ok   bool
+			name string
+		}{{cpu.X86.HasSSE42, "SSE4.2"}, {cpu.X86.HasAVX, "AVX"}, {cpu.X86.HasAVX2, "AVX2"}, {cpu.X86.HasFMA, "FMA"},
+			{cpu.X86.HasAVX512F, "AVX512F"}, {cpu.X86.HasAVX512DQ, "AVX512DQ"}} {
+			if f.ok {
+				have = append(have, f.name)
+			}
+		}
+	case "arm64":
+		if cpu.ARM64.HasASIMD {
+			have = append(have, "NEON")
+		}
+		if cpu.ARM64.HasFPHP {
+			have = append(have, "FP16")
+		}
+		if cpu.ARM64.HasSVE {
+			have = append(have, "SVE")
+		}
+	}
+	if len(have) == 0 {
+		return "none detected"
+	}
+	return strings.Join(have, " ")
+}
+
+func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("devices", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "usage: goferro devices\nLists every engine goferro finds, with its storage classes and event domain.")
+			return nil
+		}
+		return usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("devices takes no arguments (got %q)", fs.Args())
+	}
+	// Event domains are allocated by a runtime, so register what was found
+	// in one to report the domains it would use.
+	cfg := goferro.NewConfig()
+	host := cpueng.NewEngine()
+	if err := cfg.AddEngine(host); err != nil {
+		return err
+	}
+	rt, err := cfg.NewRuntime()
+	if err != nil {
+		return err
+	}
+	ev, _ := rt.EventDomain(host.ID)
+	k64, k32 := gemm.Kernel()
+	fmt.Fprintf(stdout, "engine %s (cpu pool)\n", host.ID)
+	fmt.Fprintf(stdout, "  threads:       %d GEMM goroutines (GOMAXPROCS %d, %d logical CPUs)\n", gemm.Threads(), runtime.GOMAXPROCS(0), runtime.NumCPU())
+	fmt.Fprintf(stdout, "  simd:          %s (%s/%s); GEMM kernels float64=%s float32=%s\n", simdLevel(), runtime.GOOS, runtime.GOARCH, k64, k32)
+	fmt.Fprintf(stdout, "  storage:       %s (default), allocation domain %s\n", joinClasses(host.Storage), host.Domain)
+	fmt.Fprintf(stdout, "  event domain:  %s\n", ev)
+	fmt.Fprintf(stdout, "  families:      %s\n", strings.Join(host.Families, " "))
+
+	engines := 1
+	devs, err := opencl.Devices()
+	switch {
+	case err != nil:
+		fmt.Fprintf(stdout, "opencl: no devices: %v\n", err)
+	case len(devs) == 0:
+		fmt.Fprintln(stdout, "opencl: the OpenCL runtime loaded but reports no devices")
+	}
+	for _, d := range devs {
+		engines++
+		fp64 := "no (float64 and complex128 declined)"
+		if d.FP64 {
+			fp64 = "yes"
+		}
+		fmt.Fprintf(stdout, "engine %s (opencl:%d, %s)\n", d.ID(), d.Index, d.Type)
+		fmt.Fprintf(stdout, "  device:        %s, %s; platform %s; %s\n", d.Name, d.Vendor, d.Platform, d.Version)
+		fmt.Fprintf(stdout, "  memory:        %d MiB global, largest buffer %d MiB, %d KiB local\n", d.GlobalMemory>>20, d.MaxAlloc>>20, d.LocalMemory>>10)
+		fmt.Fprintf(stdout, "  compute:       %d units at %d MHz, work groups up to %d\n", d.ComputeUnits, d.ClockMHz, d.MaxWorkGroup)
+		fmt.Fprintf(stdout, "  fp64:          %s\n", fp64)
+		fmt.Fprintf(stdout, "  storage:       %s (default); host tensors enter from %s\n", opencl.StorageClass, opencl.HostStorageClass)
+		fmt.Fprintf(stdout, "  event domain:  one in-order queue per opened engine (allocated when the engine is registered)\n")
+		if openclAdapter == nil {
+			fmt.Fprintf(stdout, "  runtime:       not usable with run/explain yet (no OpenCL runtime engine adapter in this build)\n")
+		}
+	}
+	fmt.Fprintln(stdout, "engine fake.dN.v1 (fake:N, on request): goferrotest fake devices with their own pools, storage storage.fake.dN.v1, one event domain each")
+	fmt.Fprintf(stdout, "engines=%d cpu_threads=%d simd=%q opencl_devices=%d\n", engines, gemm.Threads(), simdLevel(), len(devs))
+	return nil
+}
+
+func joinClasses(cs []goferro.StorageClass) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
