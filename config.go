@@ -26,6 +26,7 @@ type Config struct {
 	root      EngineID
 	budget    int
 	cacheSize int
+	cost      CostModel // nil: first-fit
 }
 
 type providerKey struct{ src, dst StorageClass }
@@ -38,7 +39,7 @@ func NewConfig() *Config {
 // clone returns a deep copy (engines' slices are copied; executors and
 // providers are shared, being values the user supplied).
 func (c *Config) clone() *Config {
-	d := &Config{providers: make(map[providerKey]TransferProvider, len(c.providers)), root: c.root, budget: c.budget, cacheSize: c.cacheSize}
+	d := &Config{providers: make(map[providerKey]TransferProvider, len(c.providers)), root: c.root, budget: c.budget, cacheSize: c.cacheSize, cost: c.cost}
 	for _, e := range c.engines {
 		d.engines = append(d.engines, cloneEngine(e))
 	}

@@ -265,11 +265,15 @@ func (r *Runtime) prepare(ctx context.Context, s *snapshot, prog *graph.Program,
 	if err != nil {
 		return nil, err
 	}
-	req := &plan.Request{Prog: pp, Topo: &s.topo, Class: forced, Budget: s.cfg.budget}
+	var costErr error
+	req := &plan.Request{Prog: pp, Topo: &s.topo, Class: forced, Budget: s.cfg.budget, Cost: s.costFunc(prog, pp, types, &costErr)}
 	req.InputOK = func(i, e, c int) (bool, error) {
 		return ingressOK(s, e, inputs[i], s.classes[c], i)
 	}
 	pl, err := plan.Search(req)
+	if costErr != nil {
+		return nil, costErr
+	}
 	if err != nil {
 		return nil, s.searchErr(err, pp, prog)
 	}

@@ -93,6 +93,11 @@ type Request struct {
 	Class int
 	// Budget caps the number of candidate builds.
 	Budget int
+	// Cost, when not nil, turns the search from first-fit into
+	// least-cost: every candidate within the budget is built and the
+	// successful plan of lowest cost is returned (the earliest on ties).
+	// Running out of budget then returns the best plan found, if any.
+	Cost func(*Plan) float64
 }
 
 // NodeKind says what a schedule node does.
@@ -196,6 +201,9 @@ func Search(r *Request) (*Plan, error) {
 		}
 		var re *RouteError
 		switch {
+		case errors.Is(err, ErrBudget) && s.best != nil:
+			s.best.Builds = s.builds
+			return s.best, nil
 		case err == nil:
 			// every vector of this pass was already built by an earlier one
 		case errors.As(err, &re):
@@ -215,6 +223,10 @@ func Search(r *Request) (*Plan, error) {
 		}
 		return nil, &CapableError{Instr: 0, Class: r.Class}
 	}
+	if s.best != nil {
+		s.best.Builds = s.builds
+		return s.best, nil
+	}
 	if firstRoute == nil {
 		return nil, &CapableError{Instr: 0, Class: r.Class}
 	}
@@ -226,6 +238,9 @@ type searcher struct {
 	seen   map[string]bool
 	builds int
 	okMemo map[[3]int]int8 // 1 ok, 2 not ok
+
+	best     *Plan // least-cost mode: the best plan so far
+	bestCost float64
 
 	consumers [][]int // per slot: instruction positions that read it, ascending, distinct
 	lastRead  []int
@@ -326,7 +341,13 @@ func (s *searcher) runPass(cands [][]Loc) (*Plan, error) {
 		s.builds++
 		p, err := s.build(vec)
 		if err == nil {
-			return p, nil, true
+			if s.r.Cost == nil {
+				return p, nil, true
+			}
+			if c := s.r.Cost(p); s.best == nil || c < s.bestCost {
+				s.best, s.bestCost = p, c
+			}
+			return nil, nil, false
 		}
 		var re *RouteError
 		if errors.As(err, &re) {

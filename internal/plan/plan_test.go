@@ -130,3 +130,27 @@ func TestDeadOutputReleased(t *testing.T) {
 		t.Errorf("nodes %+v, want the unused result released", pl.Nodes)
 	}
 }
+
+func TestLeastCost(t *testing.T) {
+	// Both instructions can run anywhere; the input enters at 0; the cost
+	// prefers engine 1 for instruction 1.
+	r := &Request{Prog: chain([]int{0, 1}, []int{0, 1}), Topo: topo([2]int{0, 1}, [2]int{1, 0}), InputOK: onlyAt(0), Class: -1, Budget: 100,
+		Cost: func(p *Plan) float64 {
+			if p.Placement[1].Engine == 1 && p.Placement[0].Engine == 0 {
+				return 1
+			}
+			return 2
+		}}
+	p, err := Search(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Placement[0].Engine != 0 || p.Placement[1].Engine != 1 || p.Builds != 4 {
+		t.Errorf("placement %v after %d builds", p.Placement, p.Builds)
+	}
+	// Out of budget after the first success: the best so far.
+	r.Budget = 1
+	if p, err := Search(r); err != nil || p.Placement[1].Engine != 0 {
+		t.Errorf("budget 1: %v %v", p, err)
+	}
+}

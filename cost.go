@@ -1,0 +1,129 @@
+package goferro
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/internal/plan"
+)
+
+// CostModel estimates what a placement costs, for the optional least-cost
+// placement policy (Config.SetCostModel). With a model set, preparation
+// builds every candidate placement within the search budget — in the same
+// deterministic order as first-fit — and keeps the successful one of lowest
+// total cost, the earliest on ties; running out of budget returns the best
+// found so far. Without one (the default) the first successful candidate
+// wins. Costs are in any consistent unit (seconds, bytes, ...).
+type CostModel interface {
+	// OpCost estimates running instruction ins with the given result types
+	// on engine.
+	OpCost(engine EngineID, ins *graph.Instruction, results []ResultType) float64
+	// TransferCost estimates moving bytes bytes from one location to
+	// another with the registered provider.
+	TransferCost(from, to Location, bytes int) float64
+}
+
+// TransferBytes is a CostModel in which instructions are free and a
+// transfer costs the bytes it moves: the least-cost placement under it is
+// the one that moves the least data.
+type TransferBytes struct{}
+
+// OpCost returns 0.
+func (TransferBytes) OpCost(EngineID, *graph.Instruction, []ResultType) float64 { return 0 }
+
+// TransferCost returns bytes.
+func (TransferBytes) TransferCost(_, _ Location, bytes int) float64 { return float64(bytes) }
+
+// Throughput is a StarPU-style CostModel: an instruction costs its result
+// elements divided by the engine's element rate, a transfer its bytes
+// divided by the bandwidth between the two engines. Missing entries fall
+// back to the defaults.
+type Throughput struct {
+	// ElementsPerSecond per engine (default DefaultElementsPerSecond).
+	ElementsPerSecond map[EngineID]float64
+	// BytesPerSecond per (source engine, destination engine) pair
+	// (default DefaultBytesPerSecond).
+	BytesPerSecond map[[2]EngineID]float64
+	// DefaultElementsPerSecond and DefaultBytesPerSecond are used when an
+	// entry is missing; zero means 1e9.
+	DefaultElementsPerSecond, DefaultBytesPerSecond float64
+}
+
+// OpCost returns the result elements over the engine's rate.
+func (t Throughput) OpCost(engine EngineID, _ *graph.Instruction, results []ResultType) float64 {
+	rate := t.ElementsPerSecond[engine]
+	if rate <= 0 {
+		rate = orDefault(t.DefaultElementsPerSecond)
+	}
+	n := 0
+	for _, r := range results {
+		c, _ := elementCount(r.Shape)
+		n += c
+	}
+	return float64(n) / rate
+}
+
+// TransferCost returns bytes over the bandwidth between the engines.
+func (t Throughput) TransferCost(from, to Location, bytes int) float64 {
+	bw := t.BytesPerSecond[[2]EngineID{from.Engine, to.Engine}]
+	if bw <= 0 {
+		bw = orDefault(t.DefaultBytesPerSecond)
+	}
+	return float64(bytes) / bw
+}
+
+func orDefault(x float64) float64 {
+	if x <= 0 {
+		return 1e9
+	}
+	return x
+}
+
+// SetCostModel selects the least-cost placement policy with model m, or,
+// with nil, the default deterministic first-fit policy.
+func (c *Config) SetCostModel(m CostModel) { c.cost = m }
+
+// WithCostModel selects the least-cost placement policy (Config.SetCostModel).
+func WithCostModel(m CostModel) Option {
+	return func(c *Config) error {
+		c.SetCostModel(m)
+		return nil
+	}
+}
+
+// costFunc returns the plan cost function of the snapshot's cost model, or
+// nil for first-fit. A panicking model is recorded in *failed and makes the
+// plan infinitely expensive.
+func (s *snapshot) costFunc(prog *graph.Program, pp *plan.Program, types []ResultType, failed *error) func(*plan.Plan) float64 {
+	m := s.cfg.cost
+	if m == nil {
+		return nil
+	}
+	return func(p *plan.Plan) (total float64) {
+		defer func() {
+			if v := recover(); v != nil {
+				if *failed == nil {
+					*failed = &PrepareError{Kind: ErrPanic, Input: -1, Instruction: -1, Slot: -1, Msg: fmt.Sprintf("cost model panicked: %v", v)}
+				}
+				total = math.Inf(1)
+			}
+		}()
+		for _, n := range p.Nodes {
+			switch n.Kind {
+			case plan.Op:
+				pi := &pp.Instrs[n.Instr]
+				res := make([]ResultType, len(pi.Out))
+				for k, sl := range pi.Out {
+					res[k] = types[sl]
+				}
+				total += m.OpCost(s.engines[n.At.Engine].ID, &prog.Instructions[n.Instr], res)
+			case plan.Transfer:
+				t := types[n.Slot]
+				cnt, _ := elementCount(t.Shape)
+				total += m.TransferCost(s.location(n.From), s.location(n.At), cnt*t.DType.Size())
+			}
+		}
+		return total
+	}
+}
