@@ -28,6 +28,9 @@
 // that cannot reach a consumer is ErrMissingTransferProvider here, never at
 // run time. The result, a Prepared, is cached under the program
 // fingerprint, runtime, epoch and the physical signature of the inputs.
+// OnEngines and InStorage constrain placement. An optional CostModel
+// (Config.SetCostModel: TransferBytes, Throughput or your own) replaces
+// first-fit with the least-cost candidate within the search budget.
 //
 // # Execution
 //

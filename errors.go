@@ -130,6 +130,7 @@ type IDError struct {
 	Reason string // what is wrong with it
 }
 
+// Error formats the error as "goferro: invalid <what> "<id>": <reason>".
 func (e *IDError) Error() string {
 	return fmt.Sprintf("goferro: invalid %s %q: %s", e.What, e.ID, e.Reason)
 }
@@ -149,6 +150,7 @@ type ConfigError struct {
 	Err    error // the cause, if any
 }
 
+// Error names the kind, the engine or provider key, the message and the cause.
 func (e *ConfigError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Kind.Error())
@@ -173,6 +175,7 @@ type ContractError struct {
 	Missing []string // the missing parts, e.g. "Ingress.Resident"
 }
 
+// Error names the engine and the missing parts.
 func (e *ContractError) Error() string {
 	return fmt.Sprintf("%v: engine %s lacks %s", e.Kind, e.Engine, strings.Join(e.Missing, ", "))
 }
@@ -194,6 +197,7 @@ type PrepareError struct {
 	Err         error
 }
 
+// Error names the kind and every field that applies (input, instruction, slot, engine, destination and available classes).
 func (e *PrepareError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Kind.Error())
@@ -232,6 +236,7 @@ type TransferError struct {
 	Err         error
 }
 
+// Error names the kind, instruction, slot and both locations.
 func (e *TransferError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v (instruction %d, slot %d, %v -> %v)", e.Kind, e.Instruction, e.Slot, e.From, e.To)
@@ -256,6 +261,7 @@ type ExecError struct {
 	Err         error
 }
 
+// Error names the kind and every field that applies (instruction, input, output, engine).
 func (e *ExecError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Kind.Error())

@@ -151,6 +151,7 @@ type RouteError struct {
 	Available []int
 }
 
+// Error describes the failed route.
 func (e *RouteError) Error() string {
 	if e.NoIngress {
 		return "no ingress for input " + strconv.Itoa(e.Input)
@@ -165,6 +166,7 @@ type CapableError struct {
 	Class int // the forced class, or -1
 }
 
+// Error names the instruction.
 func (e *CapableError) Error() string {
 	return "no capable engine for instruction " + strconv.Itoa(e.Instr)
 }
