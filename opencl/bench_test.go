@@ -132,3 +132,26 @@ func BenchmarkBinary(b *testing.B) {
 	}
 	q.Finish(ctx)
 }
+
+// BenchmarkLaunchOverhead measures enqueueing a tiny elementwise kernel and
+// waiting for it: the per-step cost for networks of small contractions.
+func BenchmarkLaunchOverhead(b *testing.B) {
+	q := testQueue(b)
+	ctx := context.Background()
+	h, _ := tensor.Rand(tensor.Float32, 1, 16)
+	a, _ := q.Upload(ctx, h)
+	defer a.Release()
+	out := mustEmpty(b, q, tensor.Float32, 16)
+	b.Run("enqueue", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			q.BinaryInto(ctx, Add, out, a, a)
+		}
+		q.Finish(ctx)
+	})
+	b.Run("enqueue+wait", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			ev, _ := q.BinaryInto(ctx, Add, out, a, a)
+			ev.Wait(ctx)
+		}
+	})
+}

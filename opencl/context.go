@@ -334,6 +334,7 @@ func (e *Event) Done() <-chan struct{} {
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (e *Event) block() error {
+	// clWaitForEvents flushes the event's queue implicitly.
 	c := cl.wait([]clEvent{e.h})
 	runtime.KeepAlive(e)
 	if c != CodeSuccess {
@@ -387,6 +388,10 @@ type Queue struct {
 	mu      sync.Mutex
 	closed  bool
 	kernels map[string]clKernel
+
+	unflushed int         // commands enqueued since the last flush (under mu)
+	dirty     atomic.Bool // commands may wait for a flush
+	gone      atomic.Bool // closed, for lock-free flushes
 
 	gemmMu     sync.Mutex // serialises GEMMs that use the scratch buffer
 	scratchBuf *Buffer
@@ -456,6 +461,7 @@ func (q *Queue) Close() error {
 		return nil
 	}
 	q.closed = true
+	q.gone.Store(true)
 	call(cl.finish, uintptr(q.h))
 	for _, k := range q.kernels {
 		cl.release(cl.releaseKernel, uintptr(k))
@@ -492,6 +498,9 @@ func (q *Queue) waitList(bufs []*Buffer) []clEvent {
 			if st, err := e.Status(); err == nil && st == Complete {
 				continue
 			}
+			// A command of another queue in a wait list must have been
+			// flushed, or this queue could wait for it forever.
+			e.q.flushPending()
 			wl = append(wl, e.h)
 		}
 	}
@@ -558,8 +567,38 @@ func (q *Queue) launch(ctx context.Context, op, name string, dims uint32, global
 	for _, b := range writes {
 		b.setLastWrite(e)
 	}
-	call(cl.flush, uintptr(q.h))
+	q.submitted(g[0] * g[1] * g[2])
 	return e, nil
+}
+
+// Flushing policy: a clFlush costs tens of microseconds on PoCL, so small
+// commands are flushed in batches; a large command is flushed at once so the
+// device starts on it while the host goes on. Waiting on an event, blocking
+// transfers and Finish flush implicitly, and a queue whose command another
+// queue waits for is flushed first (see waitList).
+const (
+	flushBatch = 16      // flush after this many small commands
+	flushItems = 1 << 16 // flush at once for commands with this many work items
+)
+
+// submitted records an enqueued command of items work items. Callers hold
+// q.mu.
+func (q *Queue) submitted(items uintptr) {
+	q.unflushed++
+	q.dirty.Store(true)
+	if items >= flushItems || q.unflushed >= flushBatch {
+		q.unflushed = 0
+		q.dirty.Store(false)
+		call(cl.flush, uintptr(q.h))
+	}
+}
+
+// flushPending flushes the queue if commands may be waiting for a flush.
+// It takes no lock (clFlush is thread-safe).
+func (q *Queue) flushPending() {
+	if !q.gone.Load() && q.dirty.Swap(false) {
+		call(cl.flush, uintptr(q.h))
+	}
 }
 
 // programCache holds one compiled program binary per device.
