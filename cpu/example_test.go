@@ -98,3 +98,19 @@ func ExampleExp_error() {
 	// true
 	// cpu.Unary(exp): exp is not defined on int64
 }
+
+func ExampleCopyInto() {
+	// Materialise a permutation into a preallocated buffer (reused across
+	// calls) instead of allocating with Permute.
+	a, _ := tensor.Arange(tensor.Float64, 6)
+	m, _ := a.Reshape(2, 3)
+	dst, _ := tensor.Zeros(tensor.Float64, 3, 2)
+	if err := cpu.CopyInto(dst, m.T()); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(dst)
+	// Output:
+	// [[0 3]
+	//  [1 4]
+	//  [2 5]]
+}

@@ -5,7 +5,8 @@ import "github.com/goferro/goferro/tensor"
 // Permute returns a new row-major tensor whose axis i is a's axis perm[i]
 // (negative entries count from the end): the materialised form of
 // a.Permute(perm...). The copy is cache-blocked (see CopyInto), so it runs
-// close to memory bandwidth whatever the permutation.
+// well whatever the permutation. To reuse a destination buffer, call
+// CopyInto(dst, view) with view from a.Permute(perm...).
 func Permute(a *tensor.Tensor, perm ...int) (*tensor.Tensor, error) {
 	const name = "Permute"
 	if err := checkNotNil(name, a); err != nil {
