@@ -306,6 +306,9 @@ func (e *Event) Status() (EventStatus, error) {
 	if e == nil {
 		return Complete, nil
 	}
+	if e.q != nil {
+		e.q.flushPending() // so that polling makes progress
+	}
 	st, c := cl.eventStatus(e.h)
 	if c != CodeSuccess {
 		return 0, clErr("clGetEventInfo", c, "")

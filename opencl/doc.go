@@ -53,6 +53,35 @@
 // Smaller, skinny and complex GEMMs use a kernel with one work item per
 // element.
 //
+// # Operations
+//
+// Queue (and so Engine) methods cover the core op set of package graph on
+// the device, each in an allocating form and an ...Into form writing a given
+// (possibly strided) output:
+//
+//   - transfers: Upload, UploadInto, Download, DownloadInto, CopyBuffer,
+//     Zero, and the providers HostToDevice, DeviceToHost, DeviceToDevice;
+//   - elementwise: Unary, Binary (numpy broadcasting), Compare (Bool
+//     result), Select, Convert, with the dtype rules and semantics of
+//     package cpu (integer x/0 is 0, NaN-propagating Max/Min, ...);
+//   - reductions: Reduce (Sum, Prod, ReduceMax, ReduceMin over any axes);
+//   - layout: the views Tensor.Permute, Diagonal, BroadcastTo, Slice and
+//     Reshape, and the copies Contiguous, CopyInto, Permute, Reshape,
+//     Broadcast, Concatenate, EmbedDiagonal;
+//   - contraction: Gemm (strided, batched), MatMul and DotGeneral.
+//
+// Package opencl/clengine turns an Engine into a goferro.Engine registration
+// with these as its executor.
+//
+// # Events and flushing
+//
+// Commands are enqueued without blocking and return an *Event; the host
+// goes on while the device works. Large commands are flushed to the device
+// at once, small ones in batches of 16 (a flush costs tens of microseconds on
+// PoCL); waiting on an event, polling its status, blocking transfers, Finish
+// and cross-queue dependencies flush what they need. On PoCL a small command
+// costs roughly 30–100 µs from enqueue to completion.
+//
 // Everything that may block takes a context.Context; enqueueing checks it
 // first, and Event.Wait and Queue.Finish return when it is done (the device
 // still completes the command).
