@@ -17,8 +17,8 @@ const (
 	gemmLX   = 16 // GEMM work-group columns
 	gemmLY   = 16 // GEMM work-group rows; each item computes (TM/LY)×(TN/LX)
 	smallL   = 8  // small-GEMM work-group side
-	vecX     = 8  // vector-GEMM work-group columns (of 8 elements each)
-	vecY     = 4  // vector-GEMM work-group rows (of VRM rows each)
+	vecX     = 16 // vector-GEMM work-group columns (of 8 elements each)
+	vecY     = 2  // vector-GEMM work-group rows (of VRM rows each)
 	maxRank  = 8  // highest rank after collapsing axes
 	smallDim = 16 // GEMMs with m or n below this use the simple kernel
 )
