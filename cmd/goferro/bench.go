@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"strings"
 )
 
 // benchTargets are the "goferro bench <target>" subcommands; each lives in
@@ -10,12 +11,16 @@ import (
 var benchTargets = map[string]func(ctx context.Context, args []string, stdout io.Writer) error{}
 
 func init() {
-	commands["bench"] = command{summary: "run benchmarks (bench gemm ...)", run: runBench}
+	commands["bench"] = command{summary: "run benchmarks: the whole suite with a report (bench [all]), or one target (bench gemm ...)", run: runBench}
 }
 
 func runBench(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return usagef("bench needs a target: gemm")
+	// No target (or only flags) runs the whole suite and writes a report.
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return runBenchAll(ctx, args, stdout)
+	}
+	if args[0] == "all" {
+		return runBenchAll(ctx, args[1:], stdout)
 	}
 	f, ok := benchTargets[args[0]]
 	if !ok {

@@ -1,0 +1,536 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/einsum/instance"
+)
+
+// The whole-suite benchmark: "goferro bench" with no target, or "bench all".
+
+const benchAllUsage = `usage: goferro bench [all] [--instances DIR] [--out DIR] [--quick] [--runs N]
+    [--gemm 256,512,1024] [--peers numpy,torch|none] [--python /usr/bin/python3] [--threads T]
+Times every einsum instance of DIR (its stored opt_flops path) and square
+float64 GEMMs with goferro, alternating with numpy and torch (when installed)
+through shared/bench/einsum-peers.py, and writes DIR/report.md with ratio
+tables and PNG plots.`
+
+// quickFlops is the cost above which --quick skips an instance.
+const quickLog10Flops = 7.5
+
+type benchAllFlags struct {
+	instances, out, peers, python, script, gemmSizes string
+	quick                                          bool
+	runs, threads                                  int
+	seed                                           uint64
+	budget                                         float64
+}
+
+// benchCase is one einsum to time: a stored instance or a synthetic GEMM.
+type benchCase struct {
+	file  string
+	inst  *instance.Instance
+	gemmN int // for GEMM cases, the matrix size
+}
+
+// benchResult is one case's measurements; peer times are 0 when absent.
+type benchResult struct {
+	Name       string             `json:"name"`
+	GemmN      int                `json:"gemm_n,omitempty"`
+	Log10Flops float64            `json:"log10_flops"`
+	GoferroMS  float64            `json:"goferro_ms"`
+	Runs       int                `json:"runs"`
+	Checksum   float64            `json:"checksum"`
+	PeerMS     map[string]float64 `json:"peer_ms,omitempty"`
+	PeerStatus map[string]string  `json:"peer_status,omitempty"`
+	Error      string             `json:"error,omitempty"`
+}
+
+func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
+	var f benchAllFlags
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.instances, "instances", "", "directory of einsum instance JSON files (default: ../shared/einsum-instances next to the repository)")
+	fs.StringVar(&f.out, "out", "bench-report", "directory for report.md, the plots and results.json")
+	fs.BoolVar(&f.quick, "quick", false, "a fast subset: cheap instances, small GEMMs, 3 runs")
+	fs.IntVar(&f.runs, "runs", 0, "timed runs per case (0: 5, or 3 with --quick)")
+	fs.StringVar(&f.gemmSizes, "gemm", "", "comma-separated square GEMM sizes (default 256,512,1024; 64,128 with --quick; none to skip)")
+	fs.StringVar(&f.peers, "peers", "numpy,torch", "peer backends to alternate with: numpy, torch, or none")
+	fs.StringVar(&f.python, "python", "/usr/bin/python3", "python interpreter for the peers")
+	fs.StringVar(&f.script, "peers-script", "", "the peers script (default: bench/einsum-peers.py next to the instances directory)")
+	fs.IntVar(&f.threads, "threads", 0, "threads for goferro and the peers (0: goferro's default)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the instance inputs")
+	fs.Float64Var(&f.budget, "budget", 10, "seconds per case and backend; slow cases get fewer runs")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, benchAllUsage)
+			return nil
+		}
+		return usagef("%v\n%s", err, benchAllUsage)
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q\n%s", fs.Arg(0), benchAllUsage)
+	}
+	if f.runs < 0 || f.threads < 0 || f.budget <= 0 {
+		return usagef("--runs and --threads must not be negative, --budget must be positive")
+	}
+	if f.runs == 0 {
+		f.runs = map[bool]int{true: 3, false: 5}[f.quick]
+	}
+	if f.threads == 0 {
+		f.threads = gemm.Threads()
+	}
+	gemm.SetThreads(f.threads)
+	if f.instances == "" {
+		dir, err := defaultInstancesDir()
+		if err != nil {
+			return err
+		}
+		f.instances = dir
+	}
+	if f.script == "" {
+		f.script = defaultPeersScript(f.instances)
+	}
+	cases, err := loadBenchCases(&f)
+	if err != nil {
+		return err
+	}
+	if len(cases) == 0 {
+		return usagef("no einsum instances to run in %s", f.instances)
+	}
+	peers, peerNote := availablePeers(ctx, &f)
+	fmt.Fprintf(stdout, "# %d cases (%s), %d runs each, %d threads; peers: %s\n", len(cases), f.instances, f.runs, f.threads, peerNote)
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp(f.out, ".work-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+
+	bar := newProgress(os.Stderr, "bench", len(cases))
+	var results []benchResult
+	peerVersions := ""
+	for _, c := range cases {
+		if err := ctx.Err(); err != nil {
+			bar.done()
+			return err
+		}
+		r := timeGoferro(ctx, c, &f)
+		// Alternate: the peers run right after goferro on the same case, so
+		// a change in machine load hits both sides of a ratio alike.
+		if len(peers) > 0 && r.Error == "" {
+			v, err := timePeers(ctx, c, &f, peers, work, &r)
+			if err != nil {
+				r.PeerStatus = map[string]string{"error": err.Error()}
+			}
+			if v != "" {
+				peerVersions = v
+			}
+		}
+		results = append(results, r)
+		line := fmt.Sprintf("%s goferro_ms=%.3f", r.Name, r.GoferroMS)
+		for _, p := range peers {
+			if ms, ok := r.PeerMS[p]; ok {
+				line += fmt.Sprintf(" %s_ms=%.3f", p, ms)
+			}
+		}
+		if r.Error != "" {
+			line += " error=" + strconv.Quote(r.Error)
+		}
+		fmt.Fprintln(stdout, line)
+		bar.step(r.Name)
+	}
+	bar.done()
+	rep := &benchReport{flags: &f, peers: peers, peerNote: peerNote, peerVersions: peerVersions, results: results}
+	if err := rep.write(); err != nil {
+		return err
+	}
+	summary := fmt.Sprintf("bench cases=%d instances=%d gemm_sizes=%d runs=%d threads=%d peers=%s", len(results),
+		rep.count(false), rep.count(true), f.runs, f.threads, strings.Join(append([]string{"goferro"}, peers...), ","))
+	for _, p := range peers {
+		if g, n := rep.geomean(p, false); n > 0 {
+			summary += fmt.Sprintf(" geomean_%s_ratio=%.3f", p, g)
+		}
+	}
+	fmt.Fprintf(stdout, "%s report=%s\n", summary, filepath.Join(f.out, "report.md"))
+	return nil
+}
+
+// sharedDir finds ../shared/SUB next to the repository that contains the
+// working directory (where the project keeps benchmark data).
+func sharedDir(sub string) (string, bool) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(data, []byte("module github.com/goferro/goferro")) {
+			cand := filepath.Join(dir, "..", "shared", sub)
+			if _, err := os.Stat(cand); err == nil {
+				return filepath.Clean(cand), true
+			}
+			return "", false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+func defaultInstancesDir() (string, error) {
+	if dir, ok := sharedDir("einsum-instances"); ok {
+		return dir, nil
+	}
+	return "", usagef("no einsum instance directory found (looked for ../shared/einsum-instances next to the goferro repository); give --instances DIR")
+}
+
+// defaultPeersScript is bench/einsum-peers.py next to the instances
+// directory, else the repository's ../shared/bench/einsum-peers.py.
+func defaultPeersScript(instances string) string {
+	cand := filepath.Join(filepath.Dir(filepath.Clean(instances)), "bench", "einsum-peers.py")
+	if _, err := os.Stat(cand); err == nil {
+		return cand
+	}
+	if s, ok := sharedDir(filepath.Join("bench", "einsum-peers.py")); ok {
+		return s
+	}
+	return cand
+}
+
+func loadBenchCases(f *benchAllFlags) ([]benchCase, error) {
+	entries, err := os.ReadDir(f.instances)
+	if err != nil {
+		return nil, err
+	}
+	var cases []benchCase
+	for _, e := range entries {
+		if e.IsDir() || filepath.Ext(e.Name()) != ".json" {
+			continue
+		}
+		file := filepath.Join(f.instances, e.Name())
+		in, err := instance.Load(file)
+		if err != nil {
+			return nil, err
+		}
+		sp, ok := in.Paths["opt_flops"]
+		if !ok {
+			continue // the peers replay the stored path, so there must be one
+		}
+		if f.quick && sp.Log10Flops > quickLog10Flops {
+			continue
+		}
+		cases = append(cases, benchCase{file: file, inst: in})
+	}
+	sizes := f.gemmSizes
+	if sizes == "" {
+		sizes = map[bool]string{true: "64,128", false: "256,512,1024"}[f.quick]
+	}
+	if sizes != "none" {
+		for _, s := range strings.Split(sizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 || n > 16384 {
+				return nil, usagef("--gemm: %q is not a matrix size from 1 to 16384", s)
+			}
+			cases = append(cases, benchCase{gemmN: n, inst: gemmInstance(n)})
+		}
+	}
+	return cases, nil
+}
+
+// gemmInstance is a square float64 GEMM written as an einsum instance, so
+// goferro and the peers time it exactly as they time the instance set.
+func gemmInstance(n int) *instance.Instance {
+	flops := math.Log10(2 * float64(n) * float64(n) * float64(n))
+	return &instance.Instance{
+		Name: fmt.Sprintf("gemm_f64_%d", n), Format: "ij,jk->ik", RowMajor: "ij,jk->ik",
+		Shapes: [][]int{{n, n}, {n, n}}, DType: "float64", NumTensor: 2,
+		Paths: map[string]instance.StoredPath{"opt_flops": {Path: [][]int{{0, 1}}, Log10Flops: flops, Log2Size: 2 * math.Log2(float64(n))}},
+	}
+}
+
+// timeGoferro replays the stored opt_flops path with goferro's einsum:
+// one warm-up, then up to f.runs timed runs within the budget.
+func timeGoferro(ctx context.Context, c benchCase, f *benchAllFlags) benchResult {
+	in := c.inst
+	r := benchResult{Name: in.Name, GemmN: c.gemmN, Log10Flops: in.Paths["opt_flops"].Log10Flops}
+	fail := func(err error) benchResult { r.Error = err.Error(); return r }
+	p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(in.Paths["opt_flops"].Path), einsum.WithThreads(f.threads))
+	if err != nil {
+		return fail(err)
+	}
+	ops, err := in.Inputs(f.seed)
+	if err != nil {
+		return fail(err)
+	}
+	start := time.Now()
+	out, err := p.Execute(ctx, ops...)
+	if err != nil {
+		return fail(err)
+	}
+	first := time.Since(start).Seconds()
+	n := max(1, min(f.runs, int(f.budget/max(first, 1e-9))))
+	times := make([]float64, 0, n)
+	for range n {
+		t := time.Now()
+		if out, err = p.Execute(ctx, ops...); err != nil {
+			return fail(err)
+		}
+		times = append(times, time.Since(t).Seconds()*1e3)
+	}
+	r.GoferroMS, r.Runs = median(times), n
+	r.Checksum = real(einsumSum(out.Complex128Values()))
+	return r
+}
+
+func einsumSum(vs []complex128) complex128 {
+	var s complex128
+	for _, v := range vs {
+		s += v
+	}
+	return s
+}
+
+// availablePeers returns the requested peer backends that the interpreter
+// can import, and a note saying which are used and why others are not.
+func availablePeers(ctx context.Context, f *benchAllFlags) ([]string, string) {
+	if f.peers == "none" || f.peers == "" {
+		return nil, "none (--peers none)"
+	}
+	if _, err := os.Stat(f.script); err != nil {
+		return nil, fmt.Sprintf("none (no peers script: %v)", err)
+	}
+	var have, notes []string
+	for _, p := range strings.Split(f.peers, ",") {
+		p = strings.TrimSpace(p)
+		if p != "numpy" && p != "torch" {
+			notes = append(notes, fmt.Sprintf("%s unknown", p))
+			continue
+		}
+		// numpy is imported by the script whatever the backends, so torch
+		// alone is no use without it.
+		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		err := exec.CommandContext(cctx, f.python, "-c", "import numpy\nimport "+p).Run()
+		cancel()
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s not importable by %s", p, f.python))
+			continue
+		}
+		have = append(have, p)
+	}
+	note := strings.Join(have, ",")
+	if note == "" {
+		note = "none"
+	}
+	if len(notes) > 0 {
+		note += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return have, note
+}
+
+// peerRecord is the part of one einsum-peers.py --json record we read.
+type peerRecord struct {
+	Mode     string  `json:"mode"`
+	MedianMS float64 `json:"median_ms"`
+	Status   string  `json:"status"`
+}
+
+// timePeers runs the peers script on one case and fills r.PeerMS. It
+// returns the script's version line ("# numpy 2.x, torch ...").
+func timePeers(ctx context.Context, c benchCase, f *benchAllFlags, peers []string, work string, r *benchResult) (string, error) {
+	file := c.file
+	if file == "" {
+		data, err := json.Marshal(c.inst)
+		if err != nil {
+			return "", err
+		}
+		file = filepath.Join(work, c.inst.Name+".json")
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	jsonl := filepath.Join(work, c.inst.Name+".jsonl")
+	_ = os.Remove(jsonl) // the script appends
+	cmd := exec.CommandContext(ctx, f.python, f.script, file, "--strategy", "opt_flops",
+		"--runs", strconv.Itoa(f.runs), "--threads", strconv.Itoa(f.threads), "--seed", strconv.FormatUint(f.seed, 10),
+		"--backends", strings.Join(peers, ","), "--budget", strconv.FormatFloat(f.budget, 'g', -1, 64), "--json", jsonl)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:] // the exception line of a traceback
+		}
+		return "", fmt.Errorf("peers script: %v: %s", err, msg)
+	}
+	version := ""
+	if line, _, _ := strings.Cut(string(outb), "\n"); strings.HasPrefix(line, "# numpy") {
+		version, _, _ = strings.Cut(strings.TrimPrefix(line, "# "), ", threads")
+	}
+	fh, err := os.Open(jsonl)
+	if err != nil {
+		return version, err
+	}
+	defer fh.Close()
+	r.PeerMS, r.PeerStatus = map[string]float64{}, map[string]string{}
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var rec peerRecord
+		if json.Unmarshal(sc.Bytes(), &rec) != nil {
+			continue
+		}
+		peer, ok := strings.CutSuffix(rec.Mode, "-steps")
+		if !ok || !slices.Contains(peers, peer) {
+			continue
+		}
+		r.PeerStatus[peer] = rec.Status
+		if rec.MedianMS > 0 && !strings.HasPrefix(rec.Status, "over-cap") {
+			r.PeerMS[peer] = rec.MedianMS
+		}
+	}
+	return version, sc.Err()
+}
+
+// benchReport renders the results as Markdown with plots.
+type benchReport struct {
+	flags        *benchAllFlags
+	peers        []string
+	peerNote     string
+	peerVersions string
+	results      []benchResult
+}
+
+func (b *benchReport) count(gemmCases bool) int {
+	n := 0
+	for _, r := range b.results {
+		if (r.GemmN > 0) == gemmCases {
+			n++
+		}
+	}
+	return n
+}
+
+// geomean is the geometric mean of peer time / goferro time over the
+// cases that have both (above 1: goferro is faster).
+func (b *benchReport) geomean(peer string, gemmCases bool) (float64, int) {
+	s, n := 0.0, 0
+	for _, r := range b.results {
+		if (r.GemmN > 0) != gemmCases || r.GoferroMS <= 0 {
+			continue
+		}
+		if ms, ok := r.PeerMS[peer]; ok && ms > 0 {
+			s += math.Log(ms / r.GoferroMS)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return math.Exp(s / float64(n)), n
+}
+
+func (b *benchReport) write() error {
+	var w bytes.Buffer
+	f := b.flags
+	fmt.Fprintf(&w, "# goferro benchmark report\n\n")
+	fmt.Fprintf(&w, "- date: %s\n- host: %s/%s, %d logical CPUs, SIMD %s\n", time.Now().UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), simdLevel())
+	k64, k32 := gemm.Kernel()
+	fmt.Fprintf(&w, "- goferro: %s, GEMM kernels float64=%s float32=%s, %d threads\n", runtime.Version(), k64, k32, f.threads)
+	fmt.Fprintf(&w, "- peers: %s", b.peerNote)
+	if b.peerVersions != "" {
+		fmt.Fprintf(&w, " (%s, replaying the same stored paths pairwise with einsum-peers.py)", b.peerVersions)
+	}
+	fmt.Fprintf(&w, "\n- runs: median of up to %d timed runs after one warm-up, %g s budget per case and backend; instances from `%s`", f.runs, f.budget, f.instances)
+	if f.quick {
+		fmt.Fprintf(&w, " (--quick: instances up to 10^%.1f flops, small GEMMs)", quickLog10Flops)
+	}
+	fmt.Fprintf(&w, "\n\nA ratio is the peer's time over goferro's: above 1 goferro is faster.\n\n")
+
+	for _, gemmCases := range []bool{false, true} {
+		if b.count(gemmCases) == 0 {
+			continue
+		}
+		if gemmCases {
+			fmt.Fprintf(&w, "## GEMM (square float64, C = A·B)\n\n")
+		} else {
+			fmt.Fprintf(&w, "## Einsum instances (stored opt_flops path)\n\n")
+		}
+		head := "| case | log10 flops | goferro ms |"
+		sep := "|---|---:|---:|"
+		if gemmCases {
+			head += " goferro GFLOP/s |"
+			sep += "---:|"
+		}
+		for _, p := range b.peers {
+			head += fmt.Sprintf(" %s ms | %s/goferro |", p, p)
+			sep += "---:|---:|"
+		}
+		fmt.Fprintf(&w, "%s\n%s\n", head, sep)
+		for _, r := range b.results {
+			if (r.GemmN > 0) != gemmCases {
+				continue
+			}
+			if r.Error != "" {
+				fmt.Fprintf(&w, "| %s | %.2f | error: %s |\n", r.Name, r.Log10Flops, strings.ReplaceAll(r.Error, "|", "/"))
+				continue
+			}
+			row := fmt.Sprintf("| %s | %.2f | %.3f |", r.Name, r.Log10Flops, r.GoferroMS)
+			if gemmCases {
+				row += fmt.Sprintf(" %.2f |", math.Pow(10, r.Log10Flops)/(r.GoferroMS*1e6))
+			}
+			for _, p := range b.peers {
+				if ms, ok := r.PeerMS[p]; ok {
+					row += fmt.Sprintf(" %.3f | %.2f |", ms, ms/r.GoferroMS)
+				} else {
+					row += fmt.Sprintf(" – (%s) | – |", r.PeerStatus[p])
+				}
+			}
+			fmt.Fprintln(&w, row)
+		}
+		for _, p := range b.peers {
+			if g, n := b.geomean(p, gemmCases); n > 0 {
+				fmt.Fprintf(&w, "\nGeometric mean %s/goferro over %d cases: **%.2f**\n", p, n, g)
+			}
+		}
+		name := "einsum.png"
+		if gemmCases {
+			name = "gemm.png"
+		}
+		if err := b.plot(filepath.Join(f.out, name), gemmCases); err != nil {
+			fmt.Fprintf(&w, "\n(plot not drawn: %v)\n\n", err)
+		} else {
+			fmt.Fprintf(&w, "\n![%s](%s)\n\n", strings.TrimSuffix(name, ".png"), name)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(f.out, "report.md"), w.Bytes(), 0o644); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(b.results, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(f.out, "results.json"), append(data, '\n'), 0o644)
+}
