@@ -1,7 +1,6 @@
 package einsum
 
 import (
-	"fmt"
 	"strconv"
 )
 
@@ -37,10 +36,15 @@ func (e *Equation) bind(shapes [][]int) (*bound, error) {
 	ell := 0
 	widths := make([]int, len(shapes))
 	for i, t := range e.Inputs {
+		n := 1.0
 		for _, d := range shapes[i] {
 			if d < 0 {
 				return nil, operandErr(ErrShape, i, "operand %d has negative extent in shape %v", i, shapes[i])
 			}
+			n *= float64(d)
+		}
+		if n > 1<<50 {
+			return nil, operandErr(ErrShape, i, "operand %d has shape %v, too many elements", i, shapes[i])
 		}
 		if t.Ellipsis < 0 {
 			if len(shapes[i]) != len(t.Labels) {
@@ -120,8 +124,6 @@ func (e *Equation) bind(shapes [][]int) (*bound, error) {
 }
 
 func termString(t Term) string {
-	var e Equation
-	_ = e
 	s := ""
 	for i, l := range t.Labels {
 		if i == t.Ellipsis {
@@ -134,5 +136,3 @@ func termString(t Term) string {
 	}
 	return s
 }
-
-var _ = fmt.Sprint

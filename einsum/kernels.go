@@ -222,16 +222,19 @@ func mulStrided[T num](dst []T, do int, a []T, ao int, b []T, bo int, shape, ds,
 			switch {
 			case d0 == 1 && a0 == 1 && b0 == 1:
 				x, y, z := dst[p:p+n0], a[q:q+n0], b[r:r+n0]
+				y, z = y[:len(x)], z[:len(x)]
 				for i := range x {
 					x[i] = y[i] * z[i]
 				}
 			case d0 == 1 && a0 == 1 && b0 == 0:
 				x, y, s := dst[p:p+n0], a[q:q+n0], b[r]
+				y = y[:len(x)]
 				for i := range x {
 					x[i] = y[i] * s
 				}
 			case d0 == 1 && a0 == 0 && b0 == 1:
 				x, s, z := dst[p:p+n0], a[q], b[r:r+n0]
+				z = z[:len(x)]
 				for i := range x {
 					x[i] = s * z[i]
 				}

@@ -2,6 +2,7 @@ package einsum
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -991,6 +992,16 @@ func orderLoops(shape []int, key int, strides ...[]int) ([]int, [][]int) {
 	by := func(k int, desc bool) func(a, b int) int {
 		return func(a, b int) int {
 			x, y := abs(strides[k][a]), abs(strides[k][b])
+			if k > 0 && !desc {
+				// A broadcast (zero-stride) loop gives the operand no
+				// locality: it never belongs to its tile.
+				if x == 0 {
+					x = math.MaxInt
+				}
+				if y == 0 {
+					y = math.MaxInt
+				}
+			}
 			if x == y {
 				return 0
 			}

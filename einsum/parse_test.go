@@ -1,10 +1,15 @@
 package einsum
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/goferro/goferro/tensor"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -169,4 +174,87 @@ func FuzzParse(f *testing.F) {
 			_, _ = NewPlan(eq, shapes)
 		}
 	})
+}
+
+func TestConcurrentExecute(t *testing.T) {
+	p, err := NewPlan("abc,cd,db->a", [][]int{{3, 4, 5}, {5, 6}, {6, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := []*tensor.Tensor{}
+	for i, s := range p.InputShapes {
+		x, _ := tensor.Rand(tensor.Float64, uint64(i), s...)
+		ops = append(ops, x)
+	}
+	want, _ := p.Execute(context.Background(), ops...)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				got, err := p.Execute(context.Background(), ops...)
+				if err == nil {
+					err = tensor.CheckClose(got, want, 0, 0)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.Execute(ctx, ops...); !errors.Is(err, ErrCanceled) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled: %v", err)
+	}
+	if _, err := p.Execute(nil, ops[:2]...); !errors.Is(err, ErrOperands) {
+		t.Fatalf("too few operands: %v", err)
+	}
+	f32, _ := tensor.Zeros(tensor.Float32, 5, 6)
+	if _, err := p.Execute(nil, ops[0], f32, ops[2]); !errors.Is(err, ErrDType) {
+		t.Fatalf("mixed dtypes: %v", err)
+	}
+	bad, _ := tensor.Zeros(tensor.Float64, 5, 7)
+	if _, err := p.Execute(nil, ops[0], bad, ops[2]); !errors.Is(err, ErrShape) {
+		t.Fatalf("wrong shape: %v", err)
+	}
+	if _, err := NewPlan("ab,bc->ac", [][]int{{4, 4}, {4, 4}}, WithPath([][]int{{0, 1}}), WithMemoryLimit(8)); !errors.Is(err, ErrMemoryLimit) {
+		t.Fatalf("explicit path over the memory limit: %v", err)
+	}
+}
+
+func TestDotGeneral(t *testing.T) {
+	p, err := NewPlan("bij,bjk->bki", [][]int{{2, 3, 4}, {2, 4, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := p.Steps[0].DotGeneral()
+	if !ok {
+		t.Fatal("no DotGeneral for a binary step")
+	}
+	s := p.Steps[0]
+	name := func(ls []int, axes []int) string {
+		var b strings.Builder
+		for _, a := range axes {
+			b.WriteString(p.Labels[ls[a]])
+		}
+		return b.String()
+	}
+	if name(s.LeftLabels, d.LhsBatch) != "b" || name(s.RightLabels, d.RhsBatch) != "b" ||
+		name(s.LeftLabels, d.LhsContract) != "j" || name(s.RightLabels, d.RhsContract) != "j" ||
+		name(s.LeftLabels, d.LhsFree) != "i" || name(s.RightLabels, d.RhsFree) != "k" {
+		t.Fatalf("dims %+v for %v,%v", d, s.LeftLabels, s.RightLabels)
+	}
+	// DotGeneral order is b, i, k; the output is b, k, i.
+	if got := fmt.Sprint(d.OutPerm); got != "[0 2 1]" {
+		t.Fatalf("OutPerm %s", got)
+	}
 }

@@ -212,6 +212,9 @@ func (e *Equation) Plan(shapes [][]int, opts ...Option) (*Plan, error) {
 	if err != nil {
 		return nil, &Error{Kind: ErrPath, Pos: -1, Operand: -1, Msg: fmt.Sprintf("path %v does not fit the equation", pth), Err: err}
 	}
+	if cfg.hasPath && cfg.memLimit > 0 && cost.LargestIntermediate > cfg.memLimit {
+		return nil, errf(ErrMemoryLimit, "path %v has an intermediate of %.0f elements, above the limit of %.0f", pth, cost.LargestIntermediate, cfg.memLimit)
+	}
 	if cost.LargestIntermediate > 1<<50 || float64(len(p.OutputShape)) > 0 && outElems(p.OutputShape) > 1<<50 {
 		return nil, errf(ErrShape, "an intermediate or the output would have %.3g elements, too many to allocate", max(cost.LargestIntermediate, outElems(p.OutputShape)))
 	}
