@@ -563,6 +563,9 @@ func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k 
 		int32(rank), sh, st[0], st[1], st[2]}
 	reads, writes := []*Buffer{a.Buf, b.Buf, c.Buf}, []*Buffer{c.Buf}
 	if dt.IsComplex() {
+		if m >= smallDim && n >= smallDim && imag(alpha) == 0 && imag(beta) == 0 {
+			return q.complexByReal(ctx, dt, batch, m, n, k, real(alpha), real(beta), a, b, c)
+		}
 		return q.launch(ctx, "Gemm", "gemmc_"+t, 3, [3]int{n, m, nb}, [3]int{smallL, smallL, 1}, reads, writes, args...)
 	}
 	if m < smallDim || n < smallDim {
@@ -575,15 +578,45 @@ func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k 
 	return q.gemmVector(ctx, dt, t, batch, m, n, k, al, be, a, b, c, st)
 }
 
+// complexByReal computes a complex GEMM with real alpha and beta as four
+// real GEMMs over the interleaved real and imaginary parts (strided views of
+// the same buffers), writing C directly:
+//
+//	Cr = alpha·Ar·Br + beta·Cr;  Cr += -alpha·Ai·Bi
+//	Ci = alpha·Ar·Bi + beta·Ci;  Ci +=  alpha·Ai·Br
+func (q *Queue) complexByReal(ctx context.Context, dt tensor.DType, batch []int, m, n, k int, alpha, beta float64, a, b, c Matrix) (*Event, error) {
+	rdt := dt.Real()
+	part := func(x Matrix, im int) Matrix {
+		bs := make([]int, len(x.BatchStrides))
+		for i, s := range x.BatchStrides {
+			bs[i] = 2 * s
+		}
+		return Matrix{Buf: x.Buf, Offset: 2*x.Offset + im, RowStride: 2 * x.RowStride, ColStride: 2 * x.ColStride, BatchStrides: bs}
+	}
+	ar, ai, br, bi, cr, ci := part(a, 0), part(a, 1), part(b, 0), part(b, 1), part(c, 0), part(c, 1)
+	var ev *Event
+	for _, s := range []struct {
+		a, b, c     Matrix
+		alpha, beta float64
+	}{{ar, br, cr, alpha, beta}, {ai, bi, cr, -alpha, 1}, {ar, bi, ci, alpha, beta}, {ai, br, ci, alpha, 1}} {
+		e, err := q.Gemm(ctx, rdt, batch, m, n, k, complex(s.alpha, 0), complex(s.beta, 0), s.a, s.b, s.c)
+		if err != nil {
+			return nil, err
+		}
+		ev = e
+	}
+	return ev, nil
+}
+
 // gemmVector packs A and B into the queue's scratch buffer as panels (A:
-// [m/vrm][k][vrm], B: [n/8][k][8] per batch element; broadcast batch axes
+// [m/vrm][k][vrm], B: [n/vw][k][vw] per batch element; broadcast batch axes
 // stay broadcast) and runs the vector kernel over them.
 func (q *Queue) gemmVector(ctx context.Context, dt tensor.DType, t string, batch []int, m, n, k int, al, be any, a, b, c Matrix, _ []long8) (*Event, error) {
 	q.gemmMu.Lock()
 	defer q.gemmMu.Unlock()
-	vrm := 8
+	vrm, vw := 8, 8
 	if dt == tensor.Float64 {
-		vrm = 4
+		vw = 4
 	}
 	packedStrides := func(bs []int, panel int) ([]int, int) {
 		st := make([]int, len(bs))
@@ -597,7 +630,7 @@ func (q *Queue) gemmVector(ctx context.Context, dt tensor.DType, t string, batch
 		return st, acc
 	}
 	aPanel := (m + vrm - 1) / vrm * k * vrm
-	bPanel := (n + 7) / 8 * k * 8
+	bPanel := (n + vw - 1) / vw * k * vw
 	abs, aSize := packedStrides(a.BatchStrides, aPanel)
 	bbs, bSize := packedStrides(b.BatchStrides, bPanel)
 	scratch, err := q.scratch((aSize + bSize) * dt.Size())
@@ -607,7 +640,7 @@ func (q *Queue) gemmVector(ctx context.Context, dt tensor.DType, t string, batch
 	if err := q.packPanels(ctx, dt, batch, a.Buf, a.Offset, a.RowStride, a.ColStride, a.BatchStrides, m, k, vrm, scratch, 0, abs); err != nil {
 		return nil, err
 	}
-	if err := q.packPanels(ctx, dt, batch, b.Buf, b.Offset, b.ColStride, b.RowStride, b.BatchStrides, n, k, 8, scratch, aSize, bbs); err != nil {
+	if err := q.packPanels(ctx, dt, batch, b.Buf, b.Offset, b.ColStride, b.RowStride, b.BatchStrides, n, k, vw, scratch, aSize, bbs); err != nil {
 		return nil, err
 	}
 	rank, sh, st, _ := collapse(batch, abs, bbs, c.BatchStrides)
@@ -619,7 +652,7 @@ func (q *Queue) gemmVector(ctx context.Context, dt tensor.DType, t string, batch
 		scratch, int64(0), scratch, int64(aSize),
 		c.Buf, int64(c.Offset), int64(c.RowStride), int64(c.ColStride),
 		int32(rank), sh, st[0], st[1], st[2]}
-	g := [3]int{(n + 7) / 8, (m + vrm - 1) / vrm, nb}
+	g := [3]int{(n + vw - 1) / vw, (m + vrm - 1) / vrm, nb}
 	return q.launch(ctx, "Gemm", "gemmv_"+t, 3, g, [3]int{vecX, vecY, 1}, []*Buffer{scratch, c.Buf}, []*Buffer{c.Buf}, args...)
 }
 

@@ -261,39 +261,39 @@ void gemm_T(int m, int n, int k, T alpha, T beta,
 		}
 	}
 }
-// Vector GEMM for CPUs and GPUs alike. A and B arrive packed in panels:
-// A as [m/VRM][k][VRM] and B as [n/8][k][8] per batch element, so each work
-// item streams two contiguous panels, computing VRM rows by 8 columns of C
-// with T8 accumulators (a broadcast scalar of A times a vector of B). Panel
-// padding past m or n is never stored.
+// Vector GEMM. A and B arrive packed in panels: A as [m/VRM][k][VRM] and B
+// as [n/VW][k][VW] per batch element, so each work item streams two
+// contiguous panels, computing VRM rows by VW columns of C with vector
+// accumulators (a broadcast scalar of A times a vector of B). Panel padding
+// past m or n is never stored.
 __kernel __attribute__((reqd_work_group_size(VX, VY, 1)))
 void gemmv_T(int m, int n, int k, T alpha, T beta,
 		__global const T* A, long ao, __global const T* B, long bo,
 		__global T* C, long co, long crs, long ccs,
 		int rank, long8 sh, long8 bsa, long8 bsb, long8 bsc) {
 	int gx = get_global_id(0), gy = get_global_id(1);
-	int c0 = gx * 8, r0 = gy * VRM;
+	int c0 = gx * VW, r0 = gy * VRM;
 	long rem = get_global_id(2);
 	RANK_ALL(ADVB)
 	if (c0 >= n || r0 >= m) return;
-	T8 acc[VRM];
+	TV acc[VRM];
 	#pragma unroll
-	for (int i = 0; i < VRM; i++) acc[i] = (T8)(0);
+	for (int i = 0; i < VRM; i++) acc[i] = (TV)(0);
 	__global const T* ap = A + ao + (long)gy * k * VRM;
-	__global const T* bp = B + bo + (long)gx * k * 8;
-	for (int p = 0; p < k; p++, ap += VRM, bp += 8) {
-		T8 b = vload8(0, bp);
+	__global const T* bp = B + bo + (long)gx * k * VW;
+	for (int p = 0; p < k; p++, ap += VRM, bp += VW) {
+		TV b = VLOADW(0, bp);
 		#pragma unroll
-		for (int i = 0; i < VRM; i++) acc[i] = mad((T8)(ap[i]), b, acc[i]);
+		for (int i = 0; i < VRM; i++) acc[i] = mad((TV)(ap[i]), b, acc[i]);
 	}
 	#pragma unroll
 	for (int i = 0; i < VRM; i++) {
 		int r = r0 + i;
 		if (r >= m) break;
-		T tmp[8];
-		vstore8(acc[i], 0, tmp);
+		T tmp[VW];
+		VSTOREW(acc[i], 0, tmp);
 		long p = co + r * crs + c0 * ccs;
-		for (int j = 0; j < 8 && c0 + j < n; j++, p += ccs) {
+		for (int j = 0; j < VW && c0 + j < n; j++, p += ccs) {
 			T v = alpha * tmp[j];
 			C[p] = beta == (T)0 ? v : v + beta * C[p];
 		}
@@ -706,11 +706,13 @@ func replaceType(src, t string) string { return replaceTypeAs(src, t, t) }
 
 // replaceTypeAs substitutes the type t and the name suffix suffix.
 func replaceTypeAs(src, t, suffix string) string {
-	vrm := "8"
+	// Vector GEMM: one AVX-sized vector of B per step (8 floats, 4
+	// doubles), VRM rows of A.
+	vrm, vw := "8", "8"
 	if t == "double" {
-		vrm = "4"
+		vw = "4"
 	}
-	r := strings.NewReplacer("VRM", vrm, "T8", t+"8", "_T(T ", "_"+suffix+"("+t+" ", "_T(", "_"+suffix+"(", "(T)", "("+t+")", " T ", " "+t+" ", " T*", " "+t+"*", "\tT ", "\t"+t+" ")
+	r := strings.NewReplacer("VRM", vrm, "VW", vw, "TV", t+vw, "VLOADW", "vload"+vw, "VSTOREW", "vstore"+vw, "_T(T ", "_"+suffix+"("+t+" ", "_T(", "_"+suffix+"(", "(T)", "("+t+")", " T ", " "+t+" ", " T*", " "+t+"*", "\tT ", "\t"+t+" ")
 	return r.Replace(src)
 }
 
