@@ -38,10 +38,10 @@ const quickLog10Flops = 7.5
 
 type benchAllFlags struct {
 	instances, out, peers, python, script, gemmSizes string
-	quick                                          bool
-	runs, threads                                  int
-	seed                                           uint64
-	budget                                         float64
+	quick                                            bool
+	runs, threads                                    int
+	seed                                             uint64
+	budget                                           float64
 }
 
 // benchCase is one einsum to time: a stored instance or a synthetic GEMM.
@@ -84,10 +84,10 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 			fmt.Fprintln(stdout, benchAllUsage)
 			return nil
 		}
-		return usagef("%v\n%s", err, benchAllUsage)
+		return usagef("%v (see goferro bench -h)", err)
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q\n%s", fs.Arg(0), benchAllUsage)
+		return usagef("unexpected argument %q (see goferro bench -h)", fs.Arg(0))
 	}
 	if f.runs < 0 || f.threads < 0 || f.budget <= 0 {
 		return usagef("--runs and --threads must not be negative, --budget must be positive")

@@ -79,7 +79,7 @@ func (j *jobFlags) parse(args []string, stdout io.Writer) error {
 				fmt.Fprintln(stdout, j.usage)
 				return err
 			}
-			return usagef("%v\n%s", err, j.usage)
+			return usagef("%v (see goferro %s -h)", err, j.fs.Name())
 		}
 		args = j.fs.Args()
 		if len(args) == 0 {
@@ -96,11 +96,11 @@ func (j *jobFlags) parse(args []string, stdout io.Writer) error {
 	}
 	switch {
 	case modes == 0:
-		return usagef("nothing to run: give PROGRAM.json, --einsum EQ or --instance FILE.json\n%s", j.usage)
+		return usagef("nothing to run: give PROGRAM.json, --einsum EQ or --instance FILE.json (see goferro %s -h)", j.fs.Name())
 	case modes > 1:
-		return usagef("give only one of PROGRAM.json, --einsum and --instance\n%s", j.usage)
+		return usagef("give only one of PROGRAM.json, --einsum and --instance")
 	case len(pos) > 1:
-		return usagef("one program file at most (got %q)\n%s", pos, j.usage)
+		return usagef("one program file at most (got %q)", pos)
 	case len(pos) == 1:
 		j.program = pos[0]
 	}
