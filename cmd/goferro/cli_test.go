@@ -54,9 +54,9 @@ func testMain(m *testing.M) int {
 // fixture values: a is 3×4, b is 4×5, both seeded.
 var fixA, fixB *tensor.Tensor
 
-// writeFixtures writes prog.json (c = a·b; outputs exp(-c)... kept simple:
-// c and the row sums of c), a.npy, b.npy, a bad .npy, a malformed program
-// and a tiny benchmark instance.
+// writeFixtures writes prog.json (c = a·b; outputs c and the row sums of
+// c), a.npy, b.npy, a wrongly shaped bt.npy, a corrupt .npy, malformed
+// programs and two tiny benchmark instances.
 func writeFixtures(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "instances"), 0o755); err != nil {
 		return err
@@ -167,7 +167,9 @@ func num(t *testing.T, kv map[string]string, key string) float64 {
 	return x
 }
 
-func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) }
+func near(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
 
 // reference computes the fixture program's outputs directly.
 func reference(t *testing.T) (c, rows *tensor.Tensor, sum float64) {

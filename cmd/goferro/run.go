@@ -31,7 +31,12 @@ flags:
   --place ENGINE   run every op on this one engine (cpu, fake:0, fake.d0.v1, ...)
   --out DIR        write the outputs there as out0.npy, out1.npy, ...
   --runs N         timed executions (default 1)
-  --trace FILE     write a Chrome trace (chrome://tracing, Perfetto) of the runs`
+  --trace FILE     write a Chrome trace (chrome://tracing, Perfetto) of the runs
+  --seed N         seed of the --instance inputs
+  --serial         run every node on one goroutine, in schedule order
+The last line is key=value: program, engines, runs, prepare_ms, median_ms,
+min_ms, ops, transfers, bytes_moved (per run), outputs and checksum (the sum of
+every output element, real part for complex).`
 
 // jobFlags are the flags run and explain share: what to run and where.
 type jobFlags struct {
