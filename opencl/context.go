@@ -412,7 +412,8 @@ func (c *Context) NewQueue() (*Queue, error) {
 	if code != CodeSuccess {
 		return nil, clErr("clCreateCommandQueue", code, "")
 	}
-	q := &Queue{ctx: c, h: h, id: nextID.Add(1), kernels: map[string]clKernel{}, tiledGEMM: c.dev.Type == "gpu"}
+	q := &Queue{ctx: c, h: h, id: nextID.Add(1), kernels: map[string]clKernel{},
+		tiledGEMM: c.dev.Type == "gpu" && c.dev.MaxWorkGroup >= gemmLX*gemmLY}
 	q.domain = fmt.Sprintf("%s.q%d", c.domain, q.id)
 	c.queues = append(c.queues, q)
 	return q, nil

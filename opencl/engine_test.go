@@ -360,3 +360,56 @@ func TestScratchNotCounted(t *testing.T) {
 		t.Fatalf("stats %+v", s)
 	}
 }
+
+// TestDeviceWithoutFP64 builds an engine as a device without cl_khr_fp64
+// would have it (the program without double kernels) and checks that every
+// float64 and complex128 operation is declined, not attempted.
+func TestDeviceWithoutFP64(t *testing.T) {
+	q := testQueue(t)
+	ctx := context.Background()
+	dev := *q.Context().Device()
+	dev.FP64 = false
+	e, err := Open(ctx, &dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, f := range []Family{FamilyTransfer, FamilyPermute, FamilyElementwise, FamilyReduce, FamilyGEMM, FamilyComplexArith} {
+		if e.Supports(f, tensor.Float64) || e.Supports(f, tensor.Complex128) {
+			t.Fatalf("%s claims 64-bit floats", f)
+		}
+	}
+	if !e.Supports(FamilyGEMM, tensor.Float32) || !e.Supports(FamilyComplexArith, tensor.Complex64) {
+		t.Fatal("32-bit support lost")
+	}
+	h, _ := tensor.Rand(tensor.Float64, 1, 4, 4)
+	d, err := e.Upload(ctx, h) // bytes can still be stored
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release()
+	if err := e.Accept(d); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("accepted a float64 input: %v", err)
+	}
+	if _, err := e.Binary(ctx, Add, d, d); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("float64 add: %v", err)
+	}
+	if _, err := e.MatMul(ctx, d, d); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("float64 matmul: %v", err)
+	}
+	if _, err := e.Reduce(ctx, Sum, d, false); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("float64 sum: %v", err)
+	}
+	if _, err := e.Convert(ctx, d, tensor.Float32); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("float64 convert: %v", err)
+	}
+	// float32 still works on it
+	h32, _ := tensor.Rand(tensor.Float32, 1, 20, 20)
+	d32, _ := e.Upload(ctx, h32)
+	defer d32.Release()
+	m, err := e.MatMul(ctx, d32, d32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Release()
+}
