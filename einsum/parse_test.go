@@ -133,6 +133,26 @@ func TestManyLabels(t *testing.T) {
 	if len(p.Labels) != 300 || len(p.Steps) != 299 {
 		t.Fatalf("%d labels, %d steps", len(p.Labels), len(p.Steps))
 	}
+	// The value is the trace of the product of the matrices.
+	var ops []*tensor.Tensor
+	prod := [4]float64{1, 0, 0, 1}
+	for i := range shapes {
+		m := []float64{0.5, float64(i%3) / 4, 0.25, 0.75}
+		x, _ := tensor.New(m, 2, 2)
+		ops = append(ops, x)
+		prod = [4]float64{
+			prod[0]*m[0] + prod[1]*m[2], prod[0]*m[1] + prod[1]*m[3],
+			prod[2]*m[0] + prod[3]*m[2], prod[2]*m[1] + prod[3]*m[3],
+		}
+	}
+	got, err := p.Execute(context.Background(), ops...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tensor.Scalar(prod[0] + prod[3])
+	if err := tensor.CheckClose(got, want, 1e-9, 1e-300); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func FuzzParse(f *testing.F) {
