@@ -411,7 +411,7 @@ func TestErrors(t *testing.T) {
 		{"unknown input", append(append([]string{}, prog...), "--input", "b="+fix("b.npy"), "--input", "z="+fix("b.npy")), "z"},
 		{"unknown engine", append(append([]string{}, prog...), "--input", "b="+fix("b.npy"), "--engines", "cpu,tpu:0"), "tpu"},
 		{"bad fake count", []string{"explain", "--einsum", "ij->", "--input", fix("a.npy"), "--engines", "fake:x"}, "fake:x"},
-		{"opencl", []string{"run", "--einsum", "ij->", "--input", fix("a.npy"), "--engines", "cpu,opencl:0"}, "opencl"},
+		{"opencl index", []string{"run", "--einsum", "ij->", "--input", fix("a.npy"), "--engines", "cpu,opencl:99"}, "opencl:99"},
 		{"unknown place", []string{"run", "--einsum", "ij->", "--input", fix("a.npy"), "--place", "fake:3"}, "fake:3"},
 		{"bad equation", []string{"run", "--einsum", "ij,jk->iz", "--input", fix("a.npy"), "--input", fix("b.npy")}, "ij,jk->iz"},
 		{"missing instance", []string{"explain", "--instance", fix("nope-instance.json")}, "nope-instance.json"},
@@ -473,5 +473,40 @@ func TestBenchQuick(t *testing.T) {
 		if !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
 			t.Errorf("%s is not a PNG", png)
 		}
+	}
+}
+
+// TestRunOpenCL runs a matrix product on the first OpenCL device (PoCL on
+// CPU-only machines) when there is one: the adapter runs dot_general, so
+// both operands go up and the result is materialized from the device.
+func TestRunOpenCL(t *testing.T) {
+	if d := mustRun(t, "devices"); !strings.Contains(d.stdout, "engine opencl.d0.v1") {
+		t.Skip("no OpenCL device")
+	}
+	c, _, _ := reference(t)
+	want := 0.0
+	for _, v := range c.Complex128Values() {
+		want += real(v)
+	}
+	base := []string{"--einsum", "ij,jk->ik", "--input", fix("a.npy"), "--input", fix("b.npy"), "--engines", "opencl:0"}
+	out := t.TempDir()
+	r := mustRun(t, append([]string{"run", "--out", out}, base...)...)
+	sameValues(t, filepath.Join(out, "out0.npy"), c)
+	kv := summary(t, r.stdout)
+	if got := num(t, kv, "checksum"); math.Abs(got-want) > 1e-6*math.Abs(want) {
+		t.Errorf("checksum=%v, want %v", got, want)
+	}
+	if num(t, kv, "transfers") != 2 || num(t, kv, "bytes_moved") != 8*(12+20) {
+		t.Errorf("summary %v", kv)
+	}
+	e := mustRun(t, append([]string{"explain"}, base...)...)
+	if !strings.Contains(e.stdout, "on opencl.d0.v1 at storage.opencl.device.v1") {
+		t.Errorf("explain does not place dot_general on the device:\n%s", e.stdout)
+	}
+	// The adapter has no reductions: restricted to the device, the
+	// program's reduce_sum has nowhere to run, which is the user's choice.
+	bad := cli(t, "run", fix("prog.json"), "--input", "a="+fix("a.npy"), "--input", "b="+fix("b.npy"), "--engines", "opencl:0")
+	if bad.code != 2 || !strings.Contains(bad.stderr, "capable") {
+		t.Errorf("reduce on the OpenCL adapter: exit %d, stderr %q", bad.code, bad.stderr)
 	}
 }

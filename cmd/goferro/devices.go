@@ -108,6 +108,8 @@ func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  event domain:  one in-order queue per opened engine (allocated when the engine is registered)\n")
 		if openclAdapter == nil {
 			fmt.Fprintf(stdout, "  runtime:       not usable with run/explain yet (no OpenCL runtime engine adapter in this build)\n")
+		} else {
+			fmt.Fprintf(stdout, "  runtime:       run/explain --engines cpu,opencl:%d (dot_general on the device, other ops on the CPU)\n", d.Index)
 		}
 	}
 	fmt.Fprintln(stdout, "engine fake.dN.v1 (fake:N, on request): goferrotest fake devices with their own pools, storage storage.fake.dN.v1, one event domain each")
