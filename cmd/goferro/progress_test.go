@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestProgressPlainLines(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, "bench", 3)
+	p.step("quick") // under the one-second delay: silent
+	if buf.Len() != 0 {
+		t.Fatalf("progress printed before the delay: %q", buf.String())
+	}
+	p.delay = 0
+	p.step("b")
+	p.step("c")
+	p.done()
+	want := []string{"bench: 2/3 b (", "bench: 3/3 c ("}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("lines %q, want %d", lines, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) || strings.Contains(lines[i], "\r") {
+			t.Errorf("line %d = %q, want prefix %q and no carriage return", i, lines[i], w)
+		}
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, "run", 4)
+	p.tty, p.delay = true, 0 // as on a terminal
+	p.step("one")
+	p.last = time.Time{} // skip the redraw throttle
+	p.step("a longer description")
+	p.step("x") // throttled: within 100 ms of the last draw
+	p.step("last")
+	p.done()
+	out := buf.String()
+	if strings.Count(out, "\r") != 3 {
+		t.Errorf("want 3 redraws, got %q", out)
+	}
+	if !strings.Contains(out, "[==============================] 4/4") || !strings.HasSuffix(out, "\n") {
+		t.Errorf("bar did not finish full and end its line: %q", out)
+	}
+	if !strings.Contains(out, "[=======                       ] 1/4") {
+		t.Errorf("first draw missing: %q", out)
+	}
+}
+
+func TestProgressNil(t *testing.T) {
+	var p *progress
+	p.step("x") // must not panic
+	p.done()
+}
