@@ -513,9 +513,11 @@ func (q *Queue) waitList(bufs []*Buffer) []clEvent {
 
 type long8 [8]int64
 
+type long4 [4]int64
+
 // launch sets the kernel arguments and enqueues it. reads and writes are the
 // buffers the command uses, for cross-queue ordering. Args are *Buffer,
-// int32, int64, float32, float64 or long8.
+// int32, int64, float32, float64, [2]float32, [2]float64, long4 or long8.
 func (q *Queue) launch(ctx context.Context, op, name string, dims uint32, global, local [3]int, reads, writes []*Buffer, args ...any) (*Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: op, Kind: ErrArgument, Msg: "context done", Err: err}
@@ -545,6 +547,8 @@ func (q *Queue) launch(ctx context.Context, op, name string, dims uint32, global
 			c = cl.setArg(k, uint32(i), 8, unsafe.Pointer(&v))
 		case long8:
 			c = cl.setArg(k, uint32(i), 64, unsafe.Pointer(&v))
+		case long4:
+			c = cl.setArg(k, uint32(i), 32, unsafe.Pointer(&v))
 		case [2]float32:
 			c = cl.setArg(k, uint32(i), 8, unsafe.Pointer(&v))
 		case [2]float64:

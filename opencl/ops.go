@@ -185,21 +185,32 @@ func (q *Queue) elementwise(ctx context.Context, op, prefix, t string, code int3
 	if code >= 0 {
 		args = append(args, code)
 	}
-	n := int64(dst.size)
-	name := prefix + "1_" + t
-	if rank <= 1 {
-		args = append(args, n, dst.buf, int64(dst.offset), st[0][0])
-		for i, s := range srcs {
-			args = append(args, s.buf, int64(s.offset), st[i+1][0])
+	if rank <= 3 {
+		// 3-D range: axis 0 is the innermost axis unless it is short and
+		// another is long, so that work-groups stay full.
+		d := [3]int{0, 1, 2}
+		if sh[0] < 16 {
+			best := 0
+			for k := 1; k < 3; k++ {
+				if sh[k] > sh[best] {
+					best = k
+				}
+			}
+			d[0], d[best] = d[best], d[0]
 		}
-	} else {
-		name = prefix + "n_" + t
-		args = append(args, n, int32(rank), sh, dst.buf, int64(dst.offset), st[0])
+		s4 := func(x long8) long4 { return long4{x[d[0]], x[d[1]], x[d[2]], 0} }
+		args = append(args, sh[d[0]], dst.buf, int64(dst.offset), s4(st[0]))
 		for i, s := range srcs {
-			args = append(args, s.buf, int64(s.offset), st[i+1])
+			args = append(args, s.buf, int64(s.offset), s4(st[i+1]))
 		}
+		g := [3]int{int(sh[d[0]]), int(sh[d[1]]), int(sh[d[2]])}
+		return q.launch(ctx, op, prefix+"3_"+t, 3, g, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
 	}
-	return q.launch(ctx, op, name, 1, [3]int{dst.size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
+	args = append(args, int64(dst.size), int32(rank), sh, dst.buf, int64(dst.offset), st[0])
+	for i, s := range srcs {
+		args = append(args, s.buf, int64(s.offset), st[i+1])
+	}
+	return q.launch(ctx, op, prefix+"n_"+t, 1, [3]int{dst.size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
 }
 
 // SupportsUnary reports whether op runs on the device for dt.

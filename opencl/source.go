@@ -83,11 +83,14 @@ BINARY_CASES
 }
 #define ADV1(k) oo += i_ * so.s##k; ao += i_ * sa.s##k;
 #define ADV2(k) oo += i_ * so.s##k; ao += i_ * sa.s##k; bo += i_ * sb.s##k;
+// Up to three axes run as a 3-D range without index division: axis 0 is
+// get_global_id(0) (guarded), axes 1 and 2 the other two ids.
+#define AT3(s) (i0 * s.x + i1 * s.y + i2 * s.z)
+#define IDS3 long i0 = get_global_id(0); if (i0 >= n0) return; long i1 = get_global_id(1), i2 = get_global_id(2);
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
-void un1_T(int op, long n, __global T* o, long oo, long so, __global const T* a, long ao, long sa) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	o[oo + g * so] = un_T(op, a[ao + g * sa]);
+void un3_T(int op, long n0, __global T* o, long oo, long4 so, __global const T* a, long ao, long4 sa) {
+	IDS3
+	o[oo + AT3(so)] = un_T(op, a[ao + AT3(sa)]);
 }
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void unn_T(int op, long n, int rank, long8 sh, __global T* o, long oo, long8 so, __global const T* a, long ao, long8 sa) {
@@ -98,10 +101,9 @@ void unn_T(int op, long n, int rank, long8 sh, __global T* o, long oo, long8 so,
 	o[oo] = un_T(op, a[ao]);
 }
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
-void bin1_T(int op, long n, __global T* o, long oo, long so, __global const T* a, long ao, long sa, __global const T* b, long bo, long sb) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	o[oo + g * so] = bin_T(op, a[ao + g * sa], b[bo + g * sb]);
+void bin3_T(int op, long n0, __global T* o, long oo, long4 so, __global const T* a, long ao, long4 sa, __global const T* b, long bo, long4 sb) {
+	IDS3
+	o[oo + AT3(so)] = bin_T(op, a[ao + AT3(sa)], b[bo + AT3(sb)]);
 }
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void binn_T(int op, long n, int rank, long8 sh, __global T* o, long oo, long8 so, __global const T* a, long ao, long8 sa, __global const T* b, long bo, long8 sb) {
@@ -188,10 +190,9 @@ void redwg_T(int op, int rank, long8 sh, __global T* o, long oo, long8 so, __glo
 // (permutation, contiguous copies, broadcasting materialisation).
 const copyTemplate = `
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
-void cp1_B(long n, __global B* o, long oo, long so, __global const B* a, long ao, long sa) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	o[oo + g * so] = a[ao + g * sa];
+void cp3_B(long n0, __global B* o, long oo, long4 so, __global const B* a, long ao, long4 sa) {
+	IDS3
+	o[oo + AT3(so)] = a[ao + AT3(sa)];
 }
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void cpn_B(long n, int rank, long8 sh, __global B* o, long oo, long8 so, __global const B* a, long ao, long8 sa) {
