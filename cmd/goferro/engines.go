@@ -90,6 +90,9 @@ type engineSet struct {
 	aliases map[string]goferro.EngineID
 	rec     *recorder
 	closers []func() error
+	// opEngines are the engines ops may run on after placeOptions: the
+	// --place engine, or the listed ones.
+	opEngines []goferro.EngineID
 }
 
 // close releases device contexts opened for the runtime.
@@ -191,6 +194,7 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 // to the listed engines.
 func (s *engineSet) placeOptions(place string) ([]goferro.RunOption, error) {
 	if place == "" {
+		s.opEngines = s.listed
 		return []goferro.RunOption{goferro.OnEngines(s.listed...)}, nil
 	}
 	id, ok := s.aliases[place]
@@ -202,6 +206,7 @@ func (s *engineSet) placeOptions(place string) ([]goferro.RunOption, error) {
 		slices.Sort(names)
 		return nil, usagef("--place: unknown engine %q (registered: %s)", place, strings.Join(names, ", "))
 	}
+	s.opEngines = []goferro.EngineID{id}
 	return []goferro.RunOption{goferro.OnEngines(id)}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/tensor"
 )
@@ -147,9 +148,12 @@ func writeExplain(w io.Writer, name string, set *engineSet, st *planStats) {
 	for _, id := range cfg.Engines() {
 		e, _ := cfg.Engine(id)
 		d, _ := set.rt.EventDomain(id)
-		role := "ops"
-		if !slices.Contains(set.listed, id) {
-			role = "host ingress only"
+		role := "runs ops"
+		switch {
+		case id == cpu.EngineID && !slices.Contains(set.opEngines, id):
+			role = "host ingress and compiler-synthesized ops only"
+		case !slices.Contains(set.opEngines, id):
+			role = "not used for ops"
 		}
 		fmt.Fprintf(w, "  %-16s %s, storage %s, domain %s (%s)\n", id, d, e.DefaultStorage, e.Domain, role)
 	}

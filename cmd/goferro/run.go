@@ -340,8 +340,12 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "program=%s engines=%s runs=%d prepare_ms=%.3f median_ms=%.3f min_ms=%.3f ops=%d transfers=%d bytes_moved=%d outputs=%d checksum=%.10g\n",
-		jb.name, set.engineList(), *runs, prepareMS, median(times), slices.Min(times), plan.ops, plan.transfers, plan.bytesMoved, len(outs), checksum(outs))
+	place := ""
+	if j.place != "" {
+		place = " place=" + string(set.opEngines[0])
+	}
+	fmt.Fprintf(stdout, "program=%s engines=%s%s runs=%d prepare_ms=%.3f median_ms=%.3f min_ms=%.3f ops=%d transfers=%d bytes_moved=%d outputs=%d checksum=%.10g\n",
+		jb.name, set.engineList(), place, *runs, prepareMS, median(times), slices.Min(times), plan.ops, plan.transfers, plan.bytesMoved, len(outs), checksum(outs))
 	return nil
 }
 
