@@ -39,6 +39,18 @@ type Context struct {
 	tqOnce sync.Once
 	tq     *Queue
 	tqErr  error
+
+	poolMu    sync.Mutex
+	pool      map[int][]pooled // released device memory by size, for reuse
+	poolBytes int
+	poolLimit int
+}
+
+// pooled is released device memory that may be reused once every command
+// enqueued before its release has completed.
+type pooled struct {
+	h     clMem
+	after []*Event
 }
 
 // NewContext creates a context on dev and compiles (or loads from the
@@ -58,7 +70,8 @@ func NewContext(ctx context.Context, dev *Device) (*Context, error) {
 	if c != CodeSuccess {
 		return nil, clErr("clCreateContext", c, dev.Name)
 	}
-	cx := &Context{dev: dev, h: h, id: nextID.Add(1)}
+	cx := &Context{dev: dev, h: h, id: nextID.Add(1), pool: map[int][]pooled{}}
+	cx.poolLimit = int(min(uint64(256<<20), dev.GlobalMemory/8))
 	cx.domain = fmt.Sprintf("opencl.d%d.ctx%d", dev.Index, cx.id)
 	p, err := buildProgram(cx)
 	if err != nil {
@@ -86,12 +99,109 @@ type BufferStats struct {
 	Released  int64 // buffers whose device memory was freed
 	Live      int64 // Allocated - Released
 	LiveBytes int64 // bytes held by live buffers
+	// PooledBytes is device memory of released buffers kept for reuse
+	// (see SetPoolLimit); it is not part of LiveBytes.
+	PooledBytes int64
 }
 
 // Stats returns the context's buffer counters.
 func (c *Context) Stats() BufferStats {
 	a, r := c.allocated.Load(), c.released.Load()
-	return BufferStats{Allocated: a, Released: r, Live: a - r, LiveBytes: c.liveBytes.Load()}
+	c.poolMu.Lock()
+	pb := c.poolBytes
+	c.poolMu.Unlock()
+	return BufferStats{Allocated: a, Released: r, Live: a - r, LiveBytes: c.liveBytes.Load(), PooledBytes: int64(pb)}
+}
+
+// SetPoolLimit sets how many bytes of released device memory the context
+// keeps for reuse by later allocations of the same size (default: 256 MiB or
+// an eighth of the device memory, whichever is less; 0 disables pooling and
+// frees the pool). Reusing memory saves the allocation and, on CPU devices,
+// the page faults of first touch. Memory is reused only after every command
+// enqueued before its release has completed.
+func (c *Context) SetPoolLimit(bytes int) {
+	c.poolMu.Lock()
+	c.poolLimit = max(bytes, 0)
+	c.poolMu.Unlock()
+	c.trimTo(c.poolLimit)
+}
+
+// Trim frees every pooled buffer.
+func (c *Context) Trim() { c.trimTo(0) }
+
+func (c *Context) trimTo(limit int) {
+	c.poolMu.Lock()
+	var free []clMem
+	for size, list := range c.pool {
+		for len(list) > 0 && c.poolBytes > limit {
+			free = append(free, list[0].h)
+			list = list[1:]
+			c.poolBytes -= size
+		}
+		if len(list) == 0 {
+			delete(c.pool, size)
+		} else {
+			c.pool[size] = list
+		}
+	}
+	c.poolMu.Unlock()
+	for _, h := range free {
+		cl.release(cl.releaseMem, uintptr(h))
+	}
+}
+
+// poolGet returns pooled memory of exactly size bytes whose commands have
+// all completed, or 0.
+func (c *Context) poolGet(size int) clMem {
+	c.poolMu.Lock()
+	defer c.poolMu.Unlock()
+	list := c.pool[size]
+	for i, p := range list {
+		done := true
+		for _, e := range p.after {
+			if st, err := e.Status(); err != nil || st != Complete {
+				done = false
+				break
+			}
+		}
+		if done {
+			c.pool[size] = append(list[:i:i], list[i+1:]...)
+			c.poolBytes -= size
+			return p.h
+		}
+	}
+	return 0
+}
+
+// poolPut keeps released memory for reuse, or frees it when the pool is
+// full or disabled. It reports whether the memory was kept.
+func (c *Context) poolPut(h clMem, size int) bool {
+	if c.isClosed() {
+		return false
+	}
+	// Every command that used the memory was enqueued before this release,
+	// so each queue's most recent command orders after it.
+	var after []*Event
+	c.mu.Lock()
+	for _, q := range c.queues {
+		if e := q.lastEv.Load(); e != nil {
+			after = append(after, e)
+		}
+	}
+	c.mu.Unlock()
+	c.poolMu.Lock()
+	if size > c.poolLimit {
+		c.poolMu.Unlock()
+		return false
+	}
+	c.pool[size] = append(c.pool[size], pooled{h: h, after: after})
+	c.poolBytes += size
+	over := c.poolBytes > c.poolLimit
+	c.poolMu.Unlock()
+	if over {
+		c.trimTo(c.poolLimit)
+	}
+	return true
 }
 
 // OnRelease installs f (nil removes it) to be called whenever a buffer of
@@ -123,6 +233,7 @@ func (c *Context) Close() error {
 			first = err
 		}
 	}
+	c.SetPoolLimit(0) // frees the pool; later releases free directly
 	if c.prog != 0 {
 		cl.release(cl.releaseProgram, uintptr(c.prog))
 	}
@@ -168,6 +279,9 @@ func (c *Context) Alloc(bytes int) (*Buffer, error) {
 	}
 	b := &Buffer{ctx: c, size: bytes}
 	if bytes > 0 {
+		b.h = c.poolGet(bytes)
+	}
+	if bytes > 0 && b.h == 0 {
 		h, code := cl.newBuffer(c.h, uintptr(bytes))
 		if code != CodeSuccess {
 			return nil, clErr("clCreateBuffer", code, fmt.Sprintf("%d bytes", bytes))
@@ -231,7 +345,7 @@ func (b *Buffer) Release() error {
 		}
 	}
 	var err error
-	if b.h != 0 {
+	if b.h != 0 && !b.ctx.poolPut(b.h, b.size) {
 		err = clErr("clReleaseMemObject", cl.release(cl.releaseMem, uintptr(b.h)), "")
 	}
 	b.mu.Lock()
@@ -392,9 +506,10 @@ type Queue struct {
 	closed  bool
 	kernels map[string]clKernel
 
-	unflushed int         // commands enqueued since the last flush (under mu)
-	dirty     atomic.Bool // commands may wait for a flush
-	gone      atomic.Bool // closed, for lock-free flushes
+	lastEv    atomic.Pointer[Event] // the most recent command with an event
+	unflushed int                   // commands enqueued since the last flush (under mu)
+	dirty     atomic.Bool           // commands may wait for a flush
+	gone      atomic.Bool           // closed, for lock-free flushes
 
 	gemmMu     sync.Mutex // serialises GEMMs that use the scratch buffer
 	scratchBuf *Buffer
@@ -575,7 +690,7 @@ func (q *Queue) launch(ctx context.Context, op, name string, dims uint32, global
 	for _, b := range writes {
 		b.setLastWrite(e)
 	}
-	q.submitted(g[0] * g[1] * g[2])
+	q.submitted(e, g[0]*g[1]*g[2])
 	return e, nil
 }
 
@@ -589,9 +704,10 @@ const (
 	flushItems = 1 << 16 // flush at once for commands with this many work items
 )
 
-// submitted records an enqueued command of items work items. Callers hold
-// q.mu.
-func (q *Queue) submitted(items uintptr) {
+// submitted records an enqueued command e of items work items. Callers
+// hold q.mu.
+func (q *Queue) submitted(e *Event, items uintptr) {
+	q.lastEv.Store(e)
 	q.unflushed++
 	q.dirty.Store(true)
 	if items >= flushItems || q.unflushed >= flushBatch {

@@ -29,8 +29,11 @@
 //
 // # Memory and tensors
 //
-// A Buffer is reference counted (Retain, Release); freeing the device memory
-// is counted in Context.Stats and reported to Context.OnRelease. A Tensor is
+// A Buffer is reference counted (Retain, Release); its release is counted
+// in Context.Stats and reported to Context.OnRelease. The memory of a
+// released buffer goes to the context's pool (bounded; SetPoolLimit, Trim)
+// and is reused by a later allocation of the same size once every command
+// enqueued before the release has completed. A Tensor is
 // a strided view over a Buffer (dtype, shape, strides and offset in
 // elements), like tensor.Tensor; views (Permute, Diagonal, BroadcastTo,
 // Reshape) share and retain the buffer, and every Tensor must be released.

@@ -413,3 +413,54 @@ func TestDeviceWithoutFP64(t *testing.T) {
 	}
 	m.Release()
 }
+
+func TestBufferPool(t *testing.T) {
+	ctx := context.Background()
+	e := secondEngine(t)
+	c := e.Context()
+	h, _ := tensor.Rand(tensor.Float32, 1, 1<<16)
+	var released atomic.Int64
+	c.OnRelease(func(*Buffer) { released.Add(1) })
+	a, err := e.Upload(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := a.Buffer().h
+	// a pending command reads a when it is released
+	s, err := e.Unary(ctx, Neg, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Release()
+	if st := c.Stats(); st.PooledBytes != 1<<18 || released.Load() != 1 || st.Live != 1 {
+		t.Fatalf("after release: %+v (hook %d)", st, released.Load())
+	}
+	if err := e.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Empty(tensor.Float32, 1<<16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Buffer().h != mem || c.Stats().PooledBytes != 0 {
+		t.Fatalf("memory not reused from the pool: %+v", c.Stats())
+	}
+	// the reused memory is fully usable
+	if err := e.UploadInto(ctx, b, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := tensor.CheckClose(download(t, e.Queue, b), h, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+	s.Release()
+	c.SetPoolLimit(0)
+	if st := c.Stats(); st.PooledBytes != 0 || st.Live != 0 {
+		t.Fatalf("after disabling the pool: %+v", st)
+	}
+	x, _ := c.Empty(tensor.Float32, 16)
+	x.Release()
+	if c.Stats().PooledBytes != 0 {
+		t.Fatal("pooled with the pool disabled")
+	}
+}

@@ -466,7 +466,7 @@ func (q *Queue) Zero(ctx context.Context, t *Tensor) (*Event, error) {
 	}
 	e := newEvent(q, ev, nil)
 	t.buf.setLastWrite(e)
-	q.submitted(uintptr(t.buf.size))
+	q.submitted(e, uintptr(t.buf.size))
 	return e, nil
 }
 
@@ -503,6 +503,6 @@ func (q *Queue) CopyBuffer(ctx context.Context, dst *Buffer, dstOff int, src *Bu
 	}
 	e := newEvent(q, ev, nil)
 	dst.setLastWrite(e)
-	q.submitted(uintptr(size))
+	q.submitted(e, uintptr(size))
 	return e, nil
 }
