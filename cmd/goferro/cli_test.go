@@ -88,6 +88,7 @@ func writeFixtures(dir string) error {
 		"instances/tiny_matmul.json": []byte(`{"name": "tiny_matmul", "format_string": "ij,jk->ik", "shapes": [[6, 7], [7, 5]],
  "dtype": "float64", "num_tensors": 2,
  "paths": {"opt_flops": {"path": [[0, 1]], "log10_flops": 2.6, "log2_size": 5}}}`),
+		"instances/patterns.json": []byte(`{"version": 1, "patterns": []}`), // not an instance: skipped
 		"chain.json": []byte(`{"name": "chain", "format_string": "ab,bc,cd->ad", "shapes": [[4, 5], [5, 6], [6, 3]],
  "dtype": "float64", "num_tensors": 3,
  "paths": {"opt_flops": {"path": [[0, 1], [0, 1]], "log10_flops": 2.7, "log2_size": 4}}}`),
@@ -453,7 +454,7 @@ func TestBenchQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# goferro benchmark report", "| tiny_matmul |", "| gemm_f64_24 |", "![einsum](einsum.png)", "![gemm](gemm.png)"} {
+	for _, want := range []string{"# goferro benchmark report", "| tiny_matmul |", "| gemm_f64_24 |", "![einsum](einsum.png)", "![gemm](gemm.png)", "- patterns.json: "} {
 		if !bytes.Contains(report, []byte(want)) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}

@@ -109,9 +109,12 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 	if f.script == "" {
 		f.script = defaultPeersScript(f.instances)
 	}
-	cases, err := loadBenchCases(&f)
+	cases, skipped, err := loadBenchCases(&f)
 	if err != nil {
 		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stdout, "# skip %s\n", s)
 	}
 	if len(cases) == 0 {
 		return usagef("no einsum instances to run in %s", f.instances)
@@ -161,7 +164,7 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 		bar.step(r.Name)
 	}
 	bar.done()
-	rep := &benchReport{flags: &f, peers: peers, peerNote: peerNote, peerVersions: peerVersions, results: results}
+	rep := &benchReport{flags: &f, peers: peers, peerNote: peerNote, peerVersions: peerVersions, results: results, skipped: skipped}
 	if err := rep.write(); err != nil {
 		return err
 	}
@@ -219,12 +222,13 @@ func defaultPeersScript(instances string) string {
 	return cand
 }
 
-func loadBenchCases(f *benchAllFlags) ([]benchCase, error) {
+func loadBenchCases(f *benchAllFlags) ([]benchCase, []string, error) {
 	entries, err := os.ReadDir(f.instances)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var cases []benchCase
+	var skipped []string
 	for _, e := range entries {
 		if e.IsDir() || filepath.Ext(e.Name()) != ".json" {
 			continue
@@ -232,14 +236,23 @@ func loadBenchCases(f *benchAllFlags) ([]benchCase, error) {
 		file := filepath.Join(f.instances, e.Name())
 		in, err := instance.Load(file)
 		if err != nil {
-			return nil, err
+			// The directory may hold other benchmark data (the shared set
+			// has a permutation-pattern file); skip it, as the peers do.
+			skipped = append(skipped, fmt.Sprintf("%s: %v", e.Name(), err))
+			continue
 		}
 		sp, ok := in.Paths["opt_flops"]
 		if !ok {
-			continue // the peers replay the stored path, so there must be one
-		}
-		if f.quick && sp.Log10Flops > quickLog10Flops {
+			skipped = append(skipped, e.Name()+": no stored opt_flops path to replay")
 			continue
+		}
+		if f.quick {
+			// Stored flop counts follow different conventions (and one is
+			// wrong), so --quick judges by goferro's own count of the path.
+			p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
+			if err == nil && p.Log10Flops() > quickLog10Flops {
+				continue
+			}
 		}
 		cases = append(cases, benchCase{file: file, inst: in})
 	}
@@ -251,12 +264,12 @@ func loadBenchCases(f *benchAllFlags) ([]benchCase, error) {
 		for _, s := range strings.Split(sizes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || n < 1 || n > 16384 {
-				return nil, usagef("--gemm: %q is not a matrix size from 1 to 16384", s)
+				return nil, nil, usagef("--gemm: %q is not a matrix size from 1 to 16384", s)
 			}
 			cases = append(cases, benchCase{gemmN: n, inst: gemmInstance(n)})
 		}
 	}
-	return cases, nil
+	return cases, skipped, nil
 }
 
 // gemmInstance is a square float64 GEMM written as an einsum instance, so
@@ -374,7 +387,8 @@ func timePeers(ctx context.Context, c benchCase, f *benchAllFlags, peers []strin
 	_ = os.Remove(jsonl) // the script appends
 	cmd := exec.CommandContext(ctx, f.python, f.script, file, "--strategy", "opt_flops",
 		"--runs", strconv.Itoa(f.runs), "--threads", strconv.Itoa(f.threads), "--seed", strconv.FormatUint(f.seed, 10),
-		"--backends", strings.Join(peers, ","), "--budget", strconv.FormatFloat(f.budget, 'g', -1, 64), "--json", jsonl)
+		"--backends", strings.Join(peers, ","), "--budget", strconv.FormatFloat(f.budget, 'g', -1, 64),
+		"--cap", strconv.FormatFloat(3*f.budget, 'g', -1, 64), "--json", jsonl)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	outb, err := cmd.Output()
@@ -421,6 +435,7 @@ type benchReport struct {
 	peerNote     string
 	peerVersions string
 	results      []benchResult
+	skipped      []string
 }
 
 func (b *benchReport) count(gemmCases bool) int {
@@ -524,6 +539,13 @@ func (b *benchReport) write() error {
 		} else {
 			fmt.Fprintf(&w, "\n![%s](%s)\n\n", strings.TrimSuffix(name, ".png"), name)
 		}
+	}
+	if len(b.skipped) > 0 {
+		fmt.Fprintf(&w, "## Skipped files\n\n")
+		for _, s := range b.skipped {
+			fmt.Fprintf(&w, "- %s\n", s)
+		}
+		fmt.Fprintln(&w)
 	}
 	if err := os.WriteFile(filepath.Join(f.out, "report.md"), w.Bytes(), 0o644); err != nil {
 		return err
