@@ -32,3 +32,23 @@ func BenchmarkBatchedTinyGemm(b *testing.B) {
 		runGemm(1, o, a, 0, bb, 0, c, 0)
 	}
 }
+
+func BenchmarkMulOuterNoncompact(b *testing.B) {
+	p, err := NewPlan("tjk,to->tokj", [][]int{{64, 16, 16}, {64, 64}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := &p.prog.ops[0]
+	b.Logf("shape %v tabDims %d", o.shape, o.tabDims)
+	dst := make([]float64, 1<<20)
+	x := make([]float64, 64*256)
+	y := make([]float64, 64*64)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if o.tab != nil {
+			mulTable(dst, 0, x, 0, y, 0, o)
+		} else {
+			mulStrided(dst, 0, x, 0, y, 0, o.shape, o.ds, o.ss, o.ts)
+		}
+	}
+}

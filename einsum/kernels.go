@@ -122,10 +122,21 @@ func copyTable[T num](dst []T, do int, src []T, so int, o *op) {
 func mulTable[T num](dst []T, do int, a []T, ao int, b []T, bo int, o *op) {
 	nd := len(o.shape) - o.tabDims
 	td, ta, tb := o.tab[0], o.tab[1], o.tab[2]
+	bconst := true // b is constant over the tile
+	for _, x := range tb {
+		bconst = bconst && x == 0
+	}
 	forOuter(o.shape[:nd], o.ds[:nd], o.ss[:nd], o.ts[:nd], do, ao, bo, func(p, q, r int) {
 		d := dst[p:]
 		x := a[q:]
 		y := b[r:]
+		if bconst {
+			s := y[0]
+			for i, t := range td {
+				d[t] = x[ta[i]] * s
+			}
+			return
+		}
 		for i, t := range td {
 			d[t] = x[ta[i]] * y[tb[i]]
 		}
@@ -237,6 +248,18 @@ func mulStrided[T num](dst []T, do int, a []T, ao int, b []T, bo int, shape, ds,
 				z = z[:len(x)]
 				for i := range x {
 					x[i] = s * z[i]
+				}
+			case d0 == 1 && b0 == 0:
+				x, y, s := dst[p:p+n0], q, b[r]
+				for i := range x {
+					x[i] = a[y] * s
+					y += a0
+				}
+			case d0 == 1 && a0 == 0:
+				x, s, z := dst[p:p+n0], a[q], r
+				for i := range x {
+					x[i] = s * b[z]
+					z += b0
 				}
 			default:
 				x, y, z := p, q, r
