@@ -63,10 +63,12 @@ func (b *benchReport) plot(path string, gemmCases bool) error {
 		}
 		return p.Save(16*vg.Centimeter, 10*vg.Centimeter, path)
 	}
+	// Horizontal bars, so long instance names read as plain text.
 	names := make([]string, len(rs))
 	for i, r := range rs {
 		names[i] = r.Name
 	}
+	p.Legend.Left = false
 	const barWidth = 6
 	var series []string
 	for _, peer := range b.peers {
@@ -77,22 +79,37 @@ func (b *benchReport) plot(path string, gemmCases bool) error {
 			}
 		}
 	}
-	if len(series) == 0 {
-		p.Title.Text = "goferro einsum instances (no peers)"
-		p.Y.Label.Text = "median ms"
-		vals := make(plotter.Values, len(rs))
-		for i, r := range rs {
-			vals[i] = r.GoferroMS
+	top := 0.0
+	addBars := func(vals plotter.Values, name string, k, n int) error {
+		for _, v := range vals {
+			top = max(top, v)
 		}
 		bars, err := plotter.NewBarChart(vals, vg.Points(barWidth))
 		if err != nil {
 			return err
 		}
-		bars.Color = seriesColors["goferro"]
+		bars.Horizontal = true
+		bars.Color = seriesColors[name]
+		bars.Offset = vg.Points(barWidth * (float64(k) - float64(n-1)/2))
 		p.Add(bars)
+		if n > 1 || name != "goferro" {
+			p.Legend.Add(name, bars)
+		}
+		return nil
+	}
+	if len(series) == 0 {
+		p.Title.Text = "goferro einsum instances (no peers)"
+		p.X.Label.Text = "median ms"
+		vals := make(plotter.Values, len(rs))
+		for i, r := range rs {
+			vals[i] = r.GoferroMS
+		}
+		if err := addBars(vals, "goferro", 0, 1); err != nil {
+			return err
+		}
 	} else {
-		p.Title.Text = "Einsum instances: peer time / goferro time (above 1: goferro faster)"
-		p.Y.Label.Text = "ratio"
+		p.Title.Text = "Einsum instances: peer time / goferro time (right of 1: goferro faster)"
+		p.X.Label.Text = "ratio"
 		for k, peer := range series {
 			vals := make(plotter.Values, len(rs))
 			for i, r := range rs {
@@ -100,23 +117,21 @@ func (b *benchReport) plot(path string, gemmCases bool) error {
 					vals[i] = ms / r.GoferroMS
 				}
 			}
-			bars, err := plotter.NewBarChart(vals, vg.Points(barWidth))
-			if err != nil {
+			if err := addBars(vals, peer, k, len(series)); err != nil {
 				return err
 			}
-			bars.Color = seriesColors[peer]
-			bars.Offset = vg.Points(barWidth * (float64(k) - float64(len(series)-1)/2))
-			p.Add(bars)
-			p.Legend.Add(peer, bars)
 		}
-		one := plotter.NewFunction(func(float64) float64 { return 1 })
+		one, err := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(len(rs)) - 0.5}})
+		if err != nil {
+			return err
+		}
 		one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 		p.Add(one)
 	}
-	p.NominalX(names...)
-	p.X.Tick.Label.Rotation = math.Pi / 2
-	p.X.Tick.Label.XAlign = -1 // anchor rotated names at the axis
-	p.X.Tick.Label.YAlign = -0.5
-	width := max(16, 1.2*float64(len(rs))+4)
-	return p.Save(vg.Length(width)*vg.Centimeter, 14*vg.Centimeter, path)
+	p.Y.Min = -0.5
+	p.X.Min = 0
+	p.X.Max = 1.25 * max(top, 1) // room for the legend at the right
+	p.NominalY(names...)
+	height := max(8, 0.5*float64(len(rs)*max(1, len(series)))+4)
+	return p.Save(20*vg.Centimeter, vg.Length(height)*vg.Centimeter, path)
 }
