@@ -50,11 +50,12 @@
 // and GEMM with the semantics of cpu/gemm: C = alpha·A·B + beta·C over any
 // row, column and batch strides, C unread when beta is 0. Real GEMMs of at
 // least 16×16 run a register-blocked kernel: on CPUs A and B are first packed
-// into panels in a per-queue scratch buffer and each work item accumulates an
-// 8×8 (float32) or 4×8 (float64) block in vector registers; on GPUs a
-// local-memory tiled kernel (64×64 tiles, 4×4 per work item) is used.
-// Smaller, skinny and complex GEMMs use a kernel with one work item per
-// element.
+// into panels in a per-queue scratch buffer and each work item accumulates 8
+// rows by one vector of columns (8 float32 or 4 float64) in vector
+// registers; on GPUs a local-memory tiled kernel (64×64 tiles, 4×4 per work
+// item) is used. Complex GEMMs of that size with real alpha and beta run as
+// four real GEMMs over the interleaved real and imaginary parts; smaller,
+// skinny and other complex GEMMs use a kernel with one work item per element.
 //
 // # Operations
 //
