@@ -6,7 +6,10 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
+
+	"github.com/goferro/goferro/cpu/gemm"
 
 	"github.com/goferro/goferro/tensor"
 )
@@ -136,6 +139,10 @@ func execTyped[T num](ctx context.Context, p *Plan, dt tensor.DType, operands []
 			ws.bufs[i], ws.offs[i] = ws.slots[r.slot], 0
 		}
 	}
+	threads := p.threads
+	if threads <= 0 {
+		threads = gemm.Threads()
+	}
 	var t0 time.Time
 	var c0 time.Duration
 	if traceOps {
@@ -154,21 +161,11 @@ func execTyped[T num](ctx context.Context, p *Plan, dt tensor.DType, operands []
 		o := &prog.ops[i]
 		dst, do := ws.bufs[o.dst], ws.offs[o.dst]
 		switch o.kind {
-		case opCopy:
+		case opCopy, opMul:
 			if o.zero > 0 {
 				clear(dst[do : do+o.zero])
 			}
-			if o.tab != nil {
-				copyTable(dst, do, ws.bufs[o.a], ws.offs[o.a], o)
-			} else {
-				copyStrided(dst, do, ws.bufs[o.a], ws.offs[o.a], o.shape, o.ds, o.ss, o.zero > 0)
-			}
-		case opMul:
-			if o.tab != nil {
-				mulTable(dst, do, ws.bufs[o.a], ws.offs[o.a], ws.bufs[o.b], ws.offs[o.b], o)
-				break
-			}
-			mulStrided(dst, do, ws.bufs[o.a], ws.offs[o.a], ws.bufs[o.b], ws.offs[o.b], o.shape, o.ds, o.ss, o.ts)
+			elementOp(threads, o, dst, do, ws.bufs[o.a], ws.offs[o.a], ws.bufs, ws.offs)
 		case opGemm:
 			if err := runGemm(p.threads, o, ws.bufs[o.a], ws.offs[o.a], ws.bufs[o.b], ws.offs[o.b], dst, do); err != nil {
 				return nil, &Error{Kind: ErrShape, Pos: -1, Operand: -1, Msg: fmt.Sprintf("internal: GEMM of op %d failed", i), Err: err}
@@ -179,6 +176,59 @@ func execTyped[T num](ctx context.Context, p *Plan, dt tensor.DType, operands []
 		}
 	}
 	return out, nil
+}
+
+// parallelElems is the size from which copies and products are split
+// across goroutines.
+const parallelElems = 1 << 18
+
+// elementOp runs a copy or product, splitting its outermost loop across
+// goroutines when it is large (accumulating copies run serially).
+func elementOp[T num](threads int, o *op, dst []T, do int, a []T, ao int, bufs [][]T, offs []int) {
+	var b []T
+	bo := 0
+	if o.kind == opMul {
+		b, bo = bufs[o.b], offs[o.b]
+	}
+	run := func(o *op, do, ao, bo int) {
+		switch {
+		case o.kind == opCopy && o.tab != nil:
+			copyTable(dst, do, a, ao, o)
+		case o.kind == opCopy:
+			copyStrided(dst, do, a, ao, o.shape, o.ds, o.ss, o.zero > 0)
+		case o.tab != nil:
+			mulTable(dst, do, a, ao, b, bo, o)
+		default:
+			mulStrided(dst, do, a, ao, b, bo, o.shape, o.ds, o.ss, o.ts)
+		}
+	}
+	n := 1
+	for _, d := range o.shape {
+		n *= d
+	}
+	outer := len(o.shape) - o.tabDims
+	if threads <= 1 || n < parallelElems || o.zero > 0 || outer < 1 || o.shape[0] < 2 {
+		run(o, do, ao, bo)
+		return
+	}
+	parts := min(threads, o.shape[0])
+	var wg sync.WaitGroup
+	for t := 0; t < parts; t++ {
+		lo, hi := o.shape[0]*t/parts, o.shape[0]*(t+1)/parts
+		sub := *o
+		sub.shape = append([]int{hi - lo}, o.shape[1:]...)
+		d, s1 := do+lo*o.ds[0], ao+lo*o.ss[0]
+		s2 := bo
+		if o.kind == opMul {
+			s2 += lo * o.ts[0]
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(&sub, d, s1, s2)
+		}()
+	}
+	wg.Wait()
 }
 
 // Contract evaluates the einsum equation eq over operands, e.g.

@@ -278,3 +278,39 @@ func TestDotGeneral(t *testing.T) {
 		t.Fatalf("OutPerm %s", got)
 	}
 }
+
+// TestThreadedElementwise runs products and copies big enough to be split
+// across goroutines and compares them with a single-threaded plan.
+func TestThreadedElementwise(t *testing.T) {
+	for _, c := range []struct {
+		eq     string
+		shapes [][]int
+	}{
+		{"ijk,kj->ikj", [][]int{{64, 64, 64}, {64, 64}}},
+		{"ijk->kji", [][]int{{64, 64, 65}}},
+		{"ijk,k->jik", [][]int{{70, 60, 64}, {64}}},
+	} {
+		var ops []*tensor.Tensor
+		for i, s := range c.shapes {
+			x, _ := tensor.Rand(tensor.Complex128, uint64(i), s...)
+			ops = append(ops, x)
+		}
+		p1, err := NewPlan(c.eq, c.shapes, WithThreads(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p4, _ := NewPlan(c.eq, c.shapes, WithThreads(4))
+		want, _ := p1.Execute(context.Background(), ops...)
+		got, err := p4.Execute(context.Background(), ops...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tensor.CheckClose(got, want, 0, 0); err != nil {
+			t.Fatalf("%s: %v", c.eq, err)
+		}
+		ref := naive(t, c.eq, ops)
+		if err := tensor.CheckClose(got, ref, 1e-12, 1e-12); err != nil {
+			t.Fatalf("%s: %v", c.eq, err)
+		}
+	}
+}
