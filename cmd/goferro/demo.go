@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"slices"
 	"strings"
@@ -14,8 +16,11 @@ import (
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/einsum/instance"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/opencl"
+	"github.com/goferro/goferro/opencl/clengine"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -23,34 +28,111 @@ func init() {
 	commands["demo"] = command{summary: "contract a tensor network on two engines and verify it", run: runDemo}
 }
 
-// accelID is the second engine of the demo: a fake device with its own
-// memory pool, so every value it touches crosses a scheduled transfer.
+// demoInstance is the network the demo contracts when the shared benchmark
+// set sits beside the repository: the inner product of two 100-site MPS.
+const demoInstance = "../shared/einsum-instances/str_mps_varying_inner_product_200.json"
+
+// accelID is the fake second engine used when no OpenCL device exists: a
+// device with its own memory pool that runs only dot_general, so the
+// contraction steps run there and every value it touches crosses a
+// scheduled transfer. Its id sorts before the CPU's, so first-fit placement
+// prefers it.
 const accelID goferro.EngineID = "accel.fake.v1"
 
+type demoFlags struct {
+	instance string
+	sites    int
+	bond     int
+	runs     int
+	fake     bool
+}
+
 func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	sites := fs.Int("sites", 24, "number of MPS sites")
-	bond := fs.Int("bond", 32, "MPS bond dimension")
-	phys := fs.Int("phys", 2, "physical dimension")
-	runs := fs.Int("runs", 3, "timed runs after a warm-up")
-	if err := fs.Parse(args); err != nil {
+	var f demoFlags
+	fset := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	fset.StringVar(&f.instance, "instance", demoInstance, "benchmark instance to contract (a generated MPS norm when the file is absent)")
+	fset.IntVar(&f.sites, "sites", 24, "sites of the generated MPS")
+	fset.IntVar(&f.bond, "bond", 32, "bond dimension of the generated MPS")
+	fset.IntVar(&f.runs, "runs", 3, "timed runs after a warm-up")
+	fset.BoolVar(&f.fake, "fake", false, "use a fake device even when OpenCL is present")
+	if err := fset.Parse(args); err != nil {
 		return usagef("%v", err)
 	}
-	if *sites < 2 || *bond < 1 || *phys < 1 || *runs < 1 {
-		return usagef("need -sites >= 2, -bond >= 1, -phys >= 1, -runs >= 1")
+	if f.sites < 2 || f.bond < 1 || f.runs < 1 {
+		return usagef("need -sites >= 2, -bond >= 1, -runs >= 1")
 	}
-	net := mpsNorm(*sites, *bond, *phys)
-	inputs, err := net.inputs(1)
+	in, err := demoNetwork(f, stdout)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "network: ||psi|| = sqrt(<psi|psi>) of a %d-site MPS, bond %d, physical %d: %d tensors, %d labels\n",
-		*sites, *bond, *phys, len(net.shapes), net.labels)
+	inputs, err := in.Inputs(1)
+	if err != nil {
+		return err
+	}
+	prog, err := einsumProgram(in.Equation(), inputs)
+	if err != nil {
+		return err
+	}
+	rt, place, closeEngines, err := demoRuntime(ctx, f.fake, stdout)
+	if err != nil {
+		return err
+	}
+	defer closeEngines()
 
-	prog, err := net.program()
+	bufs := make([]*goferro.Buffer, len(inputs))
+	for i, t := range inputs {
+		bufs[i] = goferro.HostBuffer(t, nil)
+	}
+	prep, err := rt.Prepare(ctx, prog, bufs, place...)
 	if err != nil {
 		return err
+	}
+	summarizePlan(stdout, prog, prep)
+
+	out, median, err := timeRuns(ctx, rt, prep, bufs, f.runs)
+	if err != nil {
+		return err
+	}
+	return verifyDemo(ctx, stdout, rt, prog, bufs, in, inputs, out, median, f.runs)
+}
+
+// demoNetwork loads the instance, or generates an MPS norm when the file is
+// not there (a fresh checkout without the shared benchmark set).
+func demoNetwork(f demoFlags, stdout io.Writer) (*instance.Instance, error) {
+	in, err := instance.Load(f.instance)
+	switch {
+	case err == nil:
+		fmt.Fprintf(stdout, "network: %s: %d tensors\n", in.Name, len(in.Shapes))
+		return in, nil
+	case errors.Is(err, fs.ErrNotExist) && f.instance == demoInstance:
+		in = mpsNorm(f.sites, f.bond, 2)
+		fmt.Fprintf(stdout, "network: %s (generated; %s not found): %d tensors\n", in.Name, demoInstance, len(in.Shapes))
+		return in, nil
+	}
+	return nil, err
+}
+
+// demoRuntime builds a runtime with the CPU engine and a second engine: the
+// first OpenCL device when there is one (all ops placed on it, inputs
+// entering through the host), a fake device otherwise.
+func demoRuntime(ctx context.Context, fake bool, stdout io.Writer) (*goferro.Runtime, []goferro.RunOption, func(), error) {
+	if !fake {
+		if devs, err := opencl.Devices(); err == nil && len(devs) > 0 {
+			eng, err := clengine.Open(ctx, devs[0])
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			rt, err := goferro.NewRuntime(append(clengine.Options(eng), goferro.WithEngine(cpu.NewEngine()))...)
+			if err != nil {
+				eng.Close()
+				return nil, nil, nil, err
+			}
+			fmt.Fprintf(stdout, "engines: %s and OpenCL device %q (%s)\n", cpu.NewEngine().ID, devs[0].Name, eng.Registration().ID)
+			return rt, []goferro.RunOption{goferro.OnEngines(eng.Registration().ID)}, func() { eng.Close() }, nil
+		} else if err != nil {
+			fmt.Fprintf(stdout, "opencl: %v; using a fake device\n", err)
+		}
 	}
 	accel := goferrotest.NewDevice(accelID, goferrotest.WithFamilies(graph.FamilyDotGeneral))
 	copier := goferrotest.NewCopier(accel)
@@ -60,54 +142,60 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		goferro.WithTransfer(accel.DefaultStorage(), goferro.StorageHost, copier),
 	)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	bufs := make([]*goferro.Buffer, len(inputs))
-	for i, t := range inputs {
-		bufs[i] = goferro.HostBuffer(t, nil)
-	}
-	prep, err := rt.Prepare(ctx, prog, bufs)
-	if err != nil {
-		return err
-	}
-	summarizePlan(stdout, prog, prep)
+	fmt.Fprintf(stdout, "engines: %s and fake device %s (dot_general only)\n", cpu.NewEngine().ID, accelID)
+	return rt, nil, func() {}, nil
+}
 
+// timeRuns executes the prepared program runs+1 times and returns the last
+// outputs and the median time of all runs but the first (the warm-up).
+func timeRuns(ctx context.Context, rt *goferro.Runtime, prep *goferro.Prepared, bufs []*goferro.Buffer, runs int) ([]*tensor.Tensor, float64, error) {
 	var out []*tensor.Tensor
-	times := make([]float64, 0, *runs)
-	for i := 0; i <= *runs; i++ {
+	times := make([]float64, 0, runs)
+	for i := 0; i <= runs; i++ {
 		start := time.Now()
+		var err error
 		if out, err = rt.Execute(ctx, prep, bufs); err != nil {
-			return err
+			return nil, 0, err
 		}
-		if i > 0 { // the first run is the warm-up
+		if i > 0 {
 			times = append(times, float64(time.Since(start).Microseconds())/1e3)
 		}
 	}
 	slices.Sort(times)
-	got := real(einsumChecksum(out[0]))
+	return out, times[len(times)/2], nil
+}
 
-	// Verify against the same program on the CPU engine alone and against a
-	// direct einsum.Contract call.
+// verifyDemo checks the two-engine result against the same program on the
+// CPU engine alone and against a direct einsum.Contract call.
+func verifyDemo(ctx context.Context, stdout io.Writer, rt *goferro.Runtime, prog *graph.Program, bufs []*goferro.Buffer,
+	in *instance.Instance, inputs []*tensor.Tensor, out []*tensor.Tensor, median float64, runs int) error {
 	single, err := rt.Run(ctx, prog, bufs, goferro.OnEngines(cpu.NewEngine().ID))
 	if err != nil {
 		return err
 	}
-	direct, err := einsum.Contract(net.equation, inputs...)
+	direct, err := einsum.Contract(in.Equation(), inputs...)
 	if err != nil {
 		return err
 	}
-	want, ref := real(einsumChecksum(single[0])), math.Sqrt(real(einsumChecksum(direct)))
-	ok := close(got, want) && close(got, ref)
+	got, want, ref := real(einsumChecksum(out[0])), real(einsumChecksum(single[0])), real(einsumChecksum(direct))
 	fmt.Fprintf(stdout, "run: median %.3f ms over %d runs; checksum %.10g (cpu only %.10g, einsum.Contract %.10g)\n",
-		times[len(times)/2], *runs, got, want, ref)
-	if !ok {
-		return fmt.Errorf("two-engine result %.10g disagrees with the single-engine one %.10g", got, want)
+		median, runs, got, want, ref)
+	tol := 1e-9
+	if dt, _ := in.ElemType(); dt.Real() == tensor.Float32 {
+		tol = 1e-4
 	}
-	fmt.Fprintln(stdout, "verified: two-engine result equals the single-engine result")
+	if !closeTo(got, want, tol) || !closeTo(got, ref, tol) {
+		return fmt.Errorf("two-engine checksum %.10g disagrees with the single-engine %.10g / direct %.10g", got, want, ref)
+	}
+	fmt.Fprintln(stdout, "verified: the two-engine result equals the single-engine result")
 	return nil
 }
 
-func close(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))+1e-300 }
+func closeTo(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b))
+}
 
 // summarizePlan prints ops per engine, transfers and bytes moved.
 func summarizePlan(w io.Writer, prog *graph.Program, prep *goferro.Prepared) {
@@ -140,17 +228,11 @@ func slotBytes(prog *graph.Program, s int) int {
 	return n
 }
 
-// network is an einsum over seeded random tensors.
-type network struct {
-	equation string
-	shapes   [][]int
-	labels   int
-}
-
-// mpsNorm builds <psi|psi> for a matrix-product state: site i of the ket
-// carries (a[i-1], p[i], a[i]), the bra (b[i-1], p[i], b[i]); the end sites
-// drop their outer bond. Labels are Unicode letters, more than 52 of them.
-func mpsNorm(sites, bond, phys int) network {
+// mpsNorm builds <psi|psi> for a matrix-product state as an instance: site i
+// of the ket carries (a[i-1], p[i], a[i]), the bra (b[i-1], p[i], b[i]); the
+// end sites drop their outer bond. Labels are Unicode letters past ASCII,
+// more than 52 of them.
+func mpsNorm(sites, bond, phys int) *instance.Instance {
 	next := labelSource()
 	a, b, p := make([]rune, sites), make([]rune, sites), make([]rune, sites)
 	for i := range sites {
@@ -172,59 +254,18 @@ func mpsNorm(sites, bond, phys int) network {
 			terms, shapes = append(terms, string(lab)), append(shapes, shp)
 		}
 	}
-	return network{equation: strings.Join(terms, ",") + "->", shapes: shapes, labels: 3*sites - 2}
+	return &instance.Instance{
+		Name:   fmt.Sprintf("mps_norm_%d_bond%d", sites, bond),
+		Format: strings.Join(terms, ",") + "->", Shapes: shapes, DType: "float64",
+	}
 }
 
-// labelSource returns successive Unicode letters, starting past ASCII so the
-// demo shows that einsum is not limited to a-zA-Z.
+// labelSource returns successive Unicode letters, starting in Greek.
 func labelSource() func() rune {
-	r := rune(0x3b0) // Greek and beyond
+	r := rune(0x3b0)
 	return func() rune {
 		for r++; !unicode.IsLetter(r); r++ {
 		}
 		return r
 	}
-}
-
-// inputs returns seeded float64 tensors scaled so the contraction neither
-// overflows nor underflows: each is divided by 0.5·Π d^(1/c) over its labels,
-// c being the number of tensors that carry the label.
-func (n network) inputs(seed uint64) ([]*tensor.Tensor, error) {
-	terms := strings.Split(strings.Split(n.equation, "->")[0], ",")
-	count := map[rune]int{}
-	for _, t := range terms {
-		for _, r := range t {
-			count[r]++
-		}
-	}
-	out := make([]*tensor.Tensor, len(n.shapes))
-	for i, shp := range n.shapes {
-		t, err := tensor.Rand(tensor.Float64, seed+uint64(i), shp...)
-		if err != nil {
-			return nil, err
-		}
-		scale := 0.5
-		for k, r := range []rune(terms[i]) {
-			scale *= math.Pow(float64(shp[k]), 1/float64(count[r]))
-		}
-		data, _ := tensor.Buffer[float64](t)
-		for j := range data {
-			data[j] /= scale
-		}
-		out[i] = t
-	}
-	return out, nil
-}
-
-// program traces the network as one einsum followed by a square root (the
-// norm ||psi||), and compiles it. The einsum lowers to dot_general steps for
-// the accelerator; the square root is elementwise and stays on the CPU, so
-// the result crosses back through a scheduled transfer.
-func (n network) program() (*graph.Program, error) {
-	b := graph.NewBuilder()
-	xs := make([]graph.Value, len(n.shapes))
-	for i, shp := range n.shapes {
-		xs[i] = b.Input(fmt.Sprintf("t%d", i), tensor.Float64, graph.Dims(shp...))
-	}
-	return graph.Compile(graph.Sqrt(graph.Einsum(n.equation, xs...)))
 }
