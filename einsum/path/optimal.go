@@ -59,8 +59,13 @@ func Optimal(n Network, o Options) (Path, error) {
 	for S := 1; S < nsub; S++ {
 		c := full ^ S
 		ls := 0.0
+		single := S&(S-1) == 0
 		for w := 0; w < nw; w++ {
-			x := union[S*nw+w] & (union[c*nw+w] | outm[w])
+			// An input keeps all its labels until its first contraction.
+			x := union[S*nw+w]
+			if !single {
+				x &= union[c*nw+w] | outm[w]
+			}
 			legs[S*nw+w] = x
 			for x != 0 {
 				b := bits.TrailingZeros64(x)
