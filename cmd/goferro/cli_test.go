@@ -478,8 +478,8 @@ func TestBenchQuick(t *testing.T) {
 }
 
 // TestRunOpenCL runs a matrix product on the first OpenCL device (PoCL on
-// CPU-only machines) when there is one: the adapter runs dot_general, so
-// both operands go up and the result is materialized from the device.
+// CPU-only machines) when there is one, through package clengine: both
+// operands go up and the result is materialized from the device.
 func TestRunOpenCL(t *testing.T) {
 	if d := mustRun(t, "devices"); !strings.Contains(d.stdout, "engine opencl.d0.v1") {
 		t.Skip("no OpenCL device")
@@ -504,10 +504,15 @@ func TestRunOpenCL(t *testing.T) {
 	if !strings.Contains(e.stdout, "on opencl.d0.v1 at storage.opencl.device.v1") {
 		t.Errorf("explain does not place dot_general on the device:\n%s", e.stdout)
 	}
-	// The adapter has no reductions: restricted to the device, the
-	// program's reduce_sum has nowhere to run, which is the user's choice.
-	bad := cli(t, "run", fix("prog.json"), "--input", "a="+fix("a.npy"), "--input", "b="+fix("b.npy"), "--engines", "opencl:0")
-	if bad.code != 2 || !strings.Contains(bad.stderr, "capable") {
-		t.Errorf("reduce on the OpenCL adapter: exit %d, stderr %q", bad.code, bad.stderr)
+	// The whole program (dot_general and reduce_sum) on the device: the
+	// inputs go up, the outputs are materialized from the device.
+	_, _, sum := reference(t)
+	r = mustRun(t, "run", fix("prog.json"), "--input", "a="+fix("a.npy"), "--input", "b="+fix("b.npy"), "--engines", "opencl:0")
+	kv = summary(t, r.stdout)
+	if got := num(t, kv, "checksum"); math.Abs(got-sum) > 1e-6*math.Abs(sum) {
+		t.Errorf("program on OpenCL: checksum=%v, want %v", got, sum)
+	}
+	if num(t, kv, "transfers") != 2 {
+		t.Errorf("program on OpenCL: %v", kv)
 	}
 }

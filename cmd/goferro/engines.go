@@ -115,8 +115,23 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 		set.aliases[string(e.ID)] = e.ID
 		return nil
 	}
+	// One timing wrapper per (key, provider): a provider registered again
+	// for its key (a second OpenCL device) must be the same value for the
+	// runtime to treat it as a no-op rather than a conflict.
+	type key struct{ src, dst goferro.StorageClass }
+	type reg struct{ inner, wrapped goferro.TransferProvider }
+	regs := map[key]reg{}
 	addTransfer := func(src, dst goferro.StorageClass, p goferro.TransferProvider) error {
-		return cfg.AddTransfer(src, dst, rec.wrapTransfer(p))
+		k := key{src, dst}
+		if r, ok := regs[k]; ok && sameProvider(r.inner, p) {
+			return cfg.AddTransfer(src, dst, r.wrapped)
+		}
+		w := rec.wrapTransfer(p)
+		if err := cfg.AddTransfer(src, dst, w); err != nil {
+			return err
+		}
+		regs[k] = reg{p, w}
+		return nil
 	}
 	if err := addEngine(cpu.NewEngine()); err != nil {
 		return nil, err
@@ -188,6 +203,17 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 		}
 	}
 	return set, nil
+}
+
+// sameProvider reports whether a and b are the same comparable provider
+// value; providers that cannot be compared (functions) are never the same.
+func sameProvider(a, b goferro.TransferProvider) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false // comparing uncomparable dynamic types panics
+		}
+	}()
+	return a == b
 }
 
 // placeOptions restricts placement: to the --place engine when given, else

@@ -3,121 +3,93 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/goferro/goferro"
-	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/opencl"
-	"github.com/goferro/goferro/tensor"
+	"github.com/goferro/goferro/opencl/clengine"
 )
 
-// A minimal OpenCL runtime engine for the CLI, until the opencl package
-// provides its own: the device runs dot_general (Queue.DotGeneral has the
-// graph op's exact semantics), and every other family stays on the CPU, so
-// a program split between them crosses scheduled host↔device transfers.
-// Ingress and residency are the opencl.Engine's own checks.
+// OpenCL devices enter the runtime through package clengine, which runs
+// every core op family on the device. Its transfer providers are
+// unexported (clengine.Options registers them directly), and run must wrap
+// every provider with its timing decorator, so the CLI registers its own:
+// the same host↔device and device↔device copies, one provider per key that
+// dispatches on the destination engine, as several devices share a class.
 
 func init() { openclAdapter = openOpenCLEngine }
 
-// clBackend is the backend family of the adapter's buffers.
-const clBackend = "opencl"
-
 func openOpenCLEngine(ctx context.Context, dev *opencl.Device) (goferro.Engine, []transferReg, func() error, error) {
-	e, err := opencl.Open(ctx, dev)
+	e, err := clengine.Open(ctx, dev)
 	if err != nil {
 		return goferro.Engine{}, nil, nil, err
 	}
-	a := &clAdapter{eng: e, domain: goferro.AllocationDomain(e.AllocationDomain()), class: goferro.StorageClass(opencl.StorageClass)}
-	eng := goferro.Engine{
-		ID:             goferro.EngineID(e.ID()),
-		Backend:        clBackend,
-		Domain:         a.domain,
-		Storage:        []goferro.StorageClass{a.class},
-		DefaultStorage: a.class,
-		Families:       []string{graph.FamilyDotGeneral},
-		Executor:       goferro.ExecutorFunc(a.execute),
-		Ingress: goferro.Ingress{
-			Eligible: func(p goferro.Placement, class goferro.StorageClass) bool {
-				return e.Eligible(opencl.Placement{StorageClass: string(p.Class), Domain: string(p.Domain)}, string(class))
-			},
-			Accept:   func(b *goferro.Buffer, _ goferro.StorageClass) error { return e.Accept(b.Payload()) },
-			Resident: func(b *goferro.Buffer) bool { return b.Placement().Domain == a.domain && e.Resident(b.Payload()) },
-		},
-		Materializer: goferro.MaterializerFunc(func(ctx context.Context, b *goferro.Buffer) (*tensor.Tensor, error) {
-			t, ok := b.Payload().(*opencl.Tensor)
-			if !ok {
-				return nil, fmt.Errorf("opencl: payload %T is not a device tensor", b.Payload())
-			}
-			return opencl.DeviceToHost(ctx, t)
-		}),
-	}
+	clCopies.add(e)
 	regs := []transferReg{
-		{goferro.StorageHost, a.class, goferro.TransferFunc(a.upload)},
-		{a.class, goferro.StorageHost, goferro.TransferFunc(a.download)},
+		{goferro.StorageHost, clengine.Class, clCopies},
+		{clengine.Class, goferro.StorageHost, clCopies},
+		{clengine.Class, clengine.Class, clCopies},
 	}
-	return eng, regs, e.Close, nil
+	return e.Registration(), regs, e.Close, nil
 }
 
-type clAdapter struct {
-	eng    *opencl.Engine
-	domain goferro.AllocationDomain
-	class  goferro.StorageClass
+// clTransfers copies between host memory and OpenCL engines. Registering
+// the one value for a key again is a no-op for the runtime, so a second
+// device adds itself without a provider conflict.
+type clTransfers struct {
+	mu      sync.Mutex
+	engines map[goferro.EngineID]*clengine.Engine
 }
 
-// wrap publishes a device tensor as a runtime buffer; releasing the buffer
-// drops the tensor's reference on its device memory.
-func (a *clAdapter) wrap(t *opencl.Tensor) *goferro.Buffer {
-	return goferro.NewBuffer(goferro.BufferSpec{
-		DType: t.DType(), Shape: t.Shape(), Strides: t.Strides(), Offset: t.Offset(),
-		Len:       t.Buffer().Size() / max(t.DType().Size(), 1),
-		Placement: goferro.Placement{Class: a.class, Domain: a.domain},
-		Backend:   clBackend, Payload: t,
-		Release: func() { _ = t.Release() }, // a failed release leaves nothing to undo
-	})
+var clCopies = &clTransfers{engines: map[goferro.EngineID]*clengine.Engine{}}
+
+func (c *clTransfers) add(e *clengine.Engine) {
+	c.mu.Lock()
+	c.engines[goferro.EngineID(e.ID())] = e
+	c.mu.Unlock()
 }
 
-func (a *clAdapter) execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
-	if call.Instruction.Op != "dot_general" || len(call.Inputs) != 2 {
-		return nil, fmt.Errorf("opencl adapter: op %q is not supported", call.Instruction.Op)
-	}
-	x, ok1 := call.Inputs[0].Payload().(*opencl.Tensor)
-	y, ok2 := call.Inputs[1].Payload().(*opencl.Tensor)
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("opencl adapter: operands are not device tensors")
-	}
-	at := &call.Instruction.Attrs
-	out, err := a.eng.DotGeneral(ctx, x, y, at.LhsBatch, at.RhsBatch, at.LhsContract, at.RhsContract)
-	if err != nil {
-		return nil, err
-	}
-	// Wait, so the op's time (and a trace slice) is the device's work, not
-	// just the enqueue.
-	if err := out.Wait(ctx); err != nil {
-		_ = out.Release()
-		return nil, err
-	}
-	return []*goferro.Buffer{a.wrap(out)}, nil
+func (c *clTransfers) engine(id goferro.EngineID) (*clengine.Engine, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.engines[id]
+	return e, ok
 }
 
-func (a *clAdapter) upload(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
-	t, ok := req.Src.Tensor()
-	if !ok {
-		return nil, fmt.Errorf("opencl upload: source payload %T is not a host tensor", req.Src.Payload())
+// Transfer implements goferro.TransferProvider for the three keys.
+func (c *clTransfers) Transfer(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+	dst, toDevice := c.engine(req.To.Engine)
+	var src *opencl.Tensor
+	if req.From.Storage == clengine.Class {
+		t, ok := req.Src.Payload().(*opencl.Tensor)
+		if !ok {
+			return nil, fmt.Errorf("opencl transfer: source payload %T is not a device tensor", req.Src.Payload())
+		}
+		src = t
 	}
-	d, err := opencl.HostToDevice(ctx, a.eng.Queue, t)
-	if err != nil {
-		return nil, err
+	switch {
+	case src == nil && toDevice: // host → device
+		h, ok := req.Src.Tensor()
+		if !ok {
+			return nil, fmt.Errorf("opencl transfer: source payload %T is not a host tensor", req.Src.Payload())
+		}
+		d, err := opencl.HostToDevice(ctx, dst.Queue, h)
+		if err != nil {
+			return nil, err
+		}
+		return dst.Buffer(d), nil
+	case src != nil && toDevice: // device → device
+		d, err := opencl.DeviceToDevice(ctx, dst.Queue, src)
+		if err != nil {
+			return nil, err
+		}
+		return dst.Buffer(d), nil
+	case src != nil: // device → host
+		h, err := opencl.DeviceToHost(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		return goferro.HostBuffer(h, nil), nil
 	}
-	return a.wrap(d), nil
-}
-
-func (a *clAdapter) download(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
-	t, ok := req.Src.Payload().(*opencl.Tensor)
-	if !ok {
-		return nil, fmt.Errorf("opencl download: source payload %T is not a device tensor", req.Src.Payload())
-	}
-	h, err := opencl.DeviceToHost(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	return goferro.HostBuffer(h, nil), nil
+	return nil, fmt.Errorf("opencl transfer: neither %s nor %s is an OpenCL engine", req.From, req.To)
 }
