@@ -216,8 +216,15 @@ func TestDevices(t *testing.T) {
 			t.Errorf("devices output lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if !strings.Contains(r.stdout, "engine opencl.") && !strings.Contains(r.stdout, "opencl: ") {
-		t.Errorf("devices says nothing about OpenCL:\n%s", r.stdout)
+	switch {
+	case strings.Contains(r.stdout, "engine opencl.d0.v1"):
+		for _, want := range []string{"fp64:", "MiB global", "storage.opencl.device.v1", "event domain:  event.2"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("OpenCL device without %q:\n%s", want, r.stdout)
+			}
+		}
+	case !strings.Contains(r.stdout, "opencl: "):
+		t.Errorf("devices neither lists OpenCL devices nor says why there are none:\n%s", r.stdout)
 	}
 	kv := summary(t, r.stdout)
 	if num(t, kv, "engines") < 1 || num(t, kv, "cpu_threads") < 1 {

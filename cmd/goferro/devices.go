@@ -105,12 +105,26 @@ func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  compute:       %d units at %d MHz, work groups up to %d\n", d.ComputeUnits, d.ClockMHz, d.MaxWorkGroup)
 		fmt.Fprintf(stdout, "  fp64:          %s\n", fp64)
 		fmt.Fprintf(stdout, "  storage:       %s (default); host tensors enter from %s\n", opencl.StorageClass, opencl.HostStorageClass)
-		fmt.Fprintf(stdout, "  event domain:  one in-order queue per opened engine (allocated when the engine is registered)\n")
+		// The event domain is the runtime's, allocated when the engine is
+		// registered, so open the device and register it next to the CPU.
 		if openclAdapter == nil {
-			fmt.Fprintf(stdout, "  runtime:       not usable with run/explain yet (no OpenCL runtime engine adapter in this build)\n")
-		} else {
-			fmt.Fprintf(stdout, "  runtime:       run/explain --engines cpu,opencl:%d (dot_general on the device, other ops on the CPU)\n", d.Index)
+			fmt.Fprintf(stdout, "  event domain:  none: this build has no OpenCL runtime engine adapter\n")
+			continue
 		}
+		e, _, closer, err := openclAdapter(ctx, d)
+		if err != nil {
+			fmt.Fprintf(stdout, "  event domain:  none: opening the device failed: %v\n", err)
+			continue
+		}
+		err = rt.Reconfigure(func(c *goferro.Config) error { return c.AddEngine(e) })
+		if dom, ok := rt.EventDomain(e.ID); err == nil && ok {
+			fmt.Fprintf(stdout, "  event domain:  %s (one in-order queue); allocation domain %s\n", dom, e.Domain)
+			fmt.Fprintf(stdout, "  families:      %s\n", strings.Join(e.Families, " "))
+			fmt.Fprintf(stdout, "  runtime:       run/explain --engines opencl:%d\n", d.Index)
+		} else {
+			fmt.Fprintf(stdout, "  event domain:  none: registering the engine failed: %v\n", err)
+		}
+		_ = closer() // only the description was needed
 	}
 	fmt.Fprintln(stdout, "engine fake.dN.v1 (fake:N, on request): goferrotest fake devices with their own pools, storage storage.fake.dN.v1, one event domain each")
 	fmt.Fprintf(stdout, "engines=%d cpu_threads=%d simd=%q opencl_devices=%d\n", engines, gemm.Threads(), simdLevel(), len(devs))
