@@ -52,3 +52,11 @@ func BenchmarkMulOuterNoncompact(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkTranspose2048(b *testing.B) {
+	src := make([]float64, 2048*2048)
+	dst := make([]float64, 2048*2048)
+	for i := 0; i < b.N; i++ {
+		copyStrided(dst, 0, src, 0, []int{2048, 2048}, []int{2048, 1}, []int{1, 2048}, false)
+	}
+}
