@@ -10,10 +10,11 @@ import (
 )
 
 // progress reports the advance of a long job on w (stderr). On a terminal
-// it draws a bar that it rewrites in place, but only once the job has run
-// for a second, so quick commands print nothing extra. Elsewhere (a pipe, a
-// file, a test) it prints one plain line per finished step once the job
-// has run for a second, which logs read well.
+// it draws a bar that it rewrites in place — also between steps, from a
+// ticker, so one slow step still shows time passing — but only once the
+// job has run for a second, so quick commands print nothing extra.
+// Elsewhere (a pipe, a file, a test) it prints one plain line per finished
+// step once the job has run for a second, which reads well in logs.
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -21,21 +22,55 @@ type progress struct {
 	title   string
 	total   int
 	n       int
+	current string // the step under way, shown by the bar
 	start   time.Time
 	last    time.Time
 	drawn   bool
 	delay   time.Duration
 	lineLen int
+	stop    chan struct{}
+	stopped sync.WaitGroup
 }
 
 // newProgress starts a progress report of total steps.
 func newProgress(w io.Writer, title string, total int) *progress {
-	tty := false
-	if f, ok := w.(*os.File); ok {
-		tty = isTerminal(f)
+	p := &progress{w: w, title: title, total: total, start: time.Now(), delay: time.Second}
+	if f, ok := w.(*os.File); ok && isTerminal(f) {
+		p.tty = true
+		p.stop = make(chan struct{})
+		p.stopped.Add(1)
+		go p.tick()
 	}
-	now := time.Now()
-	return &progress{w: w, tty: tty, title: title, total: total, start: now, delay: time.Second}
+	return p
+}
+
+// tick redraws the bar four times a second until done.
+func (p *progress) tick() {
+	defer p.stopped.Done()
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if time.Since(p.start) >= p.delay {
+				p.draw(time.Now())
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// begin names the step now under way.
+func (p *progress) begin(what string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.current = what
+	p.mu.Unlock()
 }
 
 // step records one finished step, described by what.
@@ -46,6 +81,7 @@ func (p *progress) step(what string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
+	p.current = ""
 	now := time.Now()
 	elapsed := now.Sub(p.start)
 	if elapsed < p.delay {
@@ -59,7 +95,15 @@ func (p *progress) step(what string) {
 	if p.drawn && now.Sub(p.last) < 100*time.Millisecond && p.n < p.total {
 		return
 	}
+	p.current = what
+	p.draw(now)
+	p.current = ""
+}
+
+// draw rewrites the bar; p.mu is held.
+func (p *progress) draw(now time.Time) {
 	p.last = now
+	elapsed := now.Sub(p.start)
 	const width = 30
 	filled := width
 	if p.total > 0 {
@@ -71,7 +115,7 @@ func (p *progress) step(what string) {
 		eta = fmt.Sprintf(" eta %s", left.Round(time.Second))
 	}
 	line := fmt.Sprintf("\r%s [%s%s] %d/%d %.0fs%s %s", p.title, strings.Repeat("=", filled), strings.Repeat(" ", width-filled),
-		p.n, p.total, elapsed.Seconds(), eta, what)
+		p.n, p.total, elapsed.Seconds(), eta, p.current)
 	if pad := p.lineLen - len(line); pad > 0 {
 		line += strings.Repeat(" ", pad) // erase the tail of a longer previous line
 	}
@@ -80,10 +124,34 @@ func (p *progress) step(what string) {
 	p.drawn = true
 }
 
+// println writes a line of results to out without tearing the bar: when
+// out shares the terminal, the bar is erased first and redrawn after.
+func (p *progress) println(out io.Writer, line string) {
+	if p == nil {
+		fmt.Fprintln(out, line)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lineLen))
+		p.drawn, p.lineLen = false, 0
+	}
+	fmt.Fprintln(out, line)
+	if p.tty && time.Since(p.start) >= p.delay {
+		p.draw(time.Now())
+	}
+}
+
 // done ends the report, moving past the bar if one was drawn.
 func (p *progress) done() {
 	if p == nil {
 		return
+	}
+	if p.stop != nil {
+		close(p.stop)
+		p.stopped.Wait()
+		p.stop = nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -57,3 +57,21 @@ func TestProgressNil(t *testing.T) {
 	p.step("x") // must not panic
 	p.done()
 }
+
+func TestProgressPrintlnKeepsBar(t *testing.T) {
+	var bar, out bytes.Buffer
+	p := newProgress(&bar, "bench", 2)
+	p.tty, p.delay = true, 0
+	p.begin("first")
+	p.step("first")
+	p.println(&out, "first result=1")
+	p.done()
+	if out.String() != "first result=1\n" {
+		t.Errorf("results %q", out.String())
+	}
+	// Drawn, erased (spaces between carriage returns), drawn again, ended.
+	s := bar.String()
+	if strings.Count(s, "] 1/2") != 2 || !strings.Contains(s, "\r     ") || !strings.HasSuffix(s, "\n") {
+		t.Errorf("bar output %q", s)
+	}
+}

@@ -138,6 +138,7 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 			bar.done()
 			return err
 		}
+		bar.begin(c.inst.Name)
 		r := timeGoferro(ctx, c, &f)
 		// Alternate: the peers run right after goferro on the same case, so
 		// a change in machine load hits both sides of a ratio alike.
@@ -160,7 +161,7 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 		if r.Error != "" {
 			line += " error=" + strconv.Quote(r.Error)
 		}
-		fmt.Fprintln(stdout, line)
+		bar.println(stdout, line)
 		bar.step(r.Name)
 	}
 	bar.done()

@@ -305,6 +305,7 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	var outs []*tensor.Tensor
 	times := make([]float64, 0, *runs)
 	for i := range *runs {
+		bar.begin(fmt.Sprintf("run %d/%d", i+1, *runs))
 		start := time.Now()
 		outs, err = set.rt.Execute(ctx, prep, bufs, opts...)
 		end := time.Now()
