@@ -239,7 +239,7 @@ func TestRunProgramOnFakeDevice(t *testing.T) {
 	out := t.TempDir()
 	trace := filepath.Join(out, "trace.json")
 	r := mustRun(t, "run", fix("prog.json"), "--input", "a="+fix("a.npy"), "--input", "b="+fix("b.npy"),
-		"--engines", "cpu,fake:2", "--place", "fake:1", "--runs", "3", "--out", out, "--trace", trace)
+		"--engines", "cpu,fake:2", "--place", "fake:1", "--runs", "3", "--warmup", "1", "--out", out, "--trace", trace)
 	c, rows, sum := reference(t)
 	sameValues(t, filepath.Join(out, "out0.npy"), c)
 	sameValues(t, filepath.Join(out, "out1.npy"), rows)

@@ -31,9 +31,14 @@ flags:
   --place ENGINE   run every op on this one engine (cpu, fake:0, fake.d0.v1, ...)
   --out DIR        write the outputs there as out0.npy, out1.npy, ...
   --runs N         timed executions (default 1)
+  --warmup N       untimed, untraced executions first (default 0)
   --trace FILE     write a Chrome trace (chrome://tracing, Perfetto) of the runs
   --seed N         seed of the --instance inputs
   --serial         run every node on one goroutine, in schedule order
+Placement is the runtime's deterministic first fit in engine-id order, so with
+cpu listed everything it can run lands on cpu.default.v1: give --place, or
+leave cpu out of --engines (it is still registered, for host inputs and the
+compiler's layout steps), to run the ops on a device.
 The last line is key=value: program, engines, runs, prepare_ms, median_ms,
 min_ms, ops, transfers, bytes_moved (per run), outputs and checksum (the sum of
 every output element, real part for complex).`
@@ -275,6 +280,7 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	j := newJobFlags("run", runUsage)
 	outDir := j.fs.String("out", "", "directory for the outputs (out0.npy, ...)")
 	runs := j.fs.Int("runs", 1, "timed executions")
+	warmup := j.fs.Int("warmup", 0, "untimed executions before the timed ones")
 	tracePath := j.fs.String("trace", "", "write a Chrome trace of the runs to this file")
 	if err := j.parse(args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -282,8 +288,8 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return err
 	}
-	if *runs < 1 {
-		return usagef("--runs must be at least 1")
+	if *runs < 1 || *warmup < 0 {
+		return usagef("--runs must be at least 1 and --warmup not negative")
 	}
 	rec := newRecorder()
 	jb, set, opts, err := j.setup(ctx, rec)
@@ -300,6 +306,12 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	prepareMS := time.Since(t0).Seconds() * 1e3
 	plan := analyze(jb.prog, jb.inputs, prep)
 
+	for range *warmup {
+		if _, err := set.rt.Execute(ctx, prep, bufs, opts...); err != nil {
+			return err
+		}
+	}
+	rec.counts() // the accounting below is of the timed runs
 	rec.setRecording(*tracePath != "")
 	bar := newProgress(os.Stderr, "run "+jb.name, *runs)
 	var outs []*tensor.Tensor
