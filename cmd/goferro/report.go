@@ -520,8 +520,10 @@ func (b *benchReport) write() error {
 			for _, p := range b.peers {
 				if ms, ok := r.PeerMS[p]; ok {
 					row += fmt.Sprintf(" %.3f | %.2f |", ms, ms/r.GoferroMS)
+				} else if st := r.PeerStatus[p]; st != "" {
+					row += fmt.Sprintf(" – (%s) | – |", strings.ReplaceAll(st, "|", "/"))
 				} else {
-					row += fmt.Sprintf(" – (%s) | – |", r.PeerStatus[p])
+					row += " – | – |"
 				}
 			}
 			fmt.Fprintln(&w, row)
