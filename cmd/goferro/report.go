@@ -145,7 +145,10 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 		if len(peers) > 0 && r.Error == "" {
 			v, err := timePeers(ctx, c, &f, peers, work, &r)
 			if err != nil {
-				r.PeerStatus = map[string]string{"error": err.Error()}
+				r.PeerStatus = map[string]string{}
+				for _, p := range peers {
+					r.PeerStatus[p] = err.Error()
+				}
 			}
 			if v != "" {
 				peerVersions = v
