@@ -52,6 +52,7 @@ func simdLevel() string {
 	return strings.Join(have, " ")
 }
 
+// runDevices is "goferro devices".
 func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("devices", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -131,6 +132,7 @@ func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
+// joinClasses formats storage classes as a comma-separated list.
 func joinClasses(cs []goferro.StorageClass) string {
 	s := make([]string, len(cs))
 	for i, c := range cs {

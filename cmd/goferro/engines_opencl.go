@@ -19,6 +19,8 @@ import (
 
 func init() { openclAdapter = openOpenCLEngine }
 
+// openOpenCLEngine opens dev with clengine and returns its registration,
+// the copier registrations and the engine's Close.
 func openOpenCLEngine(ctx context.Context, dev *opencl.Device) (goferro.Engine, []transferReg, func() error, error) {
 	e, err := clengine.Open(ctx, dev)
 	if err != nil {
@@ -43,12 +45,14 @@ type clTransfers struct {
 
 var clCopies = &clTransfers{engines: map[goferro.EngineID]*clengine.Engine{}}
 
+// add makes e a known destination and source of copies.
 func (c *clTransfers) add(e *clengine.Engine) {
 	c.mu.Lock()
 	c.engines[goferro.EngineID(e.ID())] = e
 	c.mu.Unlock()
 }
 
+// engine returns the OpenCL engine with id, if it is one.
 func (c *clTransfers) engine(id goferro.EngineID) (*clengine.Engine, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -112,6 +112,7 @@ func (st *planStats) peakList() string {
 	return strings.Join(parts, ",")
 }
 
+// runExplain is "goferro explain": prepare as run would, print the plan.
 func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
 	j := newJobFlags("explain", explainUsage)
 	dot := j.fs.Bool("dot", false, "print the plan as a Graphviz digraph instead")
@@ -139,6 +140,8 @@ func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
+// writeExplain prints the engines, the ingress of every input, the
+// schedule step by step and the peak memory per location, then a summary.
 func writeExplain(w io.Writer, name string, set *engineSet, st *planStats) {
 	prog, prep := st.prog, st.prep
 	fmt.Fprintf(w, "program %s: %d inputs, %d instructions, %d outputs, fingerprint %s\n",

@@ -64,6 +64,8 @@ type benchResult struct {
 	Error      string             `json:"error,omitempty"`
 }
 
+// runBenchAll is "goferro bench" without a target: every case timed with
+// goferro and then with the peers, then the report.
 func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 	var f benchAllFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -206,6 +208,7 @@ func sharedDir(sub string) (string, bool) {
 	}
 }
 
+// defaultInstancesDir is the shared instance set next to the repository.
 func defaultInstancesDir() (string, error) {
 	if dir, ok := sharedDir("einsum-instances"); ok {
 		return dir, nil
@@ -226,6 +229,8 @@ func defaultPeersScript(instances string) string {
 	return cand
 }
 
+// loadBenchCases lists the instances of the directory (all, or the cheap
+// ones for --quick) and the GEMM cases, and notes the files it skipped.
 func loadBenchCases(f *benchAllFlags) ([]benchCase, []string, error) {
 	entries, err := os.ReadDir(f.instances)
 	if err != nil {
@@ -321,6 +326,7 @@ func timeGoferro(ctx context.Context, c benchCase, f *benchAllFlags) benchResult
 	return r
 }
 
+// einsumSum adds up a result's elements.
 func einsumSum(vs []complex128) complex128 {
 	var s complex128
 	for _, v := range vs {
@@ -442,6 +448,7 @@ type benchReport struct {
 	skipped      []string
 }
 
+// count is the number of GEMM cases (gemmCases) or of instances.
 func (b *benchReport) count(gemmCases bool) int {
 	n := 0
 	for _, r := range b.results {
@@ -471,6 +478,8 @@ func (b *benchReport) geomean(peer string, gemmCases bool) (float64, int) {
 	return math.Exp(s / float64(n)), n
 }
 
+// write renders report.md, the plots and results.json into the output
+// directory.
 func (b *benchReport) write() error {
 	var w bytes.Buffer
 	f := b.flags

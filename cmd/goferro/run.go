@@ -64,6 +64,7 @@ type inputList struct{ p *[]string }
 func (l inputList) String() string     { return "" }
 func (l inputList) Set(v string) error { *l.p = append(*l.p, v); return nil }
 
+// newJobFlags declares the flags run and explain share on a new flag set.
 func newJobFlags(name, usage string) *jobFlags {
 	j := &jobFlags{usage: usage}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -134,6 +135,7 @@ type inputError struct{ err error }
 func (e *inputError) Error() string { return e.err.Error() }
 func (e *inputError) Unwrap() error { return e.err }
 
+// badInput formats an input error (exit status 2), wrapping any %w cause.
 func badInput(format string, args ...any) error {
 	return &inputError{fmt.Errorf(format, args...)}
 }
@@ -268,6 +270,7 @@ func (j *jobFlags) setup(ctx context.Context, rec *recorder) (*job, *engineSet, 
 	return jb, set, opts, nil
 }
 
+// hostBuffers wraps host tensors as runtime inputs; they stay the caller's.
 func hostBuffers(ts []*tensor.Tensor) []*goferro.Buffer {
 	bufs := make([]*goferro.Buffer, len(ts))
 	for i, t := range ts {
@@ -276,6 +279,8 @@ func hostBuffers(ts []*tensor.Tensor) []*goferro.Buffer {
 	return bufs
 }
 
+// runRun is "goferro run": prepare once, execute --warmup + --runs times,
+// write the outputs and the trace, and print the key=value summary.
 func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	j := newJobFlags("run", runUsage)
 	outDir := j.fs.String("out", "", "directory for the outputs (out0.npy, ...)")

@@ -36,10 +36,13 @@ type traceEvent struct {
 	args       map[string]any
 }
 
+// newRecorder returns a recorder whose trace timestamps start now.
 func newRecorder() *recorder {
 	return &recorder{origin: time.Now(), domains: map[goferro.EventDomain]goferro.EngineID{}}
 }
 
+// nameDomain records which engine an event domain belongs to, for the
+// track names.
 func (r *recorder) nameDomain(d goferro.EventDomain, id goferro.EngineID) {
 	r.mu.Lock()
 	r.domains[d] = id
@@ -53,6 +56,7 @@ func (r *recorder) setRecording(on bool) {
 	r.mu.Unlock()
 }
 
+// add records one event (when recording) and counts transfers.
 func (r *recorder) add(e traceEvent) {
 	r.mu.Lock()
 	if e.cat == "transfer" {
@@ -82,6 +86,8 @@ type timedExecutor struct {
 	rec   *recorder
 }
 
+// wrapExecutor returns e decorated with timing (nil stays nil: an engine
+// without an executor is an ingress point only).
 func (r *recorder) wrapExecutor(e goferro.Executor) goferro.Executor {
 	if e == nil {
 		return nil
@@ -122,6 +128,7 @@ type timedTransfer struct {
 	rec   *recorder
 }
 
+// wrapTransfer returns p decorated with timing.
 func (r *recorder) wrapTransfer(p goferro.TransferProvider) goferro.TransferProvider {
 	return &timedTransfer{inner: p, rec: r}
 }
