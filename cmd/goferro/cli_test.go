@@ -379,7 +379,7 @@ func TestExplain(t *testing.T) {
 		}
 	}
 	kv := summary(t, r.stdout)
-	if num(t, kv, "transfers") != 2 || num(t, kv, "bytes_moved") != 8*(12+20) {
+	if num(t, kv, "transfers") != 2 || num(t, kv, "bytes_moved") != 8*(12+20) || kv["placement"] != "fake.d0.v1:2" {
 		t.Errorf("summary %v", kv)
 	}
 	// The device holds both inputs and c (15) at its peak; the inputs are released before the row sums exist.
@@ -488,6 +488,9 @@ func TestBenchQuick(t *testing.T) {
 // CPU-only machines) when there is one, through package clengine: both
 // operands go up and the result is materialized from the device.
 func TestRunOpenCL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a cold OpenCL kernel cache makes this slow")
+	}
 	if d := mustRun(t, "devices"); !strings.Contains(d.stdout, "engine opencl.d0.v1") {
 		t.Skip("no OpenCL device")
 	}

@@ -112,6 +112,27 @@ func (st *planStats) peakList() string {
 	return strings.Join(parts, ",")
 }
 
+// opsPerEngine formats how many op steps each engine runs, as engine:count
+// pairs in engine-id order.
+func (st *planStats) opsPerEngine() string {
+	count := map[goferro.EngineID]int{}
+	var ids []goferro.EngineID
+	for _, s := range st.prep.Schedule() {
+		if s.Kind == goferro.StepOp {
+			if count[s.At.Engine] == 0 {
+				ids = append(ids, s.At.Engine)
+			}
+			count[s.At.Engine]++
+		}
+	}
+	slices.Sort(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprintf("%s:%d", id, count[id])
+	}
+	return strings.Join(parts, ",")
+}
+
 // runExplain is "goferro explain": prepare as run would, print the plan.
 func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
 	j := newJobFlags("explain", explainUsage)
@@ -191,8 +212,8 @@ func writeExplain(w io.Writer, name string, set *engineSet, st *planStats) {
 	for _, at := range st.locations {
 		fmt.Fprintf(w, "  %-50s %10d B\n", at, st.peak[at])
 	}
-	fmt.Fprintf(w, "program=%s ops=%d transfers=%d bytes_moved=%d peak_bytes=%s\n",
-		name, st.ops, st.transfers, st.bytesMoved, st.peakList())
+	fmt.Fprintf(w, "program=%s ops=%d placement=%s transfers=%d bytes_moved=%d peak_bytes=%s\n",
+		name, st.ops, st.opsPerEngine(), st.transfers, st.bytesMoved, st.peakList())
 }
 
 // writeDot prints the schedule as a Graphviz digraph: ops clustered by
