@@ -66,6 +66,7 @@ func GemmThreads[T Scalar](threads int, batch []int, m, n, k int, alpha T, a Mat
 	if threads <= 0 {
 		threads = Threads()
 	}
+	threads = min(threads, maxShares)
 	switch any(alpha).(type) {
 	case float64:
 		run[T, float64](threads, batch, m, n, k, alpha, beta, a, b, c)

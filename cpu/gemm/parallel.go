@@ -8,16 +8,26 @@ import (
 // The worker pool: long-lived goroutines that run shares of a parallel GEMM,
 // so that a threaded call starts no goroutines and allocates nothing.
 
-type share struct {
-	t  shareTask
-	w  int
-	wg *sync.WaitGroup
+// A parallel call posts one token per extra share to the pool and then
+// claims and runs shares itself until none is left; a worker that takes a
+// token claims a share too, if one is left. So a call never waits for a
+// busy worker to start: it waits only for shares already running.
+type token struct {
+	t   shareTask
+	gen uint32
 }
 
-type shareTask interface{ runShare(w int) }
+// shareTask is a parallel call's shares: claim returns the next share to
+// run (false when none is left or the token is stale), and done marks one
+// finished.
+type shareTask interface {
+	claim(gen uint32) (int, bool)
+	runShare(w int)
+	done()
+}
 
 var (
-	workCh      = make(chan share, 256)
+	workCh      = make(chan token, 256)
 	workersMu   sync.Mutex
 	workerCount atomic.Int64
 )
@@ -30,38 +40,84 @@ func ensureWorkers(n int) {
 	for int(workerCount.Load()) < n {
 		workerCount.Add(1)
 		go func() {
-			for s := range workCh {
-				s.t.runShare(s.w)
-				s.wg.Done()
+			for tk := range workCh {
+				if w, ok := tk.t.claim(tk.gen); ok {
+					tk.t.runShare(w)
+					tk.t.done()
+				}
 			}
 		}()
 	}
 	workersMu.Unlock()
 }
 
-// runParallel runs shares 0..n-1 of t, share 0 on the calling goroutine, and
-// returns when all are done.
-func runParallel(t shareTask, n int, wg *sync.WaitGroup) {
-	if n > 1 {
-		ensureWorkers(n - 1)
-		wg.Add(n - 1)
-		for w := 1; w < n; w++ {
-			workCh <- share{t: t, w: w, wg: wg}
+// shares hands out share numbers 0..n-1 of one call. state packs the
+// call's generation (bits 32-63), n (bits 16-31) and the next share (bits
+// 0-15), so a token left over from an earlier call on the same job claims
+// nothing.
+type shares struct {
+	state atomic.Uint64
+	wg    sync.WaitGroup
+}
+
+// maxShares bounds the goroutines of one call.
+const maxShares = 1<<16 - 1
+
+// start begins a call of n shares and returns its generation.
+func (s *shares) start(n int) uint32 {
+	gen := uint32(s.state.Load()>>32) + 1
+	s.wg.Add(n)
+	s.state.Store(uint64(gen)<<32 | uint64(n)<<16)
+	return gen
+}
+
+func (s *shares) claim(gen uint32) (int, bool) {
+	for {
+		v := s.state.Load()
+		next, n := int(v&0xffff), int(v>>16&0xffff)
+		if uint32(v>>32) != gen || next >= n {
+			return 0, false
+		}
+		if s.state.CompareAndSwap(v, v+1) {
+			return next, true
 		}
 	}
-	t.runShare(0)
-	wg.Wait()
+}
+
+func (s *shares) done() { s.wg.Done() }
+
+// runParallel runs the n shares of t on the calling goroutine and up to
+// n-1 pool workers, and returns when all are done.
+func runParallel[R float](j *job[R], n int) {
+	gen := j.start(n)
+	if n > 1 {
+		ensureWorkers(n - 1)
+		for w := 1; w < n; w++ {
+			select {
+			case workCh <- token{t: j, gen: gen}:
+			default: // pool saturated: the caller runs the share
+			}
+		}
+	}
+	for {
+		w, ok := j.claim(gen)
+		if !ok {
+			break
+		}
+		j.runShare(w)
+		j.done()
+	}
+	j.wg.Wait()
 }
 
 // job is a parallel GEMM: either whole batch elements per share (byBatch) or
 // a gm×gn grid of C blocks per share, repeated over the batch.
 type job[R float] struct {
+	shares
 	p       plan[R]
 	byBatch bool
-	shares  int
 	gm, gn  int
 	next    atomic.Int64 // byBatch: the next batch element to take
-	wg      sync.WaitGroup
 }
 
 var jobPool64 = sync.Pool{New: func() any { return new(job[float64]) }}

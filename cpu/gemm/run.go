@@ -154,12 +154,11 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	j := getJob[R]()
 	j.p = p
 	j.byBatch = byBatch
-	if byBatch {
-		j.shares = threads
-	} else {
+	nsh := threads
+	if !byBatch {
 		j.gm, j.gn = grid(p.m, p.n, p.kern.mr, p.kern.nr, threads)
-		j.shares = j.gm * j.gn
+		nsh = j.gm * j.gn
 	}
-	runParallel(j, j.shares, &j.wg)
+	runParallel(j, nsh)
 	putJob(j)
 }
