@@ -526,3 +526,20 @@ func TestRunOpenCL(t *testing.T) {
 		t.Errorf("program on OpenCL: %v", kv)
 	}
 }
+
+// TestBenchAllDefaultInstances checks that "bench all" finds the shared
+// instance set next to the repository by itself.
+func TestBenchAllDefaultInstances(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("..", "..", "..", "shared", "einsum-instances")); err != nil {
+		t.Skip("no shared instance set next to the repository")
+	}
+	out := t.TempDir()
+	r := mustRun(t, "bench", "all", "--quick", "--peers", "none", "--gemm", "none", "--runs", "1", "--budget", "0.5", "--out", out)
+	kv := summary(t, r.stdout)
+	if num(t, kv, "instances") < 1 || kv["gemm_sizes"] != "0" || kv["peers"] != "goferro" {
+		t.Errorf("summary %v", kv)
+	}
+	if !strings.Contains(r.stdout, "# skip permutation_patterns.json") {
+		t.Errorf("the permutation-pattern file was not reported as skipped:\n%s", r.stdout)
+	}
+}
