@@ -333,7 +333,7 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 		rec.add(traceEvent{name: fmt.Sprintf("run %d", i+1), cat: "run", start: start, end: end,
 			args: map[string]any{"transfers": plan.transfers, "bytes_moved": plan.bytesMoved}})
 		times = append(times, end.Sub(start).Seconds()*1e3)
-		bar.step(fmt.Sprintf("run %d/%d", i+1, *runs))
+		bar.step(fmt.Sprintf("%.3f ms", times[len(times)-1]))
 	}
 	bar.done()
 	moved, movedBytes := rec.counts()
