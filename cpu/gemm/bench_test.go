@@ -58,7 +58,7 @@ func benchGemm[T Scalar](b *testing.B, n, batch, threads int) {
 
 func BenchmarkGemm(b *testing.B) {
 	for _, th := range []int{1, 2} {
-		for _, n := range []int{64, 256, 512, 1024} {
+		for _, n := range []int{64, 256, 512, 1024, 2048} {
 			b.Run(fmt.Sprintf("f64/n%d/t%d", n, th), func(b *testing.B) { benchGemm[float64](b, n, 1, th) })
 			b.Run(fmt.Sprintf("f32/n%d/t%d", n, th), func(b *testing.B) { benchGemm[float32](b, n, 1, th) })
 			b.Run(fmt.Sprintf("c128/n%d/t%d", n, th), func(b *testing.B) { benchGemm[complex128](b, n, 1, th) })

@@ -86,13 +86,13 @@ func (s *shares) claim(gen uint32) (int, bool) {
 
 func (s *shares) done() { s.wg.Done() }
 
-// runParallel runs the n shares of t on the calling goroutine and up to
-// n-1 pool workers, and returns when all are done.
-func runParallel[R float](j *job[R], n int) {
+// runParallel runs the n shares of j on the calling goroutine and up to
+// threads-1 pool workers, and returns when all are done.
+func runParallel[R float](j *job[R], n, threads int) {
 	gen := j.start(n)
-	if n > 1 {
-		ensureWorkers(n - 1)
-		for w := 1; w < n; w++ {
+	if g := min(n, threads); g > 1 {
+		ensureWorkers(g - 1)
+		for w := 1; w < g; w++ {
 			select {
 			case workCh <- token{t: j, gen: gen}:
 			default: // pool saturated: the caller runs the share
