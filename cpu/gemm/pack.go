@@ -261,6 +261,10 @@ func packBCplxRows[R float](dst, src []R, base, rs, nr, kb, full int) {
 	if full == 0 {
 		return
 	}
+	if d, s, ok := as64(dst, src); ok && nr == 8 {
+		packBCplxRows64(d, s, base, rs, kb, full)
+		return
+	}
 	// Four complex rows at a time, panel by panel, so that every panel is
 	// written front to back in runs of 8·nr values.
 	for q0 := 0; q0 < kb/2; q0 += 4 {

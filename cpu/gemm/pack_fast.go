@@ -90,3 +90,19 @@ func packARows6x32(d, src []float32, base, rs, kb int) {
 		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
 	}
 }
+
+// packBCplxRows64 is packBCplxRows for complex128 on the 8-wide kernel.
+func packBCplxRows64(dst, src []float64, base, rs, kb, full int) {
+	for q0 := 0; q0 < kb/2; q0 += 4 {
+		q1 := min(q0+4, kb/2)
+		for jr := 0; jr+8 <= full; jr += 8 {
+			for q := q0; q < q1; q++ {
+				o := jr*kb + 16*q
+				t := (*[16]float64)(dst[o : o+16])
+				s := (*[8]float64)(src[base+q*rs+jr : base+q*rs+jr+8])
+				t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7] = s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
+				t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15] = -s[1], s[0], -s[3], s[2], -s[5], s[4], -s[7], s[6]
+			}
+		}
+	}
+}
