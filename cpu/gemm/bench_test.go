@@ -67,6 +67,7 @@ func BenchmarkGemm(b *testing.B) {
 		for _, n := range []int{64, 128} {
 			b.Run(fmt.Sprintf("f64/batch32/n%d/t%d", n, th), func(b *testing.B) { benchGemm[float64](b, n, 32, th) })
 			b.Run(fmt.Sprintf("f32/batch32/n%d/t%d", n, th), func(b *testing.B) { benchGemm[float32](b, n, 32, th) })
+			b.Run(fmt.Sprintf("c128/batch32/n%d/t%d", n, th), func(b *testing.B) { benchGemm[complex128](b, n, 32, th) })
 		}
 	}
 }

@@ -23,10 +23,14 @@ func skern6x16s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, p
 //go:noescape
 func copyPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
 
+//go:noescape
+func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		asm64 = &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, full: dkern6x8, strided: dkern6x8s}
 		panelCopy = copyPanels
+		cplxPanelCopy = cplxPanels
 		asm32 = &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, full: skern6x16, strided: skern6x16s}
 	}
 }

@@ -38,3 +38,52 @@ row:
 done:
 	VZEROUPPER
 	RET
+
+DATA negEven<>+0(SB)/8, $0x8000000000000000
+DATA negEven<>+8(SB)/8, $0
+DATA negEven<>+16(SB)/8, $0x8000000000000000
+DATA negEven<>+24(SB)/8, $0
+GLOBL negEven<>(SB), RODATA|NOPTR, $32
+
+// func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+// The 1m packing of row-major complex128 B: for each of rows source rows
+// (rs bytes apart) and each 64-byte piece c (four complex values x+iy),
+// writes (x, y, …) to dst + c·pb + q·128 and (−y, x, …) 64 bytes after.
+TEXT ·cplxPanels(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ rows+16(FP), CX
+	MOVQ chunks+24(FP), R8
+	MOVQ rs+32(FP), R9
+	MOVQ pb+40(FP), R10
+	TESTQ CX, CX
+	JZ cdone
+	TESTQ R8, R8
+	JZ cdone
+	VMOVUPD negEven<>(SB), Y7
+cchunk:
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ CX, R13
+crow:
+	VMOVUPD (R11), Y0
+	VMOVUPD 32(R11), Y1
+	VPERMILPD $5, Y0, Y2
+	VPERMILPD $5, Y1, Y3
+	VXORPD Y7, Y2, Y2
+	VXORPD Y7, Y3, Y3
+	VMOVUPD Y0, (R12)
+	VMOVUPD Y1, 32(R12)
+	VMOVUPD Y2, 64(R12)
+	VMOVUPD Y3, 96(R12)
+	ADDQ R9, R11
+	ADDQ $128, R12
+	DECQ R13
+	JNZ crow
+	ADDQ $64, SI
+	ADDQ R10, DI
+	DECQ R8
+	JNZ cchunk
+cdone:
+	VZEROUPPER
+	RET

@@ -91,8 +91,21 @@ func packARows6x32(d, src []float32, base, rs, kb int) {
 	}
 }
 
+// cplxPanelCopy, where the architecture has it, is an assembly
+// packBCplxRows64 (see cplxPanels).
+var cplxPanelCopy func(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+
 // packBCplxRows64 is packBCplxRows for complex128 on the 8-wide kernel.
 func packBCplxRows64(dst, src []float64, base, rs, kb, full int) {
+	if cplxPanelCopy != nil && !forcePortable.Load() {
+		kc := kb / 2
+		_ = src[base+(kc-1)*rs+full-1] // bounds, as the loop below checks
+		_ = dst[kb*full-1]
+		for q := 0; q < kc; q += 4 {
+			cplxPanelCopy(unsafe.Pointer(&dst[16*q]), unsafe.Pointer(&src[base+q*rs]), min(4, kc-q), full/8, rs*8, kb*64)
+		}
+		return
+	}
 	for q0 := 0; q0 < kb/2; q0 += 4 {
 		q1 := min(q0+4, kb/2)
 		for jr := 0; jr+8 <= full; jr += 8 {
