@@ -26,11 +26,15 @@ func copyPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
 //go:noescape
 func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
 
+//go:noescape
+func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		asm64 = &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, full: dkern6x8, strided: dkern6x8s}
 		panelCopy = copyPanels
 		cplxPanelCopy = cplxPanels
+		cplxPanelCopy32 = cplxPanels32
 		asm32 = &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, full: skern6x16, strided: skern6x16s}
 	}
 }

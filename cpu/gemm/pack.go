@@ -1,5 +1,7 @@
 package gemm
 
+import "unsafe"
+
 // operand is a strided matrix in a real (for complex: interleaved real and
 // imaginary) view of its buffer. Strides are in real elements, so a complex
 // operand's strides are twice the user's.
@@ -21,6 +23,12 @@ func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
 		d := dst[ir*kb : ir*kb+mr*kb]
 		if p.cplx {
 			base := ao + (i0+ir)*a.rs + (p0>>1)*a.cs
+			if a.cs == 2 && p.ar == 1 && p.ai == 0 {
+				// Rows of interleaved values are the real rows of the
+				// 1m expansion as they stand.
+				packARows(d, a.data, base, a.rs, mm, mr, kb)
+				continue
+			}
 			packACplx(d, a.data, base, a.rs, a.cs, mm, mr, kb, p.ar, p.ai)
 			continue
 		}
@@ -263,6 +271,15 @@ func packBCplxRows[R float](dst, src []R, base, rs, nr, kb, full int) {
 	}
 	if d, s, ok := as64(dst, src); ok && nr == 8 {
 		packBCplxRows64(d, s, base, rs, kb, full)
+		return
+	}
+	if d, s, ok := as32(dst, src); ok && nr == 16 && cplxPanelCopy32 != nil && !forcePortable.Load() {
+		kc := kb / 2
+		_ = s[base+(kc-1)*rs+full-1]
+		_ = d[kb*full-1]
+		for q := 0; q < kc; q += 4 {
+			cplxPanelCopy32(unsafe.Pointer(&d[32*q]), unsafe.Pointer(&s[base+q*rs]), min(4, kc-q), full/16, rs*4, kb*64)
+		}
 		return
 	}
 	// Four complex rows at a time, panel by panel, so that every panel is

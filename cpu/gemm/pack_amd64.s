@@ -87,3 +87,54 @@ crow:
 cdone:
 	VZEROUPPER
 	RET
+
+DATA negEven32<>+0(SB)/4, $0x80000000
+DATA negEven32<>+4(SB)/4, $0
+DATA negEven32<>+8(SB)/4, $0x80000000
+DATA negEven32<>+12(SB)/4, $0
+DATA negEven32<>+16(SB)/4, $0x80000000
+DATA negEven32<>+20(SB)/4, $0
+DATA negEven32<>+24(SB)/4, $0x80000000
+DATA negEven32<>+28(SB)/4, $0
+GLOBL negEven32<>(SB), RODATA|NOPTR, $32
+
+// func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+// cplxPanels for complex64: 64-byte pieces hold eight complex values.
+TEXT ·cplxPanels32(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ rows+16(FP), CX
+	MOVQ chunks+24(FP), R8
+	MOVQ rs+32(FP), R9
+	MOVQ pb+40(FP), R10
+	TESTQ CX, CX
+	JZ sdone
+	TESTQ R8, R8
+	JZ sdone
+	VMOVUPS negEven32<>(SB), Y7
+schunk:
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ CX, R13
+srow:
+	VMOVUPS (R11), Y0
+	VMOVUPS 32(R11), Y1
+	VPERMILPS $0xB1, Y0, Y2
+	VPERMILPS $0xB1, Y1, Y3
+	VXORPS Y7, Y2, Y2
+	VXORPS Y7, Y3, Y3
+	VMOVUPS Y0, (R12)
+	VMOVUPS Y1, 32(R12)
+	VMOVUPS Y2, 64(R12)
+	VMOVUPS Y3, 96(R12)
+	ADDQ R9, R11
+	ADDQ $128, R12
+	DECQ R13
+	JNZ srow
+	ADDQ $64, SI
+	ADDQ R10, DI
+	DECQ R8
+	JNZ schunk
+sdone:
+	VZEROUPPER
+	RET

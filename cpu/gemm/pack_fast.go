@@ -93,7 +93,7 @@ func packARows6x32(d, src []float32, base, rs, kb int) {
 
 // cplxPanelCopy, where the architecture has it, is an assembly
 // packBCplxRows64 (see cplxPanels).
-var cplxPanelCopy func(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+var cplxPanelCopy, cplxPanelCopy32 func(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
 
 // packBCplxRows64 is packBCplxRows for complex128 on the 8-wide kernel.
 func packBCplxRows64(dst, src []float64, base, rs, kb, full int) {
