@@ -369,7 +369,7 @@ func TestBlocks(t *testing.T) {
 		}
 	}
 	// Tall enough to split into more row blocks than goroutines.
-	cases = append(cases, testCase{m: 101, n: 45, k: 21, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: 2})
+	cases = append(cases, testCase{m: 397, n: 45, k: 21, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: 2})
 	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
 	testNoDirect.Store(true)
 	defer testNoDirect.Store(false)

@@ -157,11 +157,11 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	nsh := threads
 	if !byBatch {
 		j.gm, j.gn = grid(p.m, p.n, p.kern.mr, p.kern.nr, threads)
-		// Tall enough products split into twice as many row blocks as
+		// Very tall products split into twice as many row blocks as
 		// goroutines, taken as they come: a goroutine slowed down by
-		// another process takes fewer. (Each block packs its own B, which
-		// costs little next to ≥ 2·mc rows of work.)
-		if j.gn == 1 && p.m >= 4*threads*p.blk.mc {
+		// another process takes fewer. Each block packs its own copy of
+		// B, so this pays only with ≥ 8·mc rows a block.
+		if j.gn == 1 && p.m >= 16*threads*p.blk.mc {
 			j.gm *= 2
 		}
 		nsh = j.gm * j.gn
