@@ -169,6 +169,7 @@ type groups struct {
 type decision struct {
 	copyA, copyB, copyC bool
 	oK, oM, oN          []int
+	bt                  []int // batch labels, with demoted free labels
 	cost                float64
 	ok                  bool
 }
@@ -193,7 +194,7 @@ func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bo
 		case A != nil && B != nil && !pl.compatible(A, B):
 			cost += mulPenalty * min(sa, sb)
 		}
-		return decision{oM: sortByStride(A, g.m), oN: sortByStride(B, g.n), ok: true, cost: cost}
+		return decision{oM: sortByStride(A, g.m), oN: sortByStride(B, g.n), bt: g.bt, ok: true, cost: cost}
 	}
 	best := decision{}
 	for ca := 0; ca < 2; ca++ {
@@ -225,8 +226,46 @@ func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bo
 				oK, ok1 := pl.groupOrder(a, b, g.k)
 				oM, ok2 := pl.groupOrder(a, c, g.m)
 				oN, ok3 := pl.groupOrder(b, c, g.n)
-				if !ok1 || !ok2 || !ok3 {
+				if !ok1 {
 					continue
+				}
+				// A free group that is not one run in both its tensors can
+				// keep its largest common run and loop over the rest as
+				// batch axes (stride 0 in the operand that lacks them).
+				var demoted []int
+				if !ok2 {
+					if a == nil || c == nil {
+						continue
+					}
+					var rest []int
+					var pen float64
+					oM, rest, pen = pl.splitRun(a, c, g.m)
+					demoted = append(demoted, rest...)
+					cost += pen * sa
+				}
+				if !ok3 {
+					if b == nil || c == nil {
+						continue
+					}
+					var rest []int
+					var pen float64
+					oN, rest, pen = pl.splitRun(b, c, g.n)
+					demoted = append(demoted, rest...)
+					cost += pen * sb
+				}
+				bt := g.bt
+				if len(demoted) > 0 {
+					bt = append(slices.Clone(g.bt), demoted...)
+					// Each extra GEMM call costs about as much as copying
+					// callCost elements.
+					calls, extra := 1.0, 1.0
+					for _, l := range g.bt {
+						calls *= float64(pl.sizes[l])
+					}
+					for _, l := range demoted {
+						extra *= float64(pl.sizes[l])
+					}
+					cost += (extra - 1) * calls * callCost
 				}
 				// Free-free groups: keep the order of an original layout.
 				if a == nil && b == nil {
@@ -244,14 +283,14 @@ func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bo
 					l    *lay
 					size float64
 				}{{a, sa}, {b, sb}, {c, sc}} {
-					if x.l != nil && pl.batchInnermost(x.l, g.bt) {
+					if x.l != nil && pl.batchInnermost(x.l, bt) {
 						cost += batchPenalty * x.size
 					}
 				}
 				if best.ok && cost >= best.cost {
 					continue
 				}
-				best = decision{copyA: ca == 1, copyB: cb == 1, copyC: cc == 1, oK: oK, oM: oM, oN: oN, cost: cost, ok: true}
+				best = decision{copyA: ca == 1, copyB: cb == 1, copyC: cc == 1, oK: oK, oM: oM, oN: oN, bt: bt, cost: cost, ok: true}
 			}
 		}
 	}
@@ -307,6 +346,48 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// splitRun finds the largest run of free labels g (ordered by x's strides)
+// that is one run in both x and y; the other labels of g become batch axes.
+// It returns the run, the demoted labels and a cost factor (per element of
+// the operand) for the extra, smaller GEMMs.
+func (pl *planner) splitRun(x, y *lay, g []int) ([]int, []int, float64) {
+	o := sortByStride(x, g)
+	var best []int
+	bestExt := 0
+	for i := 0; i < len(o); {
+		j := i + 1
+		for j < len(o) && pl.mergeable(x, o[i:j+1]) && pl.mergeable(y, o[i:j+1]) {
+			j++
+		}
+		ext := 1
+		for _, l := range o[i:j] {
+			ext *= pl.sizes[l]
+		}
+		if ext > bestExt {
+			best, bestExt = o[i:j], ext
+		}
+		i = j
+	}
+	var rest []int
+	for _, l := range o {
+		if !slices.Contains(best, l) {
+			rest = append(rest, l)
+		}
+	}
+	pen := demotePenalty
+	if bestExt < 16 {
+		pen = 4 * demotePenalty
+	}
+	return slices.Clone(best), rest, pen
+}
+
+// callCost is the overhead of one GEMM call, in copied elements.
+const callCost = 8192
+
+// demotePenalty is the cost, in copies of the operand, of looping over free
+// labels as batch axes instead of copying a layout.
+const demotePenalty = 0.6
 
 // absStep is a path step before lowering.
 type absStep struct {
@@ -475,7 +556,7 @@ func (p *Plan) lower() error {
 		p.Steps = append(p.Steps, Step{
 			Left: st.left, Right: st.right, Positions: st.positions,
 			LeftLabels: slices.Clone(A.labels), RightLabels: slices.Clone(B.labels), OutLabels: slices.Clone(C.labels),
-			Batch: sortByStride(&C, g.bt), Contracted: d.oK, LeftFree: d.oM, RightFree: d.oN,
+			Batch: sortByStride(&C, d.bt), Contracted: d.oK, LeftFree: d.oM, RightFree: d.oN,
 			Flops: stepFlops(pl.sizes, A.labels, B.labels, st.out), Size: float64(pl.elems(st.out)),
 			Copies: copies,
 		})
@@ -708,6 +789,19 @@ func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []
 		add(cat(sortByStride(xy[0], in), sortByStride(xy[1], rest)))
 		add(cat(sortByStride(xy[1], rest), sortByStride(xy[0], in)))
 	}
+	// Labels that survive to the output in the output's order, so that
+	// the final step can write in place.
+	var outs, others []int
+	for _, l := range cat(sortByStride(A, g.bt), oM, oN) {
+		if slices.Contains(pl.p.Output, l) {
+			outs = append(outs, l)
+		} else {
+			others = append(others, l)
+		}
+	}
+	slices.SortStableFunc(outs, func(x, y int) int {
+		return slices.Index(pl.p.Output, x) - slices.Index(pl.p.Output, y)
+	})
 	for _, bt := range [][]int{sortByStride(A, g.bt), sortByStride(B, g.bt)} {
 		add(cat(bt, oM, oN))
 		add(cat(oM, oN, bt))
@@ -716,6 +810,8 @@ func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []
 		add(cat(oN, oM, bt))
 		add(cat(oN, bt, oM))
 	}
+	add(cat(others, outs))
+	add(cat(outs, others))
 	if ng == nil || (len(ng.bt)+len(ng.k)+len(ng.m)) == 0 {
 		return out
 	}
@@ -816,13 +912,22 @@ func (pl *planner) copyTo(src int, dst lay, toOut bool) int {
 func (pl *planner) emitStep(ra, rb, rc int, g *groups, d *decision) int {
 	copies := 0
 	C := pl.prog.regs[rc].lay
-	bt := sortByStride(&C, g.bt)
+	bt := sortByStride(&C, d.bt)
+	has := func(r int) []int {
+		var x []int
+		for _, l := range bt {
+			if _, ok := pl.prog.regs[r].lay.stride(l); ok {
+				x = append(x, l)
+			}
+		}
+		return x
+	}
 	if d.copyA {
-		ra = pl.copyTo(ra, pl.contig(append(append(slices.Clone(bt), d.oM...), d.oK...)), false)
+		ra = pl.copyTo(ra, pl.contig(append(append(has(ra), d.oM...), d.oK...)), false)
 		copies++
 	}
 	if d.copyB {
-		rb = pl.copyTo(rb, pl.contig(append(append(slices.Clone(bt), d.oK...), d.oN...)), false)
+		rb = pl.copyTo(rb, pl.contig(append(append(has(rb), d.oK...), d.oN...)), false)
 		copies++
 	}
 	rcc := rc
