@@ -46,6 +46,7 @@ type Error struct {
 	Err error
 }
 
+// Error formats the message with the position when there is one.
 func (e *Error) Error() string {
 	s := "einsum: " + e.Msg
 	if e.Pos >= 0 {
