@@ -98,9 +98,19 @@ def kern(name, elt, strided, unroll=4):
     w("\tJNZ loop1")
     w("done:")
     w(f"\tMOVQ mv+{mvo}(FP), R9")
+    # alpha == 1 (the common case) skips the scaling.
+    if d:
+        w(f"\tMOVQ alpha+{ab}(FP), AX")
+        w("\tMOVQ $0x3FF0000000000000, BX")
+        w("\tCMPQ AX, BX")
+    else:
+        w(f"\tMOVL alpha+{ab}(FP), AX")
+        w("\tCMPL AX, $0x3F800000")
+    w("\tJEQ scaled")
     w(f"\t{bcast} alpha+{ab}(FP), Y12")
     for r in range(12):
         w(f"\t{mul} Y12, Y{r}, Y{r}")
+    w("scaled:")
     if d:
         w(f"\tMOVQ beta+{bo}(FP), AX")
         w("\tTESTQ AX, AX")

@@ -176,6 +176,10 @@ loop1:
 	JNZ loop1
 done:
 	MOVQ mv+56(FP), R9
+	MOVQ alpha+40(FP), AX
+	MOVQ $0x3FF0000000000000, BX
+	CMPQ AX, BX
+	JEQ scaled
 	VBROADCASTSD alpha+40(FP), Y12
 	VMULPD Y12, Y0, Y0
 	VMULPD Y12, Y1, Y1
@@ -189,6 +193,7 @@ done:
 	VMULPD Y12, Y9, Y9
 	VMULPD Y12, Y10, Y10
 	VMULPD Y12, Y11, Y11
+scaled:
 	MOVQ beta+48(FP), AX
 	TESTQ AX, AX
 	JZ store
@@ -439,6 +444,10 @@ loop1:
 	JNZ loop1
 done:
 	MOVQ mv+56(FP), R9
+	MOVQ alpha+40(FP), AX
+	MOVQ $0x3FF0000000000000, BX
+	CMPQ AX, BX
+	JEQ scaled
 	VBROADCASTSD alpha+40(FP), Y12
 	VMULPD Y12, Y0, Y0
 	VMULPD Y12, Y1, Y1
@@ -452,6 +461,7 @@ done:
 	VMULPD Y12, Y9, Y9
 	VMULPD Y12, Y10, Y10
 	VMULPD Y12, Y11, Y11
+scaled:
 	MOVQ beta+48(FP), AX
 	TESTQ AX, AX
 	JZ store
@@ -690,6 +700,9 @@ loop1:
 	JNZ loop1
 done:
 	MOVQ mv+48(FP), R9
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3F800000
+	JEQ scaled
 	VBROADCASTSS alpha+40(FP), Y12
 	VMULPS Y12, Y0, Y0
 	VMULPS Y12, Y1, Y1
@@ -703,6 +716,7 @@ done:
 	VMULPS Y12, Y9, Y9
 	VMULPS Y12, Y10, Y10
 	VMULPS Y12, Y11, Y11
+scaled:
 	MOVL beta+44(FP), AX
 	TESTL AX, AX
 	JZ store
@@ -953,6 +967,9 @@ loop1:
 	JNZ loop1
 done:
 	MOVQ mv+48(FP), R9
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3F800000
+	JEQ scaled
 	VBROADCASTSS alpha+40(FP), Y12
 	VMULPS Y12, Y0, Y0
 	VMULPS Y12, Y1, Y1
@@ -966,6 +983,7 @@ done:
 	VMULPS Y12, Y9, Y9
 	VMULPS Y12, Y10, Y10
 	VMULPS Y12, Y11, Y11
+scaled:
 	MOVL beta+44(FP), AX
 	TESTL AX, AX
 	JZ store
