@@ -3,7 +3,9 @@ package einsum
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,7 +90,13 @@ type genCase struct {
 var labelPool = []rune("abcdefghijXYZжλß9ñΩ")
 
 func genEquation(r *rand.Rand, ascii bool) genCase {
-	nl := 1 + r.IntN(6)
+	return genEquationSized(r, ascii, 6, 4, 3, 5)
+}
+
+// genEquationSized draws up to maxLabels labels of extent up to maxSize,
+// operands of rank up to maxRank and up to maxOps operands.
+func genEquationSized(r *rand.Rand, ascii bool, maxLabels, maxSize, maxRank, maxOps int) genCase {
+	nl := 1 + r.IntN(maxLabels)
 	pool := labelPool
 	if ascii {
 		pool = []rune("abcdefghijXYZ")
@@ -98,12 +106,12 @@ func genEquation(r *rand.Rand, ascii bool) genCase {
 	sizes := map[rune]int{}
 	for i := range labels {
 		labels[i] = pool[perm[i]]
-		sizes[labels[i]] = 1 + r.IntN(4)
+		sizes[labels[i]] = 1 + r.IntN(maxSize)
 		if r.IntN(60) == 0 {
 			sizes[labels[i]] = 0
 		}
 	}
-	n := 1 + r.IntN(5)
+	n := 1 + r.IntN(maxOps)
 	useEll := r.IntN(4) == 0
 	ellShape := []int{}
 	if useEll {
@@ -115,9 +123,9 @@ func genEquation(r *rand.Rand, ascii bool) genCase {
 	var shapes [][]int
 	used := map[rune]int{}
 	for i := 0; i < n; i++ {
-		rank := r.IntN(4)
+		rank := r.IntN(maxRank + 1)
 		if n == 1 {
-			rank = 1 + r.IntN(4)
+			rank = 1 + r.IntN(maxRank+1)
 		}
 		var sb strings.Builder
 		var shape []int
@@ -285,13 +293,35 @@ func checkCase(t *testing.T, r *rand.Rand, c genCase, dt tensor.DType) {
 
 func TestRandomAgainstNaive(t *testing.T) {
 	n := 3000
+	if s := os.Getenv("EINSUM_RANDOM_CASES"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
 	if testing.Short() {
 		n = 500
 	}
-	r := rand.New(rand.NewPCG(1, 2))
+	seed := uint64(1)
+	if s := os.Getenv("EINSUM_RANDOM_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	r := rand.New(rand.NewPCG(seed, 2))
 	for i := 0; i < n; i++ {
 		c := genEquation(r, false)
 		dt := tensor.DTypes[r.IntN(len(tensor.DTypes))]
 		checkCase(t, r, c, dt)
+	}
+}
+
+// TestRandomLarger uses more labels and higher ranks, so that layouts,
+// copies, demoted batch axes and tiled loops are exercised.
+func TestRandomLarger(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 200
+	}
+	r := rand.New(rand.NewPCG(17, 3))
+	dts := []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float32, tensor.Int64}
+	for i := 0; i < n; i++ {
+		c := genEquationSized(r, false, 9, 3, 6, 6)
+		checkCase(t, r, c, dts[r.IntN(len(dts))])
 	}
 }
