@@ -56,7 +56,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.BoolVar(&f.verbose, "v", false, "print the plan's steps")
 	fs.IntVar(&f.runs, "runs", 5, "timed runs after one warm-up (instance mode)")
 	fs.IntVar(&f.threads, "threads", 0, "GEMM goroutines (0: GOMAXPROCS)")
-	fs.IntVar(&f.trials, "trials", 0, "random search trials (0: default)")
+	fs.IntVar(&f.trials, "trials", 1024, "random search trials (within --search-time)")
 	fs.Float64Var(&f.memLimit, "memory-limit", 0, "largest intermediate, in elements, the optimizer may choose (0: none)")
 	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")

@@ -214,18 +214,28 @@ func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp 
 	}
 	h := &candHeap{}
 	buf := make([]int, 0, 64)
+	// With tensorNoise, each tensor's size is scaled by its own random
+	// weight instead of noise per candidate, so ties keep their order.
+	tensorNoise := rng != nil && rng.IntN(2) == 0
+	var w []float64
 	var nb []int
 	score := func(a, b int) (float64, bool) {
 		_, f, size := s.result(a, b, buf)
 		if o.MemoryLimit > 0 && size > o.MemoryLimit && s.nAlive > 2 {
 			return 0, false
 		}
+		if tensorNoise {
+			for len(w) < len(s.size) {
+				w = append(w, math.Exp(temp*rng.NormFloat64()))
+			}
+			return size - alpha*(s.size[a]*w[a]+s.size[b]*w[b]) + beta*f, true
+		}
 		return size - alpha*(s.size[a]+s.size[b]) + beta*f, true
 	}
 	// noisy maps a score to the value the heap orders by: the score itself,
 	// or with rng a signed log of it minus Gumbel noise at temperature temp.
 	noisy := func(sc float64) float64 {
-		if rng == nil {
+		if rng == nil || tensorNoise {
 			return sc
 		}
 		l := math.Log1p(math.Abs(sc))
