@@ -1,8 +1,10 @@
 package gemm
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The worker pool: long-lived goroutines that run shares of a parallel GEMM,
@@ -39,16 +41,49 @@ func ensureWorkers(n int) {
 	workersMu.Lock()
 	for int(workerCount.Load()) < n {
 		workerCount.Add(1)
-		go func() {
-			for tk := range workCh {
-				if w, ok := tk.t.claim(tk.gen); ok {
-					tk.t.runShare(w)
-					tk.t.done()
-				}
-			}
-		}()
+		go worker()
 	}
 	workersMu.Unlock()
+}
+
+// spinFor is how long an idle worker keeps polling for the next token
+// before it blocks: waking a blocked goroutine's thread costs tens of
+// microseconds, more than a small product takes, and calls tend to come
+// in runs (einsum steps, batches of calls).
+const spinFor = 200 * time.Microsecond
+
+func worker() {
+	for {
+		tk, ok := pollToken()
+		if !ok {
+			tk = <-workCh
+		}
+		if w, ok := tk.t.claim(tk.gen); ok {
+			tk.t.runShare(w)
+			tk.t.done()
+		}
+	}
+}
+
+// pollToken polls workCh for up to spinFor, yielding the processor between
+// polls.
+func pollToken() (token, bool) {
+	var start time.Time
+	for i := 0; ; i++ {
+		select {
+		case tk := <-workCh:
+			return tk, true
+		default:
+		}
+		if i&15 == 0 {
+			if i == 0 {
+				start = time.Now()
+			} else if time.Since(start) > spinFor {
+				return token{}, false
+			}
+		}
+		runtime.Gosched()
+	}
 }
 
 // shares hands out share numbers 0..n-1 of one call. state packs the
