@@ -26,7 +26,8 @@ type workspace[T num] struct {
 }
 
 // Execute contracts operands (which must have the plan's shapes and one
-// common dtype) and returns a new row-major tensor. ctx may be nil; when it
+// common dtype) and returns a new tensor: row-major, or with
+// WithAnyOutputLayout possibly a strided view of its own new buffer. ctx may be nil; when it
 // is done between steps, Execute stops with an ErrCanceled error.
 func (p *Plan) Execute(ctx context.Context, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
 	if len(operands) != len(p.InputShapes) {
@@ -80,7 +81,7 @@ func (p *Plan) Execute(ctx context.Context, operands ...*tensor.Tensor) (*tensor
 		if err != nil {
 			return nil, err
 		}
-		iv, _ := tensor.Buffer[int64](r)
+		iv, _ := tensor.Values[int64](r) // logical order, whatever the layout
 		bv := make([]bool, len(iv))
 		for j, v := range iv {
 			bv[j] = v != 0
@@ -101,6 +102,12 @@ func execTyped[T num](ctx context.Context, p *Plan, dt tensor.DType, operands []
 	outBuf, err := tensor.Buffer[T](out)
 	if err != nil {
 		return nil, err
+	}
+	if !slices.Equal(p.prog.outStrides, tensor.RowMajorStrides(p.OutputShape)) && len(outBuf) > 1 {
+		// The last step writes another axis order: return that view.
+		if out, err = tensor.FromStrided(outBuf, p.OutputShape, p.prog.outStrides, 0); err != nil {
+			return nil, err
+		}
 	}
 	prog := &p.prog
 	pool := &p.pools[dt]

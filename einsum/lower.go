@@ -73,7 +73,10 @@ type program struct {
 	ops      []op
 	slotCaps []int
 	outReg   int
-	zero     bool // some label has extent 0: the result is all zeros
+	// outStrides are the strides of the output axes in the output buffer
+	// (row-major unless the plan allows any layout).
+	outStrides []int
+	zero       bool // some label has extent 0: the result is all zeros
 }
 
 type planner struct {
@@ -497,6 +500,16 @@ func (p *Plan) lower() error {
 		if st.final {
 			C = outLay
 			d = pl.decide(&A, &B, &C, &g, sa, sb, sc, true)
+			if p.anyLayout {
+				// The result may come back in any axis order: take the
+				// cheapest layout, row-major on ties.
+				for _, cand := range pl.candidates(&A, &B, &g, nil, nil) {
+					if dd := pl.decide(&A, &B, &cand, &g, sa, sb, sc, false); dd.ok && dd.cost < d.cost {
+						C, d = cand, dd
+					}
+				}
+				p.prog.regs[p.prog.outReg].lay = C
+			}
 		} else {
 			// Choose the result layout: candidates scored by this step's
 			// copies plus the next step's.
@@ -1212,6 +1225,11 @@ func tileTable(shape []int, strides ...[]int) (int, [][]int) {
 // finish computes last uses and assigns workspace slots by liveness.
 func (pl *planner) finish() error {
 	prog := pl.prog
+	out := &prog.regs[prog.outReg].lay
+	prog.outStrides = make([]int, len(pl.p.Output))
+	for i, l := range pl.p.Output {
+		prog.outStrides[i], _ = out.stride(l)
+	}
 	for i := range prog.ops {
 		o := &prog.ops[i]
 		for _, r := range []int{o.a, o.b} {

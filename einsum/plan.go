@@ -34,6 +34,7 @@ type config struct {
 	budget    time.Duration
 	seed      uint64
 	minimize  string
+	anyLayout bool
 }
 
 // Option configures NewPlan and Contract.
@@ -70,6 +71,12 @@ func WithThreads(n int) Option { return func(c *config) { c.threads = n } }
 func WithSearch(trials int, d time.Duration, seed uint64) Option {
 	return func(c *config) { c.trials, c.budget, c.seed = trials, d, seed }
 }
+
+// WithAnyOutputLayout lets Execute return the result as a strided tensor
+// in whatever axis order the last step writes most cheaply (as torch.einsum
+// and numpy.einsum may return views), saving a final permutation; by
+// default results are row-major.
+func WithAnyOutputLayout() Option { return func(c *config) { c.anyLayout = true } }
 
 // WithMinimize sets the random optimizer's objective: "flops" (default) or
 // "size".
@@ -143,9 +150,10 @@ type Plan struct {
 	Flops               float64
 	LargestIntermediate float64
 
-	threads int
-	prog    program
-	pools   [8]sync.Pool // per dtype: *workspace of that element type
+	threads   int
+	anyLayout bool
+	prog      program
+	pools     [8]sync.Pool // per dtype: *workspace of that element type
 }
 
 // Log10Flops returns log10 of Flops (0 when there are none).
@@ -177,12 +185,13 @@ func (e *Equation) Plan(shapes [][]int, opts ...Option) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{
-		Equation: e.String(),
-		Labels:   b.names,
-		Sizes:    b.sizes,
-		Inputs:   b.inputs,
-		Output:   b.output,
-		threads:  cfg.threads,
+		Equation:  e.String(),
+		Labels:    b.names,
+		Sizes:     b.sizes,
+		Inputs:    b.inputs,
+		Output:    b.output,
+		threads:   cfg.threads,
+		anyLayout: cfg.anyLayout,
 	}
 	for _, s := range shapes {
 		p.InputShapes = append(p.InputShapes, slices.Clone(s))

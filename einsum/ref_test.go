@@ -187,6 +187,10 @@ func genEquationSized(r *rand.Rand, ascii bool, maxLabels, maxSize, maxRank, max
 	default:
 		c.desc = "auto"
 	}
+	if r.IntN(4) == 0 {
+		c.opts = append(c.opts, WithAnyOutputLayout())
+		c.desc += " any-layout"
+	}
 	return c
 }
 

@@ -40,6 +40,7 @@ type einsumFlags struct {
 	memLimit                float64
 	searchTime              time.Duration
 	cpuProfile              string
+	rowMajor                bool
 }
 
 func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
@@ -60,6 +61,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.Float64Var(&f.memLimit, "memory-limit", 0, "largest intermediate, in elements, the optimizer may choose (0: none)")
 	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	fs.BoolVar(&f.rowMajor, "row-major", false, "instance mode: always materialise a row-major result")
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -183,6 +185,11 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		opts = append(opts, einsum.WithOptimizer(einsum.OptimizeRandom))
 	default:
 		return usagef("unknown --strategy %q (want opt_flops, opt_size or search)", f.strategy)
+	}
+	if !f.rowMajor {
+		// Like the peers (torch and numpy return views), the result may
+		// stay in the axis order the last step writes.
+		opts = append(opts, einsum.WithAnyOutputLayout())
 	}
 	t0 := time.Now()
 	p, err := einsum.NewPlan(in.Equation(), in.Shapes, opts...)

@@ -52,5 +52,10 @@ func Replay(p *einsum.Plan, ops []*tensor.Tensor) (*tensor.Tensor, error) {
 	if len(p.Steps) == 0 {
 		return nil, fmt.Errorf("naive: plan has no steps")
 	}
+	last := p.Steps[len(p.Steps)-1].OutLabels
+	if !slices.Equal(last, p.Output) {
+		// The plan may leave the result in another axis order.
+		return Contract([][]int{last}, p.Output, p.Sizes, vals[len(vals)-1:])
+	}
 	return vals[len(vals)-1], nil
 }
