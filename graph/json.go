@@ -251,7 +251,8 @@ func (p *Program) UnmarshalJSON(b []byte) error {
 	if j.Fingerprint != "" && j.Fingerprint != q.Fingerprint() {
 		return errorf("UnmarshalJSON", ErrFormat, "fingerprint %s does not match the program's %s", j.Fingerprint, q.Fingerprint())
 	}
-	*p = q
+	p.Inputs, p.Instructions, p.Outputs, p.Slots = q.Inputs, q.Instructions, q.Outputs, q.Slots
+	p.fingerprint.Store(q.fingerprint.Load())
 	return nil
 }
 

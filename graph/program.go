@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"sync/atomic"
+
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -39,7 +41,9 @@ type Program struct {
 	// writes it and when it is read for the last time.
 	Slots []SlotInfo
 
-	fingerprint string
+	// fingerprint caches Fingerprint(); atomic because a runtime may
+	// prepare one hand-built program from several goroutines at once.
+	fingerprint atomic.Pointer[string]
 }
 
 // Input is one program parameter.
@@ -151,10 +155,12 @@ type Attrs struct {
 // equal fingerprints in every process and on every platform; programs that
 // differ only by dead or duplicated code compile to equal fingerprints.
 func (p *Program) Fingerprint() string {
-	if p.fingerprint == "" {
-		p.fingerprint = fingerprint(p)
+	if fp := p.fingerprint.Load(); fp != nil {
+		return *fp
 	}
-	return p.fingerprint
+	fp := fingerprint(p)
+	p.fingerprint.Store(&fp)
+	return fp
 }
 
 // Clone returns a deep copy of p (constant values are shared: they are
@@ -165,8 +171,8 @@ func (p *Program) Clone() *Program {
 		Instructions: make([]Instruction, len(p.Instructions)),
 		Outputs:      append([]Slot{}, p.Outputs...),
 		Slots:        append([]SlotInfo{}, p.Slots...),
-		fingerprint:  p.fingerprint,
 	}
+	q.fingerprint.Store(p.fingerprint.Load())
 	for i, in := range p.Inputs {
 		in.Shape = in.Shape.Clone()
 		q.Inputs[i] = in
@@ -338,5 +344,6 @@ func (p *Program) finish() {
 			ins.LastUse[k] = last
 		}
 	}
-	p.fingerprint = fingerprint(p)
+	fp := fingerprint(p)
+	p.fingerprint.Store(&fp)
 }

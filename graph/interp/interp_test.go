@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/cpu"
@@ -524,12 +523,11 @@ func TestRunErrors(t *testing.T) {
 	}
 	xt := must(tensor.Rand(tensor.Float64, 1, 3))
 	// A wrong last-use flag releases a value too early and is caught.
-	q := *p
-	q.Instructions = slices.Clone(p.Instructions)
+	q := p.Clone()
 	q.Instructions[1].LastUse = []bool{false}
 	q.Instructions[0].LastUse = []bool{true}
 	q.Instructions[1].Inputs = []graph.Slot{0}
-	if _, err := Run(&q, xt); err == nil {
+	if _, err := Run(q, xt); err == nil {
 		t.Fatal("early release not detected")
 	} else {
 		var ge *graph.Error
