@@ -26,8 +26,14 @@ import (
 //     reader, with no op in between (it is freed at its last use), and
 //     nothing reads it afterwards;
 //   - every value that is read and is not an output is released; every
-//     output still has a copy at the end.
-func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared) error {
+//     output still has a copy at the end;
+//   - a transfer copies from the first copy, in the order the copies were
+//     made, that has a direct provider to the destination class;
+//   - dependencies make concurrent execution safe: a step that reads a copy
+//     made by another step depends on it (or follows it in the same event
+//     domain), and a release depends on every step that read the value or
+//     made one of its copies.
+func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared, hasProvider func(src, dst goferro.StorageClass) bool) error {
 	sched, place, ingress := prep.Schedule(), prep.Placement(), prep.Ingress()
 	n := prog.NumSlots()
 	copies := make([][]goferro.Location, n)
@@ -54,6 +60,25 @@ func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared) error {
 	}
 	moved := map[string]bool{}
 	lastOp := -1
+	type mk struct {
+		slot int
+		at   goferro.Location
+	}
+	maker := map[mk]int{}            // copy -> step that made it (absent: ingress)
+	touched := make([][]int, n)      // per slot: steps that read it or made a copy
+	ordered := func(k, m int) bool { // step k may rely on step m having completed
+		if slices.Contains(sched[k].Deps, m) {
+			return true
+		}
+		return sched[k].Kind != goferro.StepRelease && sched[m].Kind != goferro.StepRelease && sched[m].At.Event == sched[k].At.Event
+	}
+	needs := func(k, slot int, at goferro.Location) error {
+		if m, ok := maker[mk{slot, at}]; ok && !ordered(k, m) {
+			return fmt.Errorf("step %d (%v) reads %%%d at %v made by step %d without depending on it", k, sched[k], slot, at, m)
+		}
+		touched[slot] = append(touched[slot], k)
+		return nil
+	}
 	for k, st := range sched {
 		for _, d := range st.Deps {
 			if d < 0 || d >= k {
@@ -73,12 +98,17 @@ func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared) error {
 				if released[s] || !slices.Contains(copies[s], st.At) {
 					return fmt.Errorf("step %d: #%d reads %%%d at %v; copies %v (released %v)", k, st.Instruction, s, st.At, copies[s], released[s])
 				}
+				if err := needs(k, int(s), st.At); err != nil {
+					return err
+				}
 			}
 			for _, o := range ins.Outputs {
 				if len(copies[o.Slot]) != 0 || released[o.Slot] {
 					return fmt.Errorf("step %d: %%%d written twice", k, o.Slot)
 				}
 				copies[o.Slot] = []goferro.Location{st.At}
+				maker[mk{int(o.Slot), st.At}] = k
+				touched[o.Slot] = append(touched[o.Slot], k)
 			}
 			lastOp = st.Instruction
 		case goferro.StepTransfer:
@@ -97,7 +127,19 @@ func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared) error {
 			if st.Instruction <= lastOp || place[st.Instruction] != st.At || !slices.Contains(prog.Instructions[st.Instruction].Inputs, graph.Slot(s)) {
 				return fmt.Errorf("step %d: transfer %v does not feed an upcoming reader at its destination", k, st)
 			}
+			for _, c := range copies[s] {
+				if hasProvider(c.Storage, st.At.Storage) {
+					if c != st.From {
+						return fmt.Errorf("step %d: transfer of %%%d from %v, but the earlier copy at %v has a provider", k, s, st.From, c)
+					}
+					break
+				}
+			}
+			if err := needs(k, s, st.From); err != nil {
+				return err
+			}
 			copies[s] = append(copies[s], st.At)
+			maker[mk{s, st.At}] = k
 		case goferro.StepRelease:
 			s := st.Slot
 			if released[s] || len(copies[s]) == 0 || isOut[s] {
@@ -109,6 +151,11 @@ func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared) error {
 			}
 			if lastOp != at {
 				return fmt.Errorf("step %d: %%%d released after #%d, its last use is #%d", k, s, lastOp, at)
+			}
+			for _, m := range touched[s] {
+				if !slices.Contains(st.Deps, m) {
+					return fmt.Errorf("step %d: release of %%%d does not depend on step %d (%v) that used it", k, s, m, sched[m])
+				}
 			}
 			released[s], copies[s] = true, nil
 		}
@@ -163,9 +210,11 @@ func TestDoneScheduleProperty(t *testing.T) {
 				}
 			}
 		}
+		providers := map[[2]goferro.StorageClass]bool{}
 		for _, s := range classes {
 			for _, d := range classes {
 				if rapid.IntRange(0, 2).Draw(rt, "provider") > 0 {
+					providers[[2]goferro.StorageClass{s, d}] = true
 					opts = append(opts, goferro.WithTransfer(s, d, cp))
 				}
 			}
@@ -232,7 +281,7 @@ func TestDoneScheduleProperty(t *testing.T) {
 			return
 		}
 		prepared++
-		if err := doneVerifySchedule(p, prep); err != nil {
+		if err := doneVerifySchedule(p, prep, func(s, d goferro.StorageClass) bool { return providers[[2]goferro.StorageClass{s, d}] }); err != nil {
 			rt.Fatalf("%v\n%v\n%v", err, p, prep)
 		}
 		ref, err := interp.Run(p, hostIn...)
