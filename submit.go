@@ -76,6 +76,13 @@ func (h *Handle) Wait(ctx context.Context) ([]*tensor.Tensor, error) {
 	case <-h.done:
 		return h.outs, h.err
 	case <-ctx.Done():
+		// select picks at random when both are ready: a finished run's
+		// result wins over a context that is done too.
+		select {
+		case <-h.done:
+			return h.outs, h.err
+		default:
+		}
 		e := execErr(ErrCanceled, -1, "stopped waiting")
 		e.Err = ctx.Err()
 		return nil, e
