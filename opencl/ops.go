@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/goferro/goferro/tensor"
 )
@@ -12,10 +13,24 @@ import (
 // contiguous with each other in every operand. It returns the axes innermost
 // first, as the kernels expect, and false when more than maxRank remain.
 func collapse(shape []int, strides ...[]int) (rank int, sh long8, st []long8, ok bool) {
-	type ax struct {
-		n int
-		s []int
+	axes := mergeAxes(shape, strides...)
+	if len(axes) > maxRank {
+		return 0, sh, nil, false
 	}
+	rank, sh, st = packAxes(axes, len(strides))
+	return rank, sh, st, true
+}
+
+// ax is one axis after collapsing: its extent and its stride in every
+// operand.
+type ax struct {
+	n int
+	s []int
+}
+
+// mergeAxes drops extent-1 axes and merges neighbouring axes that are
+// contiguous with each other in every operand, outermost first.
+func mergeAxes(shape []int, strides ...[]int) []ax {
 	var axes []ax
 	for i, d := range shape {
 		if d == 1 {
@@ -42,21 +57,76 @@ func collapse(shape []int, strides ...[]int) (rank int, sh long8, st []long8, ok
 		}
 		axes = append(axes, cur)
 	}
-	if len(axes) > maxRank {
-		return 0, sh, nil, false
-	}
-	st = make([]long8, len(strides))
+	return axes
+}
+
+// packAxes lays out at most maxRank axes innermost first, as the kernels
+// expect.
+func packAxes(axes []ax, nops int) (rank int, sh long8, st []long8) {
+	st = make([]long8, nops)
 	for i := range axes {
 		a := axes[len(axes)-1-i]
 		sh[i] = int64(a.n)
-		for k := range strides {
+		for k := range nops {
 			st[k][i] = int64(a.s[k])
 		}
 	}
 	for i := len(axes); i < maxRank; i++ {
 		sh[i] = 1
 	}
-	return len(axes), sh, st, true
+	return len(axes), sh, st
+}
+
+// maxLoopLaunches caps the kernel launches splitHigh may ask for.
+const maxLoopLaunches = 1 << 16
+
+// splitHigh keeps at most maxRank of the axes for a kernel and moves the
+// others — those of the smallest extents — to a host loop: it returns the
+// kept axes (in their order) and the element offset of every operand for
+// every iteration of the loop (one iteration of offsets 0 when nothing is
+// split). ok is false when the loop would exceed maxLoopLaunches.
+func splitHigh(axes []ax, nops int) (keep []ax, offsets [][]int, ok bool) {
+	if len(axes) <= maxRank {
+		return axes, [][]int{make([]int, nops)}, true
+	}
+	order := make([]int, len(axes))
+	for i := range order {
+		order[i] = i
+	}
+	// the len-maxRank axes of smallest extent go to the loop
+	slices.SortStableFunc(order, func(a, b int) int { return axes[a].n - axes[b].n })
+	loop := map[int]bool{}
+	iters := 1
+	for _, i := range order[:len(axes)-maxRank] {
+		loop[i] = true
+		iters *= axes[i].n
+		if iters > maxLoopLaunches {
+			return nil, nil, false
+		}
+	}
+	var loopAxes []ax
+	for i, a := range axes {
+		if loop[i] {
+			loopAxes = append(loopAxes, a)
+		} else {
+			keep = append(keep, a)
+		}
+	}
+	offsets = [][]int{make([]int, nops)}
+	for _, a := range loopAxes {
+		next := make([][]int, 0, len(offsets)*a.n)
+		for _, o := range offsets {
+			for j := range a.n {
+				no := make([]int, nops)
+				for k := range nops {
+					no[k] = o[k] + j*a.s[k]
+				}
+				next = append(next, no)
+			}
+		}
+		offsets = next
+	}
+	return keep, offsets, true
 }
 
 // broadcastStrides returns t's strides broadcast to shape (already checked
@@ -177,10 +247,30 @@ func (q *Queue) elementwise(ctx context.Context, op, prefix, t string, code int3
 		strides = append(strides, broadcastStrides(s, dst.shape))
 		reads = append(reads, s.buf)
 	}
-	rank, sh, st, ok := collapse(dst.shape, strides...)
+	keep, offsets, ok := splitHigh(mergeAxes(dst.shape, strides...), len(strides))
 	if !ok {
-		return nil, newErr(op, ErrUnsupported, fmt.Sprintf("more than %d independent axes after collapsing %v", maxRank, dst.shape))
+		return nil, newErr(op, ErrUnsupported, fmt.Sprintf("too many independent axes after collapsing %v", dst.shape))
 	}
+	rank, sh, st := packAxes(keep, len(strides))
+	size := 1
+	for _, a := range keep {
+		size *= a.n
+	}
+	var last *Event
+	for _, off := range offsets {
+		ev, err := q.elementwise1(ctx, op, prefix, t, code, dst, srcs, reads, rank, sh, st, size, off)
+		if err != nil {
+			return nil, err
+		}
+		last = ev
+	}
+	return last, nil
+}
+
+// elementwise1 is one launch of elementwise over the collapsed axes, with
+// off added to every operand's offset.
+func (q *Queue) elementwise1(ctx context.Context, op, prefix, t string, code int32, dst *Tensor, srcs []*Tensor, reads []*Buffer,
+	rank int, sh long8, st []long8, size int, off []int) (*Event, error) {
 	var args []any
 	if code >= 0 {
 		args = append(args, code)
@@ -199,18 +289,18 @@ func (q *Queue) elementwise(ctx context.Context, op, prefix, t string, code int3
 			d[0], d[best] = d[best], d[0]
 		}
 		s4 := func(x long8) long4 { return long4{x[d[0]], x[d[1]], x[d[2]], 0} }
-		args = append(args, sh[d[0]], dst.buf, int64(dst.offset), s4(st[0]))
+		args = append(args, sh[d[0]], dst.buf, int64(dst.offset+off[0]), s4(st[0]))
 		for i, s := range srcs {
-			args = append(args, s.buf, int64(s.offset), s4(st[i+1]))
+			args = append(args, s.buf, int64(s.offset+off[i+1]), s4(st[i+1]))
 		}
 		g := [3]int{int(sh[d[0]]), int(sh[d[1]]), int(sh[d[2]])}
 		return q.launch(ctx, op, prefix+"3_"+t, 3, g, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
 	}
-	args = append(args, int64(dst.size), int32(rank), sh, dst.buf, int64(dst.offset), st[0])
+	args = append(args, int64(size), int32(rank), sh, dst.buf, int64(dst.offset+off[0]), st[0])
 	for i, s := range srcs {
-		args = append(args, s.buf, int64(s.offset), st[i+1])
+		args = append(args, s.buf, int64(s.offset+off[i+1]), st[i+1])
 	}
-	return q.launch(ctx, op, prefix+"n_"+t, 1, [3]int{dst.size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
+	return q.launch(ctx, op, prefix+"n_"+t, 1, [3]int{size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
 }
 
 // SupportsUnary reports whether op runs on the device for dt.

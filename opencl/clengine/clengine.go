@@ -34,15 +34,40 @@ var Families = []string{graph.FamilyConstant, graph.FamilyElementwise, graph.Fam
 // Engine is an OpenCL engine ready to register with a runtime.
 type Engine struct {
 	*opencl.Engine
+	id goferro.EngineID // "" means the device's id
 }
 
-// Open opens an engine on dev (its context, queue and kernels).
+// Open opens an engine on dev (its context, queue and kernels). Its engine
+// id is the device's ("opencl.d0.v1").
 func Open(ctx context.Context, dev *opencl.Device) (*Engine, error) {
 	e, err := opencl.Open(ctx, dev)
 	if err != nil {
 		return nil, err
 	}
 	return &Engine{Engine: e}, nil
+}
+
+// OpenAs is Open with a given engine id, so that several engines (each its
+// own context: allocation domain, and queue: event domain) of one device
+// can be registered with one runtime. The id must be a valid engine id.
+func OpenAs(ctx context.Context, dev *opencl.Device, id goferro.EngineID) (*Engine, error) {
+	if err := id.Validate(); err != nil {
+		return nil, err
+	}
+	e, err := Open(ctx, dev)
+	if err != nil {
+		return nil, err
+	}
+	e.id = id
+	return e, nil
+}
+
+// ID returns the engine id: the one given to OpenAs, else the device's.
+func (e *Engine) ID() string {
+	if e.id != "" {
+		return string(e.id)
+	}
+	return e.Engine.ID()
 }
 
 // Placement is where the engine's buffers live.
@@ -116,18 +141,42 @@ func (e *Engine) tensor(b *goferro.Buffer) (*opencl.Tensor, error) {
 // transfer providers between host memory and the devices and between
 // devices (one provider per key, dispatching on the destination engine).
 func Options(engines ...*Engine) []goferro.Option {
-	set := map[goferro.EngineID]*Engine{}
 	var opts []goferro.Option
 	for _, e := range engines {
-		set[goferro.EngineID(e.ID())] = e
 		opts = append(opts, goferro.WithEngine(e.Registration()))
 	}
-	t := &transfers{engines: set}
-	opts = append(opts,
-		goferro.WithTransfer(goferro.StorageHost, Class, goferro.TransferFunc(t.hostToDevice)),
-		goferro.WithTransfer(Class, goferro.StorageHost, goferro.TransferFunc(t.deviceToHost)),
-		goferro.WithTransfer(Class, Class, goferro.TransferFunc(t.deviceToDevice)))
+	for _, p := range Providers(engines...) {
+		opts = append(opts, goferro.WithTransfer(p.Src, p.Dst, p.Provider))
+	}
 	return opts
+}
+
+// Provider is a transfer provider with the (source class, destination
+// class) key it serves.
+type Provider struct {
+	Src, Dst goferro.StorageClass
+	Provider goferro.TransferProvider
+}
+
+// Providers returns the transfer providers Options registers for the
+// engines — host→device, device→host and device→device, each dispatching on
+// the engines of the request — so that callers can wrap them (timing,
+// counting, fault injection) before registering them with
+// goferro.WithTransfer or Config.AddTransfer.
+func Providers(engines ...*Engine) []Provider {
+	set := map[goferro.EngineID]*Engine{}
+	for _, e := range engines {
+		set[goferro.EngineID(e.ID())] = e
+	}
+	t := &transfers{engines: set}
+	mk := func(src, dst goferro.StorageClass, f goferro.TransferFunc) Provider {
+		return Provider{Src: src, Dst: dst, Provider: f}
+	}
+	return []Provider{
+		mk(goferro.StorageHost, Class, t.hostToDevice),
+		mk(Class, goferro.StorageHost, t.deviceToHost),
+		mk(Class, Class, t.deviceToDevice),
+	}
 }
 
 type transfers struct{ engines map[goferro.EngineID]*Engine }
