@@ -82,10 +82,13 @@ func HostBuffer(t *tensor.Tensor, release func()) *Buffer {
 // Go memory (the CPU engine, goferrotest devices) build their buffers this
 // way.
 func TensorBuffer(t *tensor.Tensor, p Placement, backend string, release func()) *Buffer {
-	return NewBuffer(BufferSpec{
-		DType: t.DType(), Shape: t.Shape(), Strides: t.Strides(), Offset: t.Offset(),
-		Len: dataLen(t.Data()), Placement: p, Backend: backend, Payload: t, Release: release,
-	})
+	// The tensor's metadata is immutable and so is the buffer's: they can
+	// share the slices. Executors wrap every result this way, so the two
+	// copies NewBuffer would make are a per-instruction cost.
+	return &Buffer{
+		dtype: t.DType(), shape: t.ShapeView(), strides: t.StridesView(), offset: t.Offset(),
+		length: dataLen(t.Data()), placement: p, backend: backend, payload: t, release: release,
+	}
 }
 
 func dataLen(data any) int {
@@ -113,6 +116,16 @@ func (b *Buffer) DType() tensor.DType { return b.dtype }
 
 // Shape returns a copy of the extents.
 func (b *Buffer) Shape() tensor.Shape { return b.shape.Clone() }
+
+// ShapeView returns the extents without copying them: the slice is the
+// buffer's own (immutable) metadata and must not be modified. It is for
+// per-instruction engine code (ingress and residency checks) where Shape's
+// copy is a measurable cost.
+func (b *Buffer) ShapeView() tensor.Shape { return b.shape }
+
+// StridesView returns the strides without copying them; like ShapeView, the
+// slice must not be modified.
+func (b *Buffer) StridesView() []int { return b.strides }
 
 // Rank returns the number of axes.
 func (b *Buffer) Rank() int { return len(b.shape) }

@@ -70,8 +70,65 @@ type run struct {
 	store *slots.Store[*Buffer]
 	ctx   context.Context
 
+	// calls and args are the Calls of the op nodes and their operand
+	// lists, allocated once per run (see execPlan) instead of once per node.
+	calls []Call
+	args  []*Buffer
+
 	mu  sync.Mutex
 	err error
+}
+
+// execPlan is what execution needs of the schedule beyond the plan itself,
+// computed once at Prepare so that a run does no per-node lookups or
+// copies of metadata.
+type execPlan struct {
+	// ops has one entry per schedule node (used for op nodes only).
+	ops []opExec
+	// numCalls and numArgs size a run's Call and operand slabs.
+	numCalls, numArgs int
+	// multiDomain: the schedule uses more than one event domain.
+	multiDomain bool
+}
+
+// opExec is the precomputed part of one op node's Call.
+type opExec struct {
+	call, arg int // positions in the run's Call and operand slabs
+	loc       Location
+	placement Placement
+	// results is shared by every Call made for the node (Call.Results says
+	// not to modify it); outputs are validated against Prepared.types, so
+	// an executor that did modify it cannot make a wrong result pass.
+	results []ResultType
+}
+
+// compileExec fills p.exec from the plan.
+func (p *Prepared) compileExec() {
+	e := &p.exec
+	e.ops = make([]opExec, len(p.plan.Nodes))
+	first := -1
+	for i, n := range p.plan.Nodes {
+		if n.Kind != plan.Release {
+			if first < 0 {
+				first = n.At.Engine
+			} else if n.At.Engine != first {
+				e.multiDomain = true
+			}
+		}
+		if n.Kind != plan.Op {
+			continue
+		}
+		pi := &p.pprog.Instrs[n.Instr]
+		o := &e.ops[i]
+		o.call, o.arg = e.numCalls, e.numArgs
+		e.numCalls++
+		e.numArgs += len(pi.In)
+		o.loc, o.placement = p.snap.location(n.At), p.snap.placement(n.At)
+		o.results = make([]ResultType, len(pi.Out))
+		for k, sl := range pi.Out {
+			o.results[k] = ResultType{DType: p.types[sl].DType, Shape: p.types[sl].Shape.Clone()}
+		}
+	}
 }
 
 func (x *run) fail(err error) {
@@ -95,11 +152,12 @@ func (p *Prepared) execute(ctx context.Context, inputs []*Buffer, serial bool) (
 	if err := p.recheckInputs(inputs); err != nil {
 		return nil, err
 	}
-	x := &run{p: p, s: s, store: slots.New[*Buffer](p.pprog.NumSlots), ctx: ctx}
+	x := &run{p: p, s: s, store: slots.New[*Buffer](p.pprog.NumSlots), ctx: ctx,
+		calls: make([]Call, p.exec.numCalls), args: make([]*Buffer, p.exec.numArgs)}
 	for i, in := range inputs {
 		x.store.Put(p.pprog.Inputs[i], p.plan.Ingress[i], in, false)
 	}
-	if serial || !p.multiDomain() {
+	if serial || !p.exec.multiDomain {
 		x.serial()
 	} else {
 		x.concurrent()
@@ -114,22 +172,6 @@ func (p *Prepared) execute(ctx context.Context, inputs []*Buffer, serial bool) (
 		return nil, err
 	}
 	return outs, nil
-}
-
-// multiDomain reports whether the schedule uses more than one event domain.
-func (p *Prepared) multiDomain() bool {
-	first := -1
-	for _, n := range p.plan.Nodes {
-		if n.Kind == plan.Release {
-			continue
-		}
-		if first < 0 {
-			first = n.At.Engine
-		} else if n.At.Engine != first {
-			return true
-		}
-	}
-	return false
 }
 
 // recheckInputs re-checks runtime inputs against the prepared ingress.
@@ -174,10 +216,18 @@ func (p *Prepared) recheckInputs(inputs []*Buffer) error {
 
 // serial runs every node in schedule order on this goroutine.
 func (x *run) serial() {
+	// A closed Done channel is what makes Err non-nil; polling the channel
+	// is cheaper per node than Err (a mutex in the standard contexts), and
+	// free for contexts that cannot be cancelled (nil channel).
+	done := x.ctx.Done()
 	for i := range x.p.plan.Nodes {
-		if err := x.ctx.Err(); err != nil {
-			x.fail(x.canceled(i, err))
-			return
+		if done != nil {
+			select {
+			case <-done:
+				x.fail(x.canceled(i, x.ctx.Err()))
+				return
+			default:
+			}
 		}
 		if err := x.node(i); err != nil {
 			x.fail(err)
@@ -266,7 +316,7 @@ func (x *run) node(i int) error {
 	n := &x.p.plan.Nodes[i]
 	switch n.Kind {
 	case plan.Op:
-		return x.op(n)
+		return x.op(n, &x.p.exec.ops[i])
 	case plan.Transfer:
 		return x.transfer(n)
 	default:
@@ -275,21 +325,20 @@ func (x *run) node(i int) error {
 	}
 }
 
-func (x *run) op(n *plan.Node) error {
+func (x *run) op(n *plan.Node, oe *opExec) error {
 	s, p := x.s, x.p
 	ins := &p.prog.Instructions[n.Instr]
 	pi := &p.pprog.Instrs[n.Instr]
 	eng := &s.engines[n.At.Engine]
-	call := &Call{Index: ins.Index, Instruction: ins, Location: s.location(n.At), Placement: s.placement(n.At)}
+	call := &x.calls[oe.call]
+	*call = Call{Index: ins.Index, Instruction: ins, Inputs: x.args[oe.arg : oe.arg : oe.arg+len(pi.In)],
+		Results: oe.results, Location: oe.loc, Placement: oe.placement}
 	for _, sl := range pi.In {
 		b, ok := x.store.Get(sl, n.At)
 		if !ok {
 			return execErr(ErrInvalidProgram, ins.Index, "slot %d has no copy at %v (schedule bug)", sl, call.Location)
 		}
 		call.Inputs = append(call.Inputs, b)
-	}
-	for _, sl := range pi.Out {
-		call.Results = append(call.Results, ResultType{DType: p.types[sl].DType, Shape: p.types[sl].Shape.Clone()})
 	}
 	outs, err := safeExecute(x.ctx, eng.Executor, call)
 	fail := func(kind error, out int, msg string, args ...any) error {
@@ -312,7 +361,7 @@ func (x *run) op(n *plan.Node) error {
 		return fail(ErrOutputMismatch, -1, "%d results, want %d", len(outs), len(pi.Out))
 	}
 	for k, b := range outs {
-		want := call.Results[k]
+		want := &p.types[pi.Out[k]] // not call.Results: the executor had that
 		switch {
 		case b == nil:
 			return fail(ErrOutputMismatch, k, "nil result")
@@ -324,8 +373,8 @@ func (x *run) op(n *plan.Node) error {
 			return fail(ErrOutputMismatch, k, "shape %v, want %v", b.shape, want.Shape)
 		case !b.fits():
 			return fail(ErrOutputMismatch, k, "strides %v offset %d address memory outside its %d elements", b.strides, b.offset, b.length)
-		case b.placement != call.Placement:
-			return fail(ErrOutputResidencyMismatch, k, "placement %v, want %v", b.placement, call.Placement)
+		case b.placement != oe.placement:
+			return fail(ErrOutputResidencyMismatch, k, "placement %v, want %v", b.placement, oe.placement)
 		}
 		ok, perr := safeResident(eng, b)
 		if perr != nil {
@@ -407,10 +456,9 @@ func (x *run) transfer(n *plan.Node) error {
 func (x *run) materialize() ([]*tensor.Tensor, error) {
 	p := x.p
 	outs := make([]*tensor.Tensor, len(p.pprog.Outputs))
-	bySlot := map[int]*tensor.Tensor{}
 	for k, sl := range p.pprog.Outputs {
-		if t, ok := bySlot[sl]; ok {
-			outs[k] = t
+		if j := p.firstOutput[k]; j != k {
+			outs[k] = outs[j] // the same value as an earlier output
 			continue
 		}
 		if err := x.ctx.Err(); err != nil {
@@ -418,13 +466,12 @@ func (x *run) materialize() ([]*tensor.Tensor, error) {
 			e.Output, e.Err = k, err
 			return nil, e
 		}
-		cs := x.store.Copies(sl)
-		if len(cs) == 0 {
+		c, ok := x.store.First(sl)
+		if !ok {
 			e := execErr(ErrInvalidProgram, -1, "output slot %d has no copy (schedule bug)", sl)
 			e.Output = k
 			return nil, e
 		}
-		c := cs[0]
 		eng := &x.s.engines[c.At.Engine]
 		t, err := safeMaterialize(x.ctx, eng.Materializer, c.Buf)
 		want := p.types[sl]
@@ -432,7 +479,7 @@ func (x *run) materialize() ([]*tensor.Tensor, error) {
 		case err != nil:
 		case t == nil:
 			err = fmt.Errorf("nil tensor")
-		case t.DType() != want.DType || !t.Shape().Equal(want.Shape):
+		case t.DType() != want.DType || !t.ShapeView().Equal(want.Shape):
 			err = fmt.Errorf("materialized %v%v, want %v%v", t.DType(), t.Shape(), want.DType, want.Shape)
 		}
 		if err != nil {
@@ -444,7 +491,6 @@ func (x *run) materialize() ([]*tensor.Tensor, error) {
 			e.Output, e.Engine, e.Err = k, eng.ID, err
 			return nil, e
 		}
-		bySlot[sl] = t
 		outs[k] = t
 	}
 	return outs, nil

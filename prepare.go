@@ -66,6 +66,10 @@ type Prepared struct {
 	types  []ResultType // concrete type of every slot
 	serial bool
 	key    string
+	exec   execPlan
+	// firstOutput[k] is the position of the first program output that is
+	// the same slot as output k (k itself when none earlier is).
+	firstOutput []int
 }
 
 // inputSig is the physical signature of one input.
@@ -257,10 +261,14 @@ func (r *Runtime) prepare(ctx context.Context, s *snapshot, prog *graph.Program,
 		}
 		forced = ci
 	}
-	key := cacheKey(prog, s, inputs, o)
-	if p, ok := r.cache.Get(key); ok {
+	// The key is built in a stack buffer and looked up without converting
+	// it to a string: a hit, the common case, allocates nothing here.
+	var kbuf [256]byte
+	kb := appendCacheKey(kbuf[:0], prog, s, inputs, o)
+	if p, ok := r.cache.GetBytes(kb); ok {
 		return withSerial(p, o.serial), nil
 	}
+	key := string(kb)
 	pp, types, err := convertProgram(prog, bind, s, o)
 	if err != nil {
 		return nil, err
@@ -280,6 +288,16 @@ func (r *Runtime) prepare(ctx context.Context, s *snapshot, prog *graph.Program,
 	p := &Prepared{snap: s, prog: prog, pprog: pp, plan: pl, types: types, key: key}
 	for _, in := range inputs {
 		p.sigs = append(p.sigs, sigOf(in))
+	}
+	p.compileExec()
+	p.firstOutput = make([]int, len(pp.Outputs))
+	first := map[int]int{}
+	for k, sl := range pp.Outputs {
+		if j, ok := first[sl]; ok {
+			p.firstOutput[k] = j
+		} else {
+			first[sl], p.firstOutput[k] = k, k
+		}
 	}
 	r.cache.Put(key, p)
 	return withSerial(p, o.serial), nil
@@ -351,7 +369,7 @@ func checkInputs(prog *graph.Program, inputs []*Buffer) (map[string]int, error) 
 	if len(inputs) != len(prog.Inputs) {
 		return nil, prepErr(ErrInputCount, "%d inputs given, the program takes %d", len(inputs), len(prog.Inputs))
 	}
-	bind := map[string]int{}
+	var bind map[string]int // made at the first symbolic extent: most programs have none
 	for i, b := range inputs {
 		in := &prog.Inputs[i]
 		bad := func(kind error, msg string, args ...any) error {
@@ -382,6 +400,9 @@ func checkInputs(prog *graph.Program, inputs []*Buffer) (map[string]int, error) 
 				if n, ok := bind[d.Sym]; ok && n != got {
 					return nil, bad(ErrInputShape, "axis %d binds %s=%d, but %s=%d already", a, d.Sym, got, d.Sym, n)
 				}
+				if bind == nil {
+					bind = map[string]int{}
+				}
 				bind[d.Sym] = got
 			}
 		}
@@ -395,10 +416,9 @@ func checkInputs(prog *graph.Program, inputs []*Buffer) (map[string]int, error) 
 	return bind, nil
 }
 
-// cacheKey is fingerprint + runtime + epoch + input signatures + options,
-// built without fmt: it is computed on every Run.
-func cacheKey(prog *graph.Program, s *snapshot, inputs []*Buffer, o runOpts) string {
-	k := make([]byte, 0, 128+64*len(inputs))
+// appendCacheKey appends fingerprint + runtime + epoch + input signatures +
+// options to k, built without fmt: it is computed on every Run.
+func appendCacheKey(k []byte, prog *graph.Program, s *snapshot, inputs []*Buffer, o runOpts) []byte {
 	k = append(k, prog.Fingerprint()...)
 	k = append(k, '|')
 	k = strconv.AppendUint(k, s.rt.id, 10)
@@ -430,7 +450,7 @@ func cacheKey(prog *graph.Program, s *snapshot, inputs []*Buffer, o runOpts) str
 	}
 	k = append(k, "|in:"...)
 	k = append(k, o.class...)
-	return string(k)
+	return k
 }
 
 // convertProgram checks the program's structure and translates it for the

@@ -26,11 +26,11 @@ func Convert(a *tensor.Tensor, dt tensor.DType) (*tensor.Tensor, error) {
 	if k == nil {
 		return nil, errorf(name, tensor.ErrDType, "cannot convert %v to %v", a.DType(), dt)
 	}
-	dst, err := tensor.Zeros(dt, a.Shape()...)
+	dst, err := tensor.Zeros(dt, a.ShapeView()...)
 	if err != nil {
 		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
 	}
-	k(dst, a)
+	k(ops(dst, a))
 	return dst, nil
 }
 
@@ -48,15 +48,13 @@ func ConvertInto(dst, a *tensor.Tensor) error {
 	if err := checkDst(name, dst, a); err != nil {
 		return err
 	}
-	k(dst, a)
+	k(ops(dst, a))
 	return nil
 }
 
-// convertKernel returns the runner converting from to to, or nil if either
-// dtype is invalid.
-func convertKernel(from, to tensor.DType) runner {
+func newConvertKernel(from, to tensor.DType) runner {
 	if from == to {
-		return copyKernel(from)
+		return newCopyKernel(from)
 	}
 	switch from {
 	case tensor.Float32:
@@ -188,9 +186,7 @@ func fromBool[D tensor.Number](n int, d []D, do, ds int, a []bool, ao, as int) {
 	}
 }
 
-// copyKernel returns the runner copying a dtype-dt tensor with the blocked
-// strided copy.
-func copyKernel(dt tensor.DType) runner {
+func newCopyKernel(dt tensor.DType) runner {
 	switch dt {
 	case tensor.Float32:
 		return copyRunner[float32]
@@ -210,8 +206,22 @@ func copyKernel(dt tensor.DType) runner {
 	return nil
 }
 
-func copyRunner[T tensor.Elem](ts ...*tensor.Tensor) {
-	dst, src := ts[0], ts[1]
-	shape := dst.Shape()
-	strided.Copy(buf[T](dst), dst.Offset(), dst.Strides(), buf[T](src), src.Offset(), bstrides(src, shape), shape)
+func copyRunner[T tensor.Elem](o kernelArgs) {
+	dst, src := o.t[0], o.t[1]
+	if n, off, st, ok := flat(&o); ok {
+		d := buf[T](dst)[off[0] : off[0]+n]
+		if st[1] == 0 {
+			v := buf[T](src)[off[1]]
+			for i := range d {
+				d[i] = v
+			}
+			return
+		}
+		// Same row-major order on both sides: one contiguous copy, as
+		// strided.Copy ends up making (copy has memmove semantics).
+		copy(d, buf[T](src)[off[1]:off[1]+n])
+		return
+	}
+	shape := dst.ShapeView()
+	strided.Copy(buf[T](dst), dst.Offset(), dst.StridesView(), buf[T](src), src.Offset(), bstrides(src, shape), shape)
 }

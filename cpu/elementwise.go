@@ -29,11 +29,11 @@ func Unary(op UnaryOp, a *tensor.Tensor) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	dst, err := tensor.Zeros(dt, a.Shape()...)
+	dst, err := tensor.Zeros(dt, a.ShapeView()...)
 	if err != nil {
 		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
 	}
-	unaryKernel(op, a.DType())(dst, a)
+	unaryKernel(op, a.DType())(ops(dst, a))
 	return dst, nil
 }
 
@@ -54,7 +54,7 @@ func UnaryInto(op UnaryOp, dst, a *tensor.Tensor) error {
 	if err := checkDst(name, dst, a); err != nil {
 		return err
 	}
-	unaryKernel(op, a.DType())(dst, a)
+	unaryKernel(op, a.DType())(ops(dst, a))
 	return nil
 }
 
@@ -97,7 +97,7 @@ func Binary(op BinaryOp, a, b *tensor.Tensor) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	k(dst, a, b)
+	k(ops(dst, a, b))
 	return dst, nil
 }
 
@@ -118,16 +118,24 @@ func BinaryInto(op BinaryOp, dst, a, b *tensor.Tensor) error {
 	if err := checkDst(name, dst, a, b); err != nil {
 		return err
 	}
-	k(dst, a, b)
+	k(ops(dst, a, b))
 	return nil
 }
 
 // newResult allocates a row-major tensor of dtype dt with the broadcast
 // shape of the operands.
 func newResult(name string, dt tensor.DType, ts ...*tensor.Tensor) (*tensor.Tensor, error) {
-	shape, err := broadcastShape(name, ts...)
-	if err != nil {
-		return nil, err
+	// Operands of one shape (the usual case) need no broadcast, nor its
+	// shape copies; Zeros copies the shape it is given.
+	shape := ts[0].ShapeView()
+	for _, t := range ts[1:] {
+		if !t.ShapeView().Equal(shape) {
+			var err error
+			if shape, err = broadcastShape(name, ts...); err != nil {
+				return nil, err
+			}
+			break
+		}
 	}
 	dst, err := tensor.Zeros(dt, shape...)
 	if err != nil {
@@ -166,7 +174,7 @@ func Compare(op CompareOp, a, b *tensor.Tensor) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	k(dst, a, b)
+	k(ops(dst, a, b))
 	return dst, nil
 }
 
@@ -187,7 +195,7 @@ func CompareInto(op CompareOp, dst, a, b *tensor.Tensor) error {
 	if err := checkDst(name, dst, a, b); err != nil {
 		return err
 	}
-	k(dst, a, b)
+	k(ops(dst, a, b))
 	return nil
 }
 
@@ -213,7 +221,7 @@ func Select(cond, a, b *tensor.Tensor) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	selectKernel(a.DType())(dst, cond, a, b)
+	selectKernel(a.DType())(ops(dst, cond, a, b))
 	return dst, nil
 }
 
@@ -233,7 +241,7 @@ func SelectInto(dst, cond, a, b *tensor.Tensor) error {
 	if err := checkDst(name, dst, cond, a, b); err != nil {
 		return err
 	}
-	selectKernel(a.DType())(dst, cond, a, b)
+	selectKernel(a.DType())(ops(dst, cond, a, b))
 	return nil
 }
 

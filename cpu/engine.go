@@ -78,7 +78,7 @@ func NewEngine(opts ...EngineOption) goferro.Engine {
 				if !ok {
 					return fmt.Errorf("cpu: payload %T is not a host tensor", b.Payload())
 				}
-				if t.DType() != b.DType() || !t.Shape().Equal(b.Shape()) {
+				if t.DType() != b.DType() || !t.ShapeView().Equal(b.ShapeView()) {
 					return fmt.Errorf("cpu: buffer metadata %v%v does not match its tensor %v%v", b.DType(), b.Shape(), t.DType(), t.Shape())
 				}
 				return nil
@@ -106,17 +106,23 @@ func execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ins := make([]*tensor.Tensor, len(call.Inputs))
+	// The operand list stays on the stack for the usual arities: kernel
+	// does not keep it (reference copies it).
+	var arr [4]*tensor.Tensor
+	ins := arr[:0]
 	for i, b := range call.Inputs {
 		t, ok := b.Tensor()
 		if !ok {
 			return nil, fmt.Errorf("cpu: operand %d is not a host tensor", i)
 		}
-		ins[i] = t
+		ins = append(ins, t)
 	}
-	res, err := kernel(call, ins)
+	one, res, err := kernel(call, ins)
 	if err != nil {
 		return nil, err
+	}
+	if res == nil {
+		return []*goferro.Buffer{goferro.HostBuffer(one, nil)}, nil
 	}
 	outs := make([]*goferro.Buffer, len(res))
 	for i, t := range res {
@@ -135,6 +141,42 @@ var (
 	compareOps = opTable[CompareOp]("compare")
 	reduceOps  = map[string]ReduceOp{"reduce_sum": ReduceSum, "reduce_prod": ReduceProd, "reduce_max": ReduceMax, "reduce_min": ReduceMin}
 )
+
+// opKind says which kernel family an op name belongs to.
+type opKind uint8
+
+const (
+	opOther opKind = iota
+	opUnary
+	opBinary
+	opCompare
+	opReduce
+)
+
+// opCode is an op name's kernel family and code within it.
+type opCode struct {
+	kind opKind
+	code uint8
+}
+
+// opCodes maps every op name of the kernel tables to its opCode, so that
+// dispatch costs one map lookup per call rather than one per table.
+var opCodes = func() map[string]opCode {
+	m := map[string]opCode{}
+	for name, op := range unaryOps {
+		m[name] = opCode{opUnary, uint8(op)}
+	}
+	for name, op := range binaryOps {
+		m[name] = opCode{opBinary, uint8(op)}
+	}
+	for name, op := range compareOps {
+		m[name] = opCode{opCompare, uint8(op)}
+	}
+	for name, op := range reduceOps {
+		m[name] = opCode{opReduce, uint8(op)}
+	}
+	return m
+}()
 
 // opTable enumerates op codes 1, 2, ... until String falls back to its
 // "kind(n)" form.
@@ -155,67 +197,71 @@ func opTable[Op interface {
 }
 
 // kernel computes one instruction with this package's kernels, or with the
-// family's reference implementation where there is no kernel for it.
-func kernel(call *goferro.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+// family's reference implementation where there is no kernel for it. A
+// single result comes back as one with many nil (the kernels' case, without
+// a slice to allocate); the reference's results come back as many, never
+// nil. kernel does not keep in.
+func kernel(call *goferro.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []*tensor.Tensor, err error) {
 	ins := call.Instruction
-	one := func(t *tensor.Tensor, err error) ([]*tensor.Tensor, error) {
-		if err != nil {
-			return nil, err
-		}
-		return []*tensor.Tensor{t}, nil
-	}
 	sameShapes := func() bool {
 		if len(call.Results) != 1 {
 			return false
 		}
 		want := call.Results[0].Shape
 		for _, t := range in {
-			if t.Rank() != len(want) {
+			if !t.ShapeView().Equal(want) {
 				return false
-			}
-			for a, d := range want {
-				if t.Dim(a) != d {
-					return false
-				}
 			}
 		}
 		return true
 	}
+	oc := opCodes[ins.Op]
 	switch op := ins.Op; {
+	case oc.kind == opUnary && len(in) == 1:
+		one, err = Unary(UnaryOp(oc.code), in[0])
+		return one, nil, err
+	case oc.kind == opBinary && len(in) == 2 && sameShapes():
+		one, err = Binary(BinaryOp(oc.code), in[0], in[1])
+		return one, nil, err
+	case oc.kind == opCompare && len(in) == 2 && sameShapes():
+		one, err = Compare(CompareOp(oc.code), in[0], in[1])
+		return one, nil, err
 	case op == "constant" && ins.Attrs.Value != nil:
-		return one(ins.Attrs.Value.Clone(), nil)
-	case unaryOps[op] != 0 && len(in) == 1:
-		return one(Unary(unaryOps[op], in[0]))
-	case binaryOps[op] != 0 && len(in) == 2 && sameShapes():
-		return one(Binary(binaryOps[op], in[0], in[1]))
-	case compareOps[op] != 0 && len(in) == 2 && sameShapes():
-		return one(Compare(compareOps[op], in[0], in[1]))
+		return ins.Attrs.Value.Clone(), nil, nil
 	case op == "select" && len(in) == 3 && sameShapes():
-		return one(Select(in[0], in[1], in[2]))
+		one, err = Select(in[0], in[1], in[2])
+		return one, nil, err
 	case op == "convert" && len(in) == 1:
-		return one(Convert(in[0], ins.Attrs.DType))
+		one, err = Convert(in[0], ins.Attrs.DType)
+		return one, nil, err
 	case op == "reshape" && len(in) == 1 && len(call.Results) == 1:
 		t, err := in[0].Reshape(call.Results[0].Shape...)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return one(t.Clone(), nil)
+		return t.Clone(), nil, nil
 	case op == "broadcast" && len(in) == 1 && len(call.Results) == 1:
 		t, err := in[0].BroadcastTo(call.Results[0].Shape...)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return one(t.Clone(), nil)
+		return t.Clone(), nil, nil
 	case op == "permute" && len(in) == 1:
-		return one(Permute(in[0], ins.Attrs.Perm...))
-	case reduceOps[op] != 0 && len(in) == 1 && len(ins.Attrs.Axes) > 0:
-		return one(Reduce(reduceOps[op], in[0], ins.Attrs.Axes, false))
+		one, err = Permute(in[0], ins.Attrs.Perm...)
+		return one, nil, err
+	case oc.kind == opReduce && len(in) == 1 && len(ins.Attrs.Axes) > 0:
+		one, err = Reduce(ReduceOp(oc.code), in[0], ins.Attrs.Axes, false)
+		return one, nil, err
 	case op == "dot_general" && len(in) == 2 && len(call.Results) == 1:
 		if t, ok, err := dotGeneral(&ins.Attrs, in[0], in[1], call.Results[0].Shape); ok || err != nil {
-			return one(t, err)
+			return t, nil, err
 		}
 	}
-	return reference(call, in)
+	many, err = reference(call, slices.Clone(in))
+	if many == nil && err == nil {
+		many = []*tensor.Tensor{}
+	}
+	return nil, many, err
 }
 
 func reference(call *goferro.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error) {

@@ -31,9 +31,57 @@ type (
 )
 
 // runner runs a typed kernel over tensors already checked for dtype and
-// shape: ts[0] is the destination, whose shape is the iteration space; the
-// others are broadcast to it.
-type runner func(ts ...*tensor.Tensor)
+// shape: operand 0 is the destination, whose shape is the iteration space;
+// the others are broadcast to it. The operands travel by value: a runner is
+// called indirectly, and a variadic slice would escape to the heap on every
+// call.
+type runner func(o kernelArgs)
+
+// kernelArgs are a runner's tensors, destination first.
+type kernelArgs struct {
+	n int
+	t [4]*tensor.Tensor
+}
+
+// ops packs the tensors of a runner call (at most four).
+func ops(ts ...*tensor.Tensor) kernelArgs {
+	var o kernelArgs
+	o.n = copy(o.t[:], ts)
+	return o
+}
+
+// list returns the operands as a slice, for the general (allocating) path.
+func (o *kernelArgs) list() []*tensor.Tensor { return o.t[:o.n] }
+
+// flat reports whether the operands can be walked as one row of n > 0
+// elements in the destination's row-major order, and returns each operand's
+// first offset and stride. That holds when the destination is contiguous
+// and every source either is contiguous with the destination's element
+// count (stride 1: a source that broadcasts to the destination with as
+// many elements has its shape, up to leading ones, so the row-major orders
+// agree) or holds one element (stride 0). It is the common case of small
+// elementwise calls, and the row kernels run it without any of the layout
+// work (and allocations) of the general path.
+func flat(o *kernelArgs) (n int, offs, strides [4]int, ok bool) {
+	d := o.t[0]
+	n = d.Len()
+	if n == 0 || !d.IsContiguous() {
+		return 0, offs, strides, false
+	}
+	for k := 0; k < o.n; k++ {
+		t := o.t[k]
+		offs[k] = t.Offset()
+		switch {
+		case t.Len() == n && t.IsContiguous():
+			strides[k] = 1
+		case t.Len() == 1 && k > 0:
+			strides[k] = 0
+		default:
+			return 0, offs, strides, false
+		}
+	}
+	return n, offs, strides, true
+}
 
 // bstrides returns t's strides broadcast to shape (which t broadcasts to).
 func bstrides(t *tensor.Tensor, shape tensor.Shape) []int {
@@ -104,7 +152,7 @@ func densify(ts []*tensor.Tensor) []*tensor.Tensor {
 		if err != nil {
 			continue
 		}
-		copyKernel(t.DType())(c, t)
+		copyKernel(t.DType())(ops(c, t))
 		if out == nil {
 			out = append([]*tensor.Tensor(nil), ts...)
 		}
@@ -121,52 +169,84 @@ func densify(ts []*tensor.Tensor) []*tensor.Tensor {
 const lineElems = 4
 
 func runner1[D tensor.Elem](k row1[D]) runner {
-	return func(ts ...*tensor.Tensor) {
-		shape, st, offs := layout(ts)
-		d := buf[D](ts[0])
-		strided.Rows(shape, st, offs, func(n int, o, s []int) {
-			k(n, d, o[0], s[0])
-		})
+	return func(o kernelArgs) {
+		if n, off, st, ok := flat(&o); ok {
+			k(n, buf[D](o.t[0]), off[0], st[0])
+			return
+		}
+		rows1(k, o)
 	}
+}
+
+func rows1[D tensor.Elem](k row1[D], o kernelArgs) {
+	shape, st, offs := layout(o.list())
+	d := buf[D](o.t[0])
+	strided.Rows(shape, st, offs, func(n int, o, s []int) {
+		k(n, d, o[0], s[0])
+	})
 }
 
 func runner2[D, A tensor.Elem](k row2[D, A]) runner {
 	if k == nil {
 		return nil
 	}
-	return func(ts ...*tensor.Tensor) {
-		ts = densify(ts)
-		shape, st, offs := layout(ts)
-		d, a := buf[D](ts[0]), buf[A](ts[1])
-		strided.Rows(shape, st, offs, func(n int, o, s []int) {
-			k(n, d, o[0], s[0], a, o[1], s[1])
-		})
+	return func(o kernelArgs) {
+		if n, off, st, ok := flat(&o); ok {
+			k(n, buf[D](o.t[0]), off[0], st[0], buf[A](o.t[1]), off[1], st[1])
+			return
+		}
+		rows2(k, o)
 	}
+}
+
+func rows2[D, A tensor.Elem](k row2[D, A], o kernelArgs) {
+	ts := densify(o.list())
+	shape, st, offs := layout(ts)
+	d, a := buf[D](ts[0]), buf[A](ts[1])
+	strided.Rows(shape, st, offs, func(n int, o, s []int) {
+		k(n, d, o[0], s[0], a, o[1], s[1])
+	})
 }
 
 func runner3[D, A, B tensor.Elem](k row3[D, A, B]) runner {
 	if k == nil {
 		return nil
 	}
-	return func(ts ...*tensor.Tensor) {
-		ts = densify(ts)
-		shape, st, offs := layout(ts)
-		d, a, b := buf[D](ts[0]), buf[A](ts[1]), buf[B](ts[2])
-		strided.Rows(shape, st, offs, func(n int, o, s []int) {
-			k(n, d, o[0], s[0], a, o[1], s[1], b, o[2], s[2])
-		})
+	return func(o kernelArgs) {
+		if n, off, st, ok := flat(&o); ok {
+			k(n, buf[D](o.t[0]), off[0], st[0], buf[A](o.t[1]), off[1], st[1], buf[B](o.t[2]), off[2], st[2])
+			return
+		}
+		rows3(k, o)
 	}
 }
 
+func rows3[D, A, B tensor.Elem](k row3[D, A, B], o kernelArgs) {
+	ts := densify(o.list())
+	shape, st, offs := layout(ts)
+	d, a, b := buf[D](ts[0]), buf[A](ts[1]), buf[B](ts[2])
+	strided.Rows(shape, st, offs, func(n int, o, s []int) {
+		k(n, d, o[0], s[0], a, o[1], s[1], b, o[2], s[2])
+	})
+}
+
 func runner4[D, C, A, B tensor.Elem](k row4[D, C, A, B]) runner {
-	return func(ts ...*tensor.Tensor) {
-		ts = densify(ts)
-		shape, st, offs := layout(ts)
-		d, c, a, b := buf[D](ts[0]), buf[C](ts[1]), buf[A](ts[2]), buf[B](ts[3])
-		strided.Rows(shape, st, offs, func(n int, o, s []int) {
-			k(n, d, o[0], s[0], c, o[1], s[1], a, o[2], s[2], b, o[3], s[3])
-		})
+	return func(o kernelArgs) {
+		if n, off, st, ok := flat(&o); ok {
+			k(n, buf[D](o.t[0]), off[0], st[0], buf[C](o.t[1]), off[1], st[1], buf[A](o.t[2]), off[2], st[2], buf[B](o.t[3]), off[3], st[3])
+			return
+		}
+		rows4(k, o)
 	}
+}
+
+func rows4[D, C, A, B tensor.Elem](k row4[D, C, A, B], o kernelArgs) {
+	ts := densify(o.list())
+	shape, st, offs := layout(ts)
+	d, c, a, b := buf[D](ts[0]), buf[C](ts[1]), buf[A](ts[2]), buf[B](ts[3])
+	strided.Rows(shape, st, offs, func(n int, o, s []int) {
+		k(n, d, o[0], s[0], c, o[1], s[1], a, o[2], s[2], b, o[3], s[3])
+	})
 }
 
 // mapRow lifts an element function to a row kernel. It is used for the
@@ -275,9 +355,94 @@ func complexPow[T cplx](x, y T) T {
 	return T(cmplx.Pow(complex128(x), complex128(y)))
 }
 
-// unaryKernel returns the row kernel of op for dtype dt (destination dtype
+// numDTypes bounds the dtype index of the kernel tables.
+const numDTypes = int(tensor.Bool) + 1
+
+// The kernel tables hold every runner, built once: making a runner builds
+// closures (and instantiating a generic row kernel as a func value
+// allocates), which used to happen on every call.
+var (
+	unaryRunners   [int(OpSqrt) + 1][numDTypes]runner
+	binaryRunners  [int(OpMin) + 1][numDTypes]runner
+	compareRunners [int(OpGe) + 1][numDTypes]runner
+	selectRunners  [numDTypes]runner
+	copyRunners    [numDTypes]runner
+	convertRunners [numDTypes][numDTypes]runner
+)
+
+func init() {
+	for _, dt := range tensor.DTypes {
+		for op := OpNeg; op <= OpSqrt; op++ {
+			unaryRunners[op][dt] = newUnaryKernel(op, dt)
+		}
+		for op := OpAdd; op <= OpMin; op++ {
+			binaryRunners[op][dt] = newBinaryKernel(op, dt)
+		}
+		for op := OpEq; op <= OpGe; op++ {
+			compareRunners[op][dt] = newCompareKernel(op, dt)
+		}
+		selectRunners[dt] = newSelectKernel(dt)
+		copyRunners[dt] = newCopyKernel(dt)
+		for _, to := range tensor.DTypes {
+			convertRunners[dt][to] = newConvertKernel(dt, to)
+		}
+	}
+}
+
+// unaryKernel returns the runner of op for dtype dt (destination dtype
 // op.resultDType(dt)), or nil if op is not defined on dt.
 func unaryKernel(op UnaryOp, dt tensor.DType) runner {
+	if int(op) >= len(unaryRunners) || int(dt) >= numDTypes {
+		return nil
+	}
+	return unaryRunners[op][dt]
+}
+
+// binaryKernel returns the runner of op for operands of dtype dt, or nil if
+// op is not defined on dt.
+func binaryKernel(op BinaryOp, dt tensor.DType) runner {
+	if int(op) >= len(binaryRunners) || int(dt) >= numDTypes {
+		return nil
+	}
+	return binaryRunners[op][dt]
+}
+
+// compareKernel returns the runner of op for operands of dtype dt (the
+// destination is Bool), or nil if op is not defined on dt.
+func compareKernel(op CompareOp, dt tensor.DType) runner {
+	if int(op) >= len(compareRunners) || int(dt) >= numDTypes {
+		return nil
+	}
+	return compareRunners[op][dt]
+}
+
+// selectKernel returns the runner of Select for value dtype dt.
+func selectKernel(dt tensor.DType) runner {
+	if int(dt) >= numDTypes {
+		return nil
+	}
+	return selectRunners[dt]
+}
+
+// copyKernel returns the runner copying a dtype-dt tensor with the blocked
+// strided copy.
+func copyKernel(dt tensor.DType) runner {
+	if int(dt) >= numDTypes {
+		return nil
+	}
+	return copyRunners[dt]
+}
+
+// convertKernel returns the runner converting from to to, or nil if either
+// dtype is invalid.
+func convertKernel(from, to tensor.DType) runner {
+	if int(from) >= numDTypes || int(to) >= numDTypes {
+		return nil
+	}
+	return convertRunners[from][to]
+}
+
+func newUnaryKernel(op UnaryOp, dt tensor.DType) runner {
 	switch dt {
 	case tensor.Float32:
 		return runner2(unaryFloat[float32](op))
@@ -352,9 +517,7 @@ func unaryInt[T integer](op UnaryOp) row2[T, T] {
 	return nil
 }
 
-// binaryKernel returns the runner of op for operands of dtype dt, or nil if
-// op is not defined on dt.
-func binaryKernel(op BinaryOp, dt tensor.DType) runner {
+func newBinaryKernel(op BinaryOp, dt tensor.DType) runner {
 	switch dt {
 	case tensor.Float32:
 		return runner3(binaryFloat[float32](op))
@@ -428,9 +591,7 @@ func binaryInt[T integer](op BinaryOp) row3[T, T, T] {
 	return nil
 }
 
-// compareKernel returns the runner of op for operands of dtype dt (the
-// destination is Bool), or nil if op is not defined on dt.
-func compareKernel(op CompareOp, dt tensor.DType) runner {
+func newCompareKernel(op CompareOp, dt tensor.DType) runner {
 	switch dt {
 	case tensor.Float32:
 		return runner3(compareOrdered[float32](op))
@@ -474,8 +635,7 @@ func compareOrdered[T ordered](op CompareOp) row3[bool, T, T] {
 	return compareEq[T](op)
 }
 
-// selectKernel returns the runner of Select for value dtype dt.
-func selectKernel(dt tensor.DType) runner {
+func newSelectKernel(dt tensor.DType) runner {
 	switch dt {
 	case tensor.Float32:
 		return runner4(selectRow[float32])

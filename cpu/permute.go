@@ -20,7 +20,7 @@ func Permute(a *tensor.Tensor, perm ...int) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
 	}
-	copyKernel(a.DType())(dst, v)
+	copyKernel(a.DType())(ops(dst, v))
 	return dst, nil
 }
 
@@ -40,6 +40,6 @@ func CopyInto(dst, src *tensor.Tensor) error {
 	if err := checkDst(name, dst, src); err != nil {
 		return err
 	}
-	copyKernel(dst.DType())(dst, src)
+	copyKernel(dst.DType())(ops(dst, src))
 	return nil
 }

@@ -213,7 +213,7 @@ func reduce(name string, op ReduceOp, dst, a *tensor.Tensor, red []bool) error {
 		if err != nil {
 			return wrapError(name, tensor.ErrDType, err, "mean divisor")
 		}
-		binaryKernel(OpDiv, dst.DType())(dst, dst, c)
+		binaryKernel(OpDiv, dst.DType())(ops(dst, dst, c))
 	}
 	return nil
 }
@@ -245,7 +245,7 @@ func reduceComplex[T cplx](op ReduceOp, dst, a *tensor.Tensor, ostr []int) {
 // reduceRun fills dst with the identity, then folds a into it. The loops
 // are ordered by a's strides (a is operand 0 of the simplification).
 func reduceRun[T tensor.Elem](dst, a *tensor.Tensor, ostr []int, identity T, k func(n int, a []T, ao, as int, o []T, oo, os int)) {
-	runner1(fillRow(identity))(dst)
+	runner1(fillRow(identity))(ops(dst))
 	ab, ob := buf[T](a), buf[T](dst)
 	strided.Rows(a.Shape(), [][]int{a.Strides(), ostr}, []int{a.Offset(), dst.Offset()}, func(n int, o, s []int) {
 		k(n, ab, o[0], s[0], ob, o[1], s[1])

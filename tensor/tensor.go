@@ -22,6 +22,12 @@ func (t *Tensor) DType() DType { return t.dtype }
 // Shape returns a copy of the extents.
 func (t *Tensor) Shape() Shape { return t.shape.Clone() }
 
+// ShapeView returns the extents without copying them: the slice is the
+// tensor's own (immutable) metadata and must not be modified. It is for hot
+// paths, such as per-instruction engine code, where Shape's copy is a
+// measurable cost; Shape is the safe default.
+func (t *Tensor) ShapeView() Shape { return t.shape }
+
 // Dim returns the extent of axis i (negative i counts from the end). Like
 // slice indexing, it panics if i is out of range.
 func (t *Tensor) Dim(i int) int {
@@ -39,6 +45,10 @@ func (t *Tensor) Len() int { return t.size }
 
 // Strides returns a copy of the strides, in elements.
 func (t *Tensor) Strides() []int { return append([]int(nil), t.strides...) }
+
+// StridesView returns the strides without copying them; like ShapeView, the
+// slice is the tensor's own metadata and must not be modified.
+func (t *Tensor) StridesView() []int { return t.strides }
 
 // Offset returns the buffer index of the first element.
 func (t *Tensor) Offset() int { return t.offset }
@@ -73,15 +83,58 @@ func (t *Tensor) IsContiguous() bool {
 // New returns a row-major tensor over data (not copied) with the given shape.
 // len(data) must equal the product of the extents.
 func New[T Elem](data []T, shape ...int) (*Tensor, error) {
-	s := Shape(shape).Clone()
-	n, err := s.NumElements()
+	n, err := Shape(shape).NumElements()
 	if err != nil {
 		return nil, err
 	}
 	if len(data) != n {
-		return nil, newError("New", ErrShape, "%d elements do not fill shape %v (%d elements)", len(data), s, n)
+		return nil, newError("New", ErrShape, "%d elements do not fill shape %v (%d elements)", len(data), Shape(shape), n)
 	}
-	return &Tensor{dtype: DTypeOf[T](), shape: s, strides: RowMajorStrides(s), data: data, size: n}, nil
+	t := newRowMajor(shape)
+	t.dtype, t.data, t.size = DTypeOf[T](), data, n
+	return t, nil
+}
+
+// smallRank is the highest rank whose metadata newRowMajor allocates
+// together with the tensor.
+const smallRank = 4
+
+// tensorMeta is a tensor with room for the shape and strides of a small
+// rank in the same allocation: kernels make many small tensors, and one
+// allocation instead of three per result is a measurable share of a small
+// call. The tensor keeps the whole object alive through its metadata
+// slices, which point into ints.
+type tensorMeta struct {
+	t    Tensor
+	ints [2 * smallRank]int
+}
+
+// newRowMajor returns a tensor with a copy of shape and its row-major
+// strides; the caller sets dtype, data and size.
+func newRowMajor(shape []int) *Tensor {
+	r := len(shape)
+	var t *Tensor
+	var ints []int
+	if r <= smallRank {
+		m := &tensorMeta{}
+		t, ints = &m.t, m.ints[:2*r:2*r]
+	} else {
+		t, ints = &Tensor{}, make([]int, 2*r)
+	}
+	s, st := Shape(ints[:r:r]), ints[r:]
+	copy(s, shape)
+	acc := 1
+	for i := r - 1; i >= 0; i-- {
+		st[i] = acc
+		if s[i] > 0 {
+			acc *= s[i]
+		}
+	}
+	if r == 0 {
+		s = nil // as Shape(nil).Clone() gave before: rank-0 metadata stays comparable
+	}
+	t.shape, t.strides = s, st
+	return t
 }
 
 // Scalar returns a rank-0 tensor holding v.
@@ -157,8 +210,7 @@ func addressRange(shape Shape, strides []int, offset int) (lo, hi int, ok bool) 
 
 // Zeros returns a new row-major tensor of zeros.
 func Zeros(dt DType, shape ...int) (*Tensor, error) {
-	s := Shape(shape).Clone()
-	n, err := s.NumElements()
+	n, err := Shape(shape).NumElements()
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +218,9 @@ func Zeros(dt DType, shape ...int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tensor{dtype: dt, shape: s, strides: RowMajorStrides(s), data: data, size: n}, nil
+	t := newRowMajor(shape)
+	t.dtype, t.data, t.size = dt, data, n
+	return t, nil
 }
 
 // ZerosLike returns a new row-major tensor of zeros with t's dtype and shape,

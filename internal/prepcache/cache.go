@@ -48,6 +48,23 @@ func (c *Cache[V]) Get(key string) (V, bool) {
 	return zero, false
 }
 
+// GetBytes is Get with the key as bytes. The lookup does not convert the
+// key to a string (the compiler elides that conversion), so a caller can
+// build keys in a reusable or stack buffer and pay for a string only on a
+// miss.
+func (c *Cache[V]) GetBytes(key []byte) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.m[string(key)]; ok {
+		c.hits++
+		c.ll.MoveToFront(el)
+		return el.Value.(*entry[V]).val, true
+	}
+	c.misses++
+	var zero V
+	return zero, false
+}
+
 // Put stores val under key, evicting the least recently used entry when
 // full.
 func (c *Cache[V]) Put(key string, val V) {

@@ -24,10 +24,30 @@ type Copy[B Releaser] struct {
 type Store[B Releaser] struct {
 	mu    sync.Mutex
 	slots [][]Copy[B]
+	// backing holds each slot's first copy (see New). Dropping a slot clears
+	// its entry too, so that a dropped buffer is not kept reachable until
+	// the store goes away.
+	backing []Copy[B]
 }
 
 // New returns a store for n slots.
-func New[B Releaser](n int) *Store[B] { return &Store[B]{slots: make([][]Copy[B], n)} }
+//
+// Every slot starts with room for one copy in a shared backing array, so
+// that the first Put of a slot — nearly every Put: a value usually lives at
+// one location — does not allocate.
+func New[B Releaser](n int) *Store[B] {
+	s := &Store[B]{slots: make([][]Copy[B], n)}
+	s.reset()
+	return s
+}
+
+// reset gives every slot an empty, one-copy view of a fresh backing array.
+func (s *Store[B]) reset() {
+	s.backing = make([]Copy[B], len(s.slots))
+	for i := range s.slots {
+		s.slots[i] = s.backing[i : i : i+1]
+	}
+}
 
 // Put adds a copy of slot at at. It reports false, and stores nothing, when
 // the slot is out of range or already has a copy there.
@@ -62,6 +82,17 @@ func (s *Store[B]) Get(slot int, at plan.Loc) (B, bool) {
 	return zero, false
 }
 
+// First returns the first copy made of slot (without copying the list, as
+// Copies does), and false if it has none.
+func (s *Store[B]) First(slot int) (Copy[B], bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slot < 0 || slot >= len(s.slots) || len(s.slots[slot]) == 0 {
+		return Copy[B]{}, false
+	}
+	return s.slots[slot][0], true
+}
+
 // Copies returns the copies of slot in the order they were made.
 func (s *Store[B]) Copies(slot int) []Copy[B] {
 	s.mu.Lock()
@@ -93,21 +124,33 @@ func (s *Store[B]) Drop(slot int) int {
 	}
 	cs := s.slots[slot]
 	s.slots[slot] = nil
+	// Release outside the lock, from a copy: the stored entries are cleared
+	// now so that they do not keep the buffers reachable.
+	var local [2]Copy[B]
+	out := local[:0]
+	out = append(out, cs...)
+	clear(cs)
+	s.backing[slot] = Copy[B]{}
 	s.mu.Unlock()
-	return release(cs)
+	return release(out)
 }
 
 // DropAll removes every copy of every slot, releasing the owned ones, and
 // returns the number released.
+//
+// The releases run with the store locked (release hooks cannot reach the
+// store), which lets DropAll empty the slots in place instead of allocating
+// a new table on every run.
 func (s *Store[B]) DropAll() int {
 	s.mu.Lock()
-	all := s.slots
-	s.slots = make([][]Copy[B], len(all))
-	s.mu.Unlock()
+	defer s.mu.Unlock()
 	n := 0
-	for _, cs := range all {
+	for i, cs := range s.slots {
 		n += release(cs)
+		clear(cs)
+		s.slots[i] = nil
 	}
+	clear(s.backing)
 	return n
 }
 
