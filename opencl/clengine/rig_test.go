@@ -36,6 +36,9 @@ type clRig struct {
 	id   goferro.EngineID   // cl's engine id
 	prov *countingProvider
 	mat  atomic.Int64 // materializations by OpenCL engines
+	// cpuRuns and clRuns count executor calls of the CPU engine and of
+	// the first OpenCL engine.
+	cpuRuns, clRuns atomic.Int64
 
 	// base are the OpenCL contexts' buffer counters when the rig was made.
 	base []opencl.BufferStats
@@ -44,10 +47,22 @@ type clRig struct {
 type rigConfig struct {
 	cpuFamilies []string // nil: all core families
 	clFamilies  []string // nil: all of clengine.Families
+	clFamilies2 []string // the second OpenCL engine's; nil: clFamilies
 	second      bool     // a second OpenCL engine (its own context) on the same device
 	root        goferro.EngineID
 	noProviders bool
 	extra       []goferro.Option
+	// cpuExec and clExec decorate the CPU engine's and the first OpenCL
+	// engine's executors (hooks, fault injection).
+	cpuExec, clExec func(goferro.Executor) goferro.Executor
+}
+
+// counted wraps an executor with a call counter.
+func counted(n *atomic.Int64, inner goferro.Executor) goferro.Executor {
+	return goferro.ExecutorFunc(func(ctx context.Context, c *goferro.Call) ([]*goferro.Buffer, error) {
+		n.Add(1)
+		return inner.Execute(ctx, c)
+	})
 }
 
 // openDevice returns the first OpenCL device or skips the test.
@@ -80,15 +95,29 @@ func newCLRig(t testing.TB, c rigConfig) *clRig {
 		r.cls = append(r.cls, openAs(t, "opencl.b.v1"))
 	}
 	r.id = goferro.EngineID(r.cl.ID())
-	var copts []cpu.EngineOption
+	creg := cpu.NewEngine()
 	if c.cpuFamilies != nil {
-		copts = append(copts, cpu.WithFamilies(c.cpuFamilies...))
+		creg.Families = append([]string(nil), c.cpuFamilies...)
 	}
-	opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine(copts...))}
-	for _, e := range r.cls {
+	creg.Executor = counted(&r.cpuRuns, creg.Executor)
+	if c.cpuExec != nil {
+		creg.Executor = c.cpuExec(creg.Executor)
+	}
+	opts := []goferro.Option{goferro.WithEngine(creg)}
+	for i, e := range r.cls {
 		reg := e.Registration()
-		if c.clFamilies != nil {
-			reg.Families = append([]string(nil), c.clFamilies...)
+		fams := c.clFamilies
+		if i == 1 && c.clFamilies2 != nil {
+			fams = c.clFamilies2
+		}
+		if fams != nil {
+			reg.Families = append([]string(nil), fams...)
+		}
+		if i == 0 {
+			reg.Executor = counted(&r.clRuns, reg.Executor)
+			if c.clExec != nil {
+				reg.Executor = c.clExec(reg.Executor)
+			}
 		}
 		inner := reg.Materializer
 		reg.Materializer = goferro.MaterializerFunc(func(ctx context.Context, b *goferro.Buffer) (*tensor.Tensor, error) {
@@ -350,3 +379,6 @@ func relErr(got, want *tensor.Tensor) (float64, error) {
 	}
 	return num / den, nil
 }
+
+// cpuEngineFull is the CPU engine with every core family.
+func cpuEngineFull() goferro.Engine { return cpu.NewEngine() }
