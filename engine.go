@@ -106,7 +106,9 @@ type Call struct {
 	Instruction *graph.Instruction
 	// Inputs are the operand buffers, in operand order, resident at Location.
 	Inputs []*Buffer
-	// Results are the concrete types of the results to produce.
+	// Results are the concrete types of the results to produce. They are
+	// computed once at Prepare and shared by every run: do not modify them
+	// (the runtime validates results against its own copy regardless).
 	Results []ResultType
 	// Location is where the instruction runs.
 	Location Location

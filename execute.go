@@ -67,13 +67,18 @@ func execErr(kind error, ins int, msg string, args ...any) *ExecError {
 type run struct {
 	p     *Prepared
 	s     *snapshot
-	store *slots.Store[*Buffer]
+	store *slots.Store[*Buffer] // &storeMem
 	ctx   context.Context
 
 	// calls and args are the Calls of the op nodes and their operand
-	// lists, allocated once per run (see execPlan) instead of once per node.
+	// lists, allocated once per run (see execPlan) instead of once per node;
+	// small schedules use callMem and argMem, in the run's own allocation.
 	calls []Call
 	args  []*Buffer
+
+	storeMem slots.Store[*Buffer]
+	callMem  [1]Call
+	argMem   [3]*Buffer
 
 	mu  sync.Mutex
 	err error
@@ -152,8 +157,15 @@ func (p *Prepared) execute(ctx context.Context, inputs []*Buffer, serial bool) (
 	if err := p.recheckInputs(inputs); err != nil {
 		return nil, err
 	}
-	x := &run{p: p, s: s, store: slots.New[*Buffer](p.pprog.NumSlots), ctx: ctx,
-		calls: make([]Call, p.exec.numCalls), args: make([]*Buffer, p.exec.numArgs)}
+	x := &run{p: p, s: s, ctx: ctx}
+	x.store = &x.storeMem
+	x.store.Init(p.pprog.NumSlots)
+	if x.calls = x.callMem[:]; p.exec.numCalls > len(x.callMem) {
+		x.calls = make([]Call, p.exec.numCalls)
+	}
+	if x.args = x.argMem[:]; p.exec.numArgs > len(x.argMem) {
+		x.args = make([]*Buffer, p.exec.numArgs)
+	}
 	for i, in := range inputs {
 		x.store.Put(p.pprog.Inputs[i], p.plan.Ingress[i], in, false)
 	}

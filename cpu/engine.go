@@ -122,13 +122,9 @@ func execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error)
 		return nil, err
 	}
 	if res == nil {
-		return []*goferro.Buffer{goferro.HostBuffer(one, nil)}, nil
+		res = []*tensor.Tensor{one} // does not escape: HostBuffers keeps the tensors, not the slice
 	}
-	outs := make([]*goferro.Buffer, len(res))
-	for i, t := range res {
-		outs[i] = goferro.HostBuffer(t, nil)
-	}
-	return outs, nil
+	return goferro.HostBuffers(res...), nil
 }
 
 // The kernel tables map graph op names to this package's operations. The

@@ -24,3 +24,21 @@ func TestCache(t *testing.T) {
 		t.Fatalf("stats after Clear %+v", st)
 	}
 }
+
+func TestGetBytes(t *testing.T) {
+	c := New[int](2)
+	c.Put("key", 7)
+	if v, ok := c.GetBytes([]byte("key")); !ok || v != 7 {
+		t.Fatal("GetBytes missed a stored key")
+	}
+	if _, ok := c.GetBytes([]byte("other")); ok {
+		t.Fatal("GetBytes hit an absent key")
+	}
+	if st := c.Stats(); st.Hits != 1 || st.Misses != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	k := []byte("key")
+	if n := testing.AllocsPerRun(100, func() { c.GetBytes(k) }); n != 0 {
+		t.Fatalf("GetBytes allocates %v times", n)
+	}
+}

@@ -20,34 +20,41 @@ type Copy[B Releaser] struct {
 	Owned bool // released by the store; false for the caller's inputs
 }
 
-// Store holds the copies of every slot.
+// Store holds the copies of every slot. The zero value has no slots; Init
+// sizes it.
 type Store[B Releaser] struct {
 	mu    sync.Mutex
-	slots [][]Copy[B]
-	// backing holds each slot's first copy (see New). Dropping a slot clears
-	// its entry too, so that a dropped buffer is not kept reachable until
-	// the store goes away.
-	backing []Copy[B]
+	slots []entry[B]
+}
+
+// entry is one slot's copies: the first inline, so that a store costs one
+// allocation however many slots it has and the first Put of a slot (nearly
+// every Put: a value usually lives at one location) allocates nothing.
+type entry[B Releaser] struct {
+	n     int // number of copies: first, then more[:n-1]
+	first Copy[B]
+	more  []Copy[B]
+}
+
+// at returns the i-th copy of e.
+func (e *entry[B]) at(i int) *Copy[B] {
+	if i == 0 {
+		return &e.first
+	}
+	return &e.more[i-1]
 }
 
 // New returns a store for n slots.
-//
-// Every slot starts with room for one copy in a shared backing array, so
-// that the first Put of a slot — nearly every Put: a value usually lives at
-// one location — does not allocate.
 func New[B Releaser](n int) *Store[B] {
-	s := &Store[B]{slots: make([][]Copy[B], n)}
-	s.reset()
+	s := &Store[B]{}
+	s.Init(n)
 	return s
 }
 
-// reset gives every slot an empty, one-copy view of a fresh backing array.
-func (s *Store[B]) reset() {
-	s.backing = make([]Copy[B], len(s.slots))
-	for i := range s.slots {
-		s.slots[i] = s.backing[i : i : i+1]
-	}
-}
+// Init empties the store and sizes it for n slots; it lets a store live
+// inside a larger allocation. It must not run concurrently with other
+// methods.
+func (s *Store[B]) Init(n int) { s.slots = make([]entry[B], n) }
 
 // Put adds a copy of slot at at. It reports false, and stores nothing, when
 // the slot is out of range or already has a copy there.
@@ -57,12 +64,19 @@ func (s *Store[B]) Put(slot int, at plan.Loc, b B, owned bool) bool {
 	if slot < 0 || slot >= len(s.slots) {
 		return false
 	}
-	for _, c := range s.slots[slot] {
-		if c.At == at {
+	e := &s.slots[slot]
+	for i := range e.n {
+		if e.at(i).At == at {
 			return false
 		}
 	}
-	s.slots[slot] = append(s.slots[slot], Copy[B]{At: at, Buf: b, Owned: owned})
+	c := Copy[B]{At: at, Buf: b, Owned: owned}
+	if e.n == 0 {
+		e.first = c
+	} else {
+		e.more = append(e.more, c)
+	}
+	e.n++
 	return true
 }
 
@@ -74,8 +88,9 @@ func (s *Store[B]) Get(slot int, at plan.Loc) (B, bool) {
 	if slot < 0 || slot >= len(s.slots) {
 		return zero, false
 	}
-	for _, c := range s.slots[slot] {
-		if c.At == at {
+	e := &s.slots[slot]
+	for i := range e.n {
+		if c := e.at(i); c.At == at {
 			return c.Buf, true
 		}
 	}
@@ -87,20 +102,21 @@ func (s *Store[B]) Get(slot int, at plan.Loc) (B, bool) {
 func (s *Store[B]) First(slot int) (Copy[B], bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if slot < 0 || slot >= len(s.slots) || len(s.slots[slot]) == 0 {
+	if slot < 0 || slot >= len(s.slots) || s.slots[slot].n == 0 {
 		return Copy[B]{}, false
 	}
-	return s.slots[slot][0], true
+	return s.slots[slot].first, true
 }
 
 // Copies returns the copies of slot in the order they were made.
 func (s *Store[B]) Copies(slot int) []Copy[B] {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if slot < 0 || slot >= len(s.slots) {
+	if slot < 0 || slot >= len(s.slots) || s.slots[slot].n == 0 {
 		return nil
 	}
-	return append([]Copy[B](nil), s.slots[slot]...)
+	e := &s.slots[slot]
+	return append([]Copy[B]{e.first}, e.more[:e.n-1]...)
 }
 
 // Len returns the number of copies held, over all slots.
@@ -108,8 +124,8 @@ func (s *Store[B]) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for _, cs := range s.slots {
-		n += len(cs)
+	for i := range s.slots {
+		n += s.slots[i].n
 	}
 	return n
 }
@@ -122,42 +138,36 @@ func (s *Store[B]) Drop(slot int) int {
 		s.mu.Unlock()
 		return 0
 	}
-	cs := s.slots[slot]
-	s.slots[slot] = nil
-	// Release outside the lock, from a copy: the stored entries are cleared
-	// now so that they do not keep the buffers reachable.
-	var local [2]Copy[B]
-	out := local[:0]
-	out = append(out, cs...)
-	clear(cs)
-	s.backing[slot] = Copy[B]{}
+	// Release outside the lock, from the entry taken out of the table; the
+	// table entry is cleared so that it does not keep the buffers
+	// reachable.
+	e := s.slots[slot]
+	s.slots[slot] = entry[B]{}
 	s.mu.Unlock()
-	return release(out)
+	return e.release()
 }
 
 // DropAll removes every copy of every slot, releasing the owned ones, and
 // returns the number released.
 //
 // The releases run with the store locked (release hooks cannot reach the
-// store), which lets DropAll empty the slots in place instead of allocating
-// a new table on every run.
+// store), which lets DropAll empty the slots in place.
 func (s *Store[B]) DropAll() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for i, cs := range s.slots {
-		n += release(cs)
-		clear(cs)
-		s.slots[i] = nil
+	for i := range s.slots {
+		n += s.slots[i].release()
+		s.slots[i] = entry[B]{}
 	}
-	clear(s.backing)
 	return n
 }
 
-func release[B Releaser](cs []Copy[B]) int {
+// release releases e's owned copies and returns how many.
+func (e *entry[B]) release() int {
 	n := 0
-	for _, c := range cs {
-		if c.Owned {
+	for i := range e.n {
+		if c := e.at(i); c.Owned {
 			c.Buf.Release()
 			n++
 		}

@@ -32,3 +32,32 @@ func TestStore(t *testing.T) {
 		t.Fatalf("DropAll released %d", got)
 	}
 }
+
+func TestFirstAndReput(t *testing.T) {
+	n := 0
+	s := New[buf](2)
+	a, b := plan.Loc{Engine: 0, Class: 0}, plan.Loc{Engine: 1, Class: 1}
+	if _, ok := s.First(0); ok {
+		t.Fatal("First of an empty slot")
+	}
+	s.Put(0, a, buf{&n}, true)
+	s.Put(0, b, buf{&n}, false)
+	if c, ok := s.First(0); !ok || c.At != a || !c.Owned {
+		t.Fatalf("First = %v, %v", c, ok)
+	}
+	if got := s.Drop(0); got != 1 || n != 1 {
+		t.Fatalf("Drop released %d", got)
+	}
+	// A dropped slot can hold copies again, and Copies sees them in order.
+	s.Put(0, b, buf{&n}, true)
+	s.Put(0, a, buf{&n}, true)
+	if cs := s.Copies(0); len(cs) != 2 || cs[0].At != b || cs[1].At != a {
+		t.Fatalf("copies %v", cs)
+	}
+	if _, ok := s.Get(0, a); !ok || s.Len() != 2 {
+		t.Fatal("Get after re-Put")
+	}
+	if got := s.DropAll(); got != 2 || n != 3 || s.Len() != 0 {
+		t.Fatalf("DropAll released %d", got)
+	}
+}
