@@ -12,7 +12,7 @@ import (
 // chainProgram is x (+ y, * y, + y, ...) over n instructions of tiny
 // float64 vectors of extent size: the runtime's per-instruction overhead
 // dominates the arithmetic.
-func chainProgram(b *testing.B, n, size int) (*goferro.Runtime, *graph.Program, []*goferro.Buffer) {
+func chainProgram(b testing.TB, n, size int) (*goferro.Runtime, *graph.Program, []*goferro.Buffer) {
 	b.Helper()
 	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
 	if err != nil {
@@ -101,4 +101,20 @@ func BenchmarkRun1000Nodes(b *testing.B) {
 	b.ReportMetric(ns/float64(nodes), "ns/node")
 	b.ReportMetric(ns/1000, "ns/instr")
 	b.ReportMetric(float64(nodes), "nodes")
+}
+
+// TestRunOverheadAllocations guards what the overhead benchmarks measure,
+// by allocation count rather than time (which the machine's load skews): a
+// cached Run allocates a few objects per run and per instruction — the
+// result tensor and its buffer — and nothing per node in the executor
+// loop, slot store or release bookkeeping.
+func TestRunOverheadAllocations(t *testing.T) {
+	rt, p, in := chainProgram(t, 100, 4)
+	if _, err := rt.Run(bg, p, in); err != nil {
+		t.Fatal(err)
+	}
+	per := testing.AllocsPerRun(20, func() { _, _ = rt.Run(bg, p, in) }) / 100
+	if per > 4.5 {
+		t.Errorf("%.2f allocations per instruction, want at most 4.5", per)
+	}
 }

@@ -57,8 +57,8 @@ func checkNotNil(op string, ts ...*tensor.Tensor) error {
 // indices (a zero stride on an axis of extent > 1): writes through them would
 // race with each other.
 func checkWritable(op string, dst *tensor.Tensor) error {
-	st := dst.Strides()
-	for i, d := range dst.Shape() {
+	st := dst.StridesView()
+	for i, d := range dst.ShapeView() {
 		if d > 1 && st[i] == 0 {
 			return errorf(op, tensor.ErrLayout, "destination has stride 0 on axis %d of extent %d", i, d)
 		}
@@ -87,7 +87,7 @@ func broadcastInto(op string, dst *tensor.Tensor, srcs ...*tensor.Tensor) error 
 func broadcastShape(op string, ts ...*tensor.Tensor) (tensor.Shape, error) {
 	shapes := make([]tensor.Shape, len(ts))
 	for i, t := range ts {
-		shapes[i] = t.Shape()
+		shapes[i] = t.ShapeView() // BroadcastShapes only reads them
 	}
 	out, err := tensor.BroadcastShapes(shapes...)
 	if err != nil {

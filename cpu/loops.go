@@ -101,7 +101,7 @@ func bstrides(t *tensor.Tensor, shape tensor.Shape) []int {
 // layout collects the iteration space, strides and offsets of operands
 // broadcast to ts[0]'s shape.
 func layout(ts []*tensor.Tensor) (tensor.Shape, [][]int, []int) {
-	shape := ts[0].Shape()
+	shape := ts[0].ShapeView()
 	strides := make([][]int, len(ts))
 	offs := make([]int, len(ts))
 	for k, t := range ts {
@@ -130,7 +130,7 @@ func densify(ts []*tensor.Tensor) []*tensor.Tensor {
 	if dst.Len() < densifyMin || !dst.IsContiguous() {
 		return ts
 	}
-	shape := dst.Shape()
+	shape := dst.ShapeView()
 	inner := len(shape) - 1
 	for inner >= 0 && shape[inner] == 1 {
 		inner--

@@ -16,7 +16,7 @@ func Permute(a *tensor.Tensor, perm ...int) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, wrapError(name, tensor.ErrIndex, err, "bad permutation %v for rank %d", perm, a.Rank())
 	}
-	dst, err := tensor.Zeros(a.DType(), v.Shape()...)
+	dst, err := tensor.Zeros(a.DType(), v.ShapeView()...)
 	if err != nil {
 		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
 	}

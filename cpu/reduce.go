@@ -30,7 +30,7 @@ func Reduce(op ReduceOp, a *tensor.Tensor, axes []int, keepDims bool) (*tensor.T
 	if err != nil {
 		return nil, err
 	}
-	shape := reducedShape(a.Shape(), red, keepDims)
+	shape := reducedShape(a.ShapeView(), red, keepDims)
 	dst, err := tensor.Zeros(dt, shape...)
 	if err != nil {
 		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
@@ -58,8 +58,8 @@ func ReduceInto(op ReduceOp, dst, a *tensor.Tensor, axes []int) error {
 	if dst.DType() != dt {
 		return errorf(name, tensor.ErrDType, "destination is %v, result is %v", dst.DType(), dt)
 	}
-	want := reducedShape(a.Shape(), red, dst.Rank() == a.Rank())
-	if !dst.Shape().Equal(want) {
+	want := reducedShape(a.ShapeView(), red, dst.Rank() == a.Rank())
+	if !dst.ShapeView().Equal(want) {
 		return errorf(name, tensor.ErrShape, "destination shape %v, result shape %v", dst.Shape(), want)
 	}
 	if err := checkWritable(name, dst); err != nil {
@@ -157,7 +157,7 @@ func reducedShape(shape tensor.Shape, red []bool, keepDims bool) tensor.Shape {
 
 // reduce folds a into dst (already checked) over the axes marked in red.
 func reduce(name string, op ReduceOp, dst, a *tensor.Tensor, red []bool) error {
-	shape := a.Shape()
+	shape := a.ShapeView()
 	count := 1
 	for i, d := range shape {
 		if red[i] {
@@ -168,7 +168,7 @@ func reduce(name string, op ReduceOp, dst, a *tensor.Tensor, red []bool) error {
 		return errorf(name, tensor.ErrShape, "%v over an empty set of elements (shape %v) has no identity", op, shape)
 	}
 	// The destination's strides lined up with a's axes: 0 on reduced axes.
-	ds := dst.Strides()
+	ds := dst.StridesView()
 	keep := dst.Rank() == a.Rank()
 	ostr := make([]int, len(shape))
 	j := 0
@@ -247,7 +247,7 @@ func reduceComplex[T cplx](op ReduceOp, dst, a *tensor.Tensor, ostr []int) {
 func reduceRun[T tensor.Elem](dst, a *tensor.Tensor, ostr []int, identity T, k func(n int, a []T, ao, as int, o []T, oo, os int)) {
 	runner1(fillRow(identity))(ops(dst))
 	ab, ob := buf[T](a), buf[T](dst)
-	strided.Rows(a.Shape(), [][]int{a.Strides(), ostr}, []int{a.Offset(), dst.Offset()}, func(n int, o, s []int) {
+	strided.Rows(a.ShapeView(), [][]int{a.StridesView(), ostr}, []int{a.Offset(), dst.Offset()}, func(n int, o, s []int) {
 		k(n, ab, o[0], s[0], ob, o[1], s[1])
 	})
 }
