@@ -47,8 +47,10 @@ func collectOpts(opts []RunOption) runOpts {
 			f(&o)
 		}
 	}
-	slices.Sort(o.engines)
-	o.engines = slices.Compact(o.engines)
+	if len(o.engines) > 1 { // skipped in the common no-option case: collectOpts runs on every Run
+		slices.Sort(o.engines)
+		o.engines = slices.Compact(o.engines)
+	}
 	return o
 }
 
