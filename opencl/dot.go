@@ -71,6 +71,13 @@ func (q *Queue) DotGeneral(ctx context.Context, a, b *Tensor, lhsBatch, rhsBatch
 		}
 		return q.dotByReduce(ctx, av, bv, nb, nl, nr, nc)
 	}
+	if k == 1 || (m == 1 && n == 1) {
+		// A broadcast product (nothing summed), or a batch of dot
+		// products: one elementwise kernel (and a reduction) does the
+		// work of a batch of 1×1 or outer-product GEMMs at a fraction of
+		// the launches and idle work items.
+		return q.dotByReduce(ctx, av, bv, nb, nl, nr, nc)
+	}
 	// merged (row, k) strides of av and (k, col) strides of bv
 	ars, aok := merged(av, nb, nl)
 	acs, aok2 := merged(av, nb+nl, nc)

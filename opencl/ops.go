@@ -641,6 +641,36 @@ func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k 
 			return nil, newErr("Gemm", ErrArgument, fmt.Sprintf("C has a zero stride on batch axis %d", i))
 		}
 	}
+	if axes := mergeAxes(batch, a.BatchStrides, b.BatchStrides, c.BatchStrides); len(axes) > maxRank {
+		// More independent batch axes than the kernels take: loop over
+		// the excess ones here, each iteration a GEMM over the rest.
+		keep, offs, ok := splitHigh(axes, 3)
+		if !ok {
+			return nil, newErr("Gemm", ErrUnsupported, fmt.Sprintf("too many independent batch axes (%d)", len(axes)))
+		}
+		kb := make([]int, len(keep))
+		ks := [3][]int{make([]int, len(keep)), make([]int, len(keep)), make([]int, len(keep))}
+		for i, x := range keep {
+			kb[i] = x.n
+			for j := range 3 {
+				ks[j][i] = x.s[j]
+			}
+		}
+		sub := func(x Matrix, j, off int) Matrix {
+			return Matrix{Buf: x.Buf, Offset: x.Offset + off, RowStride: x.RowStride, ColStride: x.ColStride, BatchStrides: ks[j]}
+		}
+		var last *Event
+		for _, off := range offs {
+			ev, err := q.Gemm(ctx, dt, kb, m, n, k, alpha, beta, sub(a, 0, off[0]), sub(b, 1, off[1]), sub(c, 2, off[2]))
+			if err != nil {
+				return nil, err
+			}
+			if ev != nil {
+				last = ev
+			}
+		}
+		return last, nil
+	}
 	rank, sh, st, ok := collapse(batch, a.BatchStrides, b.BatchStrides, c.BatchStrides)
 	if !ok {
 		return nil, newErr("Gemm", ErrUnsupported, fmt.Sprintf("more than %d independent batch axes", maxRank))

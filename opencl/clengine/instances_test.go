@@ -3,6 +3,7 @@ package clengine_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,97 @@ func einsumProgram(in *instance.Instance, dt tensor.DType) (*graph.Program, erro
 		xs[i] = b.Input(fmt.Sprintf("t%d", i), dt, graph.Dims(s...))
 	}
 	return graph.Compile(graph.Einsum(in.Equation(), xs...))
+}
+
+// pathProgram compiles the instance along a stored opt_einsum linear path
+// (each step pops the listed positions and appends their contraction at
+// the end): one graph.Einsum per step, over the labels its operands carry
+// and keeps — those some other operand or the output still needs. A
+// pairwise step's result lists its labels in the order its dot_general
+// produces them (batch, then the left's free labels, then the right's), so
+// the lowering adds no permutation; the last step produces the output.
+func pathProgram(in *instance.Instance, dt tensor.DType, path [][]int) (*graph.Program, error) {
+	lhs, out, ok := strings.Cut(in.Equation(), "->")
+	if !ok {
+		return nil, fmt.Errorf("equation without an explicit output")
+	}
+	var terms [][]rune
+	for _, s := range strings.Split(lhs, ",") {
+		terms = append(terms, []rune(s))
+	}
+	if len(terms) != len(in.Shapes) {
+		return nil, fmt.Errorf("%d terms for %d shapes", len(terms), len(in.Shapes))
+	}
+	b := graph.NewBuilder()
+	vals := make([]graph.Value, len(in.Shapes))
+	for i, s := range in.Shapes {
+		vals[i] = b.Input(fmt.Sprintf("t%d", i), dt, graph.Dims(s...))
+	}
+	output := []rune(out)
+	for k, step := range path {
+		pos := slices.Clone(step)
+		slices.Sort(pos)
+		if len(pos) == 0 || pos[0] < 0 || pos[len(pos)-1] >= len(vals) || len(slices.Compact(slices.Clone(pos))) != len(pos) {
+			return nil, fmt.Errorf("step %d %v out of range for %d operands", k, step, len(vals))
+		}
+		var pv []graph.Value
+		var pt [][]rune
+		var rv []graph.Value
+		var rt [][]rune
+		for i := range vals {
+			if slices.Contains(pos, i) {
+				pv, pt = append(pv, vals[i]), append(pt, terms[i])
+			} else {
+				rv, rt = append(rv, vals[i]), append(rt, terms[i])
+			}
+		}
+		var res []rune
+		if len(rv) == 0 {
+			res = output
+		} else {
+			keep := map[rune]bool{}
+			for _, l := range output {
+				keep[l] = true
+			}
+			for _, t := range rt {
+				for _, l := range t {
+					keep[l] = true
+				}
+			}
+			seen := map[rune]bool{}
+			add := func(l rune) {
+				if keep[l] && !seen[l] {
+					seen[l] = true
+					res = append(res, l)
+				}
+			}
+			if len(pt) == 2 {
+				for _, l := range pt[0] {
+					if slices.Contains(pt[1], l) {
+						add(l)
+					}
+				}
+			}
+			for _, t := range pt {
+				for _, l := range t {
+					add(l)
+				}
+			}
+		}
+		parts := make([]string, len(pt))
+		for i, t := range pt {
+			parts[i] = string(t)
+		}
+		v := graph.Einsum(strings.Join(parts, ",")+"->"+string(res), pv...)
+		vals, terms = append(rv, v), append(rt, res)
+	}
+	if len(vals) != 1 {
+		return nil, fmt.Errorf("path leaves %d operands", len(vals))
+	}
+	if len(path) == 0 {
+		vals[0] = graph.Einsum(in.Equation(), vals[0])
+	}
+	return graph.Compile(vals[0])
 }
 
 // programFootprint walks the program in order, holding every value from
@@ -164,9 +256,19 @@ func TestInstancesOnDevice(t *testing.T) {
 				t.Logf("%s: not run on the device: %s", in.Name, res.note)
 				return
 			}
-			p, err := einsumProgram(in, dt)
-			if err != nil {
-				t.Fatal(err)
+			var p *graph.Program
+			if sp, ok := in.Paths["opt_flops"]; ok {
+				p, err = pathProgram(in, dt, sp.Path)
+				if err != nil {
+					t.Logf("%s: the opt_flops path does not compile (%v); using the default planner", in.Name, err)
+				}
+			} else {
+				t.Logf("%s: no opt_flops path; using the default planner", in.Name)
+			}
+			if p == nil {
+				if p, err = einsumProgram(in, dt); err != nil {
+					t.Fatal(err)
+				}
 			}
 			peak, largest, err := programFootprint(p)
 			if err != nil {
@@ -236,6 +338,11 @@ func TestInstancesOnDevice(t *testing.T) {
 			res.relErr, err = relErr(got[0], want[0])
 			if err != nil {
 				t.Fatal(err)
+			}
+			if got[0].Rank() == 0 {
+				g, _ := complexValues(got[0])
+				w, _ := complexValues(want[0])
+				res.note = fmt.Sprintf("value %.17g (CPU %.17g)", real(g[0]), real(w[0]))
 			}
 			if tol := instanceTol[dt]; res.relErr > tol {
 				t.Errorf("max-norm relative error %.3g against the CPU engine, above %.0g", res.relErr, tol)
