@@ -2,6 +2,7 @@ package goferro
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -367,6 +368,9 @@ func (x *run) op(n *plan.Node, oe *opExec) error {
 		if _, ok := err.(*panicError); ok {
 			return fail(ErrPanic, -1, "executor panicked")
 		}
+		if canceled(x.ctx, err) {
+			return fail(ErrCanceled, -1, "canceled while executing")
+		}
 		return fail(ErrExecutorFailed, -1, "")
 	}
 	if len(outs) != len(pi.Out) {
@@ -424,6 +428,9 @@ func (x *run) transfer(n *plan.Node) error {
 	if err != nil {
 		if _, ok := err.(*panicError); ok {
 			return fail(ErrPanic, "provider panicked")
+		}
+		if canceled(x.ctx, err) {
+			return fail(ErrCanceled, "canceled while transferring")
 		}
 		return fail(ErrTransferFailed, "")
 	}
@@ -547,4 +554,12 @@ func safeResident(e *Engine, b *Buffer) (ok bool, err error) {
 		}
 	}()
 	return e.Ingress.Resident(b), nil
+}
+
+// canceled reports whether err is an engine or provider honouring the run's
+// cancellation: the run's context is done and err wraps its cause. Such a
+// failure is the caller's cancellation, not the engine's fault.
+func canceled(ctx context.Context, err error) bool {
+	cerr := ctx.Err()
+	return cerr != nil && errors.Is(err, cerr)
 }

@@ -301,7 +301,14 @@ func (r *Runtime) prepare(ctx context.Context, s *snapshot, prog *graph.Program,
 			first[sl], p.firstOutput[k] = k, k
 		}
 	}
-	r.cache.Put(key, p)
+	// Cache only a preparation of the current epoch: a Reconfigure that
+	// ran meanwhile cleared the cache, and an entry of the old epoch could
+	// never be hit. r.mu orders this against Reconfigure's clear.
+	r.mu.Lock()
+	if r.snap.Load() == s {
+		r.cache.Put(key, p)
+	}
+	r.mu.Unlock()
 	return withSerial(p, o.serial), nil
 }
 
