@@ -1,0 +1,5 @@
+//go:build !race
+
+package clengine_test
+
+const raceEnabled = false
