@@ -6,6 +6,11 @@
 //	eng, _ := clengine.Open(ctx, dev)
 //	rt, _ := goferro.NewRuntime(append(clengine.Options(eng), goferro.WithEngine(cpu.NewEngine()))...)
 //
+// Several engines of one device (each its own context and queue: its own
+// allocation and event domain) register under distinct ids with OpenAs.
+// Providers returns the transfer providers Options registers, for callers
+// that wrap them (timing, counting, fault injection).
+//
 // Buffers of an engine carry the placement (opencl.StorageClass, the
 // engine's context domain), backend "opencl" and an *opencl.Tensor payload
 // whose release the runtime triggers through the buffer's release hook.
