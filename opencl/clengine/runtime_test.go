@@ -3,6 +3,7 @@ package clengine_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -773,6 +774,41 @@ func TestSubmit(t *testing.T) {
 		}
 		_, err = h.Wait(bg)
 		isKind(t, err, goferro.ErrPanic)
+		r.checkNoLeaks(t)
+	})
+	t.Run("dropped-handle", func(t *testing.T) {
+		gate := make(chan struct{})
+		r := newCLRig(t, rigConfig{cpuFamilies: elementwiseOnly, clFamilies: dotOnly,
+			clExec: func(inner goferro.Executor) goferro.Executor {
+				return goferro.ExecutorFunc(func(c context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+					<-gate
+					return inner.Execute(c, call)
+				})
+			}})
+		func() {
+			h, err := r.rt.Submit(bg, p, host(xv, wv))
+			if err != nil || h == nil {
+				t.Fatal(err)
+			}
+		}() // the handle is dropped while the device op is blocked
+		runtime.GC()
+		close(gate)
+		deadline := time.Now().Add(10 * time.Second)
+		released := func() bool {
+			for _, n := range r.prov.releases() {
+				if n != 1 {
+					return false
+				}
+			}
+			return true
+		}
+		for r.cpuRuns.Load() == 0 || r.cl.Context().Stats().Live != r.base[0].Live || !released() {
+			if time.Now().After(deadline) {
+				t.Fatalf("the run did not finish after its handle was dropped: CPU ran %d times, %d device buffers live",
+					r.cpuRuns.Load(), r.cl.Context().Stats().Live-r.base[0].Live)
+			}
+			time.Sleep(time.Millisecond)
+		}
 		r.checkNoLeaks(t)
 	})
 	t.Run("reconfigure-after-admission", func(t *testing.T) {
