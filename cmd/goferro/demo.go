@@ -123,7 +123,11 @@ func demoRuntime(ctx context.Context, fake bool, stdout io.Writer) (*goferro.Run
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			rt, err := goferro.NewRuntime(append(clengine.Options(eng), goferro.WithEngine(cpu.NewEngine()))...)
+			// The device is also the root, so the layout steps the einsum
+			// lowering synthesises run there too instead of bouncing to
+			// the CPU.
+			opts := append(clengine.Options(eng), goferro.WithEngine(cpu.NewEngine()), goferro.WithRoot(eng.Registration().ID))
+			rt, err := goferro.NewRuntime(opts...)
 			if err != nil {
 				eng.Close()
 				return nil, nil, nil, err
