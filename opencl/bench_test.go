@@ -3,8 +3,10 @@ package opencl
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -106,6 +108,16 @@ func BenchmarkTransfer(b *testing.B) {
 			}
 		}
 	})
+	// Memcpy is the host's own copy bandwidth for the same bytes, the
+	// yardstick for the transfers above.
+	b.Run("Memcpy", func(b *testing.B) {
+		src, _ := tensor.Buffer[float32](h)
+		dst := make([]float32, len(src))
+		b.SetBytes(64 << 20)
+		for i := 0; i < b.N; i++ {
+			copy(dst, src)
+		}
+	})
 	b.Run("DeviceToDevice", func(b *testing.B) {
 		b.SetBytes(64 << 20)
 		for i := 0; i < b.N; i++ {
@@ -158,4 +170,62 @@ func BenchmarkLaunchOverhead(b *testing.B) {
 			ev.Wait(ctx)
 		}
 	})
+}
+
+// BenchmarkGemmVsCPU runs the same square float32 and float64 products on
+// the device and with the CPU engine's GEMM (cpu/gemm) in one run, so their
+// GFLOP/s compare side by side.
+func BenchmarkGemmVsCPU(b *testing.B) {
+	q := testQueue(b)
+	ctx := context.Background()
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		if !slices.Contains(gemmDTypes(q), dt) {
+			continue
+		}
+		for _, n := range []int{256, 512, 1024} {
+			flops := 2 * float64(n) * float64(n) * float64(n)
+			ha, _ := tensor.Rand(dt, 1, n, n)
+			b.Run(fmt.Sprintf("opencl/%v/%d", dt, n), func(b *testing.B) {
+				a, err := q.Upload(ctx, ha)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer a.Release()
+				c := mustEmpty(b, q, dt, n, n)
+				m := func(t *Tensor) Matrix { return Matrix{Buf: t.Buffer(), RowStride: n, ColStride: 1} }
+				q.Gemm(ctx, dt, nil, n, n, n, 1, 0, m(a), m(a), m(c))
+				q.Finish(ctx)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := q.Gemm(ctx, dt, nil, n, n, n, 1, 0, m(a), m(a), m(c)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := q.Finish(ctx); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+			b.Run(fmt.Sprintf("cpu/%v/%d", dt, n), func(b *testing.B) {
+				switch dt {
+				case tensor.Float32:
+					cpuGemm[float32](b, ha, n)
+				case tensor.Float64:
+					cpuGemm[float64](b, ha, n)
+				}
+				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+func cpuGemm[T gemm.Scalar](b *testing.B, ha *tensor.Tensor, n int) {
+	a, _ := tensor.Buffer[T](ha)
+	c := make([]T, n*n)
+	m := func(d []T) gemm.Matrix[T] { return gemm.Matrix[T]{Data: d, RowStride: n, ColStride: 1} }
+	for i := 0; i < b.N; i++ {
+		if err := gemm.Gemm(nil, n, n, n, 1, m(a), m(a), 0, m(c)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
