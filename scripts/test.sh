@@ -30,7 +30,7 @@ echo "== go build (CGO_ENABLED=0)"
 CGO_ENABLED=0 go build ./...
 echo "== go test"
 go test -count=1 -timeout 20m ./...
-if ls ./*.go >/dev/null 2>&1; then
-	echo "== go test -race (runtime)"
-	go test -count=1 -race -timeout 20m . ./goferrotest/... ./internal/...
-fi
+echo "== go test (portable GEMM kernel, -tags purego)"
+go test -count=1 -tags purego ./cpu/gemm/
+echo "== go test -race (runtime, its test engines, the OpenCL engine)"
+go test -count=1 -race -timeout 20m . ./goferrotest/... ./internal/... ./opencl/clengine/
