@@ -484,7 +484,7 @@ func (b *benchReport) write() error {
 	var w bytes.Buffer
 	f := b.flags
 	fmt.Fprintf(&w, "# goferro benchmark report\n\n")
-	fmt.Fprintf(&w, "- date: %s\n- host: %s/%s, %d logical CPUs, SIMD %s\n", time.Now().UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), simdLevel())
+	fmt.Fprintf(&w, "- date: %s\n- host: %s, %s/%s, %d logical CPUs, SIMD %s\n", time.Now().UTC().Format(time.RFC3339), cpuModel(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), simdLevel())
 	k64, k32 := gemm.Kernel()
 	fmt.Fprintf(&w, "- goferro: %s, GEMM kernels float64=%s float32=%s, %d threads\n", runtime.Version(), k64, k32, f.threads)
 	fmt.Fprintf(&w, "- peers: %s", b.peerNote)
@@ -570,4 +570,19 @@ func (b *benchReport) write() error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(f.out, "results.json"), append(data, '\n'), 0o644)
+}
+
+// cpuModel returns the processor's model name from /proc/cpuinfo, or
+// "unknown CPU" where that file does not exist.
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
 }
