@@ -15,6 +15,7 @@ import (
 	cpueng "github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/opencl"
+	"github.com/goferro/goferro/opencl/clengine"
 )
 
 func init() {
@@ -108,15 +109,12 @@ func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  storage:       %s (default); host tensors enter from %s\n", opencl.StorageClass, opencl.HostStorageClass)
 		// The event domain is the runtime's, allocated when the engine is
 		// registered, so open the device and register it next to the CPU.
-		if openclAdapter == nil {
-			fmt.Fprintf(stdout, "  event domain:  none: this build has no OpenCL runtime engine adapter\n")
-			continue
-		}
-		e, _, closer, err := openclAdapter(ctx, d)
+		ce, err := clengine.Open(ctx, d)
 		if err != nil {
 			fmt.Fprintf(stdout, "  event domain:  none: opening the device failed: %v\n", err)
 			continue
 		}
+		e := ce.Registration()
 		err = rt.Reconfigure(func(c *goferro.Config) error { return c.AddEngine(e) })
 		if dom, ok := rt.EventDomain(e.ID); err == nil && ok {
 			fmt.Fprintf(stdout, "  event domain:  %s (one in-order queue); allocation domain %s\n", dom, e.Domain)
@@ -125,7 +123,7 @@ func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
 		} else {
 			fmt.Fprintf(stdout, "  event domain:  none: registering the engine failed: %v\n", err)
 		}
-		_ = closer() // only the description was needed
+		_ = ce.Close() // only the description was needed
 	}
 	fmt.Fprintln(stdout, "engine fake.dN.v1 (fake:N, on request): goferrotest fake devices with their own pools, storage storage.fake.dN.v1, one event domain each")
 	fmt.Fprintf(stdout, "engines=%d cpu_threads=%d simd=%q opencl_devices=%d\n", engines, gemm.Threads(), simdLevel(), len(devs))

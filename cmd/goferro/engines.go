@@ -11,6 +11,7 @@ import (
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/opencl"
+	"github.com/goferro/goferro/opencl/clengine"
 )
 
 // engineSpec is one entry of an --engines list: "cpu", "fake:N" (N fake
@@ -64,18 +65,6 @@ func parseEngines(s string) ([]engineSpec, error) {
 
 // fakeID is the engine id of the i-th fake device of --engines fake:N.
 func fakeID(i int) goferro.EngineID { return goferro.EngineID(fmt.Sprintf("fake.d%d.v1", i)) }
-
-// openclAdapter turns an OpenCL device into a runtime engine with its
-// transfer providers. It is nil until the opencl package grows a runtime
-// engine adapter; until then "--engines opencl:I" fails with a clear error
-// instead of running the program somewhere else.
-var openclAdapter func(ctx context.Context, dev *opencl.Device) (goferro.Engine, []transferReg, func() error, error)
-
-// transferReg is one transfer provider registration.
-type transferReg struct {
-	src, dst goferro.StorageClass
-	p        goferro.TransferProvider
-}
 
 // engineSet is a runtime built from an --engines list, with every executor
 // and transfer provider wrapped by the timing recorder.
@@ -137,6 +126,7 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 		return nil, err
 	}
 	set.aliases["cpu"] = cpu.EngineID
+	var cl []*clengine.Engine // the OpenCL engines opened, for their providers
 	for _, sp := range specs {
 		switch sp.kind {
 		case "cpu":
@@ -170,24 +160,26 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 			if sp.n >= len(devs) {
 				return nil, usagef("--engines opencl:%d: only %d OpenCL device(s) found", sp.n, len(devs))
 			}
-			if openclAdapter == nil {
-				return nil, usagef("--engines opencl:%d: device %s found, but this build has no OpenCL runtime engine adapter (the opencl package does not yet provide a goferro.Engine); use cpu or fake:N",
-					sp.n, devs[sp.n].ID())
-			}
-			e, regs, closer, err := openclAdapter(ctx, devs[sp.n])
+			e, err := clengine.Open(ctx, devs[sp.n])
 			if err != nil {
 				return nil, fmt.Errorf("opening OpenCL device %d: %w", sp.n, err)
 			}
-			set.closers = append(set.closers, closer)
-			if err := addEngine(e); err != nil {
+			set.closers = append(set.closers, e.Close)
+			if err := addEngine(e.Registration()); err != nil {
 				return nil, err
 			}
-			set.aliases[fmt.Sprintf("opencl:%d", sp.n)] = e.ID
-			set.listed = append(set.listed, e.ID)
-			for _, r := range regs {
-				if err := addTransfer(r.src, r.dst, r.p); err != nil {
-					return nil, err
-				}
+			id := e.Registration().ID
+			set.aliases[fmt.Sprintf("opencl:%d", sp.n)] = id
+			set.listed = append(set.listed, id)
+			cl = append(cl, e)
+		}
+	}
+	// One provider per key serves every OpenCL engine, dispatching on the
+	// request's endpoints; each is wrapped for timing like any other.
+	if len(cl) > 0 {
+		for _, p := range clengine.Providers(cl...) {
+			if err := addTransfer(p.Src, p.Dst, p.Provider); err != nil {
+				return nil, err
 			}
 		}
 	}
