@@ -88,7 +88,9 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	summarizePlan(stdout, prog, prep)
+	st := analyze(prog, inputs, prep)
+	fmt.Fprintf(stdout, "plan: %d instructions; ops per engine: %s; %d transfers moving %d bytes; peak live bytes %s\n",
+		len(prog.Instructions), st.opsPerEngine(), st.transfers, st.bytesMoved, st.peakList())
 
 	out, median, err := timeRuns(ctx, rt, prep, bufs, f.runs)
 	if err != nil {
@@ -199,37 +201,6 @@ func verifyDemo(ctx context.Context, stdout io.Writer, rt *goferro.Runtime, prog
 
 func closeTo(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b))
-}
-
-// summarizePlan prints ops per engine, transfers and bytes moved.
-func summarizePlan(w io.Writer, prog *graph.Program, prep *goferro.Prepared) {
-	ops := map[goferro.EngineID]int{}
-	transfers, bytes := 0, 0
-	for _, s := range prep.Schedule() {
-		switch s.Kind {
-		case goferro.StepOp:
-			ops[s.At.Engine]++
-		case goferro.StepTransfer:
-			transfers++
-			bytes += slotBytes(prog, s.Slot)
-		}
-	}
-	engines := make([]string, 0, len(ops))
-	for id, n := range ops {
-		engines = append(engines, fmt.Sprintf("%s=%d", id, n))
-	}
-	slices.Sort(engines)
-	fmt.Fprintf(w, "plan: %d instructions; ops per engine: %s; %d transfers moving %d bytes\n",
-		len(prog.Instructions), strings.Join(engines, " "), transfers, bytes)
-}
-
-func slotBytes(prog *graph.Program, s int) int {
-	t := prog.SlotType(graph.Slot(s))
-	n := t.DType.Size()
-	for _, d := range t.Shape {
-		n *= d.Size
-	}
-	return n
 }
 
 // mpsNorm builds <psi|psi> for a matrix-product state as an instance: site i
