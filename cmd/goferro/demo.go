@@ -185,7 +185,7 @@ func verifyDemo(ctx context.Context, stdout io.Writer, rt *goferro.Runtime, prog
 	if err != nil {
 		return err
 	}
-	got, want, ref := real(einsumChecksum(out[0])), real(einsumChecksum(single[0])), real(einsumChecksum(direct))
+	got, want, ref := checksum(out), checksum(single), checksum([]*tensor.Tensor{direct})
 	fmt.Fprintf(stdout, "run: median %.3f ms over %d runs; checksum %.10g (cpu only %.10g, einsum.Contract %.10g)\n",
 		median, runs, got, want, ref)
 	tol := 1e-9

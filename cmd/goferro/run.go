@@ -395,9 +395,7 @@ func median(xs []float64) float64 {
 func checksum(outs []*tensor.Tensor) float64 {
 	s := 0.0
 	for _, t := range outs {
-		for _, v := range t.Complex128Values() {
-			s += real(v)
-		}
+		s += real(einsumChecksum(t))
 	}
 	return s
 }
