@@ -18,36 +18,7 @@ func (t *Tensor) Slice(ranges ...tensor.Range) (*Tensor, error) {
 	strides := append([]int(nil), t.strides...)
 	off := t.offset
 	for i, r := range ranges {
-		n := t.shape[i]
-		step := r.Step
-		if step == 0 {
-			step = 1
-		}
-		start, stop := r.Start, r.Stop
-		if r.Full {
-			start, stop = 0, n
-			if step < 0 {
-				start, stop = n-1, -n-1
-			}
-		}
-		if start < 0 {
-			start += n
-		}
-		if stop < 0 {
-			stop += n
-		}
-		var count int
-		if step > 0 {
-			start, stop = min(max(start, 0), n), min(max(stop, 0), n)
-			if stop > start {
-				count = 1 + int(uint(stop-start-1)/uint(step))
-			}
-		} else {
-			start, stop = min(max(start, -1), n-1), min(max(stop, -1), n-1)
-			if start > stop {
-				count = 1 + int(uint(start-stop-1)/(-uint(step)))
-			}
-		}
+		start, count, step := r.Resolve(t.shape[i])
 		shape[i] = count
 		if count > 0 {
 			off += start * t.strides[i]

@@ -215,39 +215,7 @@ func (t *Tensor) Slice(ranges ...Range) (*Tensor, error) {
 	strides := append([]int(nil), t.strides...)
 	off := t.offset
 	for i, r := range ranges {
-		n := t.shape[i]
-		step := r.Step
-		if step == 0 {
-			step = 1
-		}
-		start, stop := r.Start, r.Stop
-		if r.Full {
-			start, stop = 0, n
-			if step < 0 {
-				start, stop = n-1, -n-1
-			}
-		}
-		if start < 0 {
-			start += n
-		}
-		if stop < 0 {
-			stop += n
-		}
-		// count = ceil(distance / |step|), written as 1 + (distance-1)/|step|
-		// in unsigned arithmetic so that a huge step (even math.MinInt,
-		// whose negation overflows int) cannot overflow.
-		var count int
-		if step > 0 {
-			start, stop = clamp(start, 0, n), clamp(stop, 0, n)
-			if stop > start {
-				count = 1 + int(uint(stop-start-1)/uint(step))
-			}
-		} else {
-			start, stop = clamp(start, -1, n-1), clamp(stop, -1, n-1)
-			if start > stop {
-				count = 1 + int(uint(start-stop-1)/(-uint(step)))
-			}
-		}
+		start, count, step := r.Resolve(t.shape[i])
 		shape[i] = count
 		if count > 0 {
 			off += start * t.strides[i]
@@ -260,6 +228,46 @@ func (t *Tensor) Slice(ranges ...Range) (*Tensor, error) {
 		}
 	}
 	return t.view(shape, strides, off), nil
+}
+
+// Resolve applies the range to an axis of extent n, with Python's
+// start:stop:step rules (negative bounds count from the end, bounds are
+// clamped, Step 0 means 1), and returns the first index, the number of
+// selected indices and the step. Every strided view type (host or device)
+// slices through it, so they agree on every corner case.
+func (r Range) Resolve(n int) (start, count, step int) {
+	step = r.Step
+	if step == 0 {
+		step = 1
+	}
+	start, stop := r.Start, r.Stop
+	if r.Full {
+		start, stop = 0, n
+		if step < 0 {
+			start, stop = n-1, -n-1
+		}
+	}
+	if start < 0 {
+		start += n
+	}
+	if stop < 0 {
+		stop += n
+	}
+	// count = ceil(distance / |step|), written as 1 + (distance-1)/|step|
+	// in unsigned arithmetic so that a huge step (even math.MinInt, whose
+	// negation overflows int) cannot overflow.
+	if step > 0 {
+		start, stop = clamp(start, 0, n), clamp(stop, 0, n)
+		if stop > start {
+			count = 1 + int(uint(stop-start-1)/uint(step))
+		}
+	} else {
+		start, stop = clamp(start, -1, n-1), clamp(stop, -1, n-1)
+		if start > stop {
+			count = 1 + int(uint(start-stop-1)/(-uint(step)))
+		}
+	}
+	return start, count, step
 }
 
 func clamp(x, lo, hi int) int { return min(max(x, lo), hi) }
