@@ -13,7 +13,10 @@ import (
 
 // Optimizer names accepted by WithOptimizer.
 const (
-	// OptimizeAuto uses Optimal for up to 8 operands and Greedy beyond.
+	// OptimizeAuto is path.Auto: Optimal for up to 8 operands and beyond
+	// that Greedy improved by subtree reconfiguration, checked against a few
+	// recursive bisections. It is deterministic and takes tens of
+	// milliseconds for hundreds of operands.
 	OptimizeAuto = "auto"
 	// OptimizeGreedy is the greedy search (path.Greedy).
 	OptimizeGreedy = "greedy"
@@ -22,6 +25,10 @@ const (
 	// OptimizeRandom is the randomized greedy search (path.RandomGreedy)
 	// within the trial and time budget.
 	OptimizeRandom = "random"
+	// OptimizeSearch is the strongest search (path.Search): greedy and
+	// recursive-bisection trees, improved by subtree reconfiguration,
+	// within the trial and time budget of WithSearch.
+	OptimizeSearch = "search"
 )
 
 type config struct {
@@ -55,7 +62,7 @@ func WithPath(p [][]int) Option {
 }
 
 // WithOptimizer selects the path optimizer: OptimizeAuto (default),
-// OptimizeGreedy, OptimizeOptimal or OptimizeRandom.
+// OptimizeGreedy, OptimizeOptimal, OptimizeRandom or OptimizeSearch.
 func WithOptimizer(name string) Option { return func(c *config) { c.optimizer = name } }
 
 // WithMemoryLimit bounds the number of elements of every intermediate the
@@ -65,9 +72,9 @@ func WithMemoryLimit(elements float64) Option { return func(c *config) { c.memLi
 // WithThreads sets the goroutines the GEMM steps use (0: gemm.Threads()).
 func WithThreads(n int) Option { return func(c *config) { c.threads = n } }
 
-// WithSearch sets the random optimizer's budget: at most trials runs and at
-// most d of wall time (zeros keep the defaults, 128 trials and 1 s), and its
-// seed.
+// WithSearch sets the budget of OptimizeRandom and OptimizeSearch: at most
+// trials candidate trees and at most d of wall time (zeros keep the
+// defaults: 128 trials for random, 64 for search, and 1 s), and the seed.
 func WithSearch(trials int, d time.Duration, seed uint64) Option {
 	return func(c *config) { c.trials, c.budget, c.seed = trials, d, seed }
 }
@@ -78,8 +85,8 @@ func WithSearch(trials int, d time.Duration, seed uint64) Option {
 // default results are row-major.
 func WithAnyOutputLayout() Option { return func(c *config) { c.anyLayout = true } }
 
-// WithMinimize sets the random optimizer's objective: "flops" (default) or
-// "size".
+// WithMinimize sets the objective of OptimizeRandom and OptimizeSearch:
+// "flops" (default) or "size" (the largest intermediate, then FLOPs).
 func WithMinimize(objective string) Option { return func(c *config) { c.minimize = objective } }
 
 // Prep describes the single-operand work done on an operand before any
@@ -167,15 +174,28 @@ func (p *Plan) Log2Size() float64 {
 // NewPlan parses eq, binds it to the operand shapes, finds (or checks) a
 // contraction path and lowers it to a program of strided GEMMs and copies.
 func NewPlan(eq string, shapes [][]int, opts ...Option) (*Plan, error) {
+	return NewPlanContext(context.Background(), eq, shapes, opts...)
+}
+
+// NewPlanContext is NewPlan with a context that ends a path search early:
+// the searching optimizers then return the best path found so far (and the
+// plan uses it), so that a deadline bounds planning without failing it.
+func NewPlanContext(ctx context.Context, eq string, shapes [][]int, opts ...Option) (*Plan, error) {
 	e, err := Parse(eq)
 	if err != nil {
 		return nil, err
 	}
-	return e.Plan(shapes, opts...)
+	return e.PlanContext(ctx, shapes, opts...)
 }
 
 // Plan binds the equation to operand shapes; see NewPlan.
 func (e *Equation) Plan(shapes [][]int, opts ...Option) (*Plan, error) {
+	return e.PlanContext(context.Background(), shapes, opts...)
+}
+
+// PlanContext is Plan with a context that ends a path search early; see
+// NewPlanContext.
+func (e *Equation) PlanContext(ctx context.Context, shapes [][]int, opts ...Option) (*Plan, error) {
 	cfg := config{optimizer: OptimizeAuto}
 	for _, o := range opts {
 		o(&cfg)
@@ -209,7 +229,7 @@ func (e *Equation) Plan(shapes [][]int, opts ...Option) (*Plan, error) {
 	case len(shapes) == 1:
 		pth = path.Path{{0}}
 	default:
-		pth, err = optimize(reduced, &cfg)
+		pth, err = optimize(ctx, reduced, &cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -244,25 +264,23 @@ func outElems(shape []int) float64 {
 	return n
 }
 
-func optimize(n path.Network, cfg *config) (path.Path, error) {
+func optimize(ctx context.Context, n path.Network, cfg *config) (path.Path, error) {
 	o := path.Options{MemoryLimit: cfg.memLimit, Trials: cfg.trials, Time: cfg.budget, Seed: cfg.seed, Minimize: cfg.minimize}
 	var p path.Path
 	var err error
 	switch cfg.optimizer {
 	case OptimizeAuto, "":
-		if len(n.Inputs) <= 8 {
-			p, err = path.Optimal(n, o)
-		} else {
-			p, err = path.Greedy(n, o)
-		}
+		p, err = path.Auto(ctx, n, o)
 	case OptimizeGreedy:
 		p, err = path.Greedy(n, o)
 	case OptimizeOptimal:
 		p, err = path.Optimal(n, o)
 	case OptimizeRandom:
-		p, err = path.RandomGreedy(context.Background(), n, o)
+		p, err = path.RandomGreedy(ctx, n, o)
+	case OptimizeSearch:
+		p, err = path.Search(ctx, n, o)
 	default:
-		return nil, errf(ErrOptimizer, "unknown optimizer %q (want auto, greedy, optimal or random)", cfg.optimizer)
+		return nil, errf(ErrOptimizer, "unknown optimizer %q (want auto, greedy, optimal, random or search)", cfg.optimizer)
 	}
 	if err != nil {
 		kind := ErrOptimizer

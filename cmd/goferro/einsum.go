@@ -29,7 +29,7 @@ func init() {
 }
 
 const einsumUsage = `usage:
-  goferro einsum EQ a.npy b.npy ... -o out.npy [--path JSON] [--optimize auto|greedy|optimal|random]
+  goferro einsum EQ a.npy b.npy ... -o out.npy [--path JSON] [--optimize auto|greedy|optimal|random|search]
   goferro einsum --instance FILE.json [--strategy opt_flops|opt_size|search] [--seed N] [--check] [--runs N] [--threads T]`
 
 type einsumFlags struct {
@@ -50,9 +50,9 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.out, "o", "", "output .npy file")
 	fs.StringVar(&f.pathJSON, "path", "", "contraction path as JSON, e.g. [[0,1],[0,1]]")
-	fs.StringVar(&f.optimize, "optimize", "auto", "path optimizer: auto, greedy, optimal or random")
+	fs.StringVar(&f.optimize, "optimize", "auto", "path optimizer: auto, greedy, optimal, random or search")
 	fs.StringVar(&f.inst, "instance", "", "benchmark instance JSON file")
-	fs.StringVar(&f.strategy, "strategy", "opt_flops", "instance path: opt_flops, opt_size (stored) or search (random greedy)")
+	fs.StringVar(&f.strategy, "strategy", "opt_flops", "instance path: opt_flops, opt_size (stored) or search (path.Search)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for instance inputs and the path search")
 	fs.BoolVar(&f.check, "check", false, "compare the result against an independent evaluation")
 	fs.BoolVar(&f.verbose, "v", false, "print the plan's steps")
@@ -109,10 +109,10 @@ func (f *einsumFlags) options() ([]einsum.Option, error) {
 	opts := []einsum.Option{einsum.WithThreads(f.threads), einsum.WithMemoryLimit(f.memLimit),
 		einsum.WithSearch(f.trials, f.searchTime, f.seed)}
 	switch f.optimize {
-	case "auto", "greedy", "optimal", "random":
+	case "auto", "greedy", "optimal", "random", "search":
 		opts = append(opts, einsum.WithOptimizer(f.optimize))
 	default:
-		return nil, usagef("unknown --optimize %q (want auto, greedy, optimal or random)", f.optimize)
+		return nil, usagef("unknown --optimize %q (want auto, greedy, optimal, random or search)", f.optimize)
 	}
 	if f.pathJSON != "" {
 		var p [][]int
@@ -147,7 +147,7 @@ func runEquation(ctx context.Context, f *einsumFlags, eq string, files []string,
 		}
 		ops[i], shapes[i] = t, t.Shape()
 	}
-	p, err := einsum.NewPlan(eq, shapes, opts...)
+	p, err := einsum.NewPlanContext(ctx, eq, shapes, opts...)
 	if err != nil {
 		return planErr(err)
 	}
@@ -183,7 +183,7 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		}
 		opts = append(opts, einsum.WithPath(sp.Path))
 	case "search":
-		opts = append(opts, einsum.WithOptimizer(einsum.OptimizeRandom))
+		opts = append(opts, einsum.WithOptimizer(einsum.OptimizeSearch))
 	default:
 		return usagef("unknown --strategy %q (want opt_flops, opt_size or search)", f.strategy)
 	}
@@ -193,7 +193,7 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		opts = append(opts, einsum.WithAnyOutputLayout())
 	}
 	t0 := time.Now()
-	p, err := einsum.NewPlan(in.Equation(), in.Shapes, opts...)
+	p, err := einsum.NewPlanContext(ctx, in.Equation(), in.Shapes, opts...)
 	if err != nil {
 		return planErr(err)
 	}

@@ -33,6 +33,10 @@ type Options struct {
 	// FlopWeight weights the step's FLOPs in the greedy score; zero means
 	// the default 1/64, negative means none.
 	FlopWeight float64
+	// Subtree is the number of leaves of the subtrees Reconfigure and
+	// Search reorder optimally (default DefaultSubtree, at most
+	// MaxOptimal).
+	Subtree int
 }
 
 func (o Options) weights() (float64, float64) {

@@ -24,67 +24,128 @@ func Optimal(n Network, o Options) (Path, error) {
 	if nt > MaxOptimal {
 		return nil, fmt.Errorf("%w: %d inputs (optimal handles at most %d)", ErrTooLarge, nt, MaxOptimal)
 	}
-	nw := (len(n.Sizes) + 63) / 64
-	full := 1<<nt - 1
-	nsub := 1 << nt
-	// union[S]: labels of the inputs in S.
-	union := make([]uint64, nsub*nw)
-	in := make([]uint64, nt*nw)
+	var d dp
+	d.reset(nt, len(n.Sizes))
 	for t, ls := range n.Inputs {
 		for _, l := range ls {
-			in[t*nw+l/64] |= 1 << (l % 64)
+			d.setInput(t, l)
 		}
 	}
-	outm := make([]uint64, nw)
 	for _, l := range n.Output {
-		outm[l/64] |= 1 << (l % 64)
+		d.setOutput(l)
 	}
+	for l, s := range n.Sizes {
+		d.logSize[l] = logSizeOf(s)
+	}
+	if !d.solve(o.MemoryLimit) {
+		return nil, fmt.Errorf("%w: no order keeps intermediates within %g elements", ErrMemoryLimit, o.MemoryLimit)
+	}
+	return Linear(nt, d.pairs(nt)), nil
+}
+
+// logSizeOf is log2 of a label size, −∞ for size 0.
+func logSizeOf(s int) float64 {
+	if s == 0 {
+		return math.Inf(-1)
+	}
+	return math.Log2(max(float64(s), 1))
+}
+
+// dp is the dynamic programme over subsets of a small network whose labels
+// are bitsets of nw words. Its buffers are reused across solves, which
+// matters to Reconfigure, which solves thousands of small networks.
+type dp struct {
+	nt, nw  int
+	in      []uint64 // nt×nw: labels of each input
+	outm    []uint64 // nw: output labels
+	logSize []float64
+	union   []uint64 // 2^nt×nw: labels of the inputs in a subset
+	legs    []uint64 // 2^nt×nw: labels a subset's contraction keeps
+	size    []float64
+	cost    []float64
+	biggest []float64
+	split   []int
+}
+
+// reset prepares d for nt inputs over nLabels labels, all unset.
+func (d *dp) reset(nt, nLabels int) {
+	d.nt, d.nw = nt, (nLabels+63)/64
+	nsub := 1 << nt
+	d.in = zeroed(d.in, nt*d.nw)
+	d.outm = zeroed(d.outm, d.nw)
+	d.logSize = resize(d.logSize, nLabels)
+	d.union = resize(d.union, nsub*d.nw)
+	d.legs = resize(d.legs, nsub*d.nw)
+	d.size = resize(d.size, nsub)
+	d.cost = resize(d.cost, nsub)
+	d.biggest = resize(d.biggest, nsub)
+	d.split = resize(d.split, nsub)
+}
+
+func (d *dp) setInput(t, l int) { d.in[t*d.nw+l/64] |= 1 << (l % 64) }
+func (d *dp) setOutput(l int)   { d.outm[l/64] |= 1 << (l % 64) }
+
+func resize[T any](x []T, n int) []T {
+	if cap(x) < n {
+		return make([]T, n)
+	}
+	return x[:n]
+}
+
+func zeroed(x []uint64, n int) []uint64 {
+	x = resize(x, n)
+	clear(x)
+	return x
+}
+
+// logProduct is log2 of the product of the sizes of the labels in w.
+func (d *dp) logProduct(w []uint64) float64 {
+	ls := 0.0
+	for i, x := range w {
+		for x != 0 {
+			b := bits.TrailingZeros64(x)
+			x &= x - 1
+			ls += d.logSize[i*64+b]
+		}
+	}
+	return ls
+}
+
+// solve fills cost and split for every subset; it reports false when no
+// order keeps every intermediate within memLimit (when positive).
+func (d *dp) solve(memLimit float64) bool {
+	nt, nw := d.nt, d.nw
+	full := 1<<nt - 1
+	nsub := 1 << nt
+	clear(d.union[:nw])
 	for S := 1; S < nsub; S++ {
 		t := bits.TrailingZeros(uint(S))
 		prev := S &^ (1 << t)
 		for w := 0; w < nw; w++ {
-			union[S*nw+w] = union[prev*nw+w] | in[t*nw+w]
+			d.union[S*nw+w] = d.union[prev*nw+w] | d.in[t*nw+w]
 		}
 	}
-	logSize := make([]float64, len(n.Sizes))
-	for l, d := range n.Sizes {
-		logSize[l] = math.Log2(max(float64(d), 1))
-		if d == 0 {
-			logSize[l] = math.Inf(-1)
-		}
-	}
-	// legs[S]: labels of the contraction of S that the rest still needs.
-	legs := make([]uint64, nsub*nw)
-	size := make([]float64, nsub)
 	for S := 1; S < nsub; S++ {
 		c := full ^ S
-		ls := 0.0
 		single := S&(S-1) == 0
 		for w := 0; w < nw; w++ {
 			// An input keeps all its labels until its first contraction.
-			x := union[S*nw+w]
+			x := d.union[S*nw+w]
 			if !single {
-				x &= union[c*nw+w] | outm[w]
+				x &= d.union[c*nw+w] | d.outm[w]
 			}
-			legs[S*nw+w] = x
-			for x != 0 {
-				b := bits.TrailingZeros64(x)
-				x &= x - 1
-				ls += logSize[w*64+b]
-			}
+			d.legs[S*nw+w] = x
 		}
-		size[S] = math.Exp2(ls)
+		d.size[S] = math.Exp2(d.logProduct(d.legs[S*nw : (S+1)*nw]))
 	}
-	cost := make([]float64, nsub)
-	biggest := make([]float64, nsub)
-	split := make([]int, nsub)
+	uw := make([]uint64, nw)
 	for S := 1; S < nsub; S++ {
+		d.cost[S], d.biggest[S] = 0, 0
 		if S&(S-1) == 0 {
 			continue // single input: free
 		}
-		cost[S] = math.Inf(1)
-		biggest[S] = math.Inf(1)
-		if o.MemoryLimit > 0 && S != full && size[S] > o.MemoryLimit {
+		d.cost[S], d.biggest[S] = math.Inf(1), math.Inf(1)
+		if memLimit > 0 && S != full && d.size[S] > memLimit {
 			continue
 		}
 		low := S & -S
@@ -93,30 +154,24 @@ func Optimal(n Network, o Options) (Path, error) {
 		for sub := rest; ; sub = (sub - 1) & rest {
 			A := sub | low
 			B := S ^ A
-			if B != 0 && !math.IsInf(cost[A], 1) && !math.IsInf(cost[B], 1) {
+			if B != 0 && !math.IsInf(d.cost[A], 1) && !math.IsInf(d.cost[B], 1) {
 				// FLOPs: product over legs(A) ∪ legs(B), doubled when
 				// something is summed away.
-				lf := 0.0
 				removed := false
 				for w := 0; w < nw; w++ {
-					u := legs[A*nw+w] | legs[B*nw+w]
-					if u&^legs[S*nw+w] != 0 {
+					uw[w] = d.legs[A*nw+w] | d.legs[B*nw+w]
+					if uw[w]&^d.legs[S*nw+w] != 0 {
 						removed = true
 					}
-					for u != 0 {
-						b := bits.TrailingZeros64(u)
-						u &= u - 1
-						lf += logSize[w*64+b]
-					}
 				}
-				f := math.Exp2(lf)
+				f := math.Exp2(d.logProduct(uw))
 				if removed {
 					f *= 2
 				}
-				c := cost[A] + cost[B] + f
-				bg := max(biggest[A], biggest[B], size[S])
-				if c < cost[S]*(1-1e-12) || (c <= cost[S]*(1+1e-12) && bg < biggest[S]) {
-					cost[S], biggest[S], split[S] = c, bg, A
+				c := d.cost[A] + d.cost[B] + f
+				bg := max(d.biggest[A], d.biggest[B], d.size[S])
+				if c < d.cost[S]*(1-1e-12) || (c <= d.cost[S]*(1+1e-12) && bg < d.biggest[S]) {
+					d.cost[S], d.biggest[S], d.split[S] = c, bg, A
 				}
 			}
 			if sub == 0 {
@@ -124,21 +179,75 @@ func Optimal(n Network, o Options) (Path, error) {
 			}
 		}
 	}
-	if math.IsInf(cost[full], 1) {
-		return nil, fmt.Errorf("%w: no order keeps intermediates within %g elements", ErrMemoryLimit, o.MemoryLimit)
-	}
-	// Emit pairs bottom-up; ids of single inputs are their index.
+	return !math.IsInf(d.cost[full], 1)
+}
+
+// pairs emits the solved order bottom-up as pairs of ids: input t is id t,
+// the result of pair i is id nt+i.
+func (d *dp) pairs(nt int) [][2]int {
 	var pairs [][2]int
 	var emit func(S int) int
 	emit = func(S int) int {
 		if S&(S-1) == 0 {
 			return bits.TrailingZeros(uint(S))
 		}
-		a := emit(split[S])
-		b := emit(S ^ split[S])
+		a := emit(d.split[S])
+		b := emit(S ^ d.split[S])
 		pairs = append(pairs, [2]int{a, b})
 		return nt + len(pairs) - 1
 	}
-	emit(full)
-	return Linear(nt, pairs), nil
+	emit(1<<nt - 1)
+	return pairs
+}
+
+// subSolver runs the dynamic programme on small parts of a large network,
+// whose tensors are bitsets over the network's labels, after renumbering
+// the labels the part uses from zero so that the bitsets stay short.
+type subSolver struct {
+	d      dp
+	logSz  []float64 // per network label
+	local  []int     // network label -> local label + 1, zero between solves
+	labels []int     // local label -> network label
+}
+
+func newSubSolver(logSz []float64) subSolver {
+	return subSolver{logSz: logSz, local: make([]int, len(logSz))}
+}
+
+// solve finds the optimal order of k tensors whose labels legsOf(i) gives,
+// keeping the labels in out; see dp.solve.
+func (s *subSolver) solve(k int, legsOf func(i int) []uint64, out []uint64, memLimit float64) bool {
+	s.labels = s.labels[:0]
+	for i := range k {
+		forEachBit(legsOf(i), func(l int) {
+			if s.local[l] == 0 {
+				s.labels = append(s.labels, l)
+				s.local[l] = len(s.labels)
+			}
+		})
+	}
+	d := &s.d
+	d.reset(k, len(s.labels))
+	for i, l := range s.labels {
+		d.logSize[i] = s.logSz[l]
+	}
+	for i := range k {
+		forEachBit(legsOf(i), func(l int) { d.setInput(i, s.local[l]-1) })
+	}
+	forEachBit(out, func(l int) { d.setOutput(s.local[l] - 1) })
+	for _, l := range s.labels {
+		s.local[l] = 0
+	}
+	return d.solve(memLimit)
+}
+
+// legs writes the network labels kept by the contraction of subset S of
+// the last solve into dst.
+func (s *subSolver) legs(S int, dst []uint64) {
+	clear(dst)
+	d := &s.d
+	forEachBit(d.legs[S*d.nw:(S+1)*d.nw], func(b int) {
+		l := s.labels[b]
+		dst[l/64] |= 1 << (l % 64)
+	})
 }

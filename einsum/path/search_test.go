@@ -1,0 +1,248 @@
+package path
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// graphNetwork is a random connected network of nt tensors: a random tree
+// of bonds plus extra bonds, some labels shared by three or four tensors
+// (hyperedges), a few open labels, sizes 2 to 6.
+func graphNetwork(r *rand.Rand, nt int) Network {
+	var n Network
+	label := func(size int, ts ...int) {
+		l := len(n.Sizes)
+		n.Sizes = append(n.Sizes, size)
+		for _, t := range ts {
+			if !slices.Contains(n.Inputs[t], l) {
+				n.Inputs[t] = append(n.Inputs[t], l)
+			}
+		}
+	}
+	n.Inputs = make([][]int, nt)
+	for t := 1; t < nt; t++ {
+		label(2+r.IntN(5), t, r.IntN(t))
+	}
+	for range nt / 2 {
+		label(2+r.IntN(5), r.IntN(nt), r.IntN(nt))
+	}
+	for range nt / 8 {
+		label(2+r.IntN(3), r.IntN(nt), r.IntN(nt), r.IntN(nt), r.IntN(nt))
+	}
+	for range 2 {
+		label(2+r.IntN(3), r.IntN(nt))
+		n.Output = append(n.Output, len(n.Sizes)-1)
+	}
+	return n
+}
+
+func mustCost(t *testing.T, n Network, p Path) Cost {
+	t.Helper()
+	c, err := Evaluate(n, p)
+	if err != nil {
+		t.Fatalf("path %v: %v", p, err)
+	}
+	return c
+}
+
+func TestReconfigureFindsOptimum(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 80; trial++ {
+		n := randomNetwork(r, 3+r.IntN(8))
+		g, err := Greedy(n, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A subtree as large as the network is the whole tree.
+		p, err := Reconfigure(context.Background(), n, g, Options{Subtree: MaxOptimal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Optimal agrees with brute force (TestOptimalIsOptimal).
+		if got, best := mustCost(t, n, p).Flops, mustCost(t, n, must(Optimal(n, Options{}))).Flops; got > best*(1+1e-9) {
+			t.Fatalf("%+v: reconfigured %g flops, optimum %g", n, got, best)
+		}
+	}
+}
+
+func TestReconfigureNeverWorse(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 40; trial++ {
+		n := graphNetwork(r, 10+r.IntN(40))
+		for _, k := range []int{0, 3, 6} {
+			start, err := RandomGreedy(context.Background(), n, Options{Trials: 1 + r.IntN(20), Seed: r.Uint64()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Reconfigure(context.Background(), n, start, Options{Subtree: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if before, after := mustCost(t, n, start), mustCost(t, n, p); after.Flops > before.Flops*(1+1e-9) {
+				t.Fatalf("k=%d: reconfiguration raised FLOPs from %g to %g", k, before.Flops, after.Flops)
+			}
+			if len(p) != len(n.Inputs)-1 {
+				t.Fatalf("%d steps for %d inputs", len(p), len(n.Inputs))
+			}
+		}
+	}
+}
+
+func TestReconfigureSplitsWideSteps(t *testing.T) {
+	n := chain()
+	p, err := Reconfigure(context.Background(), n, Path{{2, 1, 0}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := mustCost(t, n, p); c.Flops != 840 {
+		t.Fatalf("path %v: %g flops, want the optimal 840", p, c.Flops)
+	}
+	if _, err := Reconfigure(context.Background(), n, Path{{0, 1}}, Options{}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("unfinished path: %v", err)
+	}
+}
+
+func TestSearchBeatsGreedy(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 25; trial++ {
+		n := graphNetwork(r, 10+r.IntN(50))
+		g, err := Greedy(n, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opt := range []func() (Path, error){
+			func() (Path, error) {
+				return Search(context.Background(), n, Options{Trials: 16, Seed: uint64(trial), Time: time.Minute})
+			},
+			func() (Path, error) { return Auto(context.Background(), n, Options{}) },
+		} {
+			p, err := opt()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gc, sc := mustCost(t, n, g), mustCost(t, n, p); sc.Flops > gc.Flops*(1+1e-9) {
+				t.Fatalf("%g flops, greedy %g", sc.Flops, gc.Flops)
+			}
+		}
+	}
+}
+
+func TestSearchDeterministic(t *testing.T) {
+	n := graphNetwork(rand.New(rand.NewPCG(1, 1)), 60)
+	o := Options{Trials: 12, Seed: 3, Time: time.Minute}
+	a, err := Search(context.Background(), n, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Search(context.Background(), n, o)
+	if a.String() != b.String() {
+		t.Fatalf("same seed, different paths:\n%v\n%v", a, b)
+	}
+	c, _ := Auto(context.Background(), n, Options{})
+	d, _ := Auto(context.Background(), n, Options{})
+	if c.String() != d.String() {
+		t.Fatal("Auto is not deterministic")
+	}
+}
+
+func TestSearchMemoryLimit(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for trial := 0; trial < 20; trial++ {
+		n := graphNetwork(r, 20+r.IntN(30))
+		free := mustCost(t, n, must(Search(context.Background(), n, Options{Trials: 8, Seed: 1})))
+		limit := free.LargestIntermediate / 4
+		for name, opt := range map[string]func() (Path, error){
+			"search": func() (Path, error) {
+				return Search(context.Background(), n, Options{Trials: 8, Seed: 1, MemoryLimit: limit})
+			},
+			"auto": func() (Path, error) { return Auto(context.Background(), n, Options{MemoryLimit: limit}) },
+		} {
+			p, err := opt()
+			if errors.Is(err, ErrMemoryLimit) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := mustCost(t, n, p)
+			for _, s := range c.Steps[:len(c.Steps)-1] {
+				if s.Size > limit {
+					t.Fatalf("%s: intermediate of %g elements, limit %g", name, s.Size, limit)
+				}
+			}
+		}
+	}
+}
+
+func must(p Path, err error) Path {
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func TestSearchMinimizeSize(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for trial := 0; trial < 10; trial++ {
+		n := graphNetwork(r, 30)
+		flops := mustCost(t, n, must(Search(context.Background(), n, Options{Trials: 16, Seed: 2})))
+		size := mustCost(t, n, must(Search(context.Background(), n, Options{Trials: 16, Seed: 2, Minimize: "size"})))
+		if size.LargestIntermediate > flops.LargestIntermediate {
+			t.Fatalf("minimizing size gave %g elements, minimizing FLOPs %g", size.LargestIntermediate, flops.LargestIntermediate)
+		}
+	}
+}
+
+func TestSearchCanceled(t *testing.T) {
+	n := graphNetwork(rand.New(rand.NewPCG(2, 2)), 300)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	t0 := time.Now()
+	p, err := Search(ctx, n, Options{Trials: 1000, Time: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCost(t, n, p)
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Fatalf("a canceled search took %v", d)
+	}
+}
+
+// TestBisectCutsThinBond: two dense clusters joined by one bond of size 2
+// are split along that bond.
+func TestBisectCutsThinBond(t *testing.T) {
+	var n Network
+	n.Inputs = make([][]int, 12)
+	bond := func(size, a, b int) {
+		n.Inputs[a] = append(n.Inputs[a], len(n.Sizes))
+		n.Inputs[b] = append(n.Inputs[b], len(n.Sizes))
+		n.Sizes = append(n.Sizes, size)
+	}
+	for c := 0; c < 2; c++ {
+		for i := 0; i < 6; i++ {
+			for j := i + 1; j < 6; j++ {
+				bond(8, 6*c+i, 6*c+j)
+			}
+		}
+	}
+	bond(2, 0, 6)
+	b := newBisector(&n, rand.New(rand.NewPCG(1, 2)))
+	b.imbalance = 0.3
+	all := make([]int, 12)
+	for i := range all {
+		all[i] = i
+	}
+	for trial := 0; trial < 20; trial++ {
+		l, r := b.split(all)
+		slices.Sort(l)
+		slices.Sort(r)
+		if !(slices.Equal(l, []int{0, 1, 2, 3, 4, 5}) && slices.Equal(r, []int{6, 7, 8, 9, 10, 11}) ||
+			slices.Equal(r, []int{0, 1, 2, 3, 4, 5}) && slices.Equal(l, []int{6, 7, 8, 9, 10, 11})) {
+			t.Fatalf("split %v | %v, want the two clusters", l, r)
+		}
+	}
+}
