@@ -41,6 +41,7 @@ type config struct {
 	budget    time.Duration
 	seed      uint64
 	minimize  string
+	writes    float64
 	anyLayout bool
 }
 
@@ -88,6 +89,18 @@ func WithAnyOutputLayout() Option { return func(c *config) { c.anyLayout = true 
 // WithMinimize sets the objective of OptimizeRandom and OptimizeSearch:
 // "flops" (default) or "size" (the largest intermediate, then FLOPs).
 func WithMinimize(objective string) Option { return func(c *config) { c.minimize = objective } }
+
+// DefaultWriteWeight is the write weight of the optimizers unless
+// WithWriteWeight sets another: on the CPU engine, writing one element of
+// an intermediate takes about as long as 64 FLOPs of GEMM, so a path with
+// slightly fewer FLOPs but much larger intermediates runs slower.
+const DefaultWriteWeight = 64
+
+// WithWriteWeight sets how many FLOPs each element an intermediate holds
+// counts as in the cost that OptimizeAuto, OptimizeOptimal and
+// OptimizeSearch minimize (see path.Options.WriteWeight); 0 counts FLOPs
+// alone, as opt_einsum does.
+func WithWriteWeight(w float64) Option { return func(c *config) { c.writes = w } }
 
 // Prep describes the single-operand work done on an operand before any
 // step: diagonals (zero-copy views), removal of broadcast extent-1 axes, and
@@ -196,7 +209,7 @@ func (e *Equation) Plan(shapes [][]int, opts ...Option) (*Plan, error) {
 // PlanContext is Plan with a context that ends a path search early; see
 // NewPlanContext.
 func (e *Equation) PlanContext(ctx context.Context, shapes [][]int, opts ...Option) (*Plan, error) {
-	cfg := config{optimizer: OptimizeAuto}
+	cfg := config{optimizer: OptimizeAuto, writes: DefaultWriteWeight}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -265,7 +278,7 @@ func outElems(shape []int) float64 {
 }
 
 func optimize(ctx context.Context, n path.Network, cfg *config) (path.Path, error) {
-	o := path.Options{MemoryLimit: cfg.memLimit, Trials: cfg.trials, Time: cfg.budget, Seed: cfg.seed, Minimize: cfg.minimize}
+	o := path.Options{MemoryLimit: cfg.memLimit, Trials: cfg.trials, Time: cfg.budget, Seed: cfg.seed, Minimize: cfg.minimize, WriteWeight: cfg.writes}
 	var p path.Path
 	var err error
 	switch cfg.optimizer {

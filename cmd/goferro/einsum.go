@@ -38,7 +38,7 @@ type einsumFlags struct {
 	seed                    uint64
 	check, verbose          bool
 	runs, threads, trials   int
-	memLimit                float64
+	memLimit, writeWeight   float64
 	searchTime              time.Duration
 	cpuProfile              string
 	rowMajor                bool
@@ -60,6 +60,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&f.threads, "threads", 0, "GEMM goroutines (0: GOMAXPROCS)")
 	fs.IntVar(&f.trials, "trials", 1024, "random search trials (within --search-time)")
 	fs.Float64Var(&f.memLimit, "memory-limit", 0, "largest intermediate, in elements, the optimizer may choose (0: none)")
+	fs.Float64Var(&f.writeWeight, "write-weight", einsum.DefaultWriteWeight, "FLOPs one written intermediate element counts as in the path cost (0: FLOPs only)")
 	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	fs.BoolVar(&f.rowMajor, "row-major", false, "instance mode: always materialise a row-major result")
@@ -106,7 +107,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func (f *einsumFlags) options() ([]einsum.Option, error) {
-	opts := []einsum.Option{einsum.WithThreads(f.threads), einsum.WithMemoryLimit(f.memLimit),
+	opts := []einsum.Option{einsum.WithThreads(f.threads), einsum.WithMemoryLimit(f.memLimit), einsum.WithWriteWeight(f.writeWeight),
 		einsum.WithSearch(f.trials, f.searchTime, f.seed)}
 	switch f.optimize {
 	case "auto", "greedy", "optimal", "random", "search":

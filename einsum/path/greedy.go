@@ -37,6 +37,13 @@ type Options struct {
 	// Search reorder optimally (default DefaultSubtree, at most
 	// MaxOptimal).
 	Subtree int
+	// WriteWeight adds the elements each step writes to the objective of
+	// Optimal, Reconfigure, Search and Auto: a path costs its FLOPs plus
+	// WriteWeight times the sum of its intermediates' sizes. Steps that
+	// sum little are bound by memory, not arithmetic: on the CPU engine
+	// writing an element costs about as much time as 64 FLOPs of GEMM.
+	// Zero counts FLOPs alone.
+	WriteWeight float64
 }
 
 func (o Options) weights() (float64, float64) {

@@ -24,7 +24,7 @@ func Optimal(n Network, o Options) (Path, error) {
 	if nt > MaxOptimal {
 		return nil, fmt.Errorf("%w: %d inputs (optimal handles at most %d)", ErrTooLarge, nt, MaxOptimal)
 	}
-	var d dp
+	d := dp{ww: o.WriteWeight}
 	d.reset(nt, len(n.Sizes))
 	for t, ls := range n.Inputs {
 		for _, l := range ls {
@@ -56,6 +56,7 @@ func logSizeOf(s int) float64 {
 // matters to Reconfigure, which solves thousands of small networks.
 type dp struct {
 	nt, nw  int
+	ww      float64  // Options.WriteWeight
 	in      []uint64 // nt×nw: labels of each input
 	outm    []uint64 // nw: output labels
 	logSize []float64
@@ -168,7 +169,7 @@ func (d *dp) solve(memLimit float64) bool {
 				if removed {
 					f *= 2
 				}
-				c := d.cost[A] + d.cost[B] + f
+				c := d.cost[A] + d.cost[B] + f + d.ww*d.size[S]
 				bg := max(d.biggest[A], d.biggest[B], d.size[S])
 				if c < d.cost[S]*(1-1e-12) || (c <= d.cost[S]*(1+1e-12) && bg < d.biggest[S]) {
 					d.cost[S], d.biggest[S], d.split[S] = c, bg, A

@@ -121,13 +121,15 @@ func (t *tree) update(i int) {
 }
 
 // cost sums the FLOPs of every contraction and finds the largest
-// intermediate, as Evaluate does.
-func (t *tree) cost() (flops, largest float64) {
+// intermediate, as Evaluate does, and scores the tree: FLOPs plus ww times
+// the elements of every result.
+func (t *tree) cost(ww float64) (flops, largest, score float64) {
 	for i := t.leaves; i < len(t.child); i++ {
 		flops += t.flops[i]
+		score += t.flops[i] + ww*t.size[i]
 		largest = max(largest, t.size[i])
 	}
-	return flops, largest
+	return flops, largest, score
 }
 
 // fits reports whether every intermediate (not the final result) has at
@@ -194,7 +196,7 @@ func (rc *reconfigurer) improve(r int, frontier, inner []int) ([]int, []int, boo
 		}
 		x := frontier[best]
 		inner = append(inner, x)
-		old += t.flops[x]
+		old += t.flops[x] + rc.s.d.ww*t.size[x]
 		frontier = slices.Delete(frontier, best, best+1)
 		frontier = append(frontier, t.child[x][0], t.child[x][1])
 	}
@@ -300,12 +302,13 @@ func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time) {
 	k = min(k, MaxOptimal)
 	rc := &reconfigurer{t: t, k: k, memLimit: o.MemoryLimit, s: newSubSolver(t.logSz),
 		changed: make([]int, len(t.child)), tried: make([]int, len(t.child))}
+	rc.s.d.ww = o.WriteWeight
 	for i := range rc.tried {
 		rc.tried[i] = -1
 	}
 	if o.Minimize == "size" {
 		// The largest intermediate is the objective: never let it grow.
-		_, largest := t.cost()
+		_, largest, _ := t.cost(0)
 		if rc.memLimit <= 0 || largest < rc.memLimit {
 			rc.memLimit = largest
 		}

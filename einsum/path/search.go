@@ -13,20 +13,25 @@ const DefaultSearchTrials = 64
 
 // candidate is a tree found by one of Search's heuristics.
 type candidate struct {
-	pairs          [][2]int
-	flops, largest float64
+	pairs                 [][2]int
+	flops, largest, score float64 // score: see Options.WriteWeight
 }
 
-// better reports whether a beats b by the objective: FLOPs, or with
+// better reports whether a beats b by the objective: the score, or with
 // minimize "size" the largest intermediate first.
 func (a candidate) better(b candidate, minimize string) bool {
 	if minimize == "size" && a.largest != b.largest {
 		return a.largest < b.largest
 	}
-	if a.flops != b.flops {
-		return a.flops < b.flops
+	if a.score != b.score {
+		return a.score < b.score
 	}
 	return a.largest < b.largest
+}
+
+func treeCandidate(t *tree, pairs [][2]int, ww float64) candidate {
+	f, l, s := t.cost(ww)
+	return candidate{pairs: pairs, flops: f, largest: l, score: s}
 }
 
 // podium keeps the best few candidates of one heuristic.
@@ -37,7 +42,7 @@ type podium struct {
 }
 
 func (p *podium) add(c candidate) {
-	if math.IsInf(c.flops, 1) {
+	if math.IsInf(c.score, 1) {
 		return
 	}
 	i := len(p.best)
@@ -47,7 +52,7 @@ func (p *podium) add(c candidate) {
 	if i >= p.keep {
 		return
 	}
-	if i > 0 && p.best[i-1].flops == c.flops && p.best[i-1].largest == c.largest {
+	if i > 0 && p.best[i-1].score == c.score && p.best[i-1].largest == c.largest {
 		return // most likely the same tree again
 	}
 	p.best = append(p.best, candidate{})
@@ -94,6 +99,7 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	bisected := &podium{keep: 2, minimize: o.Minimize}
 	b := newBisector(&n, rng)
 	b.memLimit = o.MemoryLimit
+	b.s.d.ww = o.WriteWeight
 	var lastErr error
 	gt := 0 // greedy trials so far
 	for t := 0; t < trials; t++ {
@@ -107,13 +113,13 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 				lastErr = err
 				continue
 			}
-			greedy.add(evaluateTree(&n, pairs, o.MemoryLimit))
+			greedy.add(evaluateTree(&n, pairs, o))
 			continue
 		}
 		b.imbalance = 0.6 * rng.Float64()
 		b.cutoff = 2 + rng.IntN(7)
 		if pairs, ok := b.run(); ok {
-			bisected.add(evaluateTree(&n, pairs, o.MemoryLimit))
+			bisected.add(evaluateTree(&n, pairs, o))
 		}
 	}
 	cands := append(greedy.best, bisected.best...)
@@ -131,8 +137,7 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 		deadline := time.Now().Add(left / time.Duration(len(cands)-i))
 		t := newTree(&n, c.pairs)
 		reconfigure(ctx, t, o, deadline)
-		f, l := t.cost()
-		rc := candidate{flops: f, largest: l}
+		rc := treeCandidate(t, nil, o.WriteWeight)
 		if best == nil || rc.better(bestCand, o.Minimize) {
 			best, bestCand = t, rc
 		}
@@ -160,15 +165,15 @@ func greedyTrial(n *Network, o Options, t int, rng *rand.Rand) ([][2]int, error)
 	return greedyRun(n, o, alpha, beta, rng, temp)
 }
 
-// evaluateTree costs a tree; one with an intermediate above memLimit (when
-// positive) costs +Inf, so that the podium drops it.
-func evaluateTree(n *Network, pairs [][2]int, memLimit float64) candidate {
+// evaluateTree costs a tree; one with an intermediate above the memory
+// limit scores +Inf, so that the podium drops it.
+func evaluateTree(n *Network, pairs [][2]int, o Options) candidate {
 	t := newTree(n, pairs)
-	f, l := t.cost()
-	if memLimit > 0 && !t.fits(memLimit) {
-		f, l = math.Inf(1), math.Inf(1)
+	c := treeCandidate(t, pairs, o.WriteWeight)
+	if o.MemoryLimit > 0 && !t.fits(o.MemoryLimit) {
+		c.score, c.largest = math.Inf(1), math.Inf(1)
 	}
-	return candidate{pairs: pairs, flops: f, largest: l}
+	return c
 }
 
 // autoBisections is the number of bisection trees Auto builds.
@@ -202,22 +207,22 @@ func Auto(ctx context.Context, n Network, o Options) (Path, error) {
 	}
 	best := newTree(&n, pairs)
 	reconfigure(ctx, best, o, time.Now().Add(budget))
-	flops, largest := best.cost()
+	cur := treeCandidate(best, nil, o.WriteWeight)
 	bs := newBisector(&n, rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d)))
 	bs.memLimit = o.MemoryLimit
+	bs.s.d.ww = o.WriteWeight
 	top := &podium{keep: 1, minimize: o.Minimize}
 	for i := range autoBisections {
 		bs.imbalance = 0.15 * float64(i)
 		bs.cutoff = 4 + i
 		if p, ok := bs.run(); ok {
-			top.add(evaluateTree(&n, p, o.MemoryLimit))
+			top.add(evaluateTree(&n, p, o))
 		}
 	}
-	if len(top.best) == 1 && top.best[0].better(candidate{flops: flops, largest: largest}, o.Minimize) {
+	if len(top.best) == 1 && top.best[0].better(cur, o.Minimize) {
 		t := newTree(&n, top.best[0].pairs)
 		reconfigure(ctx, t, o, time.Now().Add(budget))
-		f, l := t.cost()
-		if (candidate{flops: f, largest: l}).better(candidate{flops: flops, largest: largest}, o.Minimize) {
+		if treeCandidate(t, nil, o.WriteWeight).better(cur, o.Minimize) {
 			best = t
 		}
 	}
