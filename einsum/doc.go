@@ -17,7 +17,8 @@
 // # Plans
 //
 // NewPlan binds an equation to operand shapes, chooses a path (WithPath, or
-// WithOptimizer: greedy, optimal, random) and lowers every binary step to one
+// WithOptimizer: auto, greedy, optimal, random, search; see package path)
+// and lowers every binary step to one
 // batched strided GEMM (or, when nothing is contracted, one elementwise
 // product), choosing each intermediate's memory order so that GEMMs read and
 // write in place wherever possible. Plan.Execute runs it; a Plan is
@@ -27,7 +28,10 @@
 //
 // Costs follow opt_einsum: a step's FLOPs are the product of the extents of
 // all its labels, doubled when it sums a label away; the size of a path is
-// its largest intermediate.
+// its largest intermediate. The optimizers minimize FLOPs plus
+// DefaultWriteWeight times the elements of every intermediate, because
+// memory-bound steps cost time that FLOPs do not show (WithWriteWeight(0)
+// minimizes FLOPs alone).
 //
 // # Errors
 //

@@ -239,15 +239,22 @@ func elementOp[T num](threads int, o *op, dst []T, do int, a []T, ao int, bufs [
 }
 
 // Contract evaluates the einsum equation eq over operands, e.g.
-// Contract("ij,jk->ik", a, b). Options choose the path or optimizer, a
-// memory limit and threads. It plans and executes once; use NewPlan to
-// reuse a plan.
+// Contract("ij,jk->ik", a, b), with the default optimizer. It plans and
+// executes once; use NewPlan to reuse a plan, ContractWith for options.
 func Contract(eq string, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
 	return ContractWith(eq, operands)
 }
 
-// ContractWith is Contract with options.
+// ContractWith is Contract with options (path or optimizer, memory limit,
+// threads).
 func ContractWith(eq string, operands []*tensor.Tensor, opts ...Option) (*tensor.Tensor, error) {
+	return ContractContext(context.Background(), eq, operands, opts...)
+}
+
+// ContractContext is ContractWith under a context: it ends a path search
+// early (see NewPlanContext) and cancels execution between steps (see
+// Plan.Execute).
+func ContractContext(ctx context.Context, eq string, operands []*tensor.Tensor, opts ...Option) (*tensor.Tensor, error) {
 	shapes := make([][]int, len(operands))
 	for i, t := range operands {
 		if t == nil {
@@ -255,9 +262,9 @@ func ContractWith(eq string, operands []*tensor.Tensor, opts ...Option) (*tensor
 		}
 		shapes[i] = t.Shape()
 	}
-	p, err := NewPlan(eq, shapes, opts...)
+	p, err := NewPlanContext(ctx, eq, shapes, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return p.Execute(context.Background(), operands...)
+	return p.Execute(ctx, operands...)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/goferro/goferro/tensor"
@@ -312,5 +313,35 @@ func TestThreadedElementwise(t *testing.T) {
 		if err := tensor.CheckClose(got, ref, 1e-12, 1e-12); err != nil {
 			t.Fatalf("%s: %v", c.eq, err)
 		}
+	}
+}
+
+// TestContextEndsPlanningAndExecution: a done context cuts a path search
+// short (the plan is still made, with a valid path) and stops execution.
+func TestContextEndsPlanningAndExecution(t *testing.T) {
+	// A ring of 60 matrices.
+	var terms []string
+	var shapes [][]int
+	for i := 0; i < 60; i++ {
+		terms = append(terms, string([]rune{rune(0x100 + i), rune(0x100 + (i+1)%60)}))
+		shapes = append(shapes, []int{2 + i%3, 2 + (i+1)%60%3})
+	}
+	eq := strings.Join(terms, ",") + "->"
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p, err := NewPlanContext(ctx, eq, shapes, WithOptimizer(OptimizeSearch), WithSearch(1000, time.Minute, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Path) != 59 {
+		t.Fatalf("%d steps for 60 operands", len(p.Path))
+	}
+	a, _ := tensor.Rand(tensor.Float64, 1, 3, 4)
+	b, _ := tensor.Rand(tensor.Float64, 2, 4, 5)
+	if _, err := ContractContext(ctx, "ij,jk->ik", []*tensor.Tensor{a, b}); !errors.Is(err, ErrCanceled) {
+		t.Fatalf("ContractContext with a done context: %v, want ErrCanceled", err)
+	}
+	if _, err := NewPlanContext(nil, "ij,jk->ik", [][]int{{3, 4}, {4, 5}}); err != nil { // nil means Background
+		t.Fatalf("nil context: %v", err)
 	}
 }

@@ -192,7 +192,8 @@ func NewPlan(eq string, shapes [][]int, opts ...Option) (*Plan, error) {
 
 // NewPlanContext is NewPlan with a context that ends a path search early:
 // the searching optimizers then return the best path found so far (and the
-// plan uses it), so that a deadline bounds planning without failing it.
+// plan uses it), so that a deadline bounds planning without failing it. A
+// nil ctx means context.Background().
 func NewPlanContext(ctx context.Context, eq string, shapes [][]int, opts ...Option) (*Plan, error) {
 	e, err := Parse(eq)
 	if err != nil {
@@ -209,6 +210,9 @@ func (e *Equation) Plan(shapes [][]int, opts ...Option) (*Plan, error) {
 // PlanContext is Plan with a context that ends a path search early; see
 // NewPlanContext.
 func (e *Equation) PlanContext(ctx context.Context, shapes [][]int, opts ...Option) (*Plan, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	cfg := config{optimizer: OptimizeAuto, writes: DefaultWriteWeight}
 	for _, o := range opts {
 		o(&cfg)

@@ -174,7 +174,7 @@ func genEquationSized(r *rand.Rand, ascii bool, maxLabels, maxSize, maxRank, max
 		eq += "->" + out
 	}
 	c := genCase{eq: eq, shapes: shapes}
-	switch r.IntN(6) {
+	switch r.IntN(7) {
 	case 0:
 		c.opts, c.desc = []Option{WithOptimizer(OptimizeGreedy)}, "greedy"
 	case 1:
@@ -184,6 +184,8 @@ func genEquationSized(r *rand.Rand, ascii bool, maxLabels, maxSize, maxRank, max
 	case 3:
 		p := randomPath(r, n)
 		c.opts, c.desc = []Option{WithPath(p)}, fmt.Sprint("path ", p)
+	case 4:
+		c.opts, c.desc = []Option{WithOptimizer(OptimizeSearch), WithSearch(6, 0, r.Uint64()), WithWriteWeight(float64(r.IntN(2) * 64))}, "search"
 	default:
 		c.desc = "auto"
 	}

@@ -366,3 +366,16 @@ func MatMul(x, y Value) Value {
 func Einsum(equation string, xs ...Value) Value {
 	return apply1("einsum", Attrs{Equation: equation}, xs...)
 }
+
+// EinsumPath is Einsum along a given contraction path, in opt_einsum's
+// linear format ([[0,1],[0,1]]: each step removes the listed operands and
+// appends their contraction), such as a stored benchmark path or one found
+// once by einsum.OptimizeSearch. Compile reports an ErrAttr error when the
+// path does not fit the equation.
+func EinsumPath(equation string, path [][]int, xs ...Value) Value {
+	p := make([][]int, len(path))
+	for i, s := range path {
+		p[i] = append([]int(nil), s...)
+	}
+	return apply1("einsum", Attrs{Equation: equation, EinsumPath: p}, xs...)
+}

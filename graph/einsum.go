@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"errors"
+
 	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/tensor"
 )
@@ -169,7 +171,14 @@ func (c *compiler) lowerEinsum(n *node, args []Slot) (Slot, error) {
 	if err != nil {
 		return 0, err
 	}
-	plan, err := einsum.NewPlan(n.attrs.Equation, shapes)
+	var opts []einsum.Option
+	if n.attrs.EinsumPath != nil {
+		opts = append(opts, einsum.WithPath(n.attrs.EinsumPath))
+	}
+	plan, err := einsum.NewPlan(n.attrs.Equation, shapes, opts...)
+	if errors.Is(err, einsum.ErrPath) {
+		return 0, &Error{Op: op, Instruction: -1, Kind: ErrAttr, Msg: "the contraction path does not fit the equation", Err: err}
+	}
 	if err != nil {
 		return 0, &Error{Op: op, Instruction: -1, Kind: ErrShape, Msg: "einsum planner failed", Err: err}
 	}

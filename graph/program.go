@@ -141,6 +141,10 @@ type Attrs struct {
 	// Equation: an einsum equation ("ij,jk->ik"). Only the builder sees
 	// einsum; Compile lowers it, so a Program never contains it.
 	Equation string
+	// EinsumPath: the contraction path of einsum, in opt_einsum's linear
+	// format (see einsum.WithPath); nil lets the planner choose
+	// (einsum.OptimizeAuto). Only the builder sees it.
+	EinsumPath [][]int
 	// Value: the tensor of a constant (row-major, owned by the program; do
 	// not modify it).
 	Value *tensor.Tensor
