@@ -391,30 +391,12 @@ func RandomGreedy(ctx context.Context, n Network, o Options) (Path, error) {
 		}
 		return c.Flops < bestCost.Flops
 	}
-	a0, b0 := o.weights()
 	var lastErr error
 	for t := 0; t < trials; t++ {
 		if t > 0 && (time.Now().After(deadline) || ctx.Err() != nil) {
 			break
 		}
-		var pairs [][2]int
-		var err error
-		switch {
-		case t == 0:
-			pairs, err = greedyRun(&n, o, a0, b0, nil, 0)
-		case t <= len(hyperGrid):
-			// Deterministic runs over a grid of score weights.
-			w := hyperGrid[t-1]
-			pairs, err = greedyRun(&n, o, w[0], w[1], nil, 0)
-		default:
-			alpha := rng.Float64() * 2
-			beta := 0.0
-			if rng.IntN(2) == 0 {
-				beta = math.Pow(2, -rng.Float64()*10)
-			}
-			temp := math.Pow(10, -1-2*rng.Float64())
-			pairs, err = greedyRun(&n, o, alpha, beta, rng, temp)
-		}
+		pairs, err := greedyTrial(&n, o, t, rng)
 		if err != nil {
 			lastErr = err
 			continue
