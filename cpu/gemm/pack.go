@@ -18,6 +18,10 @@ type operand[R float] struct {
 func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
 	mr := p.kern.mr
 	a := &p.a
+	if !p.cplx && a.rs == 1 && a.cs != 1 {
+		packAColsBlock(dst, a.data, ao+i0+p0*a.cs, a.cs, mb, mr, kb)
+		return
+	}
 	for ir := 0; ir < mb; ir += mr {
 		mm := min(mr, mb-ir)
 		d := dst[ir*kb : ir*kb+mr*kb]
@@ -87,6 +91,36 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 		}
 	}
 	zeroRows(d, mm, mr, kb)
+}
+
+// packAColsBlock packs a whole block of a column-major A: for each depth q
+// it deals the mb contiguous values of column q out to the micro-panels.
+// Packing panel by panel instead reads mr values per column, a page apart
+// for large matrices, which defeats the prefetcher and the TLB; this way
+// the reads stream down whole columns.
+func packAColsBlock[R float](dst, src []R, base, cs, mb, mr, kb int) {
+	full := mb / mr * mr
+	for q := range kb {
+		col := src[base+q*cs : base+q*cs+mb]
+		if mr == 6 {
+			for ir := 0; ir < full; ir += 6 {
+				s := col[ir : ir+6 : ir+6]
+				o := ir*kb + 6*q
+				t := dst[o : o+6 : o+6]
+				t[0], t[1], t[2], t[3], t[4], t[5] = s[0], s[1], s[2], s[3], s[4], s[5]
+			}
+		} else {
+			for ir := 0; ir < full; ir += mr {
+				o := ir*kb + q*mr
+				copy(dst[o:o+mr], col[ir:ir+mr])
+			}
+		}
+		if full < mb {
+			o := full*kb + q*mr
+			n := copy(dst[o:o+mr], col[full:])
+			clear(dst[o+n : o+mr])
+		}
+	}
 }
 
 // packACols packs a full panel whose columns are contiguous (column-major A).
