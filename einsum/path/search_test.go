@@ -246,3 +246,40 @@ func TestBisectCutsThinBond(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchOddNetworks: disconnected networks, labels of extent 0 and 1,
+// scalars and outer products all get valid paths no worse than greedy's.
+func TestSearchOddNetworks(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for trial := 0; trial < 300; trial++ {
+		n := randomNetwork(r, 3+r.IntN(12))
+		for l := range n.Sizes {
+			if r.IntN(10) == 0 {
+				n.Sizes[l] = r.IntN(2) // 0 or 1
+			}
+		}
+		if r.IntN(5) == 0 {
+			n.Inputs = append(n.Inputs, []int{}) // a scalar
+		}
+		g, err := Greedy(n, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gc := mustCost(t, n, g)
+		for name, opt := range map[string]func() (Path, error){
+			"search": func() (Path, error) {
+				return Search(context.Background(), n, Options{Trials: 6, Seed: uint64(trial), Time: time.Minute})
+			},
+			"auto":        func() (Path, error) { return Auto(context.Background(), n, Options{}) },
+			"reconfigure": func() (Path, error) { return Reconfigure(context.Background(), n, g, Options{Subtree: 4}) },
+		} {
+			p, err := opt()
+			if err != nil {
+				t.Fatalf("%s on %+v: %v", name, n, err)
+			}
+			if c := mustCost(t, n, p); c.Flops > gc.Flops*(1+1e-9) {
+				t.Fatalf("%s on %+v: %g flops, greedy %g", name, n, c.Flops, gc.Flops)
+			}
+		}
+	}
+}
