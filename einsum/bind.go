@@ -95,13 +95,24 @@ func (e *Equation) bind(shapes [][]int) (*bound, error) {
 				} else if d != 1 && d != s {
 					return nil, operandErr(ErrShape, i, "operand %d axis %d (ellipsis) has extent %d, which does not broadcast with %d", i, ax, d, s)
 				}
-			case s < 0:
+			case s < 0 || s == 1:
+				// Like numpy and torch, an extent of 1 broadcasts
+				// against any other (prepare squeezes such axes).
 				b.sizes[l] = d
-			case s != d:
+			case d != s && d != 1:
 				return nil, operandErr(ErrShape, i, "operand %d axis %d: label %q has extent %d, but %d elsewhere", i, ax, b.names[l], d, s)
 			}
 		}
 		b.inputs[i] = labs
+	}
+	// A repeated label walks a diagonal, which needs its axes to keep their
+	// extent: such axes cannot broadcast.
+	for i, labs := range b.inputs {
+		for ax, l := range labs {
+			if d := shapes[i][ax]; d != b.sizes[l] && repeats(labs, l) {
+				return nil, operandErr(ErrShape, i, "operand %d axis %d: label %q repeats in the operand with extent %d, but is %d elsewhere (a diagonal cannot broadcast)", i, ax, b.names[l], d, b.sizes[l])
+			}
+		}
 	}
 	for j, r := range e.Output.Labels {
 		if j == e.Output.Ellipsis {
@@ -121,6 +132,17 @@ func (e *Equation) bind(shapes [][]int) (*bound, error) {
 		}
 	}
 	return b, nil
+}
+
+// repeats reports whether l occurs more than once in labs.
+func repeats(labs []int, l int) bool {
+	n := 0
+	for _, x := range labs {
+		if x == l {
+			n++
+		}
+	}
+	return n > 1
 }
 
 func termString(t Term) string {

@@ -12,7 +12,9 @@
 // the others). A label repeated in one operand walks its diagonal (a
 // zero-copy view); a label absent from the output is summed; operands may be
 // scalars (""). Ellipsis axes left out of an explicit output are summed.
-// Named labels must have equal extents everywhere.
+// A named label has one extent everywhere, except that an axis of extent 1
+// broadcasts against it (as in numpy and torch); the axes of a diagonal
+// cannot broadcast.
 //
 // # Plans
 //

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +49,33 @@ type npResult struct {
 	Error string    `json:"error"`
 }
 
+// broadcastNamed gives a few named axes of c extent 1, which numpy (and
+// torch) broadcast against the label's extent elsewhere. Repeated labels
+// (diagonals) and operands with an ellipsis keep their extents.
+func broadcastNamed(r *rand.Rand, c *genCase) {
+	e, err := Parse(c.eq)
+	if err != nil {
+		return
+	}
+	for i, t := range e.Inputs {
+		if t.Ellipsis >= 0 || i >= len(c.shapes) || len(t.Labels) != len(c.shapes[i]) {
+			continue
+		}
+		for ax, l := range t.Labels {
+			n := 0
+			for _, x := range t.Labels {
+				if x == l {
+					n++
+				}
+			}
+			if n == 1 && r.IntN(4) == 0 {
+				c.shapes[i] = slices.Clone(c.shapes[i])
+				c.shapes[i][ax] = 1
+			}
+		}
+	}
+}
+
 // TestAgainstNumpy compares Contract with numpy.einsum on seeded random
 // equations when /usr/bin/python3 with numpy is available.
 func TestAgainstNumpy(t *testing.T) {
@@ -71,6 +99,9 @@ func TestAgainstNumpy(t *testing.T) {
 		c := genEquation(r, true)
 		if lhs, out, ok := strings.Cut(c.eq, "->"); ok && strings.Contains(lhs, "...") && !strings.Contains(out, "...") {
 			c.eq += "..." // numpy needs the ellipsis in an explicit output
+		}
+		if r.IntN(3) == 0 {
+			broadcastNamed(r, &c)
 		}
 		dt := dts[r.IntN(len(dts))]
 		nc := npCase{Eq: c.eq, Shapes: c.shapes, DType: dt.String()}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/cmplx"
 	"strings"
 	"sync"
 	"testing"
@@ -344,4 +345,51 @@ func TestContextEndsPlanningAndExecution(t *testing.T) {
 	if _, err := NewPlanContext(nil, "ij,jk->ik", [][]int{{3, 4}, {4, 5}}); err != nil { // nil means Background
 		t.Fatalf("nil context: %v", err)
 	}
+}
+
+// TestNamedBroadcast: like numpy and torch, a named axis of extent 1
+// broadcasts against the label's extent in other operands.
+func TestNamedBroadcast(t *testing.T) {
+	a, _ := tensor.Rand(tensor.Float64, 1, 2, 1)
+	b, _ := tensor.Rand(tensor.Float64, 2, 4, 5)
+	got, err := Contract("ij,jk->ik", a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Σ_j a[i,0]·b[j,k] = a[i,0]·Σ_j b[j,k].
+	av, bv, gv := a.Complex128Values(), b.Complex128Values(), got.Complex128Values()
+	for i := 0; i < 2; i++ {
+		for k := 0; k < 5; k++ {
+			want := 0i
+			for j := 0; j < 4; j++ {
+				want += av[i] * bv[j*5+k]
+			}
+			if d := cmplx.Abs(gv[i*5+k] - want); d > 1e-12 {
+				t.Fatalf("[%d,%d] = %g, want %g", i, k, gv[i*5+k], want)
+			}
+		}
+	}
+	if s := got.Shape(); len(s) != 2 || s[0] != 2 || s[1] != 5 {
+		t.Fatalf("shape %v", s)
+	}
+	c, _ := tensor.Rand(tensor.Float64, 3, 1, 3)
+	d, _ := tensor.Rand(tensor.Float64, 4, 2, 3)
+	if got, err := Contract("ij,ij->ij", c, d); err != nil || got.Shape()[0] != 2 {
+		t.Fatalf("ij,ij->ij of 1×3 and 2×3: %v %v", got, err)
+	}
+	// A diagonal cannot broadcast: "ii" of a 1×3 operand is an error.
+	e, _ := tensor.Rand(tensor.Float64, 5, 1, 3)
+	if _, err := Contract("ii->i", e); !errors.Is(err, ErrShape) {
+		t.Fatalf("ii of 1×3: %v, want ErrShape", err)
+	}
+	if _, err := Contract("ii,i->i", must2(tensor.Rand(tensor.Float64, 6, 1, 1)), must2(tensor.Rand(tensor.Float64, 7, 3))); !errors.Is(err, ErrShape) {
+		t.Fatalf("ii of 1×1 against 3: %v, want ErrShape", err)
+	}
+}
+
+func must2(x *tensor.Tensor, err error) *tensor.Tensor {
+	if err != nil {
+		panic(err)
+	}
+	return x
 }

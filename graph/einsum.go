@@ -82,9 +82,10 @@ func bindEinsum(op string, eq string, in []Type) (*einsumSpec, error) {
 				} else if d != cur && d != Size(1) {
 					return nil, errorf(op, ErrShape, "operand %d: broadcast axis %d has extent %v, elsewhere %v", k, ax, d, cur)
 				}
-			case cur.Size == -2:
+			case cur.Size == -2 || cur == Size(1):
+				// An extent of 1 broadcasts, as in the einsum package.
 				sp.extent[l] = d
-			case cur != d:
+			case d != cur && d != Size(1):
 				return nil, errorf(op, ErrShape, "operand %d: label %q has extent %v, elsewhere %v", k, labelRune(ids, l), d, cur)
 			}
 		}

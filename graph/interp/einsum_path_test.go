@@ -63,3 +63,14 @@ func TestEinsumPath(t *testing.T) {
 		}
 	}
 }
+
+// TestEinsumNamedBroadcast: an extent-1 axis of a named label broadcasts,
+// as in the einsum package.
+func TestEinsumNamedBroadcast(t *testing.T) {
+	x := must(tensor.Rand(tensor.Float64, 1, 2, 1))
+	y := must(tensor.Rand(tensor.Float64, 2, 4, 5))
+	b := graph.NewBuilder()
+	e := graph.Einsum("ij,jk->ik", b.Input("x", tensor.Float64, graph.Dims(2, 1)), b.Input("y", tensor.Float64, graph.Dims(4, 5)))
+	got := run(t, []graph.Value{e}, x, y)
+	check(t, "broadcast einsum", got[0], must(einsum.Contract("ij,jk->ik", x, y)), 1e-12)
+}
