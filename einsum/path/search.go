@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -63,14 +64,17 @@ func (p *podium) add(c candidate) {
 
 // Search is the strongest optimizer for networks too large for Optimal. It
 // builds Options.Trials candidate trees (default DefaultSearchTrials) with
-// two kinds of heuristic, alternately:
+// three kinds of heuristic, in turn:
 //
 //   - greedy runs, over a grid of score weights and then randomized as in
 //     RandomGreedy, which suit chains and grids where the cheap next step is
 //     the right one;
 //   - recursive bisection of the network where it is thinnest (randomized
 //     balance and leaf size), which suits networks with hyperedges or a
-//     few expensive labels, where greedy steps into large intermediates.
+//     few expensive labels, where greedy steps into large intermediates;
+//   - variable elimination in min-degree order (randomized), which suits
+//     networks of many small tensors on few shared labels, such as
+//     graphical models.
 //
 // It then improves the best two trees of each kind by subtree
 // reconfiguration (see Reconfigure) and returns the best by the Minimize
@@ -97,16 +101,18 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
 	greedy := &podium{keep: 2, minimize: o.Minimize}
 	bisected := &podium{keep: 2, minimize: o.Minimize}
+	eliminated := &podium{keep: 2, minimize: o.Minimize}
 	b := newBisector(&n, rng)
 	b.memLimit = o.MemoryLimit
 	b.s.d.ww = o.WriteWeight
 	var lastErr error
-	gt := 0 // greedy trials so far
+	gt, et := 0, 0 // greedy and elimination trials so far
 	for t := 0; t < trials; t++ {
-		if t > 1 && (time.Now().After(buildEnd) || ctx.Err() != nil) {
+		if t > 2 && (time.Now().After(buildEnd) || ctx.Err() != nil) {
 			break
 		}
-		if t%2 == 0 {
+		switch t % 3 {
+		case 0:
 			pairs, err := greedyTrial(&n, o, gt, rng)
 			gt++
 			if err != nil {
@@ -114,15 +120,24 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 				continue
 			}
 			greedy.add(evaluateTree(&n, pairs, o))
-			continue
-		}
-		b.imbalance = 0.6 * rng.Float64()
-		b.cutoff = 2 + rng.IntN(7)
-		if pairs, ok := b.run(); ok {
-			bisected.add(evaluateTree(&n, pairs, o))
+		case 1:
+			b.imbalance = 0.6 * rng.Float64()
+			b.cutoff = 2 + rng.IntN(7)
+			if pairs, ok := b.run(); ok {
+				bisected.add(evaluateTree(&n, pairs, o))
+			}
+		default:
+			var r *rand.Rand
+			if et > 0 {
+				r = rng
+			}
+			et++
+			if pairs, ok := eliminationRun(&n, o, r, 2*rng.Float64()); ok {
+				eliminated.add(evaluateTree(&n, pairs, o))
+			}
 		}
 	}
-	cands := append(greedy.best, bisected.best...)
+	cands := slices.Concat(greedy.best, bisected.best, eliminated.best)
 	if len(cands) == 0 {
 		if lastErr == nil {
 			lastErr = ErrMemoryLimit
@@ -179,15 +194,20 @@ func evaluateTree(n *Network, pairs [][2]int, o Options) candidate {
 // autoBisections is the number of bisection trees Auto builds.
 const autoBisections = 4
 
+// autoPromise is how much costlier than the reconfigured greedy tree an
+// alternative tree of Auto may be before reconfiguration and still be
+// reconfigured.
+const autoPromise = 8
+
 // MaxAutoOptimal is the number of inputs up to which Auto uses Optimal.
 const MaxAutoOptimal = 8
 
 // Auto is a quick, deterministic optimizer for any size of network (the
 // default of einsum): Optimal for up to MaxAutoOptimal inputs; beyond, the
 // Greedy path improved by Reconfigure, unless one of a few recursive
-// bisections (see Search) is already cheaper before reconfiguration, in
-// which case that one is reconfigured too and the better of the two
-// returned. Options.Time (default 1 s) bounds each reconfiguration; it
+// bisections or a min-degree variable elimination (see Search) is already
+// cheaper before reconfiguration, in which case the best of those is
+// reconfigured too and the better of the two returned. Options.Time (default 1 s) bounds each reconfiguration; it
 // normally converges within tens of milliseconds for hundreds of inputs.
 func Auto(ctx context.Context, n Network, o Options) (Path, error) {
 	if err := n.Validate(); err != nil {
@@ -219,7 +239,14 @@ func Auto(ctx context.Context, n Network, o Options) (Path, error) {
 			top.add(evaluateTree(&n, p, o))
 		}
 	}
-	if len(top.best) == 1 && top.best[0].better(cur, o.Minimize) {
+	if p, ok := eliminationRun(&n, o, nil, 0); ok {
+		top.add(evaluateTree(&n, p, o))
+	}
+	// Reconfiguration gains up to an order of magnitude, so an alternative
+	// within autoPromise of the reconfigured greedy tree is worth one.
+	promise := cur
+	promise.score *= autoPromise
+	if len(top.best) == 1 && top.best[0].better(promise, o.Minimize) {
 		t := newTree(&n, top.best[0].pairs)
 		reconfigure(ctx, t, o, time.Now().Add(budget))
 		if treeCandidate(t, nil, o.WriteWeight).better(cur, o.Minimize) {

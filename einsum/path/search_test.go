@@ -283,3 +283,44 @@ func TestSearchOddNetworks(t *testing.T) {
 		}
 	}
 }
+
+// TestEliminationOrder: variable elimination gives valid trees, keeps the
+// intermediates of a graphical model (pairwise factors on a 4×4 grid of
+// binary variables) within the width of the grid, and reports a memory
+// limit it cannot meet.
+func TestEliminationOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for trial := 0; trial < 50; trial++ {
+		n := graphNetwork(r, 5+r.IntN(40))
+		pairs, ok := eliminationRun(&n, Options{}, r, r.Float64())
+		if !ok {
+			t.Fatal("no tree without a memory limit")
+		}
+		mustCost(t, n, Linear(len(n.Inputs), pairs))
+	}
+	var grid Network
+	v := func(i, j int) int { return 4*i + j }
+	for range 16 {
+		grid.Sizes = append(grid.Sizes, 2)
+	}
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 4; j++ {
+			if i+1 < 4 {
+				grid.Inputs = append(grid.Inputs, []int{v(i, j), v(i+1, j)})
+			}
+			if j+1 < 4 {
+				grid.Inputs = append(grid.Inputs, []int{v(i, j), v(i, j+1)})
+			}
+		}
+	}
+	pairs, _ := eliminationRun(&grid, Options{}, nil, 0)
+	c := mustCost(t, grid, Linear(len(grid.Inputs), pairs))
+	// Min-degree on a 4×4 grid has width at most 5: intermediates of at
+	// most 2^5 elements.
+	if c.LargestIntermediate > 32 {
+		t.Fatalf("largest intermediate %g, want at most 32", c.LargestIntermediate)
+	}
+	if _, ok := eliminationRun(&grid, Options{MemoryLimit: 2}, nil, 0); ok {
+		t.Fatal("a memory limit of 2 elements should not be met")
+	}
+}
