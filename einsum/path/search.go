@@ -2,6 +2,7 @@ package path
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -85,7 +86,8 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
-	if len(n.Inputs) <= 2 {
+	if len(n.Inputs) <= 2 || len(n.Inputs) <= MaxAutoOptimal && o.Minimize != "size" {
+		// Small enough to solve exactly, in well under a millisecond.
 		return Optimal(n, o)
 	}
 	trials := o.Trials
@@ -140,7 +142,7 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	cands := slices.Concat(greedy.best, bisected.best, eliminated.best)
 	if len(cands) == 0 {
 		if lastErr == nil {
-			lastErr = ErrMemoryLimit
+			lastErr = fmt.Errorf("%w: no tree found keeps every intermediate within %g elements", ErrMemoryLimit, o.MemoryLimit)
 		}
 		return nil, lastErr
 	}
