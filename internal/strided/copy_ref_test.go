@@ -1,0 +1,277 @@
+package strided
+
+import "unsafe"
+
+// refCopy is the kernel before the size-specialized tiles, kept as the
+// baseline of TestCopyCompare.
+func refCopy[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides []int, shape []int) {
+	sh, st, off, ok := Simplify(shape, [][]int{dStrides, sStrides}, []int{dOff, sOff})
+	if !ok {
+		return
+	}
+	ds, ss := st[0], st[1]
+	dOff, sOff = off[0], off[1]
+	r := len(sh)
+	q := r - 1 // densest destination axis
+	if r == 1 {
+		refCopyRow(dst, dOff, ds[0], src, sOff, ss[0], sh[0])
+		return
+	}
+
+	// The densest source axis; on ties keep the destination's choice.
+	// Axes of the simplified layout are never contiguous in both operands
+	// at once unless they are the last one.
+	p := q
+	for j := r - 2; j >= 0; j-- {
+		if abs(ss[j]) < abs(ss[p]) {
+			p = j
+		}
+	}
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	// Rows are fine when the destination's dense axis is also dense in the
+	// source and either long or followed by nothing better.
+	rowsOK := p == q && sh[q]*size >= refTileBytes
+	if p != q && abs(ss[q])*size <= refLineBytes {
+		rowsOK = true
+	}
+	if rowsOK {
+		// The innermost row is dense enough in both operands.
+		n, d1, s1 := sh[q], ds[q], ss[q]
+		ForEach(sh[:q], [][]int{ds[:q], ss[:q]}, off, func(o []int) {
+			refCopyRow(dst, o[0], d1, src, o[1], s1, n)
+		})
+		return
+	}
+
+	refCopyBlocked(dst, dOff, ds, src, sOff, ss, sh, p, size)
+}
+
+// refCopyBlocked copies a simplified layout (axes in destination order) where
+// rows along the densest destination axis q = r-1 alone would not use the
+// source's cache lines well: the densest source axis p is another one, or
+// q is short. It cuts the iteration space into blocks that hold a run of about refRunBytes along
+// the destination's densest axes and along the source's densest axes — so a
+// short dense axis (say of extent 8) is grouped with its neighbours — and
+// copies block by block. Inside a block the (p, q) plane goes through
+// refCopyTile's 4×4 micro-blocks.
+func refCopyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int, sh []int, p, size int) {
+	r := len(sh)
+	q := r - 1
+	want := max(refRunBytes/max(size, 1), refMinTile)
+	// One allocation for the per-axis scratch slices.
+	ints := make([]int, 7*r)
+	part := func(i int) []int { return ints[i*r : (i+1)*r : (i+1)*r] }
+	bk, dorder, sorder, ext, idx, iidx := part(0), part(1), part(2), part(3), part(4), part(5)
+	in := part(6)[:0]
+	for i := range bk {
+		bk[i] = 1
+	}
+	// Destination side: axes r-1, r-2, ... until the run is long enough.
+	grow := func(order []int) {
+		run := 1
+		for _, a := range order {
+			if run >= want {
+				return
+			}
+			need := (want + run - 1) / run
+			bk[a] = max(bk[a], min(need, sh[a]))
+			run *= bk[a]
+		}
+	}
+	for i := range dorder {
+		dorder[i] = r - 1 - i
+	}
+	grow(dorder)
+	// Source side: axes by increasing |source stride|.
+	copy(sorder, dorder)
+	for i := 1; i < r; i++ {
+		for j := i; j > 0 && abs(ss[sorder[j]]) < abs(ss[sorder[j-1]]); j-- {
+			sorder[j], sorder[j-1] = sorder[j-1], sorder[j]
+		}
+	}
+	grow(sorder)
+
+	// Block axes other than p and q, looped inside each block.
+	for i := 0; i < r; i++ {
+		if i != p && i != q && bk[i] > 1 {
+			in = append(in, i)
+		}
+	}
+	// ext: extents of the current block; idx: its origin; iidx: the
+	// position inside it along the axes in.
+	iidx = iidx[:len(in)]
+	tb := min(max(refTileBytes/max(size, 1), refMinTile), refMaxTile) &^ 3
+	do, so := dOff, sOff
+	for {
+		for i := range ext {
+			ext[i] = min(bk[i], sh[i]-idx[i])
+		}
+		// The block: an odometer over its axes in, and a tile (or a row
+		// when p == q) in the (p, q) plane.
+		o0, o1 := do, so
+		for {
+			if p == q {
+				refCopyRow(dst, o0, ds[q], src, o1, ss[q], ext[q])
+			} else {
+				refCopyTile(dst, o0, ds[p], ds[q], src, o1, ss[p], ss[q], ext[p], ext[q], tb)
+			}
+			k := len(in) - 1
+			for ; k >= 0; k-- {
+				a := in[k]
+				iidx[k]++
+				if iidx[k] < ext[a] {
+					o0 += ds[a]
+					o1 += ss[a]
+					break
+				}
+				o0 -= (ext[a] - 1) * ds[a]
+				o1 -= (ext[a] - 1) * ss[a]
+				iidx[k] = 0
+			}
+			if k < 0 {
+				break
+			}
+		}
+		// Next block origin.
+		i := r - 1
+		for ; i >= 0; i-- {
+			idx[i] += bk[i]
+			if idx[i] < sh[i] {
+				do += bk[i] * ds[i]
+				so += bk[i] * ss[i]
+				break
+			}
+			idx[i] -= bk[i]
+			do -= idx[i] * ds[i]
+			so -= idx[i] * ss[i]
+			idx[i] = 0
+		}
+		if i < 0 {
+			return
+		}
+	}
+}
+
+const (
+	// refLineBytes is the cache-line size assumed when deciding whether a
+	// strided source row is dense enough to need no tiling.
+	refLineBytes = 64
+	// refTileBytes is the length in bytes of one row of a square tile. 256
+	// bytes gives 32×32 tiles of float64 (8 KiB per operand).
+	refTileBytes = 256
+	// refRunBytes is the length in bytes of the contiguous runs a block of
+	// refCopyBlocked gathers on each side: long enough for the hardware
+	// prefetchers, short enough that a block stays in L2.
+	refRunBytes = 1024
+	refMinTile  = 16
+	refMaxTile  = 64
+)
+
+// refCopyRow copies n elements, d and s apart.
+func refCopyRow[T any](dst []T, dOff, d int, src []T, sOff, s, n int) {
+	switch {
+	case d == 1 && s == 1:
+		copy(dst[dOff:dOff+n], src[sOff:sOff+n])
+	case d == 1:
+		row := dst[dOff : dOff+n]
+		if s == 0 {
+			v := src[sOff]
+			for j := range row {
+				row[j] = v
+			}
+			return
+		}
+		for j := range row {
+			row[j] = src[sOff]
+			sOff += s
+		}
+	default:
+		for ; n > 0; n-- {
+			dst[dOff] = src[sOff]
+			dOff += d
+			sOff += s
+		}
+	}
+}
+
+// refCopyTile copies an n0×n1 plane in b×b tiles (b a multiple of 4). Axis 0
+// is the one the source walks densely (s0 small), axis 1 the one the
+// destination walks densely (d1 small). Inside a tile, 4×4 blocks are loaded
+// into locals along the source's dense axis and stored along the
+// destination's, so each cache line touched on either side is used whole
+// before it can be evicted; the ragged edges fall back to refCopyRow.
+func refCopyTile[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1 int, n0, n1, b int) {
+	for i0 := 0; i0 < n0; i0 += b {
+		e0 := min(i0+b, n0)
+		for i1 := 0; i1 < n1; i1 += b {
+			e1 := min(i1+b, n1)
+			i := i0
+			for ; i+4 <= e0; i += 4 {
+				j := i1
+				if s0 == 1 && d1 == 1 {
+					for ; j+4 <= e1; j += 4 {
+						refCopy4x4Unit(dst, dOff+i*d0+j, d0, src, sOff+i+j*s1, s1)
+					}
+				}
+				for ; j+4 <= e1; j += 4 {
+					refCopy4x4(dst, dOff+i*d0+j*d1, d0, d1, src, sOff+i*s0+j*s1, s0, s1)
+				}
+				if j < e1 {
+					for k := i; k < i+4; k++ {
+						refCopyRow(dst, dOff+k*d0+j*d1, d1, src, sOff+k*s0+j*s1, s1, e1-j)
+					}
+				}
+			}
+			for ; i < e0; i++ {
+				refCopyRow(dst, dOff+i*d0+i1*d1, d1, src, sOff+i*s0+i1*s1, s1, e1-i1)
+			}
+		}
+	}
+}
+
+// refCopy4x4 copies the 4×4 block whose corner is at dp in dst and sp in src.
+func refCopy4x4[T any](dst []T, dp, d0, d1 int, src []T, sp, s0, s1 int) {
+	x00, x01, x02, x03 := src[sp], src[sp+s0], src[sp+2*s0], src[sp+3*s0]
+	sp += s1
+	x10, x11, x12, x13 := src[sp], src[sp+s0], src[sp+2*s0], src[sp+3*s0]
+	sp += s1
+	x20, x21, x22, x23 := src[sp], src[sp+s0], src[sp+2*s0], src[sp+3*s0]
+	sp += s1
+	x30, x31, x32, x33 := src[sp], src[sp+s0], src[sp+2*s0], src[sp+3*s0]
+	dst[dp], dst[dp+d1], dst[dp+2*d1], dst[dp+3*d1] = x00, x10, x20, x30
+	dp += d0
+	dst[dp], dst[dp+d1], dst[dp+2*d1], dst[dp+3*d1] = x01, x11, x21, x31
+	dp += d0
+	dst[dp], dst[dp+d1], dst[dp+2*d1], dst[dp+3*d1] = x02, x12, x22, x32
+	dp += d0
+	dst[dp], dst[dp+d1], dst[dp+2*d1], dst[dp+3*d1] = x03, x13, x23, x33
+}
+
+// refCopy4x4Unit is refCopy4x4 for unit strides along the dense axes (s0 = d1 = 1),
+// the common transpose case: each 4-element run is re-sliced once, so the
+// compiler checks bounds per run instead of per element.
+func refCopy4x4Unit[T any](dst []T, dp, d0 int, src []T, sp, s1 int) {
+	r := src[sp : sp+4 : sp+4]
+	x00, x01, x02, x03 := r[0], r[1], r[2], r[3]
+	sp += s1
+	r = src[sp : sp+4 : sp+4]
+	x10, x11, x12, x13 := r[0], r[1], r[2], r[3]
+	sp += s1
+	r = src[sp : sp+4 : sp+4]
+	x20, x21, x22, x23 := r[0], r[1], r[2], r[3]
+	sp += s1
+	r = src[sp : sp+4 : sp+4]
+	x30, x31, x32, x33 := r[0], r[1], r[2], r[3]
+	w := dst[dp : dp+4 : dp+4]
+	w[0], w[1], w[2], w[3] = x00, x10, x20, x30
+	dp += d0
+	w = dst[dp : dp+4 : dp+4]
+	w[0], w[1], w[2], w[3] = x01, x11, x21, x31
+	dp += d0
+	w = dst[dp : dp+4 : dp+4]
+	w[0], w[1], w[2], w[3] = x02, x12, x22, x32
+	dp += d0
+	w = dst[dp : dp+4 : dp+4]
+	w[0], w[1], w[2], w[3] = x03, x13, x23, x33
+}
