@@ -21,6 +21,17 @@ import "unsafe"
 // Source and destination must not partially overlap; the visiting order is
 // unspecified.
 func Copy[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides []int, shape []int) {
+	// Pointer-free 4-byte elements go through the uint32 kernels (see
+	// copy_sized.go).
+	if plainSize[T]() == 4 {
+		copyStrided(as[uint32](dst), dOff, dStrides, as[uint32](src), sOff, sStrides, shape)
+		return
+	}
+	copyStrided(dst, dOff, dStrides, src, sOff, sStrides, shape)
+}
+
+// copyStrided is Copy for any element type.
+func copyStrided[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides []int, shape []int) {
 	sh, st, off, ok := Simplify(shape, [][]int{dStrides, sStrides}, []int{dOff, sOff})
 	if !ok {
 		return
@@ -218,6 +229,9 @@ func copyRow[T any](dst []T, dOff, d int, src []T, sOff, s, n int) {
 // destination's, so each cache line touched on either side is used whole
 // before it can be evicted; the ragged edges fall back to copyRow.
 func copyTile[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1 int, n0, n1, b int) {
+	if s0 == 1 && d1 == 1 && copyTileUnit(dst, dOff, d0, src, sOff, s1, n0, n1, b) {
+		return
+	}
 	for i0 := 0; i0 < n0; i0 += b {
 		e0 := min(i0+b, n0)
 		for i1 := 0; i1 < n1; i1 += b {
