@@ -90,18 +90,7 @@ func eliminationRun(n *Network, o Options, rng *rand.Rand, temp float64) ([][2]i
 	// What is left shares only output labels, or nothing: join the two
 	// smallest until one tensor remains.
 	for s.nAlive > 1 {
-		a, b := -1, -1
-		for t := range s.labels {
-			if !s.alive[t] {
-				continue
-			}
-			if a < 0 || s.size[t] < s.size[a] {
-				a, b = t, a
-			} else if b < 0 || s.size[t] < s.size[b] {
-				b = t
-			}
-		}
-		if _, ok := join(min(a, b), max(a, b)); !ok {
+		if _, ok := join(s.twoSmallest()); !ok {
 			return nil, false
 		}
 	}

@@ -158,6 +158,22 @@ func (s *greedyState) contract(a, b int, res []int) int {
 	return s.add(slices.Clone(res))
 }
 
+// twoSmallest returns the two smallest live tensors, lower id first.
+func (s *greedyState) twoSmallest() (int, int) {
+	a, b := -1, -1
+	for t := range s.labels {
+		if !s.alive[t] {
+			continue
+		}
+		if a < 0 || s.size[t] < s.size[a] {
+			a, b = t, a
+		} else if b < 0 || s.size[t] < s.size[b] {
+			b = t
+		}
+	}
+	return min(a, b), max(a, b)
+}
+
 // neighbours returns the live tensors sharing a label with t.
 func (s *greedyState) neighbours(t int, buf []int) []int {
 	s.stamp++
@@ -299,20 +315,7 @@ func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp 
 		if !found {
 			// No connected pair: take the outer product of the two
 			// smallest live tensors.
-			a, b := -1, -1
-			for t := range s.labels {
-				if !s.alive[t] {
-					continue
-				}
-				if a < 0 || s.size[t] < s.size[a] {
-					a, b = t, a
-				} else if b < 0 || s.size[t] < s.size[b] {
-					b = t
-				}
-			}
-			if a > b {
-				a, b = b, a
-			}
+			a, b := s.twoSmallest()
 			_, _, size := s.result(a, b, buf)
 			if o.MemoryLimit > 0 && size > o.MemoryLimit && s.nAlive > 2 {
 				return nil, fmt.Errorf("%w: every remaining contraction exceeds %g elements", ErrMemoryLimit, o.MemoryLimit)
