@@ -34,8 +34,10 @@ type bisector struct {
 	pos    []int // input -> index in the part, or -1
 }
 
-func newBisector(n *Network, rng *rand.Rand) *bisector {
-	b := &bisector{n: n, rng: rng, nw: (len(n.Sizes) + 63) / 64}
+// newBisector prepares bisections of n that honour o's memory limit and
+// write weight in the parts they order optimally.
+func newBisector(n *Network, rng *rand.Rand, o Options) *bisector {
+	b := &bisector{n: n, rng: rng, nw: (len(n.Sizes) + 63) / 64, memLimit: o.MemoryLimit}
 	b.logSz = make([]float64, len(n.Sizes))
 	for l, s := range n.Sizes {
 		b.logSz[l] = logSizeOf(s)
@@ -50,6 +52,7 @@ func newBisector(n *Network, rng *rand.Rand) *bisector {
 		}
 	}
 	b.s = newSubSolver(b.logSz)
+	b.s.d.ww = o.WriteWeight
 	b.inPart = make([]int, len(n.Sizes))
 	b.side = make([]int8, len(n.Inputs))
 	b.pos = make([]int, len(n.Inputs))

@@ -66,6 +66,7 @@ type dp struct {
 	cost    []float64
 	biggest []float64
 	split   []int
+	uw      []uint64 // nw: scratch for one candidate split
 }
 
 // reset prepares d for nt inputs over nLabels labels, all unset.
@@ -81,6 +82,7 @@ func (d *dp) reset(nt, nLabels int) {
 	d.cost = resize(d.cost, nsub)
 	d.biggest = resize(d.biggest, nsub)
 	d.split = resize(d.split, nsub)
+	d.uw = resize(d.uw, d.nw)
 }
 
 func (d *dp) setInput(t, l int) { d.in[t*d.nw+l/64] |= 1 << (l % 64) }
@@ -139,7 +141,7 @@ func (d *dp) solve(memLimit float64) bool {
 		}
 		d.size[S] = math.Exp2(d.logProduct(d.legs[S*nw : (S+1)*nw]))
 	}
-	uw := make([]uint64, nw)
+	uw := d.uw
 	for S := 1; S < nsub; S++ {
 		d.cost[S], d.biggest[S] = 0, 0
 		if S&(S-1) == 0 {

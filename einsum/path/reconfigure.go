@@ -264,10 +264,8 @@ func (rc *reconfigurer) unchanged(r int, frontier, inner []int) bool {
 // two operands are first split left to right. The result is never worse
 // than p by the Minimize objective.
 func Reconfigure(ctx context.Context, n Network, p Path, o Options) (Path, error) {
-	if err := n.Validate(); err != nil {
-		return nil, err
-	}
-	if _, err := Evaluate(n, p); err != nil {
+	cp, err := Evaluate(n, p) // validates n and p
+	if err != nil {
 		return nil, err
 	}
 	if len(n.Inputs) < 3 {
@@ -283,13 +281,13 @@ func Reconfigure(ctx context.Context, n Network, p Path, o Options) (Path, error
 	}
 	t := newTree(&n, pairs)
 	reconfigure(ctx, t, o, time.Now().Add(budget))
-	q := t.path()
-	if !cheaper(n, q, p, o.Minimize) {
+	before := candidate{flops: cp.Flops, largest: cp.LargestIntermediate, score: cp.Flops}
+	if before.better(treeCandidate(t, nil, 0), o.Minimize) {
 		// Only possible when splitting steps of more than two operands
 		// cost more than p's own steps.
 		return p, nil
 	}
-	return q, nil
+	return t.path(), nil
 }
 
 // reconfigure runs passes of subtree reconfiguration over t until one finds
@@ -374,21 +372,4 @@ func pairsOf(n int, p Path) ([][2]int, error) {
 		ids = append(ids, acc)
 	}
 	return pairs, nil
-}
-
-// cheaper reports whether path q is at least as good as p by the objective
-// ("size": largest intermediate, then FLOPs; otherwise FLOPs).
-func cheaper(n Network, q, p Path, minimize string) bool {
-	cq, err := Evaluate(n, q)
-	if err != nil {
-		return false
-	}
-	cp, err := Evaluate(n, p)
-	if err != nil {
-		return true
-	}
-	if minimize == "size" && cq.LargestIntermediate != cp.LargestIntermediate {
-		return cq.LargestIntermediate < cp.LargestIntermediate
-	}
-	return cq.Flops <= cp.Flops
 }

@@ -104,9 +104,7 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	greedy := &podium{keep: 2, minimize: o.Minimize}
 	bisected := &podium{keep: 2, minimize: o.Minimize}
 	eliminated := &podium{keep: 2, minimize: o.Minimize}
-	b := newBisector(&n, rng)
-	b.memLimit = o.MemoryLimit
-	b.s.d.ww = o.WriteWeight
+	b := newBisector(&n, rng, o)
 	var lastErr error
 	gt, et := 0, 0 // greedy and elimination trials so far
 	for t := 0; t < trials; t++ {
@@ -230,9 +228,7 @@ func Auto(ctx context.Context, n Network, o Options) (Path, error) {
 	best := newTree(&n, pairs)
 	reconfigure(ctx, best, o, time.Now().Add(budget))
 	cur := treeCandidate(best, nil, o.WriteWeight)
-	bs := newBisector(&n, rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d)))
-	bs.memLimit = o.MemoryLimit
-	bs.s.d.ww = o.WriteWeight
+	bs := newBisector(&n, rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d)), o)
 	top := &podium{keep: 1, minimize: o.Minimize}
 	for i := range autoBisections {
 		bs.imbalance = 0.15 * float64(i)

@@ -230,7 +230,7 @@ func TestBisectCutsThinBond(t *testing.T) {
 		}
 	}
 	bond(2, 0, 6)
-	b := newBisector(&n, rand.New(rand.NewPCG(1, 2)))
+	b := newBisector(&n, rand.New(rand.NewPCG(1, 2)), Options{})
 	b.imbalance = 0.3
 	all := make([]int, 12)
 	for i := range all {
