@@ -37,12 +37,9 @@ func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
 			continue
 		}
 		base := ao + (i0+ir)*a.rs + p0*a.cs
-		switch {
-		case a.cs == 1:
+		if a.cs == 1 {
 			packARows(d, a.data, base, a.rs, mm, mr, kb)
-		case a.rs == 1 && mm == mr:
-			packACols(d, a.data, base, a.cs, mr, kb)
-		default:
+		} else {
 			packAGeneral(d, a.data, base, a.rs, a.cs, mm, mr, kb)
 		}
 	}
@@ -119,28 +116,6 @@ func packAColsBlock[R float](dst, src []R, base, cs, mb, mr, kb int) {
 			o := full*kb + q*mr
 			n := copy(dst[o:o+mr], col[full:])
 			clear(dst[o+n : o+mr])
-		}
-	}
-}
-
-// packACols packs a full panel whose columns are contiguous (column-major A).
-func packACols[R float](d, src []R, base, cs, mr, kb int) {
-	switch mr {
-	case 6:
-		for q := range kb {
-			s := src[base+q*cs : base+q*cs+6 : base+q*cs+6]
-			t := d[6*q : 6*q+6 : 6*q+6]
-			t[0], t[1], t[2], t[3], t[4], t[5] = s[0], s[1], s[2], s[3], s[4], s[5]
-		}
-	case 4:
-		for q := range kb {
-			s := src[base+q*cs : base+q*cs+4 : base+q*cs+4]
-			t := d[4*q : 4*q+4 : 4*q+4]
-			t[0], t[1], t[2], t[3] = s[0], s[1], s[2], s[3]
-		}
-	default:
-		for q := range kb {
-			copy(d[q*mr:q*mr+mr], src[base+q*cs:])
 		}
 	}
 }
