@@ -97,10 +97,9 @@ func (b *bisector) build(part []int) (int, bool) {
 	return len(b.n.Inputs) + len(b.pairs) - 1, true
 }
 
-// solve orders a small part optimally.
-func (b *bisector) solve(part []int) (int, bool) {
-	// The part keeps the labels the output or an input outside it needs.
-	keep := make([]uint64, b.nw)
+// partLabels calls visit once for every label of the inputs in part, with
+// the number of those inputs holding it.
+func (b *bisector) partLabels(part []int, visit func(l, held int)) {
 	for _, t := range part {
 		for _, l := range b.n.Inputs[t] {
 			b.inPart[l]++
@@ -108,16 +107,23 @@ func (b *bisector) solve(part []int) (int, bool) {
 	}
 	for _, t := range part {
 		for _, l := range b.n.Inputs[t] {
-			if b.out[l] || b.inPart[l] < b.total[l] {
-				keep[l/64] |= 1 << (l % 64)
+			if held := b.inPart[l]; held > 0 {
+				visit(l, held)
+				b.inPart[l] = 0
 			}
 		}
 	}
-	for _, t := range part {
-		for _, l := range b.n.Inputs[t] {
-			b.inPart[l] = 0
+}
+
+// solve orders a small part optimally.
+func (b *bisector) solve(part []int) (int, bool) {
+	// The part keeps the labels the output or an input outside it needs.
+	keep := make([]uint64, b.nw)
+	b.partLabels(part, func(l, held int) {
+		if b.out[l] || held < b.total[l] {
+			keep[l/64] |= 1 << (l % 64)
 		}
-	}
+	})
 	legsOf := func(i int) []uint64 { return b.inBits[part[i]*b.nw : (part[i]+1)*b.nw] }
 	if !b.s.solve(len(part), legsOf, keep, b.memLimit) {
 		return 0, false
@@ -155,21 +161,11 @@ func (b *bisector) split(part []int) ([]int, []int) {
 	}()
 	// The part's internal labels, with their pins as part indices.
 	var edges []int
-	for _, t := range part {
-		for _, l := range b.n.Inputs[t] {
-			b.inPart[l]++
+	b.partLabels(part, func(l, held int) {
+		if held >= 2 && !b.out[l] && held == b.total[l] {
+			edges = append(edges, l)
 		}
-	}
-	for _, t := range part {
-		for _, l := range b.n.Inputs[t] {
-			if c := b.inPart[l]; c > 0 {
-				if c >= 2 && !b.out[l] && c == b.total[l] {
-					edges = append(edges, l)
-				}
-				b.inPart[l] = 0
-			}
-		}
-	}
+	})
 	pins := make([][]int, len(edges))
 	vedges := make([][]int, m) // part index -> edge indices
 	weight := make([]float64, len(edges))
