@@ -3,6 +3,8 @@ package goferro_test
 import (
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/graph"
@@ -12,7 +14,7 @@ import (
 // chainProgram is x (+ y, * y, + y, ...) over n instructions of tiny
 // float64 vectors of extent size: the runtime's per-instruction overhead
 // dominates the arithmetic.
-func chainProgram(b testing.TB, n, size int) (*goferro.Runtime, *graph.Program, []*goferro.Buffer) {
+func chainProgram(b testing.TB, n, size int) (*goferro.Runtime, *graph.Program, []*driver.Buffer) {
 	b.Helper()
 	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
 	if err != nil {
@@ -35,7 +37,7 @@ func chainProgram(b testing.TB, n, size int) (*goferro.Runtime, *graph.Program, 
 	}
 	xt, _ := tensor.Rand(tensor.Float64, 1, size)
 	yt, _ := tensor.Rand(tensor.Float64, 2, size)
-	return rt, p, []*goferro.Buffer{goferro.HostBuffer(xt, nil), goferro.HostBuffer(yt, nil)}
+	return rt, p, []*driver.Buffer{driver.HostBuffer(xt, nil), driver.HostBuffer(yt, nil)}
 }
 
 // BenchmarkRunChain measures per-instruction overhead: a chain of 100 tiny
@@ -65,7 +67,7 @@ func BenchmarkCachedRunOneOp(b *testing.B) {
 		b.Fatal(err)
 	}
 	xt, _ := tensor.Rand(tensor.Float64, 1, 4)
-	in := []*goferro.Buffer{goferro.HostBuffer(xt, nil)}
+	in := []*driver.Buffer{driver.HostBuffer(xt, nil)}
 	if _, err := rt.Run(bg, p, in); err != nil { // fill the cache
 		b.Fatal(err)
 	}

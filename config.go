@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+
+	"github.com/goferro/goferro/driver"
 )
 
 // DefaultSearchBudget is the default cap on placement candidate builds.
@@ -21,25 +23,25 @@ const DefaultCacheSize = 256
 // function. Every method validates its argument and returns a typed error
 // without changing the configuration when it is invalid.
 type Config struct {
-	engines   []Engine // in id order
-	providers map[providerKey]TransferProvider
-	root      EngineID
+	engines   []driver.Engine // in id order
+	providers map[providerKey]driver.TransferProvider
+	root      driver.EngineID
 	budget    int
 	cacheSize int
 	cost      CostModel // nil: first-fit
 }
 
-type providerKey struct{ src, dst StorageClass }
+type providerKey struct{ src, dst driver.StorageClass }
 
 // NewConfig returns an empty configuration with default options.
 func NewConfig() *Config {
-	return &Config{providers: map[providerKey]TransferProvider{}, budget: DefaultSearchBudget, cacheSize: DefaultCacheSize}
+	return &Config{providers: map[providerKey]driver.TransferProvider{}, budget: DefaultSearchBudget, cacheSize: DefaultCacheSize}
 }
 
 // clone returns a deep copy (engines' slices are copied; executors and
 // providers are shared, being values the user supplied).
 func (c *Config) clone() *Config {
-	d := &Config{providers: make(map[providerKey]TransferProvider, len(c.providers)), root: c.root, budget: c.budget, cacheSize: c.cacheSize, cost: c.cost}
+	d := &Config{providers: make(map[providerKey]driver.TransferProvider, len(c.providers)), root: c.root, budget: c.budget, cacheSize: c.cacheSize, cost: c.cost}
 	for _, e := range c.engines {
 		d.engines = append(d.engines, cloneEngine(e))
 	}
@@ -49,7 +51,7 @@ func (c *Config) clone() *Config {
 	return d
 }
 
-func cloneEngine(e Engine) Engine {
+func cloneEngine(e driver.Engine) driver.Engine {
 	e.Storage = slices.Clone(e.Storage)
 	e.Families = slices.Clone(e.Families)
 	return e
@@ -60,7 +62,7 @@ func cloneEngine(e Engine) Engine {
 // (*ContractError), and that neither its id nor its allocation domain is
 // taken (ErrDuplicateEngine, ErrDuplicateDomain). An empty Domain defaults
 // to "domain." + ID; an empty DefaultStorage to the first listed class.
-func (c *Config) AddEngine(e Engine) error {
+func (c *Config) AddEngine(e driver.Engine) error {
 	e = cloneEngine(e)
 	if err := normalizeEngine(&e); err != nil {
 		return err
@@ -78,60 +80,26 @@ func (c *Config) AddEngine(e Engine) error {
 	return nil
 }
 
-func normalizeEngine(e *Engine) error {
-	if err := e.ID.Validate(); err != nil {
-		return &ConfigError{Kind: ErrInvalidID, Engine: e.ID, Err: err}
+// normalizeEngine validates e (driver.Engine.Validate, wrapped in an
+// ErrInvalidConfig *ConfigError) and fills in its default domain and
+// storage class.
+func normalizeEngine(e *driver.Engine) error {
+	if err := e.Validate(); err != nil {
+		return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Err: err}
 	}
 	if e.Domain == "" {
-		e.Domain = AllocationDomain("domain." + string(e.ID))
-	}
-	if err := e.Domain.Validate(); err != nil {
-		return &ConfigError{Kind: ErrInvalidID, Engine: e.ID, Err: err}
-	}
-	if len(e.Storage) == 0 {
-		return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Msg: "no storage classes"}
-	}
-	for i, s := range e.Storage {
-		if err := s.Validate(); err != nil {
-			return &ConfigError{Kind: ErrInvalidID, Engine: e.ID, Err: err}
-		}
-		if slices.Contains(e.Storage[:i], s) {
-			return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Msg: fmt.Sprintf("storage class %s listed twice", s)}
-		}
+		e.Domain = driver.AllocationDomain("domain." + string(e.ID))
 	}
 	if e.DefaultStorage == "" {
 		e.DefaultStorage = e.Storage[0]
-	}
-	if !slices.Contains(e.Storage, e.DefaultStorage) {
-		return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Msg: fmt.Sprintf("default storage class %s is not among %v", e.DefaultStorage, e.Storage)}
-	}
-	for i, f := range e.Families {
-		if f == "" || slices.Contains(e.Families[:i], f) {
-			return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Msg: fmt.Sprintf("empty or repeated capability family %q", f)}
-		}
-	}
-	missing := e.Ingress.missing()
-	switch {
-	case e.Executor != nil && e.Materializer == nil:
-		missing = append(missing, "Materializer")
-		fallthrough
-	case e.Executor != nil && len(missing) > 0:
-		return &ContractError{Kind: ErrIncompleteIngress, Engine: e.ID, Missing: missing}
-	case e.Executor == nil && len(e.Families) > 0:
-		return &ConfigError{Kind: ErrInvalidConfig, Engine: e.ID, Msg: "capability families without an executor"}
-	case e.Executor == nil && (len(missing) > 0 || e.Materializer == nil):
-		if e.Materializer == nil {
-			missing = append(missing, "Materializer")
-		}
-		return &ContractError{Kind: ErrIncompleteIngress, Engine: e.ID, Missing: append(missing, "Executor")}
 	}
 	return nil
 }
 
 // RemoveEngine unregisters an engine. It returns an ErrUnknownEngine
 // *ConfigError when there is none with that id.
-func (c *Config) RemoveEngine(id EngineID) error {
-	i := slices.IndexFunc(c.engines, func(e Engine) bool { return e.ID == id })
+func (c *Config) RemoveEngine(id driver.EngineID) error {
+	i := slices.IndexFunc(c.engines, func(e driver.Engine) bool { return e.ID == id })
 	if i < 0 {
 		return &ConfigError{Kind: ErrUnknownEngine, Engine: id}
 	}
@@ -143,8 +111,8 @@ func (c *Config) RemoveEngine(id EngineID) error {
 }
 
 // Engines returns the registered engine ids in id order.
-func (c *Config) Engines() []EngineID {
-	out := make([]EngineID, len(c.engines))
+func (c *Config) Engines() []driver.EngineID {
+	out := make([]driver.EngineID, len(c.engines))
 	for i, e := range c.engines {
 		out[i] = e.ID
 	}
@@ -152,13 +120,13 @@ func (c *Config) Engines() []EngineID {
 }
 
 // Engine returns a copy of the registration of engine id.
-func (c *Config) Engine(id EngineID) (Engine, bool) {
+func (c *Config) Engine(id driver.EngineID) (driver.Engine, bool) {
 	for _, e := range c.engines {
 		if e.ID == id {
 			return cloneEngine(e), true
 		}
 	}
-	return Engine{}, false
+	return driver.Engine{}, false
 }
 
 // AddTransfer registers a provider for moving values from storage class src
@@ -167,10 +135,10 @@ func (c *Config) Engine(id EngineID) (Engine, bool) {
 // is a no-op — the same comparable value, or a function with the same code
 // — and a different provider for a taken key is an ErrProviderConflict
 // *ConfigError.
-func (c *Config) AddTransfer(src, dst StorageClass, p TransferProvider) error {
-	for _, s := range []StorageClass{src, dst} {
+func (c *Config) AddTransfer(src, dst driver.StorageClass, p driver.TransferProvider) error {
+	for _, s := range []driver.StorageClass{src, dst} {
 		if err := s.Validate(); err != nil {
-			return &ConfigError{Kind: ErrInvalidID, Src: src, Dst: dst, Err: err}
+			return &ConfigError{Kind: ErrInvalidConfig, Src: src, Dst: dst, Err: err}
 		}
 	}
 	if p == nil || isNilFunc(p) {
@@ -189,7 +157,7 @@ func (c *Config) AddTransfer(src, dst StorageClass, p TransferProvider) error {
 
 // RemoveTransfer unregisters the provider for (src, dst) and reports
 // whether there was one.
-func (c *Config) RemoveTransfer(src, dst StorageClass) bool {
+func (c *Config) RemoveTransfer(src, dst driver.StorageClass) bool {
 	k := providerKey{src, dst}
 	_, ok := c.providers[k]
 	delete(c.providers, k)
@@ -197,12 +165,12 @@ func (c *Config) RemoveTransfer(src, dst StorageClass) bool {
 }
 
 // HasTransfer reports whether a provider is registered for (src, dst).
-func (c *Config) HasTransfer(src, dst StorageClass) bool {
+func (c *Config) HasTransfer(src, dst driver.StorageClass) bool {
 	_, ok := c.providers[providerKey{src, dst}]
 	return ok
 }
 
-func isNilFunc(p TransferProvider) bool {
+func isNilFunc(p driver.TransferProvider) bool {
 	v := reflect.ValueOf(p)
 	switch v.Kind() {
 	case reflect.Func, reflect.Pointer, reflect.Map, reflect.Interface, reflect.Slice:
@@ -214,7 +182,7 @@ func isNilFunc(p TransferProvider) bool {
 // sameProvider reports whether two providers are the same value: equal
 // comparable values (the same pointer, typically), or functions with the
 // same code (closures of one literal count as the same function).
-func sameProvider(a, b TransferProvider) bool {
+func sameProvider(a, b driver.TransferProvider) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	if va.Type() != vb.Type() {
 		return false
@@ -231,7 +199,7 @@ func sameProvider(a, b TransferProvider) bool {
 // SetRoot names the engine that runs compiler-synthesized instructions (at
 // its default storage class) whenever it can run them. By default it is the
 // first engine, in id order, that has an executor.
-func (c *Config) SetRoot(id EngineID) error {
+func (c *Config) SetRoot(id driver.EngineID) error {
 	if _, ok := c.Engine(id); !ok {
 		return &ConfigError{Kind: ErrUnknownEngine, Engine: id, Msg: "root engine"}
 	}
@@ -264,8 +232,8 @@ func (c *Config) SetCacheSize(n int) error {
 // methods keep a configuration valid, so this matters after an edit function
 // that may have returned early.
 func (c *Config) Validate() error {
-	ids := map[EngineID]bool{}
-	domains := map[AllocationDomain]EngineID{}
+	ids := map[driver.EngineID]bool{}
+	domains := map[driver.AllocationDomain]driver.EngineID{}
 	for _, e := range c.engines {
 		e := cloneEngine(e)
 		if err := normalizeEngine(&e); err != nil {
@@ -293,15 +261,15 @@ func (c *Config) Validate() error {
 type Option func(*Config) error
 
 // WithEngine registers an engine (Config.AddEngine).
-func WithEngine(e Engine) Option { return func(c *Config) error { return c.AddEngine(e) } }
+func WithEngine(e driver.Engine) Option { return func(c *Config) error { return c.AddEngine(e) } }
 
 // WithTransfer registers a transfer provider (Config.AddTransfer).
-func WithTransfer(src, dst StorageClass, p TransferProvider) Option {
+func WithTransfer(src, dst driver.StorageClass, p driver.TransferProvider) Option {
 	return func(c *Config) error { return c.AddTransfer(src, dst, p) }
 }
 
 // WithRoot sets the root engine (Config.SetRoot).
-func WithRoot(id EngineID) Option { return func(c *Config) error { return c.SetRoot(id) } }
+func WithRoot(id driver.EngineID) Option { return func(c *Config) error { return c.SetRoot(id) } }
 
 // WithSearchBudget sets the placement search budget (Config.SetSearchBudget).
 func WithSearchBudget(n int) Option { return func(c *Config) error { return c.SetSearchBudget(n) } }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
@@ -17,14 +19,14 @@ func TestValidateID(t *testing.T) {
 	bad := []string{"", "cpu", "Cpu.default", "cpu..v1", ".cpu.v1", "cpu.v1.", "cpu.default v1", "1cpu.v1", "cpu._x", "cpu.-x", "cpü.v1",
 		"a." + string(make([]byte, 200))}
 	for _, s := range good {
-		if err := goferro.ValidateID("engine id", s); err != nil {
+		if err := driver.ValidateID("engine id", s); err != nil {
 			t.Errorf("%q: %v", s, err)
 		}
 	}
 	for _, s := range bad {
-		err := goferro.ValidateID("engine id", s)
-		var ie *goferro.IDError
-		if !errors.As(err, &ie) || !errors.Is(err, goferro.ErrInvalidID) || ie.ID != s {
+		err := driver.ValidateID("engine id", s)
+		var ie *driver.IDError
+		if !errors.As(err, &ie) || !errors.Is(err, driver.ErrInvalidID) || ie.ID != s {
 			t.Errorf("%q: error %v, want an IDError", s, err)
 		}
 	}
@@ -47,11 +49,11 @@ func TestConfigErrors(t *testing.T) {
 
 	e := goferrotest.NewDevice("fake.c.v1").Engine()
 	e.ID = "fake"
-	kind("bad id", c.AddEngine(e), goferro.ErrInvalidID)
+	kind("bad id", c.AddEngine(e), driver.ErrInvalidID)
 	e = goferrotest.NewDevice("fake.c.v1").Engine()
-	e.Storage = []goferro.StorageClass{"Storage.X"}
+	e.Storage = []driver.StorageClass{"Storage.X"}
 	e.DefaultStorage = ""
-	kind("bad class", c.AddEngine(e), goferro.ErrInvalidID)
+	kind("bad class", c.AddEngine(e), driver.ErrInvalidID)
 	e = goferrotest.NewDevice("fake.c.v1").Engine()
 	e.DefaultStorage = "storage.other"
 	kind("default not listed", c.AddEngine(e), goferro.ErrInvalidConfig)
@@ -62,12 +64,12 @@ func TestConfigErrors(t *testing.T) {
 	e = goferrotest.NewDevice("fake.c.v1").Engine()
 	e.Ingress.Resident = nil
 	err := c.AddEngine(e)
-	var ce *goferro.ContractError
-	if !errors.As(err, &ce) || ce.Kind != goferro.ErrIncompleteIngress || len(ce.Missing) != 1 || ce.Missing[0] != "Ingress.Resident" {
+	var ce *driver.ContractError
+	if !errors.As(err, &ce) || ce.Kind != driver.ErrIncompleteIngress || len(ce.Missing) != 1 || ce.Missing[0] != "Ingress.Resident" {
 		t.Errorf("missing residency: error %v, want a ContractError naming Ingress.Resident", err)
 	}
 	e = goferrotest.NewDevice("fake.c.v1").Engine()
-	e.Ingress = goferro.Ingress{}
+	e.Ingress = driver.Ingress{}
 	e.Materializer = nil
 	if err := c.AddEngine(e); !errors.As(err, &ce) || len(ce.Missing) != 4 {
 		t.Errorf("no ingress at all: error %v", err)
@@ -86,11 +88,11 @@ func TestConfigErrors(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Kind != goferro.ErrProviderConflict || pe.Src != classA || pe.Dst != classB {
 		t.Errorf("conflict: error %v", err)
 	}
-	f := goferro.TransferFunc(func(context.Context, *goferro.TransferRequest) (*goferro.Buffer, error) { return nil, nil })
+	f := driver.TransferFunc(func(context.Context, *driver.TransferRequest) (*driver.Buffer, error) { return nil, nil })
 	kind("func provider", c.AddTransfer(classB, classA, f), nil)
 	kind("same func again", c.AddTransfer(classB, classA, f), nil)
 	kind("nil provider", c.AddTransfer(classA, classA, nil), goferro.ErrInvalidConfig)
-	kind("bad key", c.AddTransfer("bad", classA, cp), goferro.ErrInvalidID)
+	kind("bad key", c.AddTransfer("bad", classA, cp), driver.ErrInvalidID)
 	kind("remove unknown", c.RemoveEngine("no.such"), goferro.ErrUnknownEngine)
 	kind("root unknown", c.SetRoot("no.such"), goferro.ErrUnknownEngine)
 	kind("budget", c.SetSearchBudget(0), goferro.ErrInvalidConfig)
@@ -113,8 +115,8 @@ func TestRootRunsSynthesized(t *testing.T) {
 	c := goferro.NewConfig()
 	for _, err := range []error{
 		c.AddEngine(cpu.NewEngine()), c.AddEngine(dev.Engine()),
-		c.AddTransfer(goferro.StorageHost, dev.DefaultStorage(), cp),
-		c.AddTransfer(dev.DefaultStorage(), goferro.StorageHost, cp),
+		c.AddTransfer(driver.StorageHost, dev.DefaultStorage(), cp),
+		c.AddTransfer(dev.DefaultStorage(), driver.StorageHost, cp),
 	} {
 		if err != nil {
 			t.Fatal(err)
@@ -137,7 +139,7 @@ func TestRootRunsSynthesized(t *testing.T) {
 		t.Skipf("the compiler synthesized nothing:\n%v", p)
 	}
 	in := host(randT(t, 1, 3), tensor.Scalar(2.0))
-	for _, root := range []goferro.EngineID{"", cpu.EngineID} {
+	for _, root := range []driver.EngineID{"", cpu.EngineID} {
 		cfg := c
 		if root != "" {
 			if err := cfg.SetRoot(root); err != nil {

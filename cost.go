@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/internal/plan"
 )
@@ -18,10 +20,10 @@ import (
 type CostModel interface {
 	// OpCost estimates running instruction ins with the given result types
 	// on engine.
-	OpCost(engine EngineID, ins *graph.Instruction, results []ResultType) float64
+	OpCost(engine driver.EngineID, ins *graph.Instruction, results []driver.ResultType) float64
 	// TransferCost estimates moving bytes bytes from one location to
 	// another with the registered provider.
-	TransferCost(from, to Location, bytes int) float64
+	TransferCost(from, to driver.Location, bytes int) float64
 }
 
 // TransferBytes is a CostModel in which instructions are free and a
@@ -30,10 +32,12 @@ type CostModel interface {
 type TransferBytes struct{}
 
 // OpCost returns 0.
-func (TransferBytes) OpCost(EngineID, *graph.Instruction, []ResultType) float64 { return 0 }
+func (TransferBytes) OpCost(driver.EngineID, *graph.Instruction, []driver.ResultType) float64 {
+	return 0
+}
 
 // TransferCost returns bytes.
-func (TransferBytes) TransferCost(_, _ Location, bytes int) float64 { return float64(bytes) }
+func (TransferBytes) TransferCost(_, _ driver.Location, bytes int) float64 { return float64(bytes) }
 
 // Throughput is a StarPU-style CostModel: an instruction costs its result
 // elements divided by the engine's element rate, a transfer its bytes
@@ -41,32 +45,32 @@ func (TransferBytes) TransferCost(_, _ Location, bytes int) float64 { return flo
 // back to the defaults.
 type Throughput struct {
 	// ElementsPerSecond per engine (default DefaultElementsPerSecond).
-	ElementsPerSecond map[EngineID]float64
+	ElementsPerSecond map[driver.EngineID]float64
 	// BytesPerSecond per (source engine, destination engine) pair
 	// (default DefaultBytesPerSecond).
-	BytesPerSecond map[[2]EngineID]float64
+	BytesPerSecond map[[2]driver.EngineID]float64
 	// DefaultElementsPerSecond and DefaultBytesPerSecond are used when an
 	// entry is missing; zero means 1e9.
 	DefaultElementsPerSecond, DefaultBytesPerSecond float64
 }
 
 // OpCost returns the result elements over the engine's rate.
-func (t Throughput) OpCost(engine EngineID, _ *graph.Instruction, results []ResultType) float64 {
+func (t Throughput) OpCost(engine driver.EngineID, _ *graph.Instruction, results []driver.ResultType) float64 {
 	rate := t.ElementsPerSecond[engine]
 	if rate <= 0 {
 		rate = orDefault(t.DefaultElementsPerSecond)
 	}
 	n := 0
 	for _, r := range results {
-		c, _ := elementCount(r.Shape)
+		c, _ := r.Shape.NumElements()
 		n += c
 	}
 	return float64(n) / rate
 }
 
 // TransferCost returns bytes over the bandwidth between the engines.
-func (t Throughput) TransferCost(from, to Location, bytes int) float64 {
-	bw := t.BytesPerSecond[[2]EngineID{from.Engine, to.Engine}]
+func (t Throughput) TransferCost(from, to driver.Location, bytes int) float64 {
+	bw := t.BytesPerSecond[[2]driver.EngineID{from.Engine, to.Engine}]
 	if bw <= 0 {
 		bw = orDefault(t.DefaultBytesPerSecond)
 	}
@@ -95,7 +99,7 @@ func WithCostModel(m CostModel) Option {
 // costFunc returns the plan cost function of the snapshot's cost model, or
 // nil for first-fit. A panicking model is recorded in *failed and makes the
 // plan infinitely expensive.
-func (s *snapshot) costFunc(prog *graph.Program, pp *plan.Program, types []ResultType, failed *error) func(*plan.Plan) float64 {
+func (s *snapshot) costFunc(prog *graph.Program, pp *plan.Program, types []driver.ResultType, failed *error) func(*plan.Plan) float64 {
 	m := s.cfg.cost
 	if m == nil {
 		return nil
@@ -113,14 +117,14 @@ func (s *snapshot) costFunc(prog *graph.Program, pp *plan.Program, types []Resul
 			switch n.Kind {
 			case plan.Op:
 				pi := &pp.Instrs[n.Instr]
-				res := make([]ResultType, len(pi.Out))
+				res := make([]driver.ResultType, len(pi.Out))
 				for k, sl := range pi.Out {
 					res[k] = types[sl]
 				}
 				total += m.OpCost(s.engines[n.At.Engine].ID, &prog.Instructions[n.Instr], res)
 			case plan.Transfer:
 				t := types[n.Slot]
-				cnt, _ := elementCount(t.Shape)
+				cnt, _ := t.Shape.NumElements()
 				total += m.TransferCost(s.location(n.From), s.location(n.At), cnt*t.DType.Size())
 			}
 		}

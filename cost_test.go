@@ -3,6 +3,8 @@ package goferro_test
 import (
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
@@ -18,7 +20,7 @@ func TestLeastCostPlacement(t *testing.T) {
 		b := goferrotest.NewDevice(idB)
 		cp := goferrotest.NewCopier(a, b)
 		opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()), goferro.WithCostModel(model)}
-		classes := []goferro.StorageClass{goferro.StorageHost, a.DefaultStorage(), b.DefaultStorage()}
+		classes := []driver.StorageClass{driver.StorageHost, a.DefaultStorage(), b.DefaultStorage()}
 		for _, s := range classes {
 			for _, d := range classes {
 				if s != d {
@@ -36,18 +38,18 @@ func TestLeastCostPlacement(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		model goferro.CostModel
-		want  goferro.EngineID
+		want  driver.EngineID
 	}{
 		{"first-fit", nil, idA},
 		{"bytes", goferro.TransferBytes{}, idB},
-		{"throughput", goferro.Throughput{BytesPerSecond: map[[2]goferro.EngineID]float64{{idB, idA}: 1}}, idB},
-		{"fast A", goferro.Throughput{ElementsPerSecond: map[goferro.EngineID]float64{idB: 1}}, idA},
+		{"throughput", goferro.Throughput{BytesPerSecond: map[[2]driver.EngineID]float64{{idB, idA}: 1}}, idB},
+		{"fast A", goferro.Throughput{ElementsPerSecond: map[driver.EngineID]float64{idB: 1}}, idA},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rt, a, b := mk(c.model)
 			xb, _ := b.Upload(xv)
 			defer xb.Release()
-			in := []*goferro.Buffer{xb, goferro.HostBuffer(yv, nil)}
+			in := []*driver.Buffer{xb, driver.HostBuffer(yv, nil)}
 			prep, err := rt.Prepare(bg, negSum(t, 64), in)
 			if err != nil {
 				t.Fatal(err)
@@ -71,7 +73,7 @@ func TestLeastCostPlacement(t *testing.T) {
 
 type panickyModel struct{ goferro.TransferBytes }
 
-func (panickyModel) OpCost(goferro.EngineID, *graph.Instruction, []goferro.ResultType) float64 {
+func (panickyModel) OpCost(driver.EngineID, *graph.Instruction, []driver.ResultType) float64 {
 	panic("model bug")
 }
 

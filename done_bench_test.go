@@ -3,6 +3,8 @@ package goferro_test
 import (
 	"context"
 
+	"github.com/goferro/goferro/driver"
+
 	"testing"
 
 	"github.com/goferro/goferro"
@@ -27,7 +29,7 @@ func BenchmarkDoneCachedRunOneOp(b *testing.B) {
 	}
 	xt, _ := tensor.Rand(tensor.Float64, 1, 4)
 	yt, _ := tensor.Rand(tensor.Float64, 2, 4)
-	in := []*goferro.Buffer{goferro.HostBuffer(xt, nil), goferro.HostBuffer(yt, nil)}
+	in := []*driver.Buffer{driver.HostBuffer(xt, nil), driver.HostBuffer(yt, nil)}
 	if _, err := rt.Run(bg, p, in); err != nil {
 		b.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func BenchmarkDoneSchedule1000Nodes(b *testing.B) {
 	}
 	xt, _ := tensor.Rand(tensor.Float64, 1, 1)
 	yt, _ := tensor.Rand(tensor.Float64, 2, 1)
-	in := []*goferro.Buffer{goferro.HostBuffer(xt, nil), goferro.HostBuffer(yt, nil)}
+	in := []*driver.Buffer{driver.HostBuffer(xt, nil), driver.HostBuffer(yt, nil)}
 	prep, err := rt.Prepare(bg, p, in)
 	if err != nil {
 		b.Fatal(err)
@@ -86,22 +88,22 @@ func BenchmarkDoneSchedule1000Nodes(b *testing.B) {
 // doneNullEngine is an engine whose executor does no arithmetic: every
 // result is a fresh buffer over one shared tensor. It isolates the
 // runtime's own per-node cost from the kernels'.
-func doneNullEngine() (goferro.Engine, goferro.Placement) {
-	const class goferro.StorageClass = "storage.null.v1"
-	pl := goferro.Placement{Class: class, Domain: "domain.null.v1"}
+func doneNullEngine() (driver.Engine, driver.Placement) {
+	const class driver.StorageClass = "storage.null.v1"
+	pl := driver.Placement{Class: class, Domain: "domain.null.v1"}
 	z, _ := tensor.Zeros(tensor.Float64, 1)
-	return goferro.Engine{
-		ID: "bench.null.v1", Backend: "null", Domain: pl.Domain, Storage: []goferro.StorageClass{class}, DefaultStorage: class,
+	return driver.Engine{
+		ID: "bench.null.v1", Backend: "null", Domain: pl.Domain, Storage: []driver.StorageClass{class}, DefaultStorage: class,
 		Families: cpu.CoreFamilies,
-		Executor: goferro.ExecutorFunc(func(_ context.Context, c *goferro.Call) ([]*goferro.Buffer, error) {
-			return []*goferro.Buffer{goferro.TensorBuffer(z, c.Placement, "null", nil)}, nil
+		Executor: driver.ExecutorFunc(func(_ context.Context, c *driver.Call) ([]*driver.Buffer, error) {
+			return []*driver.Buffer{driver.TensorBuffer(z, c.Placement, "null", nil)}, nil
 		}),
-		Ingress: goferro.Ingress{
-			Eligible: func(p goferro.Placement, c goferro.StorageClass) bool { return p == pl && c == class },
-			Accept:   func(*goferro.Buffer, goferro.StorageClass) error { return nil },
-			Resident: func(b *goferro.Buffer) bool { return b.Placement() == pl },
+		Ingress: driver.Ingress{
+			Eligible: func(p driver.Placement, c driver.StorageClass) bool { return p == pl && c == class },
+			Accept:   func(*driver.Buffer, driver.StorageClass) error { return nil },
+			Resident: func(b *driver.Buffer) bool { return b.Placement() == pl },
 		},
-		Materializer: goferro.MaterializerFunc(func(_ context.Context, b *goferro.Buffer) (*tensor.Tensor, error) {
+		Materializer: driver.MaterializerFunc(func(_ context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
 			t, _ := b.Tensor()
 			return t, nil
 		}),
@@ -132,7 +134,7 @@ func BenchmarkDoneSchedule1000NodesNull(b *testing.B) {
 		b.Fatal(err)
 	}
 	xt, _ := tensor.Zeros(tensor.Float64, 1)
-	in := []*goferro.Buffer{goferro.TensorBuffer(xt, pl, "null", nil), goferro.TensorBuffer(xt, pl, "null", nil)}
+	in := []*driver.Buffer{driver.TensorBuffer(xt, pl, "null", nil), driver.TensorBuffer(xt, pl, "null", nil)}
 	prep, err := rt.Prepare(bg, p, in)
 	if err != nil {
 		b.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
@@ -20,7 +22,7 @@ func TestDoneCachePrepareStraddlesReconfigure(t *testing.T) {
 	elig := e.Ingress.Eligible
 	var once sync.Once
 	entered, gate := make(chan struct{}), make(chan struct{})
-	e.Ingress.Eligible = func(p goferro.Placement, c goferro.StorageClass) bool {
+	e.Ingress.Eligible = func(p driver.Placement, c driver.StorageClass) bool {
 		once.Do(func() { close(entered); <-gate })
 		return elig(p, c)
 	}
@@ -36,7 +38,7 @@ func TestDoneCachePrepareStraddlesReconfigure(t *testing.T) {
 	}
 	xb, _ := d.Upload(randT(t, 1, 2))
 	defer xb.Release()
-	in := []*goferro.Buffer{xb}
+	in := []*driver.Buffer{xb}
 	type res struct {
 		p   *goferro.Prepared
 		err error

@@ -7,28 +7,29 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/tensor"
 )
 
 // Helpers of the done-means tests (done_*_test.go).
 
-var doneHostPlacement = goferro.Placement{Class: goferro.StorageHost, Domain: goferro.HostDomain}
+var doneHostPlacement = driver.Placement{Class: driver.StorageHost, Domain: driver.HostDomain}
 
 // doneHostIngress returns d's registration changed so that host buffers
 // (HostBuffer) may also enter it, at any of its storage classes. The device
 // still only executes on its own memory, so such an engine is an ingress
 // point, not a consumer, of host inputs.
-func doneHostIngress(d *goferrotest.Device) goferro.Engine {
+func doneHostIngress(d *goferrotest.Device) driver.Engine {
 	e := d.Engine()
 	elig, res := e.Ingress.Eligible, e.Ingress.Resident
 	classes := d.Storage()
-	e.Ingress.Eligible = func(p goferro.Placement, c goferro.StorageClass) bool {
+	e.Ingress.Eligible = func(p driver.Placement, c driver.StorageClass) bool {
 		return elig(p, c) || (p == doneHostPlacement && slices.Contains(classes, c))
 	}
-	e.Ingress.Resident = func(b *goferro.Buffer) bool {
-		return res(b) || (b.Placement() == doneHostPlacement && b.Backend() == goferro.BackendHost)
+	e.Ingress.Resident = func(b *driver.Buffer) bool {
+		return res(b) || (b.Placement() == doneHostPlacement && b.Backend() == driver.BackendHost)
 	}
 	return e
 }
@@ -57,12 +58,12 @@ func doneNoLeaks(t *testing.T, cp *goferrotest.Copier, devs []*goferrotest.Devic
 // release counter, so a test can check that each was released exactly
 // once. failTo, if set, makes transfers into that engine fail.
 type doneCountingProvider struct {
-	inner  goferro.TransferProvider
-	failTo goferro.EngineID
+	inner  driver.TransferProvider
+	failTo driver.EngineID
 
 	mu       sync.Mutex
 	made     []*atomic.Int64
-	requests []goferro.TransferRequest
+	requests []driver.TransferRequest
 }
 
 var errDoneProvider = &doneErr{"done: provider refuses"}
@@ -71,7 +72,7 @@ type doneErr struct{ s string }
 
 func (e *doneErr) Error() string { return e.s }
 
-func (p *doneCountingProvider) Transfer(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+func (p *doneCountingProvider) Transfer(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 	p.mu.Lock()
 	p.requests = append(p.requests, *req)
 	p.mu.Unlock()
@@ -87,7 +88,7 @@ func (p *doneCountingProvider) Transfer(ctx context.Context, req *goferro.Transf
 	p.made = append(p.made, n)
 	p.mu.Unlock()
 	t, _ := b.Tensor()
-	return goferro.NewBuffer(goferro.BufferSpec{
+	return driver.NewBuffer(driver.BufferSpec{
 		DType: b.DType(), Shape: b.Shape(), Strides: b.Strides(), Offset: b.Offset(), Len: b.Len(),
 		Placement: b.Placement(), Backend: b.Backend(), Payload: t,
 		Release: func() { n.Add(1); b.Release() },
@@ -104,7 +105,7 @@ func (p *doneCountingProvider) releases() []int64 {
 	return out
 }
 
-func (p *doneCountingProvider) reqs() []goferro.TransferRequest {
+func (p *doneCountingProvider) reqs() []driver.TransferRequest {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.requests)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/tensor"
 )
@@ -13,17 +15,17 @@ import (
 // the documented order: element count, dtype, shape, length, placement,
 // residency.
 func TestDoneProviderFaultOrder(t *testing.T) {
-	type edit func(r *rig, s *goferro.BufferSpec, req *goferro.TransferRequest)
-	count := func(_ *rig, s *goferro.BufferSpec, _ *goferro.TransferRequest) {
+	type edit func(r *rig, s *driver.BufferSpec, req *driver.TransferRequest)
+	count := func(_ *rig, s *driver.BufferSpec, _ *driver.TransferRequest) {
 		s.Shape, s.Strides = tensor.Shape{s.Shape[0] + 1}, nil
 	}
-	dtype := func(_ *rig, s *goferro.BufferSpec, _ *goferro.TransferRequest) { s.DType = tensor.Float32 }
-	shape := func(_ *rig, s *goferro.BufferSpec, _ *goferro.TransferRequest) {
+	dtype := func(_ *rig, s *driver.BufferSpec, _ *driver.TransferRequest) { s.DType = tensor.Float32 }
+	shape := func(_ *rig, s *driver.BufferSpec, _ *driver.TransferRequest) {
 		s.Shape, s.Strides = tensor.Shape{1, s.Shape[0]}, nil
 	}
-	short := func(_ *rig, s *goferro.BufferSpec, _ *goferro.TransferRequest) { s.Len-- }
-	place := func(r *rig, s *goferro.BufferSpec, _ *goferro.TransferRequest) { s.Placement.Domain = r.a.Domain() }
-	foreign := func(r *rig, s *goferro.BufferSpec, req *goferro.TransferRequest) {
+	short := func(_ *rig, s *driver.BufferSpec, _ *driver.TransferRequest) { s.Len-- }
+	place := func(r *rig, s *driver.BufferSpec, _ *driver.TransferRequest) { s.Placement.Domain = r.a.Domain() }
+	foreign := func(r *rig, s *driver.BufferSpec, req *driver.TransferRequest) {
 		tt, _ := s.Payload.(*tensor.Tensor)
 		ta, _ := r.a.Upload(tt)
 		s.Release()
@@ -44,18 +46,18 @@ func TestDoneProviderFaultOrder(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRig(t, rigOpts{})
-			faulty := goferro.TransferFunc(func(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+			faulty := driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 				g, err := r.cp.Transfer(ctx, req)
 				if err != nil || req.To.Engine != idB {
 					return g, err
 				}
 				tt, _ := g.Tensor()
-				s := goferro.BufferSpec{DType: g.DType(), Shape: g.Shape(), Strides: g.Strides(), Offset: g.Offset(), Len: g.Len(),
+				s := driver.BufferSpec{DType: g.DType(), Shape: g.Shape(), Strides: g.Strides(), Offset: g.Offset(), Len: g.Len(),
 					Placement: g.Placement(), Backend: g.Backend(), Payload: tt, Release: g.Release}
 				for _, e := range c.edits {
 					e(r, &s, req)
 				}
-				return goferro.NewBuffer(s), nil
+				return driver.NewBuffer(s), nil
 			})
 			if err := r.rt.Reconfigure(func(cfg *goferro.Config) error {
 				cfg.RemoveTransfer(classA, classB)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
@@ -109,7 +111,7 @@ func TestDoneIngressReachesSynthesized(t *testing.T) {
 		goferro.WithEngine(doneHostIngress(in)), goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(vec.Engine()),
 		goferro.WithRoot(cpu.EngineID),
 		goferro.WithTransfer(in.DefaultStorage(), vec.DefaultStorage(), cp),
-		goferro.WithTransfer(goferro.StorageHost, vec.DefaultStorage(), cp))
+		goferro.WithTransfer(driver.StorageHost, vec.DefaultStorage(), cp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +160,7 @@ func TestDonePlacementAnchorRetry(t *testing.T) {
 	b := goferrotest.NewDevice(idB)
 	cp := goferrotest.NewCopier(a, b)
 	rt, err := goferro.NewRuntime(goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()), goferro.WithEngine(cpuEngine()),
-		goferro.WithTransfer(goferro.StorageHost, b.DefaultStorage(), cp))
+		goferro.WithTransfer(driver.StorageHost, b.DefaultStorage(), cp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,11 +184,11 @@ func TestDonePlacementAnchorRetry(t *testing.T) {
 // search skips it for a later class pass in which its other class is
 // reachable.
 func TestDonePlacementSkipsUnreachableDefault(t *testing.T) {
-	const fast, slow goferro.StorageClass = "storage.d.fast", "storage.d.slow"
+	const fast, slow driver.StorageClass = "storage.d.fast", "storage.d.slow"
 	d := goferrotest.NewDevice("fake.d.v1", goferrotest.WithStorage(fast, slow))
 	cp := goferrotest.NewCopier(d)
 	rt, err := goferro.NewRuntime(goferro.WithEngine(cpuEngine()), goferro.WithEngine(d.Engine()),
-		goferro.WithTransfer(goferro.StorageHost, slow, cp), goferro.WithTransfer(slow, goferro.StorageHost, cp))
+		goferro.WithTransfer(driver.StorageHost, slow, cp), goferro.WithTransfer(slow, driver.StorageHost, cp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,11 +218,11 @@ func doneFourEngines(t *testing.T, budget int) (*goferro.Runtime, []*goferrotest
 	t.Helper()
 	var devs []*goferrotest.Device
 	for _, n := range []string{"e0", "e1", "e2", "e3"} {
-		devs = append(devs, goferrotest.NewDevice(goferro.EngineID("fake."+n+".v1"), goferrotest.WithStorage(goferro.StorageClass("storage."+n+".v1"))))
+		devs = append(devs, goferrotest.NewDevice(driver.EngineID("fake."+n+".v1"), goferrotest.WithStorage(driver.StorageClass("storage."+n+".v1"))))
 	}
 	cp := goferrotest.NewCopier(devs...)
 	opts := []goferro.Option{goferro.WithEngine(cpuEngine()), goferro.WithSearchBudget(budget),
-		goferro.WithTransfer(goferro.StorageHost, devs[1].DefaultStorage(), cp),
+		goferro.WithTransfer(driver.StorageHost, devs[1].DefaultStorage(), cp),
 		goferro.WithTransfer(devs[1].DefaultStorage(), devs[2].DefaultStorage(), cp),
 		goferro.WithTransfer(devs[3].DefaultStorage(), devs[2].DefaultStorage(), cp)}
 	for _, d := range devs {
@@ -251,7 +253,7 @@ func TestDonePlacementCartesian(t *testing.T) {
 	xv, yv := randT(t, 1, 3), randT(t, 2, 3)
 	yb, _ := devs[3].Upload(yv)
 	defer yb.Release()
-	in := []*goferro.Buffer{goferro.HostBuffer(xv, nil), yb}
+	in := []*driver.Buffer{driver.HostBuffer(xv, nil), yb}
 	prep, err := rt.Prepare(bg, doneFourProgram(t), in)
 	if err != nil {
 		t.Fatal(err)
@@ -277,11 +279,11 @@ func TestDonePlacementCartesian(t *testing.T) {
 // needs stops with DispatchSearchBudgetExceeded; with exactly enough it
 // succeeds, as it does after Reconfigure raises the budget.
 func TestDonePlacementBudget(t *testing.T) {
-	try := func(budget int) (*goferro.Runtime, []*goferro.Buffer, *goferro.Prepared, error) {
+	try := func(budget int) (*goferro.Runtime, []*driver.Buffer, *goferro.Prepared, error) {
 		rt, devs, _ := doneFourEngines(t, budget)
 		yb, _ := devs[3].Upload(randT(t, 2, 3))
 		t.Cleanup(yb.Release)
-		in := []*goferro.Buffer{goferro.HostBuffer(randT(t, 1, 3), nil), yb}
+		in := []*driver.Buffer{driver.HostBuffer(randT(t, 1, 3), nil), yb}
 		p, err := rt.Prepare(bg, doneFourProgram(t), in)
 		return rt, in, p, err
 	}
@@ -309,7 +311,7 @@ func TestDonePlacementBudget(t *testing.T) {
 // Done 9e: a single engine whose only valid ingress for the input is its
 // non-default class (there is no provider at all) still runs.
 func TestDoneSingleEngineNonDefaultIngress(t *testing.T) {
-	const ca, cb goferro.StorageClass = "storage.d.a", "storage.d.b"
+	const ca, cb driver.StorageClass = "storage.d.a", "storage.d.b"
 	d := goferrotest.NewDevice("fake.d.v1", goferrotest.WithStorage(ca, cb))
 	rt, err := goferro.NewRuntime(goferro.WithEngine(d.Engine()))
 	if err != nil {
@@ -324,14 +326,14 @@ func TestDoneSingleEngineNonDefaultIngress(t *testing.T) {
 	xv := randT(t, 5, 3)
 	xb, _ := d.UploadTo(xv, cb)
 	defer xb.Release()
-	prep, err := rt.Prepare(bg, p, []*goferro.Buffer{xb})
+	prep, err := rt.Prepare(bg, p, []*driver.Buffer{xb})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l := prep.Ingress()[0]; l.Storage != cb {
 		t.Errorf("x enters at %v, want class %s", l, cb)
 	}
-	out, err := rt.Execute(bg, prep, []*goferro.Buffer{xb})
+	out, err := rt.Execute(bg, prep, []*driver.Buffer{xb})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"pgregory.net/rapid"
 
 	"github.com/goferro/goferro"
@@ -33,10 +35,10 @@ import (
 //     made by another step depends on it (or follows it in the same event
 //     domain), and a release depends on every step that read the value or
 //     made one of its copies.
-func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared, hasProvider func(src, dst goferro.StorageClass) bool) error {
+func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared, hasProvider func(src, dst driver.StorageClass) bool) error {
 	sched, place, ingress := prep.Schedule(), prep.Placement(), prep.Ingress()
 	n := prog.NumSlots()
-	copies := make([][]goferro.Location, n)
+	copies := make([][]driver.Location, n)
 	released := make([]bool, n)
 	lastReader := make([]int, n)
 	producer := make([]int, n)
@@ -56,13 +58,13 @@ func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared, hasProvider
 		isOut[o] = true
 	}
 	for i, in := range prog.Inputs {
-		copies[in.Slot] = []goferro.Location{ingress[i]}
+		copies[in.Slot] = []driver.Location{ingress[i]}
 	}
 	moved := map[string]bool{}
 	lastOp := -1
 	type mk struct {
 		slot int
-		at   goferro.Location
+		at   driver.Location
 	}
 	maker := map[mk]int{}            // copy -> step that made it (absent: ingress)
 	touched := make([][]int, n)      // per slot: steps that read it or made a copy
@@ -72,7 +74,7 @@ func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared, hasProvider
 		}
 		return sched[k].Kind != goferro.StepRelease && sched[m].Kind != goferro.StepRelease && sched[m].At.Event == sched[k].At.Event
 	}
-	needs := func(k, slot int, at goferro.Location) error {
+	needs := func(k, slot int, at driver.Location) error {
 		if m, ok := maker[mk{slot, at}]; ok && !ordered(k, m) {
 			return fmt.Errorf("step %d (%v) reads %%%d at %v made by step %d without depending on it", k, sched[k], slot, at, m)
 		}
@@ -106,7 +108,7 @@ func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared, hasProvider
 				if len(copies[o.Slot]) != 0 || released[o.Slot] {
 					return fmt.Errorf("step %d: %%%d written twice", k, o.Slot)
 				}
-				copies[o.Slot] = []goferro.Location{st.At}
+				copies[o.Slot] = []driver.Location{st.At}
 				maker[mk{int(o.Slot), st.At}] = k
 				touched[o.Slot] = append(touched[o.Slot], k)
 			}
@@ -187,12 +189,12 @@ func TestDoneScheduleProperty(t *testing.T) {
 	prepared := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		nd := rapid.IntRange(1, 4).Draw(rt, "devices")
-		pool := []goferro.StorageClass{"storage.p0.v1", "storage.p1.v1", "storage.p2.v1", goferro.StorageHost}
+		pool := []driver.StorageClass{"storage.p0.v1", "storage.p1.v1", "storage.p2.v1", driver.StorageHost}
 		var devs []*goferrotest.Device
 		for i := range nd {
-			cls := rapid.SliceOfNDistinct(rapid.SampledFrom(pool), 1, 2, rapid.ID[goferro.StorageClass]).Draw(rt, fmt.Sprintf("classes%d", i))
+			cls := rapid.SliceOfNDistinct(rapid.SampledFrom(pool), 1, 2, rapid.ID[driver.StorageClass]).Draw(rt, fmt.Sprintf("classes%d", i))
 			fams := rapid.SliceOfNDistinct(rapid.SampledFrom(goferrotest.Families), 0, 2, rapid.ID[string]).Draw(rt, fmt.Sprintf("fams%d", i))
-			devs = append(devs, goferrotest.NewDevice(goferro.EngineID(fmt.Sprintf("fake.d%d.v1", i)),
+			devs = append(devs, goferrotest.NewDevice(driver.EngineID(fmt.Sprintf("fake.d%d.v1", i)),
 				goferrotest.WithStorage(cls...), goferrotest.WithFamilies(fams...)))
 		}
 		cp := goferrotest.NewCopier(devs...)
@@ -201,7 +203,7 @@ func TestDoneScheduleProperty(t *testing.T) {
 			cpuOpts = append(cpuOpts, cpu.WithFamilies(goferrotest.Families...))
 		}
 		opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine(cpuOpts...))}
-		classes := []goferro.StorageClass{goferro.StorageHost}
+		classes := []driver.StorageClass{driver.StorageHost}
 		for _, d := range devs {
 			opts = append(opts, goferro.WithEngine(d.Engine()))
 			for _, c := range d.Storage() {
@@ -210,11 +212,11 @@ func TestDoneScheduleProperty(t *testing.T) {
 				}
 			}
 		}
-		providers := map[[2]goferro.StorageClass]bool{}
+		providers := map[[2]driver.StorageClass]bool{}
 		for _, s := range classes {
 			for _, d := range classes {
 				if rapid.IntRange(0, 2).Draw(rt, "provider") > 0 {
-					providers[[2]goferro.StorageClass{s, d}] = true
+					providers[[2]driver.StorageClass{s, d}] = true
 					opts = append(opts, goferro.WithTransfer(s, d, cp))
 				}
 			}
@@ -250,13 +252,13 @@ func TestDoneScheduleProperty(t *testing.T) {
 			rt.Fatal(err)
 		}
 		hostIn := make([]*tensor.Tensor, nin)
-		in := make([]*goferro.Buffer, nin)
+		in := make([]*driver.Buffer, nin)
 		keep := make([]int64, nd)
 		for i := range nin {
 			hostIn[i], _ = tensor.Rand(tensor.Float64, uint64(i+1), 2)
 			where := rapid.IntRange(-1, nd-1).Draw(rt, "where")
 			if where < 0 {
-				in[i] = goferro.HostBuffer(hostIn[i], nil)
+				in[i] = driver.HostBuffer(hostIn[i], nil)
 			} else {
 				in[i], _ = devs[where].Upload(hostIn[i])
 				keep[where]++
@@ -281,7 +283,7 @@ func TestDoneScheduleProperty(t *testing.T) {
 			return
 		}
 		prepared++
-		if err := doneVerifySchedule(p, prep, func(s, d goferro.StorageClass) bool { return providers[[2]goferro.StorageClass{s, d}] }); err != nil {
+		if err := doneVerifySchedule(p, prep, func(s, d driver.StorageClass) bool { return providers[[2]driver.StorageClass{s, d}] }); err != nil {
 			rt.Fatalf("%v\n%v\n%v", err, p, prep)
 		}
 		ref, err := interp.Run(p, hostIn...)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
@@ -57,7 +59,7 @@ func TestDoneCacheReconfigure(t *testing.T) {
 		if err := cfg.AddEngine(c.Engine()); err != nil {
 			return err
 		}
-		if err := cfg.AddTransfer(goferro.StorageHost, c.DefaultStorage(), cp); err != nil {
+		if err := cfg.AddTransfer(driver.StorageHost, c.DefaultStorage(), cp); err != nil {
 			return err
 		}
 		return cfg.AddTransfer(c.DefaultStorage(), classB, cp)
@@ -92,7 +94,7 @@ func TestDoneCacheTwoDomains(t *testing.T) {
 	defer xa.Release()
 	w := want(t, func(v ...float64) float64 { return -(v[0] + v[1]) }, xv, yv)
 	p := negSum(t, 3)
-	ins := [][]*goferro.Buffer{host(xv, yv), {xa, goferro.HostBuffer(yv, nil)}}
+	ins := [][]*driver.Buffer{host(xv, yv), {xa, driver.HostBuffer(yv, nil)}}
 	var preps [2]*goferro.Prepared
 	for i := range 6 {
 		in := ins[i%2]
@@ -192,8 +194,8 @@ func TestDoneSubmitDroppedHandle(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	gate := make(chan struct{})
 	ranB := make(chan struct{})
-	r.a.OnExecute(func(context.Context, *goferro.Call) error { <-gate; return nil })
-	r.b.OnExecute(func(context.Context, *goferro.Call) error { close(ranB); return nil })
+	r.a.OnExecute(func(context.Context, *driver.Call) error { <-gate; return nil })
+	r.b.OnExecute(func(context.Context, *driver.Call) error { close(ranB); return nil })
 	func() {
 		h, err := r.rt.Submit(bg, negSum(t, 3), host(randT(t, 1, 3), randT(t, 2, 3)))
 		if err != nil || h == nil {
@@ -242,7 +244,7 @@ func TestDoneSubmitReconfigureAfterAdmission(t *testing.T) {
 	gate := make(chan struct{})
 	started := make(chan struct{})
 	var once sync.Once
-	r.a.OnExecute(func(context.Context, *goferro.Call) error { once.Do(func() { close(started) }); <-gate; return nil })
+	r.a.OnExecute(func(context.Context, *driver.Call) error { once.Do(func() { close(started) }); <-gate; return nil })
 	xv, yv := randT(t, 1, 3), randT(t, 2, 3)
 	h, err := r.rt.Submit(bg, negSum(t, 3), host(xv, yv))
 	if err != nil {
@@ -250,8 +252,8 @@ func TestDoneSubmitReconfigureAfterAdmission(t *testing.T) {
 	}
 	<-started
 	if err := r.rt.Reconfigure(func(c *goferro.Config) error {
-		for _, s := range []goferro.StorageClass{goferro.StorageHost, classA, classB} {
-			for _, d := range []goferro.StorageClass{goferro.StorageHost, classA, classB} {
+		for _, s := range []driver.StorageClass{driver.StorageHost, classA, classB} {
+			for _, d := range []driver.StorageClass{driver.StorageHost, classA, classB} {
 				c.RemoveTransfer(s, d)
 			}
 		}
@@ -279,7 +281,7 @@ func TestDoneSubmitCancel(t *testing.T) {
 		r := newRig(t, rigOpts{})
 		ctx, cancel := context.WithCancel(bg)
 		started := make(chan struct{})
-		r.a.OnExecute(func(c context.Context, _ *goferro.Call) error {
+		r.a.OnExecute(func(c context.Context, _ *driver.Call) error {
 			close(started)
 			cancel()
 			return nil // A's op completes; the run must stop after it
@@ -317,9 +319,9 @@ func TestDoneConcurrentBarrier(t *testing.T) {
 	}
 	xv, yv := randT(t, 1, 8), randT(t, 2, 8)
 	var mu sync.Mutex
-	arrived := map[goferro.EngineID]bool{}
+	arrived := map[driver.EngineID]bool{}
 	open := make(chan struct{})
-	barrier := func(c context.Context, call *goferro.Call) error {
+	barrier := func(c context.Context, call *driver.Call) error {
 		mu.Lock()
 		first := !arrived[call.Location.Engine]
 		arrived[call.Location.Engine] = true
@@ -377,9 +379,9 @@ func TestDoneSubmitCancelHonouringEngine(t *testing.T) {
 				return c.Err()
 			}
 			if where == "executor" {
-				r.a.OnExecute(func(c context.Context, _ *goferro.Call) error { return block(c) })
+				r.a.OnExecute(func(c context.Context, _ *driver.Call) error { return block(c) })
 			} else {
-				r.cp.OnTransfer(func(c context.Context, req *goferro.TransferRequest) error {
+				r.cp.OnTransfer(func(c context.Context, req *driver.TransferRequest) error {
 					if req.To.Engine == idB {
 						return block(c)
 					}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
@@ -49,7 +51,7 @@ func TestDoneSplitUse(t *testing.T) {
 		t.Fatalf("A→B %d, B→A %d, s moved back to A %d times; want 1, 1, 0\n%v", ab, ba, sToA, prep)
 	}
 	var sLive = true
-	r.a.OnExecute(func(_ context.Context, c *goferro.Call) error {
+	r.a.OnExecute(func(_ context.Context, c *driver.Call) error {
 		if c.Index >= 2 {
 			for _, in := range c.Inputs {
 				if in.Released() || !r.a.Owns(in) {
@@ -83,20 +85,20 @@ func TestDoneSplitUse(t *testing.T) {
 // with a (host, host) provider: one transfer, whose request names both
 // engines and both event domains; the equal class does not skip it.
 func TestDoneSharedHostClass(t *testing.T) {
-	a := goferrotest.NewDevice(idA, goferrotest.WithStorage(goferro.StorageHost), goferrotest.WithFamilies(goferrotest.ArithFamily))
-	b := goferrotest.NewDevice(idB, goferrotest.WithStorage(goferro.StorageHost), goferrotest.WithFamilies(goferrotest.UnaryFamily))
+	a := goferrotest.NewDevice(idA, goferrotest.WithStorage(driver.StorageHost), goferrotest.WithFamilies(goferrotest.ArithFamily))
+	b := goferrotest.NewDevice(idB, goferrotest.WithStorage(driver.StorageHost), goferrotest.WithFamilies(goferrotest.UnaryFamily))
 	cp := &doneCountingProvider{inner: goferrotest.NewCopier(a, b)}
 	rt, err := goferro.NewRuntime(goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()),
-		goferro.WithTransfer(goferro.StorageHost, goferro.StorageHost, cp))
+		goferro.WithTransfer(driver.StorageHost, driver.StorageHost, cp))
 	if err != nil {
 		t.Fatal(err)
 	}
 	xv, yv := randT(t, 1, 4), randT(t, 2, 4)
-	xa, _ := a.UploadTo(xv, goferro.StorageHost)
-	ya, _ := a.UploadTo(yv, goferro.StorageHost)
+	xa, _ := a.UploadTo(xv, driver.StorageHost)
+	ya, _ := a.UploadTo(yv, driver.StorageHost)
 	defer xa.Release()
 	defer ya.Release()
-	out, err := rt.Run(bg, negSum(t, 4), []*goferro.Buffer{xa, ya})
+	out, err := rt.Run(bg, negSum(t, 4), []*driver.Buffer{xa, ya})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,8 +113,8 @@ func TestDoneSharedHostClass(t *testing.T) {
 	if q.From.Engine != idA || q.To.Engine != idB || q.From.Event != evA || q.To.Event != evB || evA == evB {
 		t.Errorf("request %v -> %v, want %s/%v -> %s/%v", q.From, q.To, idA, evA, idB, evB)
 	}
-	if q.From.Storage != goferro.StorageHost || q.To.Storage != goferro.StorageHost ||
-		q.Dst != (goferro.Placement{Class: goferro.StorageHost, Domain: b.Domain()}) {
+	if q.From.Storage != driver.StorageHost || q.To.Storage != driver.StorageHost ||
+		q.Dst != (driver.Placement{Class: driver.StorageHost, Domain: b.Domain()}) {
 		t.Errorf("request classes %s -> %s, dst %v", q.From.Storage, q.To.Storage, q.Dst)
 	}
 	if rel := cp.releases(); !slices.Equal(rel, []int64{1}) {
@@ -128,7 +130,7 @@ func TestDoneMissingProvider(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	if err := r.rt.Reconfigure(func(c *goferro.Config) error {
 		c.RemoveTransfer(classA, classB)
-		c.RemoveTransfer(classA, goferro.StorageHost)
+		c.RemoveTransfer(classA, driver.StorageHost)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -140,7 +142,7 @@ func TestDoneMissingProvider(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Kind != goferro.ErrMissingTransferProvider || !errors.Is(err, goferro.ErrMissingTransferProvider) {
 			t.Fatalf("%s: error %v, want a MissingTransferProvider PrepareError", what, err)
 		}
-		if pe.Class != classB || !slices.Equal(pe.Available, []goferro.StorageClass{classA}) || pe.Instruction != 1 || pe.Slot != 2 {
+		if pe.Class != classB || !slices.Equal(pe.Available, []driver.StorageClass{classA}) || pe.Instruction != 1 || pe.Slot != 2 {
 			t.Errorf("%s: names class %s available %v instruction %d slot %d", what, pe.Class, pe.Available, pe.Instruction, pe.Slot)
 		}
 	}
@@ -165,7 +167,7 @@ func TestDoneFailingProvider(t *testing.T) {
 	inner := goferrotest.NewCopier(a, b)
 	cp := &doneCountingProvider{inner: inner, failTo: idB}
 	opts := []goferro.Option{goferro.WithEngine(cpuEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine())}
-	cls := []goferro.StorageClass{goferro.StorageHost, a.DefaultStorage(), b.DefaultStorage()}
+	cls := []driver.StorageClass{driver.StorageHost, a.DefaultStorage(), b.DefaultStorage()}
 	for _, s := range cls {
 		for _, d := range cls {
 			if s != d {
@@ -214,57 +216,57 @@ func TestDoneProviderContractFaults(t *testing.T) {
 		goferro.ErrTransferLength, goferro.ErrTransferPlacement, goferro.ErrTransferResidency}
 	type tc struct {
 		name string
-		fn   func(r *rig, good *goferro.Buffer, req *goferro.TransferRequest) *goferro.Buffer
+		fn   func(r *rig, good *driver.Buffer, req *driver.TransferRequest) *driver.Buffer
 		kind error
 	}
-	spec := func(b *goferro.Buffer) goferro.BufferSpec {
+	spec := func(b *driver.Buffer) driver.BufferSpec {
 		tt, _ := b.Tensor()
-		return goferro.BufferSpec{DType: b.DType(), Shape: b.Shape(), Strides: b.Strides(), Offset: b.Offset(), Len: b.Len(),
+		return driver.BufferSpec{DType: b.DType(), Shape: b.Shape(), Strides: b.Strides(), Offset: b.Offset(), Len: b.Len(),
 			Placement: b.Placement(), Backend: b.Backend(), Payload: tt, Release: b.Release}
 	}
 	cases := []tc{
-		{"overflow", func(_ *rig, g *goferro.Buffer, _ *goferro.TransferRequest) *goferro.Buffer {
+		{"overflow", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Shape, s.Strides = tensor.Shape{1 << 40, 1 << 40}, []int{1, 1}
-			return goferro.NewBuffer(s)
+			return driver.NewBuffer(s)
 		}, goferro.ErrTransferElementCount},
-		{"count", func(_ *rig, g *goferro.Buffer, _ *goferro.TransferRequest) *goferro.Buffer {
+		{"count", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Shape, s.Strides = tensor.Shape{g.Shape()[0] + 1}, nil
-			return goferro.NewBuffer(s)
+			return driver.NewBuffer(s)
 		}, goferro.ErrTransferElementCount},
-		{"dtype", func(_ *rig, g *goferro.Buffer, _ *goferro.TransferRequest) *goferro.Buffer {
+		{"dtype", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.DType = tensor.Float32
-			return goferro.NewBuffer(s)
+			return driver.NewBuffer(s)
 		}, goferro.ErrTransferDType},
-		{"shape", func(_ *rig, g *goferro.Buffer, _ *goferro.TransferRequest) *goferro.Buffer {
+		{"shape", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Shape, s.Strides = tensor.Shape{1, g.Shape()[0]}, nil
-			return goferro.NewBuffer(s)
+			return driver.NewBuffer(s)
 		}, goferro.ErrTransferShape},
-		{"length", func(_ *rig, g *goferro.Buffer, _ *goferro.TransferRequest) *goferro.Buffer {
+		{"length", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Len--
-			return goferro.NewBuffer(s)
+			return driver.NewBuffer(s)
 		}, goferro.ErrTransferLength},
-		{"class", func(_ *rig, g *goferro.Buffer, _ *goferro.TransferRequest) *goferro.Buffer {
+		{"class", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Placement.Class = classA
-			return goferro.NewBuffer(s)
+			return driver.NewBuffer(s)
 		}, goferro.ErrTransferPlacement},
-		{"foreign-domain", func(r *rig, g *goferro.Buffer, _ *goferro.TransferRequest) *goferro.Buffer {
+		{"foreign-domain", func(r *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Placement.Domain = r.a.Domain()
-			return goferro.NewBuffer(s)
+			return driver.NewBuffer(s)
 		}, goferro.ErrTransferPlacement},
-		{"foreign-memory", func(r *rig, g *goferro.Buffer, req *goferro.TransferRequest) *goferro.Buffer {
+		{"foreign-memory", func(r *rig, g *driver.Buffer, req *driver.TransferRequest) *driver.Buffer {
 			tt, _ := g.Tensor()
 			ta, _ := r.a.Upload(tt) // A's memory, tagged as B's
 			g.Release()
 			s := spec(ta)
 			s.Placement = req.Dst
-			return goferro.NewBuffer(s)
+			return driver.NewBuffer(s)
 		}, goferro.ErrTransferResidency},
 	}
 	for _, c := range cases {
@@ -272,7 +274,7 @@ func TestDoneProviderContractFaults(t *testing.T) {
 			r := newRig(t, rigOpts{})
 			// The A→B copy of the sum is corrupted; B's neg consumes it.
 			var rr *rig = r
-			faulty := goferro.TransferFunc(func(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+			faulty := driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 				g, err := r.cp.Transfer(ctx, req)
 				if err != nil || req.To.Engine != idB {
 					return g, err
@@ -311,7 +313,7 @@ func TestDoneExecutorForeignMemory(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	ea := r.a.Engine()
 	inner := ea.Executor
-	ea.Executor = goferro.ExecutorFunc(func(ctx context.Context, c *goferro.Call) ([]*goferro.Buffer, error) {
+	ea.Executor = driver.ExecutorFunc(func(ctx context.Context, c *driver.Call) ([]*driver.Buffer, error) {
 		outs, err := inner.Execute(ctx, c)
 		if err != nil {
 			return nil, err
@@ -320,7 +322,7 @@ func TestDoneExecutorForeignMemory(t *testing.T) {
 		fb, _ := r.b.Upload(tt) // B's memory
 		outs[0].Release()
 		ft, _ := fb.Tensor()
-		outs[0] = goferro.NewBuffer(goferro.BufferSpec{DType: fb.DType(), Shape: fb.Shape(), Len: fb.Len(),
+		outs[0] = driver.NewBuffer(driver.BufferSpec{DType: fb.DType(), Shape: fb.Shape(), Len: fb.Len(),
 			Placement: c.Placement, Backend: goferrotest.Backend, Payload: ft, Release: fb.Release})
 		return outs, nil
 	})
@@ -361,10 +363,10 @@ func TestDoneExecutorForeignMemory(t *testing.T) {
 // metadata from another allocation domain (same class, shape, strides,
 // dtype): a typed ingress error; nothing runs. Run re-prepares instead.
 func TestDoneIngressOtherDomain(t *testing.T) {
-	a := goferrotest.NewDevice(idA, goferrotest.WithStorage(goferro.StorageHost), goferrotest.WithFamilies(goferrotest.ArithFamily))
+	a := goferrotest.NewDevice(idA, goferrotest.WithStorage(driver.StorageHost), goferrotest.WithFamilies(goferrotest.ArithFamily))
 	cp := goferrotest.NewCopier(a)
 	rt, err := goferro.NewRuntime(goferro.WithEngine(cpuEngine()), goferro.WithEngine(a.Engine()),
-		goferro.WithTransfer(goferro.StorageHost, goferro.StorageHost, cp))
+		goferro.WithTransfer(driver.StorageHost, driver.StorageHost, cp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,13 +385,13 @@ func TestDoneIngressOtherDomain(t *testing.T) {
 	if l := prep.Ingress()[0]; l.Engine != "cpu.default.v1" {
 		t.Fatalf("x enters at %v", l)
 	}
-	xa, _ := a.UploadTo(xv, goferro.StorageHost)
+	xa, _ := a.UploadTo(xv, driver.StorageHost)
 	defer xa.Release()
-	if xa.DType() != tensor.Float64 || !slices.Equal(xa.Strides(), []int{1}) || xa.Placement().Class != goferro.StorageHost {
+	if xa.DType() != tensor.Float64 || !slices.Equal(xa.Strides(), []int{1}) || xa.Placement().Class != driver.StorageHost {
 		t.Fatal("test buffer metadata")
 	}
 	before := a.Stats().Executions
-	in := []*goferro.Buffer{xa, goferro.HostBuffer(yv, nil)}
+	in := []*driver.Buffer{xa, driver.HostBuffer(yv, nil)}
 	_, err = rt.Execute(bg, prep, in)
 	var ee *goferro.ExecError
 	if !errors.As(err, &ee) || ee.Input != 0 || (ee.Kind != goferro.ErrInputMismatch && ee.Kind != goferro.ErrInputRejected) {

@@ -1,6 +1,7 @@
 package goferro
 
 import (
+	"github.com/goferro/goferro/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,9 +11,6 @@ import (
 // its Kind and unwraps to it, so callers branch with errors.Is(err, ErrX) or
 // inspect the details with errors.As.
 var (
-	// ErrInvalidID: a malformed identifier (see ValidateID).
-	ErrInvalidID = errors.New("goferro: invalid identifier")
-
 	// ErrInvalidConfig: a configuration that is inconsistent in some other
 	// way (nil engine parts, a default storage class the engine does not
 	// list, a search budget below one, ...).
@@ -26,10 +24,6 @@ var (
 	// ErrProviderConflict: a different transfer provider for a (source
 	// class, destination class) key that is already taken.
 	ErrProviderConflict = errors.New("goferro: transfer provider conflict")
-	// ErrIncompleteIngress: an engine with an executor that does not declare
-	// all three ingress checks, or no materializer.
-	ErrIncompleteIngress = errors.New("goferro: incomplete ingress contract")
-
 	// ErrInvalidProgram: a program the runtime cannot run (nil, or with
 	// inconsistent slots).
 	ErrInvalidProgram = errors.New("goferro: invalid program")
@@ -123,29 +117,14 @@ func appendMsg(b *strings.Builder, msg string, cause error) string {
 	return b.String()
 }
 
-// IDError reports a malformed identifier. It wraps ErrInvalidID.
-type IDError struct {
-	What   string // "engine id", "storage class", "allocation domain"
-	ID     string // the offending identifier
-	Reason string // what is wrong with it
-}
-
-// Error formats the error as "goferro: invalid <what> "<id>": <reason>".
-func (e *IDError) Error() string {
-	return fmt.Sprintf("goferro: invalid %s %q: %s", e.What, e.ID, e.Reason)
-}
-
-// Unwrap returns ErrInvalidID.
-func (e *IDError) Unwrap() error { return ErrInvalidID }
-
 // ConfigError reports an invalid configuration edit. Kind is one of
 // ErrInvalidID, ErrInvalidConfig, ErrDuplicateEngine, ErrUnknownEngine,
 // ErrDuplicateDomain or ErrProviderConflict.
 type ConfigError struct {
 	Kind   error
-	Engine EngineID     // the engine concerned, if any
-	Src    StorageClass // for provider errors: the key's source class
-	Dst    StorageClass // for provider errors: the key's destination class
+	Engine driver.EngineID     // the engine concerned, if any
+	Src    driver.StorageClass // for provider errors: the key's source class
+	Dst    driver.StorageClass // for provider errors: the key's destination class
 	Msg    string
 	Err    error // the cause, if any
 }
@@ -166,23 +145,6 @@ func (e *ConfigError) Error() string {
 // Unwrap returns the kind and the cause.
 func (e *ConfigError) Unwrap() []error { return kindErr(e.Kind, e.Err) }
 
-// ContractError reports an engine whose ingress contract is incomplete: an
-// executor without all three checks (eligibility, acceptance, residency) or
-// without a materializer. Kind is ErrIncompleteIngress.
-type ContractError struct {
-	Kind    error
-	Engine  EngineID
-	Missing []string // the missing parts, e.g. "Ingress.Resident"
-}
-
-// Error names the engine and the missing parts.
-func (e *ContractError) Error() string {
-	return fmt.Sprintf("%v: engine %s lacks %s", e.Kind, e.Engine, strings.Join(e.Missing, ", "))
-}
-
-// Unwrap returns the kind.
-func (e *ContractError) Unwrap() error { return e.Kind }
-
 // PrepareError reports why a program could not be prepared. Fields that do
 // not apply are -1 (indices) or empty.
 type PrepareError struct {
@@ -190,9 +152,9 @@ type PrepareError struct {
 	Input       int          // program input position, or -1
 	Instruction int          // explicit instruction index, or -1
 	Slot        int          // value slot, or -1
-	Engine      EngineID     // engine concerned, if any
-	Class       StorageClass // destination storage class, if any
-	Available   []StorageClass
+	Engine      driver.EngineID     // engine concerned, if any
+	Class       driver.StorageClass // destination storage class, if any
+	Available   []driver.StorageClass
 	Msg         string
 	Err         error
 }
@@ -231,7 +193,7 @@ type TransferError struct {
 	Kind        error
 	Instruction int // the instruction the copy is made for
 	Slot        int
-	From, To    Location
+	From, To    driver.Location
 	Msg         string
 	Err         error
 }
@@ -256,7 +218,7 @@ type ExecError struct {
 	Instruction int // explicit instruction index, or -1
 	Input       int // program input position, or -1
 	Output      int // output position (of the instruction or program), or -1
-	Engine      EngineID
+	Engine      driver.EngineID
 	Msg         string
 	Err         error
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 )
 
@@ -15,15 +17,15 @@ func TestErrorMessages(t *testing.T) {
 		err  error
 		want []string
 	}{
-		{&goferro.IDError{What: "engine id", ID: "Bad", Reason: "uppercase"}, []string{"engine id", `"Bad"`, "uppercase"}},
+		{&driver.IDError{What: "engine id", ID: "Bad", Reason: "uppercase"}, []string{"engine id", `"Bad"`, "uppercase"}},
 		{&goferro.ConfigError{Kind: goferro.ErrProviderConflict, Src: "storage.a.v1", Dst: "storage.b.v1", Err: cause}, []string{"conflict", "storage.a.v1 -> storage.b.v1", "the cause"}},
 		{&goferro.ConfigError{Kind: goferro.ErrDuplicateEngine, Engine: "cpu.default.v1", Msg: "again"}, []string{"duplicate", "cpu.default.v1", "again"}},
-		{&goferro.ContractError{Kind: goferro.ErrIncompleteIngress, Engine: "fake.a.v1", Missing: []string{"Ingress.Resident"}}, []string{"fake.a.v1", "Ingress.Resident"}},
-		{&goferro.PrepareError{Kind: goferro.ErrMissingTransferProvider, Input: -1, Instruction: 3, Slot: 7, Class: "storage.b.v1", Available: []goferro.StorageClass{"storage.a.v1"}},
+		{&driver.ContractError{Kind: driver.ErrIncompleteIngress, Engine: "fake.a.v1", Missing: []string{"Ingress.Resident"}}, []string{"fake.a.v1", "Ingress.Resident"}},
+		{&goferro.PrepareError{Kind: goferro.ErrMissingTransferProvider, Input: -1, Instruction: 3, Slot: 7, Class: "storage.b.v1", Available: []driver.StorageClass{"storage.a.v1"}},
 			[]string{"missing transfer provider", "instruction 3", "slot 7", "storage.b.v1", "storage.a.v1"}},
 		{&goferro.PrepareError{Kind: goferro.ErrInputShape, Input: 1, Instruction: -1, Slot: -1, Msg: "shape (2, 3)"}, []string{"input 1", "shape (2, 3)"}},
 		{&goferro.TransferError{Kind: goferro.ErrTransferDType, Instruction: 2, Slot: 4,
-			From: goferro.Location{Engine: "fake.a.v1", Event: 1, Storage: "storage.a.v1"}, To: goferro.Location{Engine: "fake.b.v1", Event: 2, Storage: "storage.b.v1"}, Msg: "float32"},
+			From: driver.Location{Engine: "fake.a.v1", Event: 1, Storage: "storage.a.v1"}, To: driver.Location{Engine: "fake.b.v1", Event: 2, Storage: "storage.b.v1"}, Msg: "float32"},
 			[]string{"dtype", "instruction 2", "slot 4", "fake.a.v1/event.1/storage.a.v1 -> fake.b.v1/event.2/storage.b.v1", "float32"}},
 		{&goferro.ExecError{Kind: goferro.ErrOutputResidencyMismatch, Instruction: 5, Input: -1, Output: 0, Engine: "fake.a.v1", Err: cause},
 			[]string{"residency", "instruction 5", "output 0", "fake.a.v1", "the cause"}},
@@ -40,7 +42,7 @@ func TestErrorMessages(t *testing.T) {
 	if !errors.Is(cases[1].err, cause) || !errors.Is(cases[1].err, goferro.ErrProviderConflict) {
 		t.Error("ConfigError loses its kind or cause")
 	}
-	if !errors.Is(cases[0].err, goferro.ErrInvalidID) || !errors.Is(cases[3].err, goferro.ErrIncompleteIngress) {
+	if !errors.Is(cases[0].err, driver.ErrInvalidID) || !errors.Is(cases[3].err, driver.ErrIncompleteIngress) {
 		t.Error("IDError or ContractError loses its kind")
 	}
 }
@@ -78,7 +80,7 @@ func TestPreparedExplain(t *testing.T) {
 	isKind(t, err, goferro.ErrStalePrepared)
 	_, err = r.rt.SubmitPrepared(bg, nil, nil)
 	isKind(t, err, goferro.ErrInvalidProgram)
-	if !r.rt.Config().HasTransfer(goferro.StorageHost, classA) {
+	if !r.rt.Config().HasTransfer(driver.StorageHost, classA) {
 		t.Error("HasTransfer")
 	}
 }

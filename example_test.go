@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
@@ -45,7 +47,7 @@ func Example_multiEngine() {
 	cp := goferrotest.NewCopier(a, d)
 	rt, err := goferro.NewRuntime(
 		goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(d.Engine()),
-		goferro.WithTransfer(goferro.StorageHost, a.DefaultStorage(), cp),
+		goferro.WithTransfer(driver.StorageHost, a.DefaultStorage(), cp),
 		goferro.WithTransfer(a.DefaultStorage(), d.DefaultStorage(), cp),
 	)
 	if err != nil {
@@ -58,7 +60,7 @@ func Example_multiEngine() {
 
 	xt, _ := tensor.New([]float64{1, 2, 3}, 3)
 	yt, _ := tensor.New([]float64{10, 20, 30}, 3)
-	in := []*goferro.Buffer{goferro.HostBuffer(xt, nil), goferro.HostBuffer(yt, nil)}
+	in := []*driver.Buffer{driver.HostBuffer(xt, nil), driver.HostBuffer(yt, nil)}
 	prep, err := rt.Prepare(context.Background(), p, in)
 	if err != nil {
 		panic(err)
@@ -92,7 +94,7 @@ func ExamplePrepareError() {
 	p, _ := graph.Compile(graph.Exp(goferrotest.Neg(x)))
 	xt, _ := tensor.Zeros(tensor.Float64, 3)
 	xb, _ := a.Upload(xt)
-	_, err := rt.Run(context.Background(), p, []*goferro.Buffer{xb})
+	_, err := rt.Run(context.Background(), p, []*driver.Buffer{xb})
 	var pe *goferro.PrepareError
 	fmt.Println(errors.As(err, &pe), errors.Is(err, goferro.ErrMissingTransferProvider), pe.Instruction, pe.Class, pe.Available)
 	// Output:
@@ -106,7 +108,7 @@ func ExampleRuntime_Submit() {
 	x := b.Input("x", tensor.Float64, graph.Dims(3))
 	p, _ := graph.Compile(graph.Neg(x))
 	xt, _ := tensor.New([]float64{1, 2, 3}, 3)
-	h, err := rt.Submit(context.Background(), p, []*goferro.Buffer{goferro.HostBuffer(xt, nil)})
+	h, err := rt.Submit(context.Background(), p, []*driver.Buffer{driver.HostBuffer(xt, nil)})
 	if err != nil {
 		panic(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/internal/plan"
 	"github.com/goferro/goferro/internal/slots"
@@ -23,7 +25,7 @@ import (
 // is ErrInputMismatch, and an input its ingress engine no longer accepts or
 // does not own is ErrInputRejected. On any failure no downstream node runs
 // and every copy the runtime made is released.
-func (r *Runtime) Execute(ctx context.Context, p *Prepared, inputs []*Buffer, opts ...RunOption) ([]*tensor.Tensor, error) {
+func (r *Runtime) Execute(ctx context.Context, p *Prepared, inputs []*driver.Buffer, opts ...RunOption) ([]*tensor.Tensor, error) {
 	if p == nil {
 		return nil, execErr(ErrInvalidProgram, -1, "nil prepared program")
 	}
@@ -37,7 +39,7 @@ func (r *Runtime) Execute(ctx context.Context, p *Prepared, inputs []*Buffer, op
 }
 
 // Run prepares the program (using the cache) and executes it inline.
-func (r *Runtime) Run(ctx context.Context, prog *graph.Program, inputs []*Buffer, opts ...RunOption) ([]*tensor.Tensor, error) {
+func (r *Runtime) Run(ctx context.Context, prog *graph.Program, inputs []*driver.Buffer, opts ...RunOption) ([]*tensor.Tensor, error) {
 	o := collectOpts(opts)
 	p, err := r.prepare(ctx, r.snap.Load(), prog, inputs, o)
 	if err != nil {
@@ -48,14 +50,14 @@ func (r *Runtime) Run(ctx context.Context, prog *graph.Program, inputs []*Buffer
 
 // RunTensors is Run with host tensors as inputs (wrapped with HostBuffer).
 func (r *Runtime) RunTensors(ctx context.Context, prog *graph.Program, inputs []*tensor.Tensor, opts ...RunOption) ([]*tensor.Tensor, error) {
-	bufs := make([]*Buffer, len(inputs))
+	bufs := make([]*driver.Buffer, len(inputs))
 	for i, t := range inputs {
 		if t == nil {
 			e := prepErr(ErrInvalidInput, "nil tensor")
 			e.Input = i
 			return nil, e
 		}
-		bufs[i] = HostBuffer(t, nil)
+		bufs[i] = driver.HostBuffer(t, nil)
 	}
 	return r.Run(ctx, prog, bufs, opts...)
 }
@@ -68,18 +70,18 @@ func execErr(kind error, ins int, msg string, args ...any) *ExecError {
 type run struct {
 	p     *Prepared
 	s     *snapshot
-	store *slots.Store[*Buffer] // &storeMem
+	store *slots.Store[*driver.Buffer] // &storeMem
 	ctx   context.Context
 
 	// calls and args are the Calls of the op nodes and their operand
 	// lists, allocated once per run (see execPlan) instead of once per node;
 	// small schedules use callMem and argMem, in the run's own allocation.
-	calls []Call
-	args  []*Buffer
+	calls []driver.Call
+	args  []*driver.Buffer
 
-	storeMem slots.Store[*Buffer]
-	callMem  [1]Call
-	argMem   [3]*Buffer
+	storeMem slots.Store[*driver.Buffer]
+	callMem  [1]driver.Call
+	argMem   [3]*driver.Buffer
 
 	mu  sync.Mutex
 	err error
@@ -99,13 +101,13 @@ type execPlan struct {
 
 // opExec is the precomputed part of one op node's Call.
 type opExec struct {
-	call, arg int // positions in the run's Call and operand slabs
-	loc       Location
-	placement Placement
+	call, arg int // positions in the run's driver.Call and operand slabs
+	loc       driver.Location
+	placement driver.Placement
 	// results is shared by every Call made for the node (Call.Results says
 	// not to modify it); outputs are validated against Prepared.types, so
 	// an executor that did modify it cannot make a wrong result pass.
-	results []ResultType
+	results []driver.ResultType
 }
 
 // compileExec fills p.exec from the plan.
@@ -130,9 +132,9 @@ func (p *Prepared) compileExec() {
 		e.numCalls++
 		e.numArgs += len(pi.In)
 		o.loc, o.placement = p.snap.location(n.At), p.snap.placement(n.At)
-		o.results = make([]ResultType, len(pi.Out))
+		o.results = make([]driver.ResultType, len(pi.Out))
 		for k, sl := range pi.Out {
-			o.results[k] = ResultType{DType: p.types[sl].DType, Shape: p.types[sl].Shape.Clone()}
+			o.results[k] = driver.ResultType{DType: p.types[sl].DType, Shape: p.types[sl].Shape.Clone()}
 		}
 	}
 }
@@ -153,7 +155,7 @@ func (x *run) failed() error {
 
 // execute runs the schedule; the snapshot is the prepared one, whatever the
 // runtime's current epoch.
-func (p *Prepared) execute(ctx context.Context, inputs []*Buffer, serial bool) ([]*tensor.Tensor, error) {
+func (p *Prepared) execute(ctx context.Context, inputs []*driver.Buffer, serial bool) ([]*tensor.Tensor, error) {
 	s := p.snap
 	if err := p.recheckInputs(inputs); err != nil {
 		return nil, err
@@ -162,10 +164,10 @@ func (p *Prepared) execute(ctx context.Context, inputs []*Buffer, serial bool) (
 	x.store = &x.storeMem
 	x.store.Init(p.pprog.NumSlots)
 	if x.calls = x.callMem[:]; p.exec.numCalls > len(x.callMem) {
-		x.calls = make([]Call, p.exec.numCalls)
+		x.calls = make([]driver.Call, p.exec.numCalls)
 	}
 	if x.args = x.argMem[:]; p.exec.numArgs > len(x.argMem) {
-		x.args = make([]*Buffer, p.exec.numArgs)
+		x.args = make([]*driver.Buffer, p.exec.numArgs)
 	}
 	for i, in := range inputs {
 		x.store.Put(p.pprog.Inputs[i], p.plan.Ingress[i], in, false)
@@ -188,7 +190,7 @@ func (p *Prepared) execute(ctx context.Context, inputs []*Buffer, serial bool) (
 }
 
 // recheckInputs re-checks runtime inputs against the prepared ingress.
-func (p *Prepared) recheckInputs(inputs []*Buffer) error {
+func (p *Prepared) recheckInputs(inputs []*driver.Buffer) error {
 	if len(inputs) != len(p.sigs) {
 		e := execErr(ErrInputCount, -1, "%d inputs given, the program takes %d", len(inputs), len(p.sigs))
 		return e
@@ -208,8 +210,8 @@ func (p *Prepared) recheckInputs(inputs []*Buffer) error {
 		if sig := sigOf(b); !sig.equal(p.sigs[i]) {
 			return bad(ErrInputMismatch, "input is %v, prepared for %v", sig, p.sigs[i])
 		}
-		if !b.fits() {
-			return bad(ErrInvalidInput, "strides %v offset %d address memory outside its %d elements", b.strides, b.offset, b.length)
+		if !b.InBounds() {
+			return bad(ErrInvalidInput, "strides %v offset %d address memory outside its %d elements", b.StridesView(), b.Offset(), b.Len())
 		}
 		l := p.plan.Ingress[i]
 		ok, err := ingressOK(p.snap, l.Engine, b, p.snap.classes[l.Class], i)
@@ -344,7 +346,7 @@ func (x *run) op(n *plan.Node, oe *opExec) error {
 	pi := &p.pprog.Instrs[n.Instr]
 	eng := &s.engines[n.At.Engine]
 	call := &x.calls[oe.call]
-	*call = Call{Index: ins.Index, Instruction: ins, Inputs: x.args[oe.arg : oe.arg : oe.arg+len(pi.In)],
+	*call = driver.Call{Index: ins.Index, Instruction: ins, Inputs: x.args[oe.arg : oe.arg : oe.arg+len(pi.In)],
 		Results: oe.results, Location: oe.loc, Placement: oe.placement}
 	for _, sl := range pi.In {
 		b, ok := x.store.Get(sl, n.At)
@@ -383,14 +385,14 @@ func (x *run) op(n *plan.Node, oe *opExec) error {
 			return fail(ErrOutputMismatch, k, "nil result")
 		case slices.Contains(call.Inputs, b) || slices.Contains(outs[:k], b):
 			return fail(ErrOutputMismatch, k, "result is an operand or another result; executors must return new buffers")
-		case b.dtype != want.DType:
-			return fail(ErrOutputMismatch, k, "dtype %v, want %v", b.dtype, want.DType)
-		case !b.shape.Equal(want.Shape):
-			return fail(ErrOutputMismatch, k, "shape %v, want %v", b.shape, want.Shape)
-		case !b.fits():
-			return fail(ErrOutputMismatch, k, "strides %v offset %d address memory outside its %d elements", b.strides, b.offset, b.length)
-		case b.placement != oe.placement:
-			return fail(ErrOutputResidencyMismatch, k, "placement %v, want %v", b.placement, oe.placement)
+		case b.DType() != want.DType:
+			return fail(ErrOutputMismatch, k, "dtype %v, want %v", b.DType(), want.DType)
+		case !b.ShapeView().Equal(want.Shape):
+			return fail(ErrOutputMismatch, k, "shape %v, want %v", b.ShapeView(), want.Shape)
+		case !b.InBounds():
+			return fail(ErrOutputMismatch, k, "strides %v offset %d address memory outside its %d elements", b.StridesView(), b.Offset(), b.Len())
+		case b.Placement() != oe.placement:
+			return fail(ErrOutputResidencyMismatch, k, "placement %v, want %v", b.Placement(), oe.placement)
 		}
 		ok, perr := safeResident(eng, b)
 		if perr != nil {
@@ -417,7 +419,7 @@ func (x *run) transfer(n *plan.Node) error {
 	}
 	prov := s.providers[n.From.Class*len(s.classes)+n.At.Class]
 	dst := s.placement(n.At)
-	req := &TransferRequest{Src: src, From: from, To: to, Dst: dst, Instruction: ins, Slot: n.Slot}
+	req := &driver.TransferRequest{Src: src, From: from, To: to, Dst: dst, Instruction: ins, Slot: n.Slot}
 	out, err := safeTransfer(x.ctx, prov, req)
 	fail := func(kind error, msg string, args ...any) error {
 		if out != nil && out != src {
@@ -435,27 +437,27 @@ func (x *run) transfer(n *plan.Node) error {
 		return fail(ErrTransferFailed, "")
 	}
 	want := p.types[n.Slot]
-	wantN, _ := elementCount(want.Shape)
+	wantN, _ := want.Shape.NumElements()
 	if out == nil {
 		return fail(ErrTransferFailed, "provider returned no buffer")
 	}
-	if cnt, ok := elementCount(out.shape); !ok || cnt != wantN {
-		if !ok {
-			return fail(ErrTransferElementCount, "element count of %v overflows", out.shape)
+	if cnt, err := out.ShapeView().NumElements(); err != nil || cnt != wantN {
+		if err != nil {
+			return fail(ErrTransferElementCount, "element count of %v overflows", out.ShapeView())
 		}
 		return fail(ErrTransferElementCount, "%d elements, want %d", cnt, wantN)
 	}
-	if out.dtype != want.DType {
-		return fail(ErrTransferDType, "dtype %v, want %v", out.dtype, want.DType)
+	if out.DType() != want.DType {
+		return fail(ErrTransferDType, "dtype %v, want %v", out.DType(), want.DType)
 	}
-	if !out.shape.Equal(want.Shape) {
-		return fail(ErrTransferShape, "shape %v, want %v", out.shape, want.Shape)
+	if !out.ShapeView().Equal(want.Shape) {
+		return fail(ErrTransferShape, "shape %v, want %v", out.ShapeView(), want.Shape)
 	}
-	if !out.fits() {
-		return fail(ErrTransferLength, "buffer of %d elements cannot hold shape %v with strides %v offset %d", out.length, out.shape, out.strides, out.offset)
+	if !out.InBounds() {
+		return fail(ErrTransferLength, "buffer of %d elements cannot hold shape %v with strides %v offset %d", out.Len(), out.ShapeView(), out.StridesView(), out.Offset())
 	}
-	if out == src || out.placement != dst {
-		return fail(ErrTransferPlacement, "placement %v, want %v", out.placement, dst)
+	if out == src || out.Placement() != dst {
+		return fail(ErrTransferPlacement, "placement %v, want %v", out.Placement(), dst)
 	}
 	eng := &s.engines[n.At.Engine]
 	okRes, perr := safeResident(eng, out)
@@ -520,7 +522,7 @@ type panicError struct{ v any }
 
 func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.v) }
 
-func safeExecute(ctx context.Context, ex Executor, call *Call) (outs []*Buffer, err error) {
+func safeExecute(ctx context.Context, ex driver.Executor, call *driver.Call) (outs []*driver.Buffer, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			outs, err = nil, &panicError{v}
@@ -529,7 +531,7 @@ func safeExecute(ctx context.Context, ex Executor, call *Call) (outs []*Buffer, 
 	return ex.Execute(ctx, call)
 }
 
-func safeTransfer(ctx context.Context, p TransferProvider, req *TransferRequest) (out *Buffer, err error) {
+func safeTransfer(ctx context.Context, p driver.TransferProvider, req *driver.TransferRequest) (out *driver.Buffer, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = nil, &panicError{v}
@@ -538,7 +540,7 @@ func safeTransfer(ctx context.Context, p TransferProvider, req *TransferRequest)
 	return p.Transfer(ctx, req)
 }
 
-func safeMaterialize(ctx context.Context, m Materializer, b *Buffer) (t *tensor.Tensor, err error) {
+func safeMaterialize(ctx context.Context, m driver.Materializer, b *driver.Buffer) (t *tensor.Tensor, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			t, err = nil, &panicError{v}
@@ -547,7 +549,7 @@ func safeMaterialize(ctx context.Context, m Materializer, b *Buffer) (t *tensor.
 	return m.Materialize(ctx, b)
 }
 
-func safeResident(e *Engine, b *Buffer) (ok bool, err error) {
+func safeResident(e *driver.Engine, b *driver.Buffer) (ok bool, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			ok, err = false, &panicError{v}

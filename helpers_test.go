@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
@@ -13,11 +15,11 @@ import (
 )
 
 const (
-	idA goferro.EngineID = "fake.a.v1"
-	idB goferro.EngineID = "fake.b.v1"
+	idA driver.EngineID = "fake.a.v1"
+	idB driver.EngineID = "fake.b.v1"
 
-	classA goferro.StorageClass = "storage.fake.a"
-	classB goferro.StorageClass = "storage.fake.b"
+	classA driver.StorageClass = "storage.fake.a"
+	classB driver.StorageClass = "storage.fake.b"
 )
 
 // rig is a runtime with the CPU engine and two fake devices: A runs only
@@ -52,10 +54,10 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		goferro.WithEngine(r.b.Engine()),
 	}
 	if !o.noMesh {
-		classes := []goferro.StorageClass{goferro.StorageHost, ca, cb}
+		classes := []driver.StorageClass{driver.StorageHost, ca, cb}
 		for _, s := range classes {
 			for _, d := range classes {
-				if s != d || o.sharedClass && s != goferro.StorageHost {
+				if s != d || o.sharedClass && s != driver.StorageHost {
 					opts = append(opts, goferro.WithTransfer(s, d, r.cp))
 				}
 			}
@@ -132,10 +134,10 @@ func want(t *testing.T, f func(v ...float64) float64, ins ...*tensor.Tensor) *te
 	return w
 }
 
-func host(ts ...*tensor.Tensor) []*goferro.Buffer {
-	out := make([]*goferro.Buffer, len(ts))
+func host(ts ...*tensor.Tensor) []*driver.Buffer {
+	out := make([]*driver.Buffer, len(ts))
 	for i, x := range ts {
-		out[i] = goferro.HostBuffer(x, nil)
+		out[i] = driver.HostBuffer(x, nil)
 	}
 	return out
 }
@@ -161,4 +163,4 @@ func isKind(t *testing.T, err, kind error) {
 var bg = context.Background()
 
 // cpuEngine is the CPU engine without the test families.
-func cpuEngine() goferro.Engine { return cpu.NewEngine() }
+func cpuEngine() driver.Engine { return cpu.NewEngine() }

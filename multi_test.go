@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
@@ -28,7 +30,7 @@ func TestSplitAcrossEngines(t *testing.T) {
 		t.Fatalf("placement %v, want add on A and neg on B", pl)
 	}
 	for i, l := range prep.Ingress() {
-		if l.Engine != "cpu.default.v1" || l.Storage != goferro.StorageHost {
+		if l.Engine != "cpu.default.v1" || l.Storage != driver.StorageHost {
 			t.Errorf("input %d enters at %v, want the CPU engine", i, l)
 		}
 	}
@@ -134,7 +136,7 @@ func TestMissingProviderAtPreparation(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	if err := r.rt.Reconfigure(func(c *goferro.Config) error {
 		c.RemoveTransfer(classA, classB)
-		c.RemoveTransfer(classA, goferro.StorageHost) // no detour through the host
+		c.RemoveTransfer(classA, driver.StorageHost) // no detour through the host
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -144,7 +146,7 @@ func TestMissingProviderAtPreparation(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Kind != goferro.ErrMissingTransferProvider {
 		t.Fatalf("error %v, want a MissingTransferProvider PrepareError", err)
 	}
-	if pe.Instruction != 1 || pe.Slot != 2 || pe.Class != classB || !slices.Equal(pe.Available, []goferro.StorageClass{classA}) {
+	if pe.Instruction != 1 || pe.Slot != 2 || pe.Class != classB || !slices.Equal(pe.Available, []driver.StorageClass{classA}) {
 		t.Errorf("error names instruction %d slot %d class %s available %v; want 1, 2, %s, [%s]", pe.Instruction, pe.Slot, pe.Class, pe.Available, classB, classA)
 	}
 	if r.a.Stats().Executions+r.b.Stats().Executions+r.cp.Stats().Transfers+r.a.Stats().Allocations != 0 {
@@ -172,7 +174,7 @@ func TestTransferNeedsDirectProvider(t *testing.T) {
 // wrapping it; the consumer never runs; every copy is released.
 func TestFailingProvider(t *testing.T) {
 	r := newRig(t, rigOpts{})
-	r.cp.OnTransfer(func(_ context.Context, req *goferro.TransferRequest) error {
+	r.cp.OnTransfer(func(_ context.Context, req *driver.TransferRequest) error {
 		if req.To.Engine == idB {
 			return goferrotest.ErrInjected
 		}

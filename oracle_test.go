@@ -3,6 +3,8 @@ package goferro_test
 import (
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
@@ -21,7 +23,7 @@ func TestCoreOpsAcrossDevices(t *testing.T) {
 	b := goferrotest.NewDevice("fake.vec.v1", goferrotest.WithFamilies(graph.FamilyElementwise, graph.FamilyLayout, graph.FamilyConstant, graph.FamilyReduce))
 	cp := goferrotest.NewCopier(a, b)
 	opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine())}
-	classes := []goferro.StorageClass{goferro.StorageHost, a.DefaultStorage(), b.DefaultStorage()}
+	classes := []driver.StorageClass{driver.StorageHost, a.DefaultStorage(), b.DefaultStorage()}
 	for _, s := range classes {
 		for _, d := range classes {
 			if s != d {

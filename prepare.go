@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/internal/plan"
 	"github.com/goferro/goferro/tensor"
@@ -17,21 +19,21 @@ import (
 type RunOption func(*runOpts)
 
 type runOpts struct {
-	engines []EngineID // nil: all
-	class   StorageClass
+	engines []driver.EngineID // nil: all
+	class   driver.StorageClass
 	serial  bool
 }
 
 // OnEngines restricts placement: the program's (non-synthesized)
 // instructions run only on the given engines. Inputs still enter wherever
 // their ingress allows and reach the instructions through transfers.
-func OnEngines(ids ...EngineID) RunOption {
+func OnEngines(ids ...driver.EngineID) RunOption {
 	return func(o *runOpts) { o.engines = append(o.engines, ids...) }
 }
 
 // InStorage restricts placement to one storage class: every
 // (non-synthesized) instruction runs on an engine at class.
-func InStorage(class StorageClass) RunOption {
+func InStorage(class driver.StorageClass) RunOption {
 	return func(o *runOpts) { o.class = class }
 }
 
@@ -65,7 +67,7 @@ type Prepared struct {
 	pprog  *plan.Program
 	plan   *plan.Plan
 	sigs   []inputSig
-	types  []ResultType // concrete type of every slot
+	types  []driver.ResultType // concrete type of every slot
 	serial bool
 	key    string
 	exec   execPlan
@@ -79,12 +81,12 @@ type inputSig struct {
 	dtype     tensor.DType
 	shape     tensor.Shape
 	strides   []int
-	placement Placement
+	placement driver.Placement
 	backend   string
 }
 
-func sigOf(b *Buffer) inputSig {
-	return inputSig{dtype: b.dtype, shape: b.shape, strides: b.strides, placement: b.placement, backend: b.backend}
+func sigOf(b *driver.Buffer) inputSig {
+	return inputSig{dtype: b.DType(), shape: b.ShapeView(), strides: b.StridesView(), placement: b.Placement(), backend: b.Backend()}
 }
 
 func (s inputSig) equal(o inputSig) bool {
@@ -109,8 +111,8 @@ func (p *Prepared) Program() *graph.Program { return p.prog }
 func (p *Prepared) Builds() int { return p.plan.Builds }
 
 // Placement returns the location of every instruction, by instruction index.
-func (p *Prepared) Placement() []Location {
-	out := make([]Location, len(p.plan.Placement))
+func (p *Prepared) Placement() []driver.Location {
+	out := make([]driver.Location, len(p.plan.Placement))
 	for i, l := range p.plan.Placement {
 		out[i] = p.snap.location(l)
 	}
@@ -119,8 +121,8 @@ func (p *Prepared) Placement() []Location {
 
 // Ingress returns the location every program input enters at, by input
 // position.
-func (p *Prepared) Ingress() []Location {
-	out := make([]Location, len(p.plan.Ingress))
+func (p *Prepared) Ingress() []driver.Location {
+	out := make([]driver.Location, len(p.plan.Ingress))
 	for i, l := range p.plan.Ingress {
 		out[i] = p.snap.location(l)
 	}
@@ -163,9 +165,9 @@ type Step struct {
 	Slot int
 	// At is where an op runs or a transfer's destination; zero for
 	// StepRelease.
-	At Location
+	At driver.Location
 	// From is a transfer's source location.
-	From Location
+	From driver.Location
 	// Deps are the indices of the steps this one waits for (besides the
 	// earlier steps of its own event domain).
 	Deps []int
@@ -227,7 +229,7 @@ func (p *Prepared) String() string {
 // chooses every input's ingress and builds the schedule, or returns the
 // prepared artefact from the cache. Errors are *PrepareError values (or
 // *ConfigError for malformed options).
-func (r *Runtime) Prepare(ctx context.Context, prog *graph.Program, inputs []*Buffer, opts ...RunOption) (*Prepared, error) {
+func (r *Runtime) Prepare(ctx context.Context, prog *graph.Program, inputs []*driver.Buffer, opts ...RunOption) (*Prepared, error) {
 	return r.prepare(ctx, r.snap.Load(), prog, inputs, collectOpts(opts))
 }
 
@@ -235,7 +237,7 @@ func prepErr(kind error, msg string, args ...any) *PrepareError {
 	return &PrepareError{Kind: kind, Input: -1, Instruction: -1, Slot: -1, Msg: fmt.Sprintf(msg, args...)}
 }
 
-func (r *Runtime) prepare(ctx context.Context, s *snapshot, prog *graph.Program, inputs []*Buffer, o runOpts) (*Prepared, error) {
+func (r *Runtime) prepare(ctx context.Context, s *snapshot, prog *graph.Program, inputs []*driver.Buffer, o runOpts) (*Prepared, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &PrepareError{Kind: ErrCanceled, Input: -1, Instruction: -1, Slot: -1, Err: err}
 	}
@@ -323,7 +325,7 @@ func withSerial(p *Prepared, serial bool) *Prepared {
 }
 
 // ingressOK runs the three ingress checks of engine e for an input.
-func ingressOK(s *snapshot, e int, b *Buffer, class StorageClass, input int) (ok bool, err error) {
+func ingressOK(s *snapshot, e int, b *driver.Buffer, class driver.StorageClass, input int) (ok bool, err error) {
 	eng := &s.engines[e]
 	defer func() {
 		if v := recover(); v != nil {
@@ -331,7 +333,7 @@ func ingressOK(s *snapshot, e int, b *Buffer, class StorageClass, input int) (ok
 			err = &PrepareError{Kind: ErrPanic, Input: input, Instruction: -1, Slot: -1, Engine: eng.ID, Msg: fmt.Sprintf("ingress check panicked: %v", v)}
 		}
 	}()
-	if !eng.Ingress.Eligible(b.placement, class) {
+	if !eng.Ingress.Eligible(b.Placement(), class) {
 		return false, nil
 	}
 	if eng.Ingress.Accept(b, class) != nil {
@@ -374,7 +376,7 @@ func (s *snapshot) searchErr(err error, pp *plan.Program, prog *graph.Program) e
 
 // checkInputs validates the inputs against the program's declared inputs
 // and returns the symbol bindings.
-func checkInputs(prog *graph.Program, inputs []*Buffer) (map[string]int, error) {
+func checkInputs(prog *graph.Program, inputs []*driver.Buffer) (map[string]int, error) {
 	if len(inputs) != len(prog.Inputs) {
 		return nil, prepErr(ErrInputCount, "%d inputs given, the program takes %d", len(inputs), len(prog.Inputs))
 	}
@@ -392,19 +394,19 @@ func checkInputs(prog *graph.Program, inputs []*Buffer) (map[string]int, error) 
 		if b.Released() {
 			return nil, bad(ErrInvalidInput, "buffer already released")
 		}
-		if b.dtype != in.DType {
-			return nil, bad(ErrInputDType, "dtype %v, want %v", b.dtype, in.DType)
+		if b.DType() != in.DType {
+			return nil, bad(ErrInputDType, "dtype %v, want %v", b.DType(), in.DType)
 		}
-		if len(b.shape) != len(in.Shape) {
-			return nil, bad(ErrInputRank, "rank %d, want %d %v", len(b.shape), len(in.Shape), in.Shape)
+		if len(b.ShapeView()) != len(in.Shape) {
+			return nil, bad(ErrInputRank, "rank %d, want %d %v", len(b.ShapeView()), len(in.Shape), in.Shape)
 		}
 		for a, d := range in.Shape {
-			got := b.shape[a]
+			got := b.ShapeView()[a]
 			switch {
 			case got < 0:
 				return nil, bad(ErrInputShape, "negative extent %d at axis %d", got, a)
 			case d.Sym == "" && got != d.Size:
-				return nil, bad(ErrInputShape, "shape %v, want %v (axis %d)", b.shape, in.Shape, a)
+				return nil, bad(ErrInputShape, "shape %v, want %v (axis %d)", b.ShapeView(), in.Shape, a)
 			case d.Sym != "":
 				if n, ok := bind[d.Sym]; ok && n != got {
 					return nil, bad(ErrInputShape, "axis %d binds %s=%d, but %s=%d already", a, d.Sym, got, d.Sym, n)
@@ -415,11 +417,11 @@ func checkInputs(prog *graph.Program, inputs []*Buffer) (map[string]int, error) 
 				bind[d.Sym] = got
 			}
 		}
-		if _, ok := elementCount(b.shape); !ok {
-			return nil, bad(ErrInputShape, "element count of %v overflows", b.shape)
+		if _, err := b.ShapeView().NumElements(); err != nil {
+			return nil, bad(ErrInputShape, "element count of %v overflows", b.ShapeView())
 		}
-		if !b.fits() {
-			return nil, bad(ErrInvalidInput, "strides %v offset %d address memory outside its %d elements", b.strides, b.offset, b.length)
+		if !b.InBounds() {
+			return nil, bad(ErrInvalidInput, "strides %v offset %d address memory outside its %d elements", b.StridesView(), b.Offset(), b.Len())
 		}
 	}
 	return bind, nil
@@ -427,7 +429,7 @@ func checkInputs(prog *graph.Program, inputs []*Buffer) (map[string]int, error) 
 
 // appendCacheKey appends fingerprint + runtime + epoch + input signatures +
 // options to k, built without fmt: it is computed on every Run.
-func appendCacheKey(k []byte, prog *graph.Program, s *snapshot, inputs []*Buffer, o runOpts) []byte {
+func appendCacheKey(k []byte, prog *graph.Program, s *snapshot, inputs []*driver.Buffer, o runOpts) []byte {
 	k = append(k, prog.Fingerprint()...)
 	k = append(k, '|')
 	k = strconv.AppendUint(k, s.rt.id, 10)
@@ -442,15 +444,15 @@ func appendCacheKey(k []byte, prog *graph.Program, s *snapshot, inputs []*Buffer
 	}
 	for _, in := range inputs {
 		k = append(k, '|')
-		k = strconv.AppendUint(k, uint64(in.dtype), 10)
+		k = strconv.AppendUint(k, uint64(in.DType()), 10)
 		k = append(k, ':')
-		ints(in.shape)
-		ints(in.strides)
-		k = append(k, in.placement.Class...)
+		ints(in.ShapeView())
+		ints(in.StridesView())
+		k = append(k, in.Placement().Class...)
 		k = append(k, '@')
-		k = append(k, in.placement.Domain...)
+		k = append(k, in.Placement().Domain...)
 		k = append(k, '/')
-		k = append(k, in.backend...)
+		k = append(k, in.Backend()...)
 	}
 	k = append(k, "|on:"...)
 	for _, e := range o.engines {
@@ -464,7 +466,7 @@ func appendCacheKey(k []byte, prog *graph.Program, s *snapshot, inputs []*Buffer
 
 // convertProgram checks the program's structure and translates it for the
 // search, resolving every slot's concrete type.
-func convertProgram(prog *graph.Program, bind map[string]int, s *snapshot, o runOpts) (*plan.Program, []ResultType, error) {
+func convertProgram(prog *graph.Program, bind map[string]int, s *snapshot, o runOpts) (*plan.Program, []driver.ResultType, error) {
 	bad := func(ins int, msg string, args ...any) error {
 		e := prepErr(ErrInvalidProgram, msg, args...)
 		e.Instruction = ins
@@ -474,14 +476,14 @@ func convertProgram(prog *graph.Program, bind map[string]int, s *snapshot, o run
 	for i := range prog.Instructions {
 		n += len(prog.Instructions[i].Outputs)
 	}
-	types := make([]ResultType, n)
+	types := make([]driver.ResultType, n)
 	defined := make([]bool, n)
-	resolve := func(ins int, t tensor.DType, sh graph.Shape) (ResultType, error) {
+	resolve := func(ins int, t tensor.DType, sh graph.Shape) (driver.ResultType, error) {
 		ts, err := sh.Resolve(bind)
 		if err != nil {
-			return ResultType{}, &PrepareError{Kind: ErrInvalidProgram, Input: -1, Instruction: ins, Slot: -1, Err: err}
+			return driver.ResultType{}, &PrepareError{Kind: ErrInvalidProgram, Input: -1, Instruction: ins, Slot: -1, Err: err}
 		}
-		return ResultType{DType: t, Shape: ts}, nil
+		return driver.ResultType{DType: t, Shape: ts}, nil
 	}
 	pp := &plan.Program{NumSlots: n}
 	for i, in := range prog.Inputs {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
@@ -24,18 +26,18 @@ func TestInputValidation(t *testing.T) {
 	f32, _ := tensor.Zeros(tensor.Float32, 3, 2)
 	cases := []struct {
 		name string
-		in   []*goferro.Buffer
+		in   []*driver.Buffer
 		kind error
 		pos  int
 	}{
 		{"count", host(randT(t, 1, 3, 2)), goferro.ErrInputCount, -1},
-		{"nil", []*goferro.Buffer{nil, host(randT(t, 1, 3, 2))[0]}, goferro.ErrInvalidInput, 0},
+		{"nil", []*driver.Buffer{nil, host(randT(t, 1, 3, 2))[0]}, goferro.ErrInvalidInput, 0},
 		{"dtype", host(randT(t, 1, 3, 2), f32), goferro.ErrInputDType, 1},
 		{"rank", host(randT(t, 1, 3, 2), randT(t, 1, 6)), goferro.ErrInputRank, 1},
 		{"extent", host(randT(t, 1, 3, 2), randT(t, 1, 3, 3)), goferro.ErrInputShape, 1},
 		{"binding", host(randT(t, 1, 3, 2), randT(t, 1, 4, 2)), goferro.ErrInputShape, 1},
-		{"short", []*goferro.Buffer{goferro.NewBuffer(goferro.BufferSpec{DType: tensor.Float64, Shape: tensor.Shape{3, 2}, Len: 5,
-			Placement: goferro.Placement{Class: goferro.StorageHost, Domain: goferro.HostDomain}, Backend: "host"}), host(randT(t, 1, 3, 2))[0]},
+		{"short", []*driver.Buffer{driver.NewBuffer(driver.BufferSpec{DType: tensor.Float64, Shape: tensor.Shape{3, 2}, Len: 5,
+			Placement: driver.Placement{Class: driver.StorageHost, Domain: driver.HostDomain}, Backend: "host"}), host(randT(t, 1, 3, 2))[0]},
 			goferro.ErrInvalidInput, 0},
 	}
 	for _, c := range cases {
@@ -70,7 +72,7 @@ func TestIngressChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer xb.Release()
-	in := []*goferro.Buffer{xb, goferro.HostBuffer(yv, nil)}
+	in := []*driver.Buffer{xb, driver.HostBuffer(yv, nil)}
 	prep, err := r.rt.Prepare(bg, negSum(t, 3), in)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +129,7 @@ func TestIngressMustReachEveryConsumer(t *testing.T) {
 	r.checkNoLeaks(t)
 
 	if err := r.rt.Reconfigure(func(c *goferro.Config) error {
-		c.RemoveTransfer(goferro.StorageHost, classA)
+		c.RemoveTransfer(driver.StorageHost, classA)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -157,7 +159,7 @@ func TestIngressMustReachEveryConsumer(t *testing.T) {
 	checkClose(t, out[1], want(t, func(v ...float64) float64 { return 2 * v[0] }, xv))
 	r.checkNoLeaks(t)
 	if err := r.rt.Reconfigure(func(c *goferro.Config) error {
-		c.RemoveTransfer(goferro.StorageHost, classB)
+		c.RemoveTransfer(driver.StorageHost, classB)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -178,20 +180,20 @@ func TestRuntimeInputRecheck(t *testing.T) {
 	defer xa.Release()
 	defer ya.Release()
 	defer xb.Release()
-	prep, err := r.rt.Prepare(bg, negSum(t, 3), []*goferro.Buffer{xa, ya})
+	prep, err := r.rt.Prepare(bg, negSum(t, 3), []*driver.Buffer{xa, ya})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if prep.Ingress()[0].Engine != idA {
 		t.Fatalf("x enters at %v, want A", prep.Ingress()[0])
 	}
-	_, err = r.rt.Execute(bg, prep, []*goferro.Buffer{xb, ya})
+	_, err = r.rt.Execute(bg, prep, []*driver.Buffer{xb, ya})
 	var ee *goferro.ExecError
 	if !errors.As(err, &ee) || ee.Kind != goferro.ErrInputMismatch || ee.Input != 0 {
 		t.Fatalf("error %v, want InputMismatch for input 0", err)
 	}
-	forged := goferro.TensorBuffer(xv.Clone(), xa.Placement(), xa.Backend(), nil)
-	_, err = r.rt.Execute(bg, prep, []*goferro.Buffer{forged, ya})
+	forged := driver.TensorBuffer(xv.Clone(), xa.Placement(), xa.Backend(), nil)
+	_, err = r.rt.Execute(bg, prep, []*driver.Buffer{forged, ya})
 	if !errors.As(err, &ee) || ee.Kind != goferro.ErrInputRejected || ee.Engine != idA {
 		t.Fatalf("error %v, want InputRejected by A", err)
 	}
@@ -199,7 +201,7 @@ func TestRuntimeInputRecheck(t *testing.T) {
 		t.Errorf("A ran %d times with rejected inputs", n)
 	}
 	// Run instead re-prepares for B's domain and works.
-	out, err := r.rt.Run(bg, negSum(t, 3), []*goferro.Buffer{xb, ya})
+	out, err := r.rt.Run(bg, negSum(t, 3), []*driver.Buffer{xb, ya})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,8 +217,8 @@ func TestConstrainedPlacement(t *testing.T) {
 	rt, err := goferro.NewRuntime(
 		goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()),
 		goferro.WithEngine(cpuEngine()),
-		goferro.WithTransfer(goferro.StorageHost, b.DefaultStorage(), cp),
-		goferro.WithTransfer(goferro.StorageHost, a.DefaultStorage(), cp),
+		goferro.WithTransfer(driver.StorageHost, b.DefaultStorage(), cp),
+		goferro.WithTransfer(driver.StorageHost, a.DefaultStorage(), cp),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +251,7 @@ func TestConstrainedPlacement(t *testing.T) {
 	if a.Stats().Executions != 0 || b.Stats().Executions != 2 {
 		t.Errorf("executions A %d B %d, want 0 and 2", a.Stats().Executions, b.Stats().Executions)
 	}
-	_, err = rt.Prepare(bg, p, host(xv, yv), goferro.InStorage(goferro.StorageHost))
+	_, err = rt.Prepare(bg, p, host(xv, yv), goferro.InStorage(driver.StorageHost))
 	isKind(t, err, goferro.ErrNoCapableEngine)
 	on2, err := rt.Prepare(bg, p, host(xv, yv), goferro.InStorage(b.DefaultStorage()))
 	if err != nil || on2.Placement()[0].Engine != idB {
@@ -269,7 +271,7 @@ func TestPlacementFallsBack(t *testing.T) {
 	cp := goferrotest.NewCopier(a, b)
 	rt, err := goferro.NewRuntime(
 		goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()), goferro.WithEngine(cpuEngine()),
-		goferro.WithTransfer(goferro.StorageHost, b.DefaultStorage(), cp),
+		goferro.WithTransfer(driver.StorageHost, b.DefaultStorage(), cp),
 	)
 	if err != nil {
 		t.Fatal(err)

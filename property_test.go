@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"pgregory.net/rapid"
 
 	"github.com/goferro/goferro"
@@ -30,8 +32,8 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 		shared := rapid.Bool().Draw(rt, "sharedClass")
 		var devs []*goferrotest.Device
 		for i := range nd {
-			id := goferro.EngineID(fmt.Sprintf("fake.d%d.v1", i))
-			class := goferro.StorageClass(fmt.Sprintf("storage.d%d.v1", i))
+			id := driver.EngineID(fmt.Sprintf("fake.d%d.v1", i))
+			class := driver.StorageClass(fmt.Sprintf("storage.d%d.v1", i))
 			if shared {
 				class = "storage.dev.v1"
 			}
@@ -44,19 +46,19 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 			cpuOpts = append(cpuOpts, cpu.WithFamilies(goferrotest.Families...))
 		}
 		opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine(cpuOpts...))}
-		classes := []goferro.StorageClass{goferro.StorageHost}
+		classes := []driver.StorageClass{driver.StorageHost}
 		for _, d := range devs {
 			opts = append(opts, goferro.WithEngine(d.Engine()))
 			if !slices.Contains(classes, d.DefaultStorage()) {
 				classes = append(classes, d.DefaultStorage())
 			}
 		}
-		providers := map[[2]goferro.StorageClass]bool{}
+		providers := map[[2]driver.StorageClass]bool{}
 		for _, s := range classes {
 			for _, d := range classes {
-				if (s != d || s != goferro.StorageHost) && rapid.IntRange(0, 3).Draw(rt, "provider") > 0 {
+				if (s != d || s != driver.StorageHost) && rapid.IntRange(0, 3).Draw(rt, "provider") > 0 {
 					opts = append(opts, goferro.WithTransfer(s, d, cp))
-					providers[[2]goferro.StorageClass{s, d}] = true
+					providers[[2]driver.StorageClass{s, d}] = true
 				}
 			}
 		}
@@ -96,12 +98,12 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 
 		// Inputs: on the host or uploaded to a device.
 		hostIn := make([]*tensor.Tensor, nin)
-		in := make([]*goferro.Buffer, nin)
+		in := make([]*driver.Buffer, nin)
 		for i := range nin {
 			hostIn[i], _ = tensor.Rand(tensor.Float64, uint64(i+1), 3)
 			where := rapid.IntRange(-1, nd-1).Draw(rt, "where")
 			if where < 0 {
-				in[i] = goferro.HostBuffer(hostIn[i], nil)
+				in[i] = driver.HostBuffer(hostIn[i], nil)
 			} else {
 				in[i], _ = devs[where].Upload(hostIn[i])
 			}
@@ -136,7 +138,7 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 			if s.Kind != goferro.StepTransfer {
 				continue
 			}
-			if s.From == s.At || !providers[[2]goferro.StorageClass{s.From.Storage, s.At.Storage}] {
+			if s.From == s.At || !providers[[2]driver.StorageClass{s.From.Storage, s.At.Storage}] {
 				rt.Fatalf("transfer %v without a provider or to its own location", s)
 			}
 		}

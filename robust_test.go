@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
@@ -85,7 +87,7 @@ func TestIdentityProgram(t *testing.T) {
 	xv := randT(t, 1, 3)
 	xb, _ := r.b.Upload(xv)
 	defer xb.Release()
-	out, err := r.rt.Run(bg, p, []*goferro.Buffer{xb})
+	out, err := r.rt.Run(bg, p, []*driver.Buffer{xb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,12 +101,12 @@ func TestIdentityProgram(t *testing.T) {
 func TestMaterializeFailure(t *testing.T) {
 	d := goferrotest.NewDevice(idA)
 	e := d.Engine()
-	e.Materializer = goferro.MaterializerFunc(func(_ context.Context, b *goferro.Buffer) (*tensor.Tensor, error) {
+	e.Materializer = driver.MaterializerFunc(func(_ context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
 		return nil, errors.New("no")
 	})
 	cp := goferrotest.NewCopier(d)
 	rt, err := goferro.NewRuntime(goferro.WithEngine(cpuEngine()), goferro.WithEngine(e),
-		goferro.WithTransfer(goferro.StorageHost, d.DefaultStorage(), cp))
+		goferro.WithTransfer(driver.StorageHost, d.DefaultStorage(), cp))
 	if err != nil {
 		t.Fatal(err)
 	}

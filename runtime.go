@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro/internal/plan"
 	"github.com/goferro/goferro/internal/prepcache"
 )
@@ -17,8 +19,8 @@ type Runtime struct {
 	id uint64
 
 	mu        sync.Mutex // serialises Reconfigure
-	events    map[EngineID]EventDomain
-	nextEvent EventDomain
+	events    map[driver.EngineID]driver.EventDomain
+	nextEvent driver.EventDomain
 
 	snap  atomic.Pointer[snapshot]
 	cache *prepcache.Cache[*Prepared]
@@ -31,13 +33,13 @@ type snapshot struct {
 	rt        *Runtime
 	epoch     uint64
 	cfg       *Config
-	engines   []Engine // id order
-	events    []EventDomain
-	byID      map[EngineID]int
-	classes   []StorageClass // sorted
-	classIdx  map[StorageClass]int
+	engines   []driver.Engine // id order
+	events    []driver.EventDomain
+	byID      map[driver.EngineID]int
+	classes   []driver.StorageClass // sorted
+	classIdx  map[driver.StorageClass]int
 	families  []map[string]bool
-	providers []TransferProvider // [src*len(classes)+dst]
+	providers []driver.TransferProvider // [src*len(classes)+dst]
 	topo      plan.Topology
 }
 
@@ -61,7 +63,7 @@ func (c *Config) NewRuntime() (*Runtime, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Runtime{id: runtimeIDs.Add(1), events: map[EngineID]EventDomain{}, cache: prepcache.New[*Prepared](c.cacheSize)}
+	r := &Runtime{id: runtimeIDs.Add(1), events: map[driver.EngineID]driver.EventDomain{}, cache: prepcache.New[*Prepared](c.cacheSize)}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.snap.Store(r.compile(c.clone(), 1))
@@ -81,7 +83,7 @@ func (r *Runtime) Config() *Config { return r.snap.Load().cfg.clone() }
 // EventDomain returns the event domain the runtime allocated for engine id
 // in the current configuration. An engine keeps its domain across
 // reconfigurations for as long as it stays registered.
-func (r *Runtime) EventDomain(id EngineID) (EventDomain, bool) {
+func (r *Runtime) EventDomain(id driver.EngineID) (driver.EventDomain, bool) {
 	s := r.snap.Load()
 	i, ok := s.byID[id]
 	if !ok {
@@ -121,9 +123,9 @@ func (r *Runtime) Reconfigure(edit func(*Config) error) (err error) {
 
 // compile builds the snapshot of c; r.mu is held.
 func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
-	s := &snapshot{rt: r, epoch: epoch, cfg: c, byID: map[EngineID]int{}, classIdx: map[StorageClass]int{}}
+	s := &snapshot{rt: r, epoch: epoch, cfg: c, byID: map[driver.EngineID]int{}, classIdx: map[driver.StorageClass]int{}}
 	s.engines = c.engines
-	live := map[EngineID]bool{}
+	live := map[driver.EngineID]bool{}
 	for i, e := range s.engines {
 		s.byID[e.ID] = i
 		live[e.ID] = true
@@ -155,7 +157,7 @@ func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
 		s.classIdx[c] = i
 	}
 	n := len(s.classes)
-	s.providers = make([]TransferProvider, n*n)
+	s.providers = make([]driver.TransferProvider, n*n)
 	s.topo = plan.Topology{NumClasses: n, Provider: make([]bool, n*n), Root: -1}
 	for k, p := range c.providers {
 		si, ok1 := s.classIdx[k.src]
@@ -166,7 +168,7 @@ func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
 		}
 	}
 	for i, e := range s.engines {
-		pe := plan.Engine{Default: s.classIdx[e.DefaultStorage], Ingress: len(e.Ingress.missing()) == 0}
+		pe := plan.Engine{Default: s.classIdx[e.DefaultStorage], Ingress: len(e.Ingress.Missing()) == 0}
 		for _, st := range e.Storage {
 			pe.Classes = append(pe.Classes, s.classIdx[st])
 		}
@@ -183,13 +185,13 @@ func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
 }
 
 // location returns the public location of a plan location.
-func (s *snapshot) location(l plan.Loc) Location {
-	return Location{Engine: s.engines[l.Engine].ID, Event: s.events[l.Engine], Storage: s.classes[l.Class]}
+func (s *snapshot) location(l plan.Loc) driver.Location {
+	return driver.Location{Engine: s.engines[l.Engine].ID, Event: s.events[l.Engine], Storage: s.classes[l.Class]}
 }
 
 // placement returns the placement of buffers at a plan location.
-func (s *snapshot) placement(l plan.Loc) Placement {
-	return Placement{Class: s.classes[l.Class], Domain: s.engines[l.Engine].Domain}
+func (s *snapshot) placement(l plan.Loc) driver.Placement {
+	return driver.Placement{Class: s.classes[l.Class], Domain: s.engines[l.Engine].Domain}
 }
 
 // CacheStats are the prepared-cache counters of a Runtime.

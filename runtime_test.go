@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
@@ -30,7 +32,7 @@ func TestLastUseFreesEveryCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	var liveA, liveB int64 = -1, -1
-	r.b.OnExecute(func(_ context.Context, c *goferro.Call) error {
+	r.b.OnExecute(func(_ context.Context, c *driver.Call) error {
 		if c.Index == 2 {
 			liveA, liveB = r.a.Stats().Live, r.b.Stats().Live
 		}
@@ -100,7 +102,7 @@ func TestPreparedCache(t *testing.T) {
 	}
 	xa, _ := r.a.Upload(randT(t, 1, 3))
 	defer xa.Release()
-	pa, err := r.rt.Prepare(bg, p, []*goferro.Buffer{xa, in3[1]})
+	pa, err := r.rt.Prepare(bg, p, []*driver.Buffer{xa, in3[1]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestPreparedCache(t *testing.T) {
 	if col.IsContiguous() {
 		t.Fatal("test view is contiguous")
 	}
-	if _, err := r.rt.Prepare(bg, p, []*goferro.Buffer{goferro.HostBuffer(col, nil), in3[1]}); err != nil {
+	if _, err := r.rt.Prepare(bg, p, []*driver.Buffer{driver.HostBuffer(col, nil), in3[1]}); err != nil {
 		t.Fatal(err)
 	}
 	if st := r.rt.CacheStats(); st.Hits != 1 || st.Misses != 4 || st.Entries != 4 {
@@ -242,7 +244,7 @@ func TestSubmitSurvivesReconfigure(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	gate := make(chan struct{})
 	started := make(chan struct{}, 1)
-	r.a.OnExecute(func(ctx context.Context, _ *goferro.Call) error {
+	r.a.OnExecute(func(ctx context.Context, _ *driver.Call) error {
 		started <- struct{}{}
 		<-gate
 		return nil
@@ -280,7 +282,7 @@ func TestSubmitCancel(t *testing.T) {
 		r := newRig(t, rigOpts{})
 		ctx, cancel := context.WithCancel(bg)
 		started := make(chan struct{}, 1)
-		r.a.OnExecute(func(c context.Context, _ *goferro.Call) error {
+		r.a.OnExecute(func(c context.Context, _ *driver.Call) error {
 			started <- struct{}{}
 			<-c.Done() // the executor sees the submit context
 			return nil
@@ -338,8 +340,8 @@ func TestConcurrentEventDomains(t *testing.T) {
 	b := goferrotest.NewDevice(idB, goferrotest.WithFamilies(goferrotest.UnaryFamily))
 	cp := goferrotest.NewCopier(a, b)
 	opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine())}
-	for _, s := range []goferro.StorageClass{goferro.StorageHost, a.DefaultStorage(), b.DefaultStorage()} {
-		for _, d := range []goferro.StorageClass{goferro.StorageHost, a.DefaultStorage(), b.DefaultStorage()} {
+	for _, s := range []driver.StorageClass{driver.StorageHost, a.DefaultStorage(), b.DefaultStorage()} {
+		for _, d := range []driver.StorageClass{driver.StorageHost, a.DefaultStorage(), b.DefaultStorage()} {
 			if s != d {
 				opts = append(opts, goferro.WithTransfer(s, d, cp))
 			}
@@ -363,7 +365,7 @@ func TestConcurrentEventDomains(t *testing.T) {
 
 	var mu sync.Mutex
 	inFlight, overlap := 0, false
-	arrive := func(c context.Context, _ *goferro.Call) error {
+	arrive := func(c context.Context, _ *driver.Call) error {
 		mu.Lock()
 		inFlight++
 		if inFlight > 1 {

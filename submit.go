@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/tensor"
 )
@@ -23,7 +25,7 @@ type Handle struct {
 // Cancelling ctx stops the execution before its next node and releases
 // every copy it made; the handle then reports an ErrCanceled error. A panic
 // in an executor or provider becomes an ErrPanic error on the handle.
-func (r *Runtime) Submit(ctx context.Context, prog *graph.Program, inputs []*Buffer, opts ...RunOption) (*Handle, error) {
+func (r *Runtime) Submit(ctx context.Context, prog *graph.Program, inputs []*driver.Buffer, opts ...RunOption) (*Handle, error) {
 	o := collectOpts(opts)
 	p, err := r.prepare(ctx, r.snap.Load(), prog, inputs, o)
 	if err != nil {
@@ -34,7 +36,7 @@ func (r *Runtime) Submit(ctx context.Context, prog *graph.Program, inputs []*Buf
 
 // SubmitPrepared is Submit for an already prepared program. Like Execute,
 // it rejects a Prepared of another runtime or an older epoch at once.
-func (r *Runtime) SubmitPrepared(ctx context.Context, p *Prepared, inputs []*Buffer, opts ...RunOption) (*Handle, error) {
+func (r *Runtime) SubmitPrepared(ctx context.Context, p *Prepared, inputs []*driver.Buffer, opts ...RunOption) (*Handle, error) {
 	if p == nil {
 		return nil, execErr(ErrInvalidProgram, -1, "nil prepared program")
 	}
@@ -47,7 +49,7 @@ func (r *Runtime) SubmitPrepared(ctx context.Context, p *Prepared, inputs []*Buf
 	return p.submit(ctx, inputs, collectOpts(opts).serial || p.serial), nil
 }
 
-func (p *Prepared) submit(ctx context.Context, inputs []*Buffer, serial bool) *Handle {
+func (p *Prepared) submit(ctx context.Context, inputs []*driver.Buffer, serial bool) *Handle {
 	ins := slices.Clone(inputs)
 	h := &Handle{done: make(chan struct{})}
 	go func() {

@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/tensor"
 )
 
 // EngineID is the id of the CPU engine made by NewEngine.
-const EngineID goferro.EngineID = "cpu.default.v1"
+const EngineID driver.EngineID = "cpu.default.v1"
 
 // CoreFamilies are the op families the CPU engine runs by default.
 var CoreFamilies = []string{
@@ -23,12 +24,12 @@ var CoreFamilies = []string{
 type EngineOption func(*engineConfig)
 
 type engineConfig struct {
-	id       goferro.EngineID
+	id       driver.EngineID
 	families []string
 }
 
 // WithEngineID sets the engine id (default EngineID).
-func WithEngineID(id goferro.EngineID) EngineOption { return func(c *engineConfig) { c.id = id } }
+func WithEngineID(id driver.EngineID) EngineOption { return func(c *engineConfig) { c.id = id } }
 
 // WithFamilies adds op families the engine should run with their reference
 // implementations (graph.EvalOf), for example extension families.
@@ -37,7 +38,7 @@ func WithFamilies(families ...string) EngineOption {
 }
 
 // NewEngine returns the registration of the CPU engine: host memory
-// (goferro.StorageHost in goferro.HostDomain), the core op families, and
+// (driver.StorageHost in driver.HostDomain), the core op families, and
 // executors that call this package's kernels (GEMM for dot_general, the
 // elementwise, reduction, permutation and conversion kernels) and the
 // family's reference implementation for the ops without one. Register it
@@ -45,10 +46,10 @@ func WithFamilies(families ...string) EngineOption {
 //
 // The CPU engine owns host buffers: its residency check accepts buffers
 // whose payload is a *tensor.Tensor placed at StorageHost in HostDomain
-// with the "host" backend (what goferro.HostBuffer makes), and its results
+// with the "host" backend (what driver.HostBuffer makes), and its results
 // are such buffers. Materializing a result returns its tensor without a
 // copy.
-func NewEngine(opts ...EngineOption) goferro.Engine {
+func NewEngine(opts ...EngineOption) driver.Engine {
 	c := engineConfig{id: EngineID}
 	for _, o := range opts {
 		if o != nil {
@@ -61,19 +62,19 @@ func NewEngine(opts ...EngineOption) goferro.Engine {
 			fams = append(fams, f)
 		}
 	}
-	return goferro.Engine{
+	return driver.Engine{
 		ID:             c.id,
 		Backend:        "cpu",
-		Domain:         goferro.HostDomain,
-		Storage:        []goferro.StorageClass{goferro.StorageHost},
-		DefaultStorage: goferro.StorageHost,
+		Domain:         driver.HostDomain,
+		Storage:        []driver.StorageClass{driver.StorageHost},
+		DefaultStorage: driver.StorageHost,
 		Families:       fams,
-		Executor:       goferro.ExecutorFunc(execute),
-		Ingress: goferro.Ingress{
-			Eligible: func(p goferro.Placement, class goferro.StorageClass) bool {
-				return class == goferro.StorageHost && p == hostPlacement
+		Executor:       driver.ExecutorFunc(execute),
+		Ingress: driver.Ingress{
+			Eligible: func(p driver.Placement, class driver.StorageClass) bool {
+				return class == driver.StorageHost && p == hostPlacement
 			},
-			Accept: func(b *goferro.Buffer, _ goferro.StorageClass) error {
+			Accept: func(b *driver.Buffer, _ driver.StorageClass) error {
 				t, ok := b.Tensor()
 				if !ok {
 					return fmt.Errorf("cpu: payload %T is not a host tensor", b.Payload())
@@ -85,7 +86,7 @@ func NewEngine(opts ...EngineOption) goferro.Engine {
 			},
 			Resident: resident,
 		},
-		Materializer: goferro.MaterializerFunc(func(_ context.Context, b *goferro.Buffer) (*tensor.Tensor, error) {
+		Materializer: driver.MaterializerFunc(func(_ context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
 			t, ok := b.Tensor()
 			if !ok || !resident(b) {
 				return nil, fmt.Errorf("cpu: buffer is not host memory")
@@ -95,14 +96,14 @@ func NewEngine(opts ...EngineOption) goferro.Engine {
 	}
 }
 
-var hostPlacement = goferro.Placement{Class: goferro.StorageHost, Domain: goferro.HostDomain}
+var hostPlacement = driver.Placement{Class: driver.StorageHost, Domain: driver.HostDomain}
 
-func resident(b *goferro.Buffer) bool {
+func resident(b *driver.Buffer) bool {
 	_, ok := b.Tensor()
-	return ok && b.Placement() == hostPlacement && b.Backend() == goferro.BackendHost
+	return ok && b.Placement() == hostPlacement && b.Backend() == driver.BackendHost
 }
 
-func execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+func execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error)
 	if res == nil {
 		res = []*tensor.Tensor{one} // does not escape: HostBuffers keeps the tensors, not the slice
 	}
-	return goferro.HostBuffers(res...), nil
+	return driver.HostBuffers(res...), nil
 }
 
 // The kernel tables map graph op names to this package's operations. The
@@ -197,7 +198,7 @@ func opTable[Op interface {
 // single result comes back as one with many nil (the kernels' case, without
 // a slice to allocate); the reference's results come back as many, never
 // nil. kernel does not keep in.
-func kernel(call *goferro.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []*tensor.Tensor, err error) {
+func kernel(call *driver.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []*tensor.Tensor, err error) {
 	ins := call.Instruction
 	sameShapes := func() bool {
 		if len(call.Results) != 1 {
@@ -260,7 +261,7 @@ func kernel(call *goferro.Call, in []*tensor.Tensor) (one *tensor.Tensor, many [
 	return nil, many, err
 }
 
-func reference(call *goferro.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
+func reference(call *driver.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	ins := call.Instruction
 	eval := graph.EvalOf(ins.Op)
 	if eval == nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/graph"
@@ -69,15 +71,15 @@ func TestEngineRunsCoreOps(t *testing.T) {
 func TestEngineResidency(t *testing.T) {
 	e := cpu.NewEngine()
 	x, _ := tensor.Zeros(tensor.Float32, 2)
-	h := goferro.HostBuffer(x, nil)
-	if !e.Ingress.Resident(h) || !e.Ingress.Eligible(h.Placement(), goferro.StorageHost) || e.Ingress.Accept(h, goferro.StorageHost) != nil {
+	h := driver.HostBuffer(x, nil)
+	if !e.Ingress.Resident(h) || !e.Ingress.Eligible(h.Placement(), driver.StorageHost) || e.Ingress.Accept(h, driver.StorageHost) != nil {
 		t.Fatal("host buffer refused")
 	}
-	dev := goferro.TensorBuffer(x, goferro.Placement{Class: "storage.dev", Domain: "domain.dev"}, "fake", nil)
-	if e.Ingress.Resident(dev) || e.Ingress.Eligible(dev.Placement(), goferro.StorageHost) {
+	dev := driver.TensorBuffer(x, driver.Placement{Class: "storage.dev", Domain: "domain.dev"}, "fake", nil)
+	if e.Ingress.Resident(dev) || e.Ingress.Eligible(dev.Placement(), driver.StorageHost) {
 		t.Fatal("device buffer accepted")
 	}
-	if e.ID != cpu.EngineID || e.DefaultStorage != goferro.StorageHost {
+	if e.ID != cpu.EngineID || e.DefaultStorage != driver.StorageHost {
 		t.Fatalf("engine %s at %s", e.ID, e.DefaultStorage)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/driver"
 )
 
 // CopierStats are a Copier's counters.
@@ -23,19 +23,19 @@ type CopierStats struct {
 // engine is not one of its Devices (for example the CPU engine). Register
 // it for every (source class, destination class) key it should serve.
 type Copier struct {
-	devs map[goferro.EngineID]*Device
+	devs map[driver.EngineID]*Device
 
 	mu     sync.Mutex
 	fault  Fault
-	faults map[goferro.EngineID]Fault
-	hook   func(context.Context, *goferro.TransferRequest) error
+	faults map[driver.EngineID]Fault
+	hook   func(context.Context, *driver.TransferRequest) error
 
 	transfers, hostAllocs, hostReleases atomic.Int64
 }
 
 // NewCopier returns a copier that knows the given devices.
 func NewCopier(devs ...*Device) *Copier {
-	c := &Copier{devs: map[goferro.EngineID]*Device{}}
+	c := &Copier{devs: map[driver.EngineID]*Device{}}
 	for _, d := range devs {
 		c.devs[d.id] = d
 	}
@@ -51,10 +51,10 @@ func (c *Copier) SetFault(f Fault) {
 
 // SetFaultTo makes every later transfer into engine dst misbehave (FaultNone
 // to stop); it takes precedence over SetFault for that destination.
-func (c *Copier) SetFaultTo(dst goferro.EngineID, f Fault) {
+func (c *Copier) SetFaultTo(dst driver.EngineID, f Fault) {
 	c.mu.Lock()
 	if c.faults == nil {
-		c.faults = map[goferro.EngineID]Fault{}
+		c.faults = map[driver.EngineID]Fault{}
 	}
 	c.faults[dst] = f
 	c.mu.Unlock()
@@ -62,7 +62,7 @@ func (c *Copier) SetFaultTo(dst goferro.EngineID, f Fault) {
 
 // OnTransfer installs a hook called at the start of every transfer; a
 // non-nil error fails the transfer with it. nil removes it.
-func (c *Copier) OnTransfer(hook func(ctx context.Context, req *goferro.TransferRequest) error) {
+func (c *Copier) OnTransfer(hook func(ctx context.Context, req *driver.TransferRequest) error) {
 	c.mu.Lock()
 	c.hook = hook
 	c.mu.Unlock()
@@ -74,8 +74,8 @@ func (c *Copier) Stats() CopierStats {
 	return CopierStats{Transfers: c.transfers.Load(), HostAllocs: a, HostReleases: r, LiveHostCopies: a - r}
 }
 
-// Transfer implements goferro.TransferProvider.
-func (c *Copier) Transfer(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+// Transfer implements driver.TransferProvider.
+func (c *Copier) Transfer(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 	c.transfers.Add(1)
 	c.mu.Lock()
 	hook, fault := c.hook, c.fault
@@ -98,7 +98,7 @@ func (c *Copier) Transfer(ctx context.Context, req *goferro.TransferRequest) (*g
 	if !ok {
 		return nil, fmt.Errorf("goferrotest: cannot read a %T payload", req.Src.Payload())
 	}
-	var out *goferro.Buffer
+	var out *driver.Buffer
 	dst := c.devs[req.To.Engine]
 	if dst != nil {
 		b, err := dst.upload(src, req.Dst.Class)
@@ -109,7 +109,7 @@ func (c *Copier) Transfer(ctx context.Context, req *goferro.TransferRequest) (*g
 	} else {
 		t := src.Clone()
 		c.hostAllocs.Add(1)
-		out = goferro.TensorBuffer(t, req.Dst, goferro.BackendHost, func() { c.hostReleases.Add(1) })
+		out = driver.TensorBuffer(t, req.Dst, driver.BackendHost, func() { c.hostReleases.Add(1) })
 	}
 	if fault == FaultNone {
 		return out, nil

@@ -22,7 +22,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro/graph"
 	_ "github.com/goferro/goferro/graph/interp" // reference implementations of the core families
 	"github.com/goferro/goferro/tensor"
@@ -78,11 +79,11 @@ func (f Fault) String() string {
 // Kernel computes one instruction on host tensors. The default kernel is
 // the op family's reference implementation (graph.EvalOf; this package
 // links in graph/interp, so every core family has one).
-type Kernel func(call *goferro.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error)
+type Kernel func(call *driver.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error)
 
 // ReferenceKernel evaluates the instruction with its family's reference
 // implementation.
-func ReferenceKernel(call *goferro.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error) {
+func ReferenceKernel(call *driver.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	ins := call.Instruction
 	eval := graph.EvalOf(ins.Op)
 	if eval == nil {
@@ -106,16 +107,16 @@ type Stats struct {
 // Device is a fake device engine. Create it with NewDevice and register
 // Engine() with a runtime.
 type Device struct {
-	id       goferro.EngineID
-	domain   goferro.AllocationDomain
-	classes  []goferro.StorageClass
+	id       driver.EngineID
+	domain   driver.AllocationDomain
+	classes  []driver.StorageClass
 	families []string
 	kernel   Kernel
 
 	mu     sync.Mutex
-	live   map[*tensor.Tensor]goferro.StorageClass
+	live   map[*tensor.Tensor]driver.StorageClass
 	fault  Fault
-	hook   func(context.Context, *goferro.Call) error
+	hook   func(context.Context, *driver.Call) error
 	reject bool
 
 	execs, allocs, releases atomic.Int64
@@ -126,12 +127,12 @@ type Option func(*Device)
 
 // WithStorage sets the device's storage classes; the first is the default.
 // The default is a single class "storage.<id>".
-func WithStorage(classes ...goferro.StorageClass) Option {
+func WithStorage(classes ...driver.StorageClass) Option {
 	return func(d *Device) { d.classes = slices.Clone(classes) }
 }
 
 // WithDomain sets the allocation domain (default "domain.<id>").
-func WithDomain(dom goferro.AllocationDomain) Option { return func(d *Device) { d.domain = dom } }
+func WithDomain(dom driver.AllocationDomain) Option { return func(d *Device) { d.domain = dom } }
 
 // WithFamilies sets the capability families (default Families).
 func WithFamilies(families ...string) Option {
@@ -143,49 +144,49 @@ func WithFamilies(families ...string) Option {
 func WithKernel(k Kernel) Option { return func(d *Device) { d.kernel = k } }
 
 // NewDevice returns a fake device with the given engine id.
-func NewDevice(id goferro.EngineID, opts ...Option) *Device {
-	d := &Device{id: id, families: slices.Clone(Families), kernel: ReferenceKernel, live: map[*tensor.Tensor]goferro.StorageClass{}}
+func NewDevice(id driver.EngineID, opts ...Option) *Device {
+	d := &Device{id: id, families: slices.Clone(Families), kernel: ReferenceKernel, live: map[*tensor.Tensor]driver.StorageClass{}}
 	for _, o := range opts {
 		o(d)
 	}
 	if d.domain == "" {
-		d.domain = goferro.AllocationDomain("domain." + string(id))
+		d.domain = driver.AllocationDomain("domain." + string(id))
 	}
 	if len(d.classes) == 0 {
-		d.classes = []goferro.StorageClass{goferro.StorageClass("storage." + string(id))}
+		d.classes = []driver.StorageClass{driver.StorageClass("storage." + string(id))}
 	}
 	return d
 }
 
 // ID returns the engine id.
-func (d *Device) ID() goferro.EngineID { return d.id }
+func (d *Device) ID() driver.EngineID { return d.id }
 
 // Domain returns the device's allocation domain.
-func (d *Device) Domain() goferro.AllocationDomain { return d.domain }
+func (d *Device) Domain() driver.AllocationDomain { return d.domain }
 
 // DefaultStorage returns the device's default storage class.
-func (d *Device) DefaultStorage() goferro.StorageClass { return d.classes[0] }
+func (d *Device) DefaultStorage() driver.StorageClass { return d.classes[0] }
 
 // Storage returns the device's storage classes, default first.
-func (d *Device) Storage() []goferro.StorageClass { return slices.Clone(d.classes) }
+func (d *Device) Storage() []driver.StorageClass { return slices.Clone(d.classes) }
 
 // Engine returns the registration of the device, for goferro.WithEngine or
 // Config.AddEngine.
-func (d *Device) Engine() goferro.Engine {
-	return goferro.Engine{
+func (d *Device) Engine() driver.Engine {
+	return driver.Engine{
 		ID:             d.id,
 		Backend:        Backend,
 		Domain:         d.domain,
 		Storage:        slices.Clone(d.classes),
 		DefaultStorage: d.classes[0],
 		Families:       slices.Clone(d.families),
-		Executor:       goferro.ExecutorFunc(d.execute),
-		Ingress: goferro.Ingress{
+		Executor:       driver.ExecutorFunc(d.execute),
+		Ingress: driver.Ingress{
 			Eligible: d.eligible,
 			Accept:   d.accept,
 			Resident: d.Owns,
 		},
-		Materializer: goferro.MaterializerFunc(d.materialize),
+		Materializer: driver.MaterializerFunc(d.materialize),
 	}
 }
 
@@ -199,7 +200,7 @@ func (d *Device) SetFault(f Fault) {
 // OnExecute installs a hook called at the start of every execution; a
 // non-nil error fails the execution with it. Tests use it to block, to
 // observe concurrency or to cancel. nil removes the hook.
-func (d *Device) OnExecute(hook func(ctx context.Context, call *goferro.Call) error) {
+func (d *Device) OnExecute(hook func(ctx context.Context, call *driver.Call) error) {
 	d.mu.Lock()
 	d.hook = hook
 	d.mu.Unlock()
@@ -222,7 +223,7 @@ func (d *Device) Stats() Stats {
 // Owns reports whether b is a live buffer of this device: its memory was
 // allocated from the device's pool and not released, it claims the
 // device's domain and the class it was allocated at.
-func (d *Device) Owns(b *goferro.Buffer) bool {
+func (d *Device) Owns(b *driver.Buffer) bool {
 	t, ok := b.Tensor()
 	if !ok || b.Placement().Domain != d.domain {
 		return false
@@ -235,7 +236,7 @@ func (d *Device) Owns(b *goferro.Buffer) bool {
 
 // alloc allocates a zeroed tensor in the pool at class and returns it with
 // the release hook that gives it back.
-func (d *Device) alloc(dt tensor.DType, shape tensor.Shape, class goferro.StorageClass) (*tensor.Tensor, func(), error) {
+func (d *Device) alloc(dt tensor.DType, shape tensor.Shape, class driver.StorageClass) (*tensor.Tensor, func(), error) {
 	if !slices.Contains(d.classes, class) {
 		return nil, nil, fmt.Errorf("goferrotest: device %s has no storage class %s", d.id, class)
 	}
@@ -257,7 +258,7 @@ func (d *Device) alloc(dt tensor.DType, shape tensor.Shape, class goferro.Storag
 }
 
 // upload copies t into a new pool buffer at class.
-func (d *Device) upload(t *tensor.Tensor, class goferro.StorageClass) (*goferro.Buffer, error) {
+func (d *Device) upload(t *tensor.Tensor, class driver.StorageClass) (*driver.Buffer, error) {
 	dst, release, err := d.alloc(t.DType(), t.Shape(), class)
 	if err != nil {
 		return nil, err
@@ -266,34 +267,34 @@ func (d *Device) upload(t *tensor.Tensor, class goferro.StorageClass) (*goferro.
 		release()
 		return nil, err
 	}
-	return goferro.TensorBuffer(dst, goferro.Placement{Class: class, Domain: d.domain}, Backend, release), nil
+	return driver.TensorBuffer(dst, driver.Placement{Class: class, Domain: d.domain}, Backend, release), nil
 }
 
 // Upload copies a host tensor into the device's memory at its default
 // storage class, as a program input would arrive there. The caller owns the
 // buffer and should Release it.
-func (d *Device) Upload(t *tensor.Tensor) (*goferro.Buffer, error) { return d.upload(t, d.classes[0]) }
+func (d *Device) Upload(t *tensor.Tensor) (*driver.Buffer, error) { return d.upload(t, d.classes[0]) }
 
 // UploadTo is Upload at a given storage class of the device.
-func (d *Device) UploadTo(t *tensor.Tensor, class goferro.StorageClass) (*goferro.Buffer, error) {
+func (d *Device) UploadTo(t *tensor.Tensor, class driver.StorageClass) (*driver.Buffer, error) {
 	return d.upload(t, class)
 }
 
-func (d *Device) eligible(p goferro.Placement, class goferro.StorageClass) bool {
+func (d *Device) eligible(p driver.Placement, class driver.StorageClass) bool {
 	d.mu.Lock()
 	reject := d.reject
 	d.mu.Unlock()
 	return !reject && p.Domain == d.domain && p.Class == class && slices.Contains(d.classes, class)
 }
 
-func (d *Device) accept(b *goferro.Buffer, _ goferro.StorageClass) error {
+func (d *Device) accept(b *driver.Buffer, _ driver.StorageClass) error {
 	if _, ok := b.Tensor(); !ok {
 		return fmt.Errorf("goferrotest: payload %T is not device memory", b.Payload())
 	}
 	return nil
 }
 
-func (d *Device) materialize(_ context.Context, b *goferro.Buffer) (*tensor.Tensor, error) {
+func (d *Device) materialize(_ context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
 	t, ok := b.Tensor()
 	if !ok || !d.Owns(b) {
 		return nil, fmt.Errorf("goferrotest: device %s does not own the buffer", d.id)
@@ -301,7 +302,7 @@ func (d *Device) materialize(_ context.Context, b *goferro.Buffer) (*tensor.Tens
 	return t.Clone(), nil
 }
 
-func (d *Device) execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+func (d *Device) execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 	d.execs.Add(1)
 	d.mu.Lock()
 	hook, fault := d.hook, d.fault
@@ -328,7 +329,7 @@ func (d *Device) execute(ctx context.Context, call *goferro.Call) ([]*goferro.Bu
 	if err != nil {
 		return nil, err
 	}
-	outs := make([]*goferro.Buffer, 0, len(res))
+	outs := make([]*driver.Buffer, 0, len(res))
 	for _, r := range res {
 		b, err := d.upload(r, call.Placement.Class)
 		if err != nil {
@@ -352,26 +353,26 @@ func (d *Device) execute(ctx context.Context, call *goferro.Call) ([]*goferro.Bu
 // corrupt returns a faulty version of good, a buffer of pool (nil: host
 // memory) with placement want. good is released or reused by the result.
 // foreign is a device whose memory counts as foreign (may be nil).
-func corrupt(f Fault, good *goferro.Buffer, pool *Device, foreign *Device, want goferro.Placement) (*goferro.Buffer, error) {
+func corrupt(f Fault, good *driver.Buffer, pool *Device, foreign *Device, want driver.Placement) (*driver.Buffer, error) {
 	t, _ := good.Tensor()
-	meta := goferro.BufferSpec{
+	meta := driver.BufferSpec{
 		DType: good.DType(), Shape: good.Shape(), Strides: good.Strides(), Offset: good.Offset(),
 		Len: good.Len(), Placement: good.Placement(), Backend: good.Backend(), Payload: t, Release: good.Release,
 	}
-	fresh := func(dt tensor.DType, shape tensor.Shape) (*goferro.Buffer, error) {
+	fresh := func(dt tensor.DType, shape tensor.Shape) (*driver.Buffer, error) {
 		good.Release()
 		if pool == nil {
 			z, err := tensor.Zeros(dt, shape...)
 			if err != nil {
 				return nil, err
 			}
-			return goferro.TensorBuffer(z, want, goferro.BackendHost, nil), nil
+			return driver.TensorBuffer(z, want, driver.BackendHost, nil), nil
 		}
 		z, rel, err := pool.alloc(dt, shape, want.Class)
 		if err != nil {
 			return nil, err
 		}
-		return goferro.TensorBuffer(z, want, Backend, rel), nil
+		return driver.TensorBuffer(z, want, Backend, rel), nil
 	}
 	n := t.Len()
 	switch f {
@@ -388,14 +389,14 @@ func corrupt(f Fault, good *goferro.Buffer, pool *Device, foreign *Device, want 
 			meta.Shape = tensor.Shape{n}
 		}
 		meta.Strides = nil
-		return goferro.NewBuffer(meta), nil
+		return driver.NewBuffer(meta), nil
 	case FaultElementCount:
 		return fresh(good.DType(), tensor.Shape{n + 1})
 	case FaultShortBuffer:
 		meta.Len = max(0, meta.Len-1)
-		return goferro.NewBuffer(meta), nil
+		return driver.NewBuffer(meta), nil
 	case FaultPlacement:
-		meta.Placement = goferro.Placement{Class: "storage.goferrotest.wrong", Domain: want.Domain}
+		meta.Placement = driver.Placement{Class: "storage.goferrotest.wrong", Domain: want.Domain}
 		if pool != nil && len(pool.classes) > 1 {
 			for _, c := range pool.classes {
 				if c != want.Class {
@@ -404,7 +405,7 @@ func corrupt(f Fault, good *goferro.Buffer, pool *Device, foreign *Device, want 
 				}
 			}
 		}
-		return goferro.NewBuffer(meta), nil
+		return driver.NewBuffer(meta), nil
 	case FaultForeignMemory:
 		good.Release()
 		if foreign != nil && foreign != pool {
@@ -412,13 +413,13 @@ func corrupt(f Fault, good *goferro.Buffer, pool *Device, foreign *Device, want 
 			if err != nil {
 				return nil, err
 			}
-			return goferro.TensorBuffer(z, want, Backend, rel), nil
+			return driver.TensorBuffer(z, want, Backend, rel), nil
 		}
 		z, err := tensor.Zeros(good.DType(), good.Shape()...)
 		if err != nil {
 			return nil, err
 		}
-		return goferro.TensorBuffer(z, want, Backend, nil), nil
+		return driver.TensorBuffer(z, want, Backend, nil), nil
 	}
 	return good, nil
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/tensor"
 )
@@ -21,7 +22,7 @@ func TestDeviceOwnsItsMemory(t *testing.T) {
 	if !a.Owns(ba) || a.Owns(bb) || b.Owns(ba) || !b.Owns(bb) {
 		t.Fatal("ownership")
 	}
-	forged := goferro.TensorBuffer(x, ba.Placement(), ba.Backend(), nil)
+	forged := driver.TensorBuffer(x, ba.Placement(), ba.Backend(), nil)
 	if a.Owns(forged) {
 		t.Fatal("a owns memory it did not allocate")
 	}
@@ -58,8 +59,8 @@ func TestCopierCopies(t *testing.T) {
 	x, _ := tensor.Arange(tensor.Float64, 3)
 	src, _ := a.Upload(x)
 	defer src.Release()
-	req := &goferro.TransferRequest{Src: src, From: goferro.Location{Engine: a.ID()}, To: goferro.Location{Engine: b.ID()},
-		Dst: goferro.Placement{Class: b.DefaultStorage(), Domain: b.Domain()}}
+	req := &driver.TransferRequest{Src: src, From: driver.Location{Engine: a.ID()}, To: driver.Location{Engine: b.ID()},
+		Dst: driver.Placement{Class: b.DefaultStorage(), Domain: b.Domain()}}
 	out, err := cp.Transfer(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestCopierCopies(t *testing.T) {
 	}
 	out.Release()
 	// Into the host.
-	req.To, req.Dst = goferro.Location{Engine: "cpu.default.v1"}, goferro.Placement{Class: goferro.StorageHost, Domain: goferro.HostDomain}
+	req.To, req.Dst = driver.Location{Engine: "cpu.default.v1"}, driver.Placement{Class: driver.StorageHost, Domain: driver.HostDomain}
 	h, err := cp.Transfer(context.Background(), req)
 	if err != nil || h.Placement() != req.Dst {
 		t.Fatalf("host copy: %v %v", h, err)

@@ -74,7 +74,7 @@
 //     Broadcast, Concatenate, EmbedDiagonal;
 //   - contraction: Gemm (strided, batched), MatMul and DotGeneral.
 //
-// Package opencl/clengine turns an Engine into a goferro.Engine registration
+// Package opencl/clengine turns an Engine into a driver.Engine registration
 // with these as its executor.
 //
 // # Events and flushing

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/goferro/goferro/internal/strided"
 )
 
 // The .npy format (numpy's NEP 1): the magic string, a major and minor
@@ -160,7 +162,7 @@ func readNpy(r io.Reader, avail int64) (*Tensor, error) {
 	if err != nil {
 		return nil, &Error{Op: "ReadNpy", Kind: ErrFormat, Msg: fmt.Sprintf("bad shape %v", shape), Err: err}
 	}
-	nbytes, ok := mulChecked(n, dt.Size())
+	nbytes, ok := strided.MulChecked(n, dt.Size())
 	if !ok {
 		return nil, npyErr("shape %v of %v needs more bytes than fit in an int", shape, dt)
 	}

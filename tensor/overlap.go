@@ -1,6 +1,10 @@
 package tensor
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/goferro/goferro/internal/strided"
+)
 
 // overlaps reports whether two non-empty tensors of the same dtype address
 // overlapping memory. It compares the address ranges their views span, which
@@ -10,8 +14,8 @@ func overlaps(a, b *Tensor) bool {
 	if a.size == 0 || b.size == 0 || a.dtype != b.dtype {
 		return false
 	}
-	alo, ahi, aok := addressRange(a.shape, a.strides, a.offset)
-	blo, bhi, bok := addressRange(b.shape, b.strides, b.offset)
+	alo, ahi, aok := strided.AddressRange(a.shape, a.strides, a.offset)
+	blo, bhi, bok := strided.AddressRange(b.shape, b.strides, b.offset)
 	if !aok || !bok {
 		return true
 	}

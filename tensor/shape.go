@@ -1,9 +1,10 @@
 package tensor
 
 import (
-	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/goferro/goferro/internal/strided"
 )
 
 // Shape is the list of extents of a tensor, outermost first.
@@ -27,7 +28,7 @@ func (s Shape) NumElements() (int, error) {
 			continue
 		}
 		var ok bool
-		if nz, ok = mulChecked(nz, d); !ok {
+		if nz, ok = strided.MulChecked(nz, d); !ok {
 			return 0, newError("Shape", ErrShape, "size of %v overflows int", []int(s))
 		}
 	}
@@ -125,15 +126,6 @@ func BroadcastShapes(shapes ...Shape) (Shape, error) {
 		}
 	}
 	return out, nil
-}
-
-// mulChecked returns a*b and whether it fit in an int (a, b >= 0).
-func mulChecked(a, b int) (int, bool) {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi != 0 || lo > uint64(maxInt) {
-		return 0, false
-	}
-	return int(lo), true
 }
 
 const maxInt = int(^uint(0) >> 1)

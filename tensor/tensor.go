@@ -2,6 +2,8 @@ package tensor
 
 import (
 	"math/rand/v2"
+
+	"github.com/goferro/goferro/internal/strided"
 )
 
 // Tensor is a strided view over a typed buffer. Its metadata is immutable:
@@ -159,7 +161,7 @@ func newView(dt DType, data any, bufLen int, shape Shape, strides []int, offset 
 		return nil, newError("View", ErrLayout, "%d strides for %d axes", len(strides), len(shape))
 	}
 	if n > 0 {
-		lo, hi, ok := addressRange(shape, strides, offset)
+		lo, hi, ok := strided.AddressRange(shape, strides, offset)
 		if !ok {
 			return nil, newError("View", ErrLayout, "shape %v strides %v offset %d address elements beyond the range of int", shape, strides, offset)
 		}
@@ -168,44 +170,6 @@ func newView(dt DType, data any, bufLen int, shape Shape, strides []int, offset 
 		}
 	}
 	return &Tensor{dtype: dt, shape: shape, strides: strides, offset: offset, data: data, size: n}, nil
-}
-
-// addressRange returns the lowest and highest buffer index a non-empty view
-// addresses, and false if computing them overflows int. The arithmetic is
-// checked because strides and offsets come from callers: a wrapped-around
-// span could otherwise pass the bounds check and address memory outside the
-// buffer at the first access.
-func addressRange(shape Shape, strides []int, offset int) (lo, hi int, ok bool) {
-	lo, hi = offset, offset
-	for i, d := range shape {
-		if d <= 1 {
-			continue
-		}
-		s := strides[i]
-		neg := s < 0
-		if neg {
-			if s == -maxInt-1 {
-				return 0, 0, false
-			}
-			s = -s
-		}
-		span, ok := mulChecked(d-1, s)
-		if !ok {
-			return 0, 0, false
-		}
-		if neg {
-			if lo < -maxInt+span {
-				return 0, 0, false
-			}
-			lo -= span
-		} else {
-			if hi > maxInt-span {
-				return 0, 0, false
-			}
-			hi += span
-		}
-	}
-	return lo, hi, true
 }
 
 // Zeros returns a new row-major tensor of zeros.
@@ -242,7 +206,7 @@ func makeBuffer(dt DType, n int) (any, error) {
 	if n < 0 {
 		return nil, newError("MakeBuffer", ErrShape, "negative length %d", n)
 	}
-	if nb, ok := mulChecked(n, max(dt.Size(), 1)); !ok || uint64(nb) > maxBufferBytes {
+	if nb, ok := strided.MulChecked(n, max(dt.Size(), 1)); !ok || uint64(nb) > maxBufferBytes {
 		return nil, newError("MakeBuffer", ErrShape, "%d elements of %v are more memory than can be allocated", n, dt)
 	}
 	switch dt {

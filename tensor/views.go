@@ -89,7 +89,7 @@ func (t *Tensor) resolveReshape(shape []int) (Shape, error) {
 			return nil, newError("Reshape", ErrShape, "bad extent %d in %v", d, shape)
 		default:
 			var ok bool
-			if known, ok = mulChecked(known, d); !ok {
+			if known, ok = strided.MulChecked(known, d); !ok {
 				return nil, newError("Reshape", ErrShape, "size of %v overflows int", shape)
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/einsum"
@@ -37,7 +39,7 @@ const demoInstance = "../shared/einsum-instances/str_mps_varying_inner_product_2
 // contraction steps run there and every value it touches crosses a
 // scheduled transfer. Its id sorts before the CPU's, so first-fit placement
 // prefers it.
-const accelID goferro.EngineID = "accel.fake.v1"
+const accelID driver.EngineID = "accel.fake.v1"
 
 type demoFlags struct {
 	instance string
@@ -80,9 +82,9 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer closeEngines()
 
-	bufs := make([]*goferro.Buffer, len(inputs))
+	bufs := make([]*driver.Buffer, len(inputs))
 	for i, t := range inputs {
-		bufs[i] = goferro.HostBuffer(t, nil)
+		bufs[i] = driver.HostBuffer(t, nil)
 	}
 	prep, err := rt.Prepare(ctx, prog, bufs, place...)
 	if err != nil {
@@ -144,8 +146,8 @@ func demoRuntime(ctx context.Context, fake bool, stdout io.Writer) (*goferro.Run
 	copier := goferrotest.NewCopier(accel)
 	rt, err := goferro.NewRuntime(
 		goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(accel.Engine()),
-		goferro.WithTransfer(goferro.StorageHost, accel.DefaultStorage(), copier),
-		goferro.WithTransfer(accel.DefaultStorage(), goferro.StorageHost, copier),
+		goferro.WithTransfer(driver.StorageHost, accel.DefaultStorage(), copier),
+		goferro.WithTransfer(accel.DefaultStorage(), driver.StorageHost, copier),
 	)
 	if err != nil {
 		return nil, nil, nil, err
@@ -156,7 +158,7 @@ func demoRuntime(ctx context.Context, fake bool, stdout io.Writer) (*goferro.Run
 
 // timeRuns executes the prepared program runs+1 times and returns the last
 // outputs and the median time of all runs but the first (the warm-up).
-func timeRuns(ctx context.Context, rt *goferro.Runtime, prep *goferro.Prepared, bufs []*goferro.Buffer, runs int) ([]*tensor.Tensor, float64, error) {
+func timeRuns(ctx context.Context, rt *goferro.Runtime, prep *goferro.Prepared, bufs []*driver.Buffer, runs int) ([]*tensor.Tensor, float64, error) {
 	var out []*tensor.Tensor
 	times := make([]float64, 0, runs)
 	for i := 0; i <= runs; i++ {
@@ -175,7 +177,7 @@ func timeRuns(ctx context.Context, rt *goferro.Runtime, prep *goferro.Prepared, 
 
 // verifyDemo checks the two-engine result against the same program on the
 // CPU engine alone and against a direct einsum.Contract call.
-func verifyDemo(ctx context.Context, stdout io.Writer, rt *goferro.Runtime, prog *graph.Program, bufs []*goferro.Buffer,
+func verifyDemo(ctx context.Context, stdout io.Writer, rt *goferro.Runtime, prog *graph.Program, bufs []*driver.Buffer,
 	in *instance.Instance, inputs []*tensor.Tensor, out []*tensor.Tensor, median float64, runs int) error {
 	single, err := rt.Run(ctx, prog, bufs, goferro.OnEngines(cpu.NewEngine().ID))
 	if err != nil {

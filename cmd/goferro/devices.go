@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/goferro/goferro/driver"
+
 	"golang.org/x/sys/cpu"
 
 	"github.com/goferro/goferro"
@@ -131,7 +133,7 @@ func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // joinClasses formats storage classes as a comma-separated list.
-func joinClasses(cs []goferro.StorageClass) string {
+func joinClasses(cs []driver.StorageClass) string {
 	s := make([]string, len(cs))
 	for i, c := range cs {
 		s[i] = string(c)

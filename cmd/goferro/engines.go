@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
@@ -64,7 +66,7 @@ func parseEngines(s string) ([]engineSpec, error) {
 }
 
 // fakeID is the engine id of the i-th fake device of --engines fake:N.
-func fakeID(i int) goferro.EngineID { return goferro.EngineID(fmt.Sprintf("fake.d%d.v1", i)) }
+func fakeID(i int) driver.EngineID { return driver.EngineID(fmt.Sprintf("fake.d%d.v1", i)) }
 
 // engineSet is a runtime built from an --engines list, with every executor
 // and transfer provider wrapped by the timing recorder.
@@ -73,15 +75,15 @@ type engineSet struct {
 	// listed are the engines the user asked for, in --engines order; ops run
 	// only on them. The CPU engine is always registered as well, because
 	// program inputs are host tensors and enter through it.
-	listed []goferro.EngineID
+	listed []driver.EngineID
 	// aliases maps the names a user may give to --place (engine ids and
 	// spellings such as "cpu", "fake:1", "opencl:0") to engine ids.
-	aliases map[string]goferro.EngineID
+	aliases map[string]driver.EngineID
 	rec     *recorder
 	closers []func() error
 	// opEngines are the engines ops may run on after placeOptions: the
 	// --place engine, or the listed ones.
-	opEngines []goferro.EngineID
+	opEngines []driver.EngineID
 }
 
 // close releases device contexts opened for the runtime.
@@ -94,9 +96,9 @@ func (s *engineSet) close() {
 // buildEngines registers the CPU engine, the listed engines and their copiers,
 // wrapping every executor and provider with rec so runs can be traced.
 func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engineSet, error) {
-	set := &engineSet{aliases: map[string]goferro.EngineID{}, rec: rec}
+	set := &engineSet{aliases: map[string]driver.EngineID{}, rec: rec}
 	cfg := goferro.NewConfig()
-	addEngine := func(e goferro.Engine) error {
+	addEngine := func(e driver.Engine) error {
 		e.Executor = rec.wrapExecutor(e.Executor)
 		if err := cfg.AddEngine(e); err != nil {
 			return err
@@ -107,10 +109,10 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 	// One timing wrapper per (key, provider): a provider registered again
 	// for its key (a second OpenCL device) must be the same value for the
 	// runtime to treat it as a no-op rather than a conflict.
-	type key struct{ src, dst goferro.StorageClass }
-	type reg struct{ inner, wrapped goferro.TransferProvider }
+	type key struct{ src, dst driver.StorageClass }
+	type reg struct{ inner, wrapped driver.TransferProvider }
 	regs := map[key]reg{}
-	addTransfer := func(src, dst goferro.StorageClass, p goferro.TransferProvider) error {
+	addTransfer := func(src, dst driver.StorageClass, p driver.TransferProvider) error {
 		k := key{src, dst}
 		if r, ok := regs[k]; ok && sameProvider(r.inner, p) {
 			return cfg.AddTransfer(src, dst, r.wrapped)
@@ -145,10 +147,10 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 				}
 				set.aliases[fmt.Sprintf("fake:%d", i)] = d.ID()
 				set.listed = append(set.listed, d.ID())
-				if err := addTransfer(goferro.StorageHost, d.DefaultStorage(), copier); err != nil {
+				if err := addTransfer(driver.StorageHost, d.DefaultStorage(), copier); err != nil {
 					return nil, err
 				}
-				if err := addTransfer(d.DefaultStorage(), goferro.StorageHost, copier); err != nil {
+				if err := addTransfer(d.DefaultStorage(), driver.StorageHost, copier); err != nil {
 					return nil, err
 				}
 			}
@@ -199,7 +201,7 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 
 // sameProvider reports whether a and b are the same comparable provider
 // value; providers that cannot be compared (functions) are never the same.
-func sameProvider(a, b goferro.TransferProvider) (same bool) {
+func sameProvider(a, b driver.TransferProvider) (same bool) {
 	defer func() {
 		if recover() != nil {
 			same = false // comparing uncomparable dynamic types panics
@@ -224,7 +226,7 @@ func (s *engineSet) placeOptions(place string) ([]goferro.RunOption, error) {
 		slices.Sort(names)
 		return nil, usagef("--place: unknown engine %q (registered: %s)", place, strings.Join(names, ", "))
 	}
-	s.opEngines = []goferro.EngineID{id}
+	s.opEngines = []driver.EngineID{id}
 	return []goferro.RunOption{goferro.OnEngines(id)}, nil
 }
 

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro/cpu"
 )
 
@@ -59,7 +60,7 @@ func TestBuildEnginesFake(t *testing.T) {
 		if !ok {
 			t.Fatalf("no %s", fakeID(i))
 		}
-		if !cfg.HasTransfer(goferro.StorageHost, e.DefaultStorage) || !cfg.HasTransfer(e.DefaultStorage, goferro.StorageHost) {
+		if !cfg.HasTransfer(driver.StorageHost, e.DefaultStorage) || !cfg.HasTransfer(e.DefaultStorage, driver.StorageHost) {
 			t.Errorf("%s: no copier to and from the host", e.ID)
 		}
 		if _, ok := e.Executor.(*timedExecutor); !ok {

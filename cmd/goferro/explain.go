@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/graph"
@@ -37,15 +39,15 @@ type planStats struct {
 	bytesMoved int
 	// peak is the largest number of bytes live at each location at any
 	// point of the schedule, inputs included.
-	peak      map[goferro.Location]int
-	locations []goferro.Location // every location seen, in first-use order
+	peak      map[driver.Location]int
+	locations []driver.Location // every location seen, in first-use order
 }
 
 // analyze walks the schedule as the runtime would, tracking which copies
 // of each value exist where, to total the transfers and find the peak live
 // bytes per location.
 func analyze(prog *graph.Program, inputs []*tensor.Tensor, prep *goferro.Prepared) *planStats {
-	st := &planStats{prog: prog, prep: prep, peak: map[goferro.Location]int{}}
+	st := &planStats{prog: prog, prep: prep, peak: map[driver.Location]int{}}
 	shapes := make([]tensor.Shape, len(inputs))
 	for i, t := range inputs {
 		shapes[i] = t.Shape()
@@ -64,10 +66,10 @@ func analyze(prog *graph.Program, inputs []*tensor.Tensor, prep *goferro.Prepare
 			st.slotTypes[s] = fmt.Sprintf("%s%v", t.DType, []int(ts))
 		}
 	}
-	live := map[goferro.Location]int{}
-	copies := map[int][]goferro.Location{}
-	seen := map[goferro.Location]bool{}
-	add := func(slot int, at goferro.Location) {
+	live := map[driver.Location]int{}
+	copies := map[int][]driver.Location{}
+	seen := map[driver.Location]bool{}
+	add := func(slot int, at driver.Location) {
 		if !seen[at] {
 			seen[at] = true
 			st.locations = append(st.locations, at)
@@ -115,8 +117,8 @@ func (st *planStats) peakList() string {
 // opsPerEngine formats how many op steps each engine runs, as engine:count
 // pairs in engine-id order.
 func (st *planStats) opsPerEngine() string {
-	count := map[goferro.EngineID]int{}
-	var ids []goferro.EngineID
+	count := map[driver.EngineID]int{}
+	var ids []driver.EngineID
 	for _, s := range st.prep.Schedule() {
 		if s.Kind == goferro.StepOp {
 			if count[s.At.Engine] == 0 {
@@ -223,18 +225,18 @@ func writeDot(w io.Writer, name string, st *planStats) {
 	prog, prep := st.prog, st.prep
 	q := func(s string) string { return fmt.Sprintf("%q", s) }
 	fmt.Fprintf(w, "digraph %s {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n", q(name))
-	holder := map[int]map[goferro.Location]string{} // slot -> location -> node
-	origin := map[int]string{}                      // slot -> the node that made it
-	hold := func(slot int, at goferro.Location, node string) {
+	holder := map[int]map[driver.Location]string{} // slot -> location -> node
+	origin := map[int]string{}                     // slot -> the node that made it
+	hold := func(slot int, at driver.Location, node string) {
 		if holder[slot] == nil {
-			holder[slot] = map[goferro.Location]string{}
+			holder[slot] = map[driver.Location]string{}
 			origin[slot] = node
 		}
 		holder[slot][at] = node
 	}
-	clusters := map[goferro.Location][]string{}
-	var order []goferro.Location
-	place := func(at goferro.Location, line string) {
+	clusters := map[driver.Location][]string{}
+	var order []driver.Location
+	place := func(at driver.Location, line string) {
 		if _, ok := clusters[at]; !ok {
 			order = append(order, at)
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/einsum/instance"
 	"github.com/goferro/goferro/graph"
@@ -271,10 +273,10 @@ func (j *jobFlags) setup(ctx context.Context, rec *recorder) (*job, *engineSet, 
 }
 
 // hostBuffers wraps host tensors as runtime inputs; they stay the caller's.
-func hostBuffers(ts []*tensor.Tensor) []*goferro.Buffer {
-	bufs := make([]*goferro.Buffer, len(ts))
+func hostBuffers(ts []*tensor.Tensor) []*driver.Buffer {
+	bufs := make([]*driver.Buffer, len(ts))
 	for i, t := range ts {
-		bufs[i] = goferro.HostBuffer(t, nil)
+		bufs[i] = driver.HostBuffer(t, nil)
 	}
 	return bufs
 }

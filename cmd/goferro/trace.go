@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/driver"
 )
 
 // recorder times every executor call and transfer of a runtime. It wraps
@@ -21,7 +21,7 @@ type recorder struct {
 	on      bool // recording; off during preparation-only commands
 	origin  time.Time
 	events  []traceEvent
-	domains map[goferro.EventDomain]goferro.EngineID
+	domains map[driver.EventDomain]driver.EngineID
 	// transfers and bytes count what the providers actually moved, as a
 	// cross-check of the plan's figures.
 	transfers, bytes int64
@@ -31,19 +31,19 @@ type recorder struct {
 type traceEvent struct {
 	name       string
 	cat        string // "op", "transfer" or "run"
-	domain     goferro.EventDomain
+	domain     driver.EventDomain
 	start, end time.Time
 	args       map[string]any
 }
 
 // newRecorder returns a recorder whose trace timestamps start now.
 func newRecorder() *recorder {
-	return &recorder{origin: time.Now(), domains: map[goferro.EventDomain]goferro.EngineID{}}
+	return &recorder{origin: time.Now(), domains: map[driver.EventDomain]driver.EngineID{}}
 }
 
 // nameDomain records which engine an event domain belongs to, for the
 // track names.
-func (r *recorder) nameDomain(d goferro.EventDomain, id goferro.EngineID) {
+func (r *recorder) nameDomain(d driver.EventDomain, id driver.EngineID) {
 	r.mu.Lock()
 	r.domains[d] = id
 	r.mu.Unlock()
@@ -82,13 +82,13 @@ func (r *recorder) counts() (transfers, bytes int64) {
 
 // timedExecutor is an Executor decorator that records each call.
 type timedExecutor struct {
-	inner goferro.Executor
+	inner driver.Executor
 	rec   *recorder
 }
 
 // wrapExecutor returns e decorated with timing (nil stays nil: an engine
 // without an executor is an ingress point only).
-func (r *recorder) wrapExecutor(e goferro.Executor) goferro.Executor {
+func (r *recorder) wrapExecutor(e driver.Executor) driver.Executor {
 	if e == nil {
 		return nil
 	}
@@ -97,7 +97,7 @@ func (r *recorder) wrapExecutor(e goferro.Executor) goferro.Executor {
 
 // Execute runs the wrapped executor and records its duration on the call's
 // event domain.
-func (t *timedExecutor) Execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+func (t *timedExecutor) Execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 	start := time.Now()
 	out, err := t.inner.Execute(ctx, call)
 	end := time.Now()
@@ -124,18 +124,18 @@ func (t *timedExecutor) Execute(ctx context.Context, call *goferro.Call) ([]*gof
 // It is comparable, and one is made per registration, so registering the
 // wrapped provider keeps the runtime's duplicate and conflict checks sound.
 type timedTransfer struct {
-	inner goferro.TransferProvider
+	inner driver.TransferProvider
 	rec   *recorder
 }
 
 // wrapTransfer returns p decorated with timing.
-func (r *recorder) wrapTransfer(p goferro.TransferProvider) goferro.TransferProvider {
+func (r *recorder) wrapTransfer(p driver.TransferProvider) driver.TransferProvider {
 	return &timedTransfer{inner: p, rec: r}
 }
 
 // Transfer runs the wrapped provider and records the copy on the
 // destination's event domain, where the copied value becomes available.
-func (t *timedTransfer) Transfer(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+func (t *timedTransfer) Transfer(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 	start := time.Now()
 	out, err := t.inner.Transfer(ctx, req)
 	end := time.Now()
@@ -152,7 +152,7 @@ func (t *timedTransfer) Transfer(ctx context.Context, req *goferro.TransferReque
 }
 
 // bufferBytes is the logical size of a buffer's view in bytes.
-func bufferBytes(b *goferro.Buffer) int {
+func bufferBytes(b *driver.Buffer) int {
 	if b == nil {
 		return 0
 	}
@@ -183,7 +183,7 @@ type chromeEvent struct {
 func (r *recorder) writeTrace(path string) error {
 	r.mu.Lock()
 	events := append([]traceEvent(nil), r.events...)
-	domains := make(map[goferro.EventDomain]goferro.EngineID, len(r.domains))
+	domains := make(map[driver.EventDomain]driver.EngineID, len(r.domains))
 	for d, id := range r.domains {
 		domains[d] = id
 	}
@@ -195,7 +195,7 @@ func (r *recorder) writeTrace(path string) error {
 		{Name: "thread_name", Ph: "M", PID: 1, TID: runTrack, Args: map[string]any{"name": "runs"}},
 		{Name: "thread_sort_index", Ph: "M", PID: 1, TID: runTrack, Args: map[string]any{"sort_index": 0}},
 	}
-	ds := make([]goferro.EventDomain, 0, len(domains))
+	ds := make([]driver.EventDomain, 0, len(domains))
 	for d := range domains {
 		ds = append(ds, d)
 	}

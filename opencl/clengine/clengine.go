@@ -1,5 +1,5 @@
 // Package clengine registers OpenCL devices (package opencl) as engines of
-// the goferro runtime: a goferro.Engine per device whose executor runs every
+// the goferro runtime: a driver.Engine per device whose executor runs every
 // core op family on the device, its three-part ingress contract, its
 // materializer, and the host↔device and device↔device transfer providers.
 //
@@ -21,6 +21,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/opencl"
@@ -30,8 +32,8 @@ import (
 // Backend is the backend family of OpenCL buffers.
 const Backend = "opencl"
 
-// Class is the OpenCL device storage class as a goferro.StorageClass.
-const Class = goferro.StorageClass(opencl.StorageClass)
+// Class is the OpenCL device storage class as a driver.StorageClass.
+const Class = driver.StorageClass(opencl.StorageClass)
 
 // Families are the op families the engine runs, all on the device.
 var Families = []string{graph.FamilyConstant, graph.FamilyElementwise, graph.FamilyReduce, graph.FamilyLayout, graph.FamilyDotGeneral}
@@ -39,7 +41,7 @@ var Families = []string{graph.FamilyConstant, graph.FamilyElementwise, graph.Fam
 // Engine is an OpenCL engine ready to register with a runtime.
 type Engine struct {
 	*opencl.Engine
-	id goferro.EngineID // "" means the device's id
+	id driver.EngineID // "" means the device's id
 }
 
 // Open opens an engine on dev (its context, queue and kernels). Its engine
@@ -55,7 +57,7 @@ func Open(ctx context.Context, dev *opencl.Device) (*Engine, error) {
 // OpenAs is Open with a given engine id, so that several engines (each its
 // own context: allocation domain, and queue: event domain) of one device
 // can be registered with one runtime. The id must be a valid engine id.
-func OpenAs(ctx context.Context, dev *opencl.Device, id goferro.EngineID) (*Engine, error) {
+func OpenAs(ctx context.Context, dev *opencl.Device, id driver.EngineID) (*Engine, error) {
 	if err := id.Validate(); err != nil {
 		return nil, err
 	}
@@ -76,35 +78,35 @@ func (e *Engine) ID() string {
 }
 
 // Placement is where the engine's buffers live.
-func (e *Engine) Placement() goferro.Placement {
-	return goferro.Placement{Class: Class, Domain: goferro.AllocationDomain(e.AllocationDomain())}
+func (e *Engine) Placement() driver.Placement {
+	return driver.Placement{Class: Class, Domain: driver.AllocationDomain(e.AllocationDomain())}
 }
 
 // Buffer wraps a device tensor of this engine as a runtime buffer that
 // releases the tensor when the runtime releases it.
-func (e *Engine) Buffer(t *opencl.Tensor) *goferro.Buffer {
-	return goferro.NewBuffer(goferro.BufferSpec{
+func (e *Engine) Buffer(t *opencl.Tensor) *driver.Buffer {
+	return driver.NewBuffer(driver.BufferSpec{
 		DType: t.DType(), Shape: t.Shape(), Strides: t.Strides(), Offset: t.Offset(),
 		Len: t.Buffer().Size() / max(t.DType().Size(), 1), Placement: e.Placement(), Backend: Backend,
 		Payload: t, Release: func() { t.Release() },
 	})
 }
 
-// Registration returns the goferro.Engine describing e.
-func (e *Engine) Registration() goferro.Engine {
-	return goferro.Engine{
-		ID:             goferro.EngineID(e.ID()),
+// Registration returns the driver.Engine describing e.
+func (e *Engine) Registration() driver.Engine {
+	return driver.Engine{
+		ID:             driver.EngineID(e.ID()),
 		Backend:        Backend,
-		Domain:         goferro.AllocationDomain(e.AllocationDomain()),
-		Storage:        []goferro.StorageClass{Class},
+		Domain:         driver.AllocationDomain(e.AllocationDomain()),
+		Storage:        []driver.StorageClass{Class},
 		DefaultStorage: Class,
 		Families:       append([]string(nil), Families...),
-		Executor:       goferro.ExecutorFunc(e.execute),
-		Ingress: goferro.Ingress{
-			Eligible: func(p goferro.Placement, class goferro.StorageClass) bool {
+		Executor:       driver.ExecutorFunc(e.execute),
+		Ingress: driver.Ingress{
+			Eligible: func(p driver.Placement, class driver.StorageClass) bool {
 				return e.Eligible(opencl.Placement{StorageClass: string(p.Class), Domain: string(p.Domain)}, string(class))
 			},
-			Accept: func(b *goferro.Buffer, class goferro.StorageClass) error {
+			Accept: func(b *driver.Buffer, class driver.StorageClass) error {
 				if class != Class {
 					return fmt.Errorf("clengine: storage class %s is not %s", class, Class)
 				}
@@ -119,7 +121,7 @@ func (e *Engine) Registration() goferro.Engine {
 			},
 			Resident: e.resident,
 		},
-		Materializer: goferro.MaterializerFunc(func(ctx context.Context, b *goferro.Buffer) (*tensor.Tensor, error) {
+		Materializer: driver.MaterializerFunc(func(ctx context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
 			t, err := e.tensor(b)
 			if err != nil {
 				return nil, err
@@ -129,12 +131,12 @@ func (e *Engine) Registration() goferro.Engine {
 	}
 }
 
-func (e *Engine) resident(b *goferro.Buffer) bool {
+func (e *Engine) resident(b *driver.Buffer) bool {
 	t, ok := b.Payload().(*opencl.Tensor)
 	return ok && b.Backend() == Backend && b.Placement() == e.Placement() && e.Resident(t)
 }
 
-func (e *Engine) tensor(b *goferro.Buffer) (*opencl.Tensor, error) {
+func (e *Engine) tensor(b *driver.Buffer) (*opencl.Tensor, error) {
 	t, ok := b.Payload().(*opencl.Tensor)
 	if !ok || !e.resident(b) {
 		return nil, fmt.Errorf("clengine: buffer %v at %v is not memory of %s", b.DType(), b.Placement(), e.ID())
@@ -159,8 +161,8 @@ func Options(engines ...*Engine) []goferro.Option {
 // Provider is a transfer provider with the (source class, destination
 // class) key it serves.
 type Provider struct {
-	Src, Dst goferro.StorageClass
-	Provider goferro.TransferProvider
+	Src, Dst driver.StorageClass
+	Provider driver.TransferProvider
 }
 
 // Providers returns the transfer providers Options registers for the
@@ -169,24 +171,24 @@ type Provider struct {
 // counting, fault injection) before registering them with
 // goferro.WithTransfer or Config.AddTransfer.
 func Providers(engines ...*Engine) []Provider {
-	set := map[goferro.EngineID]*Engine{}
+	set := map[driver.EngineID]*Engine{}
 	for _, e := range engines {
-		set[goferro.EngineID(e.ID())] = e
+		set[driver.EngineID(e.ID())] = e
 	}
 	t := &transfers{engines: set}
-	mk := func(src, dst goferro.StorageClass, f goferro.TransferFunc) Provider {
+	mk := func(src, dst driver.StorageClass, f driver.TransferFunc) Provider {
 		return Provider{Src: src, Dst: dst, Provider: f}
 	}
 	return []Provider{
-		mk(goferro.StorageHost, Class, t.hostToDevice),
-		mk(Class, goferro.StorageHost, t.deviceToHost),
+		mk(driver.StorageHost, Class, t.hostToDevice),
+		mk(Class, driver.StorageHost, t.deviceToHost),
 		mk(Class, Class, t.deviceToDevice),
 	}
 }
 
-type transfers struct{ engines map[goferro.EngineID]*Engine }
+type transfers struct{ engines map[driver.EngineID]*Engine }
 
-func (t *transfers) engine(id goferro.EngineID) (*Engine, error) {
+func (t *transfers) engine(id driver.EngineID) (*Engine, error) {
 	e, ok := t.engines[id]
 	if !ok {
 		return nil, fmt.Errorf("clengine: %s is not a registered OpenCL engine", id)
@@ -194,7 +196,7 @@ func (t *transfers) engine(id goferro.EngineID) (*Engine, error) {
 	return e, nil
 }
 
-func (t *transfers) source(req *goferro.TransferRequest) (*opencl.Tensor, error) {
+func (t *transfers) source(req *driver.TransferRequest) (*opencl.Tensor, error) {
 	e, err := t.engine(req.From.Engine)
 	if err != nil {
 		return nil, err
@@ -202,7 +204,7 @@ func (t *transfers) source(req *goferro.TransferRequest) (*opencl.Tensor, error)
 	return e.tensor(req.Src)
 }
 
-func (t *transfers) hostToDevice(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+func (t *transfers) hostToDevice(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 	dst, err := t.engine(req.To.Engine)
 	if err != nil {
 		return nil, err
@@ -218,7 +220,7 @@ func (t *transfers) hostToDevice(ctx context.Context, req *goferro.TransferReque
 	return dst.Buffer(d), nil
 }
 
-func (t *transfers) deviceToHost(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+func (t *transfers) deviceToHost(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 	src, err := t.source(req)
 	if err != nil {
 		return nil, err
@@ -227,10 +229,10 @@ func (t *transfers) deviceToHost(ctx context.Context, req *goferro.TransferReque
 	if err != nil {
 		return nil, err
 	}
-	return goferro.HostBuffer(h, nil), nil
+	return driver.HostBuffer(h, nil), nil
 }
 
-func (t *transfers) deviceToDevice(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+func (t *transfers) deviceToDevice(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 	src, err := t.source(req)
 	if err != nil {
 		return nil, err
@@ -259,7 +261,7 @@ var (
 // errOp reports an instruction the engine cannot run.
 var errOp = errors.New("clengine: unsupported instruction")
 
-func (e *Engine) execute(ctx context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+func (e *Engine) execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -275,10 +277,10 @@ func (e *Engine) execute(ctx context.Context, call *goferro.Call) ([]*goferro.Bu
 	if err != nil {
 		return nil, fmt.Errorf("clengine: %s #%d on %s: %w", call.Instruction.Op, call.Index, e.ID(), err)
 	}
-	return []*goferro.Buffer{e.Buffer(out)}, nil
+	return []*driver.Buffer{e.Buffer(out)}, nil
 }
 
-func (e *Engine) run(ctx context.Context, call *goferro.Call, in []*opencl.Tensor) (*opencl.Tensor, error) {
+func (e *Engine) run(ctx context.Context, call *driver.Call, in []*opencl.Tensor) (*opencl.Tensor, error) {
 	ins := call.Instruction
 	a := &ins.Attrs
 	if len(call.Results) != 1 {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/graph"
@@ -71,7 +73,7 @@ func TestRuntimeOnDevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := e.Context().Stats()
-		var in []*goferro.Buffer
+		var in []*driver.Buffer
 		for _, h := range host {
 			d, err := e.Upload(ctx, h)
 			if err != nil {
@@ -85,7 +87,7 @@ func TestRuntimeOnDevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range prep.Schedule() {
-			if s.Kind == goferro.StepOp && s.At.Engine != goferro.EngineID(e.ID()) {
+			if s.Kind == goferro.StepOp && s.At.Engine != driver.EngineID(e.ID()) {
 				t.Fatalf("op #%d placed on %s", s.Instruction, s.At.Engine)
 			}
 		}
@@ -124,7 +126,7 @@ func TestRuntimeMixed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dx.Release()
-	in := []*goferro.Buffer{e.Buffer(dx), goferro.HostBuffer(host[1], nil), goferro.HostBuffer(host[2], nil)}
+	in := []*driver.Buffer{e.Buffer(dx), driver.HostBuffer(host[1], nil), driver.HostBuffer(host[2], nil)}
 	got, err := rt.Run(ctx, p, in)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +144,7 @@ func TestIngressContract(t *testing.T) {
 	d, _ := e.Upload(ctx, h)
 	defer d.Release()
 	db := e.Buffer(d)
-	hb := goferro.HostBuffer(h, nil)
+	hb := driver.HostBuffer(h, nil)
 	if !reg.Ingress.Eligible(db.Placement(), clengine.Class) || reg.Ingress.Eligible(hb.Placement(), clengine.Class) {
 		t.Fatal("eligibility")
 	}
@@ -162,7 +164,7 @@ func TestIngressContract(t *testing.T) {
 	if reg.Ingress.Resident(e2.Buffer(d2)) {
 		t.Fatal("foreign buffer resident")
 	}
-	fake := goferro.NewBuffer(goferro.BufferSpec{DType: tensor.Float32, Shape: tensor.Shape{2, 2}, Len: 4,
+	fake := driver.NewBuffer(driver.BufferSpec{DType: tensor.Float32, Shape: tensor.Shape{2, 2}, Len: 4,
 		Placement: e.Placement(), Backend: clengine.Backend, Payload: d2})
 	if reg.Ingress.Resident(fake) || reg.Ingress.Accept(fake, clengine.Class) == nil {
 		t.Fatal("buffer claiming the domain with foreign memory accepted")

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/einsum/instance"
@@ -368,11 +370,11 @@ func TestInstancesOnDevice(t *testing.T) {
 // that every input enters at the CPU engine and is moved host→device at
 // most once (exactly once if an instruction reads it), and that there is
 // no other transfer.
-func checkDeviceSchedule(t *testing.T, prep *goferro.Prepared, clID goferro.EngineID) {
+func checkDeviceSchedule(t *testing.T, prep *goferro.Prepared, clID driver.EngineID) {
 	t.Helper()
 	prog := prep.Program()
 	for i, l := range prep.Ingress() {
-		if l.Engine != cpuID || l.Storage != goferro.StorageHost {
+		if l.Engine != cpuID || l.Storage != driver.StorageHost {
 			t.Errorf("input %d enters at %v, want the CPU engine's host memory", i, l)
 		}
 	}
@@ -389,7 +391,7 @@ func checkDeviceSchedule(t *testing.T, prep *goferro.Prepared, clID goferro.Engi
 	}
 	moved := map[int]int{}
 	for _, s := range transferSteps(t, prep) {
-		if s.From.Engine != cpuID || s.From.Storage != goferro.StorageHost || s.At.Engine != clID || s.At.Storage != clengine.Class {
+		if s.From.Engine != cpuID || s.From.Storage != driver.StorageHost || s.At.Engine != clID || s.At.Storage != clengine.Class {
 			t.Errorf("transfer %v, want host -> device only", s)
 		}
 		if s.Slot >= len(prog.Inputs) {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/opencl"
@@ -33,7 +35,7 @@ type clRig struct {
 	rt   *goferro.Runtime
 	cl   *clengine.Engine   // the first OpenCL engine
 	cls  []*clengine.Engine // every OpenCL engine
-	id   goferro.EngineID   // cl's engine id
+	id   driver.EngineID    // cl's engine id
 	prov *countingProvider
 	mat  atomic.Int64 // materializations by OpenCL engines
 	// cpuRuns and clRuns count executor calls of the CPU engine and of
@@ -49,17 +51,17 @@ type rigConfig struct {
 	clFamilies  []string // nil: all of clengine.Families
 	clFamilies2 []string // the second OpenCL engine's; nil: clFamilies
 	second      bool     // a second OpenCL engine (its own context) on the same device
-	root        goferro.EngineID
+	root        driver.EngineID
 	noProviders bool
 	extra       []goferro.Option
 	// cpuExec and clExec decorate the CPU engine's and the first OpenCL
 	// engine's executors (hooks, fault injection).
-	cpuExec, clExec func(goferro.Executor) goferro.Executor
+	cpuExec, clExec func(driver.Executor) driver.Executor
 }
 
 // counted wraps an executor with a call counter.
-func counted(n *atomic.Int64, inner goferro.Executor) goferro.Executor {
-	return goferro.ExecutorFunc(func(ctx context.Context, c *goferro.Call) ([]*goferro.Buffer, error) {
+func counted(n *atomic.Int64, inner driver.Executor) driver.Executor {
+	return driver.ExecutorFunc(func(ctx context.Context, c *driver.Call) ([]*driver.Buffer, error) {
 		n.Add(1)
 		return inner.Execute(ctx, c)
 	})
@@ -76,7 +78,7 @@ func openDevice(t testing.TB) *opencl.Device {
 }
 
 // openAs opens an OpenCL engine with the given id, closed at cleanup.
-func openAs(t testing.TB, id goferro.EngineID) *clengine.Engine {
+func openAs(t testing.TB, id driver.EngineID) *clengine.Engine {
 	t.Helper()
 	e, err := clengine.OpenAs(bg, openDevice(t), id)
 	if err != nil {
@@ -94,7 +96,7 @@ func newCLRig(t testing.TB, c rigConfig) *clRig {
 	if c.second {
 		r.cls = append(r.cls, openAs(t, "opencl.b.v1"))
 	}
-	r.id = goferro.EngineID(r.cl.ID())
+	r.id = driver.EngineID(r.cl.ID())
 	creg := cpu.NewEngine()
 	if c.cpuFamilies != nil {
 		creg.Families = append([]string(nil), c.cpuFamilies...)
@@ -120,7 +122,7 @@ func newCLRig(t testing.TB, c rigConfig) *clRig {
 			}
 		}
 		inner := reg.Materializer
-		reg.Materializer = goferro.MaterializerFunc(func(ctx context.Context, b *goferro.Buffer) (*tensor.Tensor, error) {
+		reg.Materializer = driver.MaterializerFunc(func(ctx context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
 			r.mat.Add(1)
 			return inner.Materialize(ctx, b)
 		})
@@ -171,7 +173,7 @@ func (r *clRig) checkNoLeaks(t testing.TB, keep ...int64) {
 }
 
 // upload copies h into OpenCL engine e as a caller-owned input buffer.
-func upload(t testing.TB, e *clengine.Engine, h *tensor.Tensor) *goferro.Buffer {
+func upload(t testing.TB, e *clengine.Engine, h *tensor.Tensor) *driver.Buffer {
 	t.Helper()
 	d, err := e.Upload(bg, h)
 	if err != nil {
@@ -182,7 +184,7 @@ func upload(t testing.TB, e *clengine.Engine, h *tensor.Tensor) *goferro.Buffer 
 }
 
 // fault edits what a provider returned (good) for req; it owns good.
-type fault func(good *goferro.Buffer, req *goferro.TransferRequest) (*goferro.Buffer, error)
+type fault func(good *driver.Buffer, req *driver.TransferRequest) (*driver.Buffer, error)
 
 // countingProvider wraps clengine's providers: it records every request,
 // counts the calls per (source engine, destination engine), puts a release
@@ -192,27 +194,27 @@ type countingProvider struct {
 	cls []*clengine.Engine
 
 	mu       sync.Mutex
-	requests []goferro.TransferRequest
+	requests []driver.TransferRequest
 	made     []*atomic.Int64
-	faultIf  func(req *goferro.TransferRequest) bool
+	faultIf  func(req *driver.TransferRequest) bool
 	fault    fault
-	hook     func(ctx context.Context, req *goferro.TransferRequest) error
+	hook     func(ctx context.Context, req *driver.TransferRequest) error
 }
 
-func (p *countingProvider) setFault(when func(*goferro.TransferRequest) bool, f fault) {
+func (p *countingProvider) setFault(when func(*driver.TransferRequest) bool, f fault) {
 	p.mu.Lock()
 	p.faultIf, p.fault = when, f
 	p.mu.Unlock()
 }
 
-func (p *countingProvider) setHook(h func(ctx context.Context, req *goferro.TransferRequest) error) {
+func (p *countingProvider) setHook(h func(ctx context.Context, req *driver.TransferRequest) error) {
 	p.mu.Lock()
 	p.hook = h
 	p.mu.Unlock()
 }
 
-func (p *countingProvider) wrap(inner goferro.TransferProvider) goferro.TransferProvider {
-	return goferro.TransferFunc(func(ctx context.Context, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+func (p *countingProvider) wrap(inner driver.TransferProvider) driver.TransferProvider {
+	return driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 		p.mu.Lock()
 		p.requests = append(p.requests, *req)
 		when, f, hook := p.faultIf, p.fault, p.hook
@@ -235,7 +237,7 @@ func (p *countingProvider) wrap(inner goferro.TransferProvider) goferro.Transfer
 		p.mu.Lock()
 		p.made = append(p.made, n)
 		p.mu.Unlock()
-		return goferro.NewBuffer(goferro.BufferSpec{
+		return driver.NewBuffer(driver.BufferSpec{
 			DType: b.DType(), Shape: b.Shape(), Strides: b.Strides(), Offset: b.Offset(), Len: b.Len(),
 			Placement: b.Placement(), Backend: b.Backend(), Payload: b.Payload(),
 			Release: func() { n.Add(1); b.Release() },
@@ -243,10 +245,10 @@ func (p *countingProvider) wrap(inner goferro.TransferProvider) goferro.Transfer
 	})
 }
 
-func (p *countingProvider) reqs() []goferro.TransferRequest {
+func (p *countingProvider) reqs() []driver.TransferRequest {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]goferro.TransferRequest(nil), p.requests...)
+	return append([]driver.TransferRequest(nil), p.requests...)
 }
 
 func (p *countingProvider) releases() []int64 {
@@ -260,7 +262,7 @@ func (p *countingProvider) releases() []int64 {
 }
 
 // count returns the number of provider calls from engine src to engine dst.
-func (p *countingProvider) count(src, dst goferro.EngineID) int {
+func (p *countingProvider) count(src, dst driver.EngineID) int {
 	n := 0
 	for _, q := range p.reqs() {
 		if q.From.Engine == src && q.To.Engine == dst {
@@ -272,8 +274,8 @@ func (p *countingProvider) count(src, dst goferro.EngineID) int {
 
 // respec returns b's description with every field copied, payload and
 // release included (so a modified buffer still frees b's memory).
-func respec(b *goferro.Buffer) goferro.BufferSpec {
-	return goferro.BufferSpec{DType: b.DType(), Shape: b.Shape(), Strides: b.Strides(), Offset: b.Offset(), Len: b.Len(),
+func respec(b *driver.Buffer) driver.BufferSpec {
+	return driver.BufferSpec{DType: b.DType(), Shape: b.Shape(), Strides: b.Strides(), Offset: b.Offset(), Len: b.Len(),
 		Placement: b.Placement(), Backend: b.Backend(), Payload: b.Payload(), Release: b.Release}
 }
 
@@ -319,10 +321,10 @@ func randT(t testing.TB, dt tensor.DType, seed uint64, shape ...int) *tensor.Ten
 	return x
 }
 
-func host(ts ...*tensor.Tensor) []*goferro.Buffer {
-	out := make([]*goferro.Buffer, len(ts))
+func host(ts ...*tensor.Tensor) []*driver.Buffer {
+	out := make([]*driver.Buffer, len(ts))
 	for i, x := range ts {
-		out[i] = goferro.HostBuffer(x, nil)
+		out[i] = driver.HostBuffer(x, nil)
 	}
 	return out
 }
@@ -381,4 +383,4 @@ func relErr(got, want *tensor.Tensor) (float64, error) {
 }
 
 // cpuEngineFull is the CPU engine with every core family.
-func cpuEngineFull() goferro.Engine { return cpu.NewEngine() }
+func cpuEngineFull() driver.Engine { return cpu.NewEngine() }

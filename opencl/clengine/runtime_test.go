@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goferro/goferro/driver"
+
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/opencl"
@@ -92,14 +94,14 @@ func TestSplitUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []goferro.EngineID{r.id, cpuID, r.id, cpuID}
+	want := []driver.EngineID{r.id, cpuID, r.id, cpuID}
 	for i, l := range prep.Placement() {
 		if l.Engine != want[i] {
 			t.Fatalf("instruction %d on %v, want %s\n%v", i, l, want[i], prep)
 		}
 	}
 	for i, l := range prep.Ingress() {
-		if l.Engine != cpuID || l.Storage != goferro.StorageHost {
+		if l.Engine != cpuID || l.Storage != driver.StorageHost {
 			t.Errorf("input %d enters at %v, want the CPU engine", i, l)
 		}
 	}
@@ -110,7 +112,7 @@ func TestSplitUse(t *testing.T) {
 		switch {
 		case st.From.Engine == cpuID && st.At.Engine == r.id:
 			h2d++
-			if st.From.Storage != goferro.StorageHost || st.At.Storage != clengine.Class {
+			if st.From.Storage != driver.StorageHost || st.At.Storage != clengine.Class {
 				t.Errorf("host→device step %v between the wrong classes", st)
 			}
 			if st.Slot == sSlot {
@@ -162,7 +164,7 @@ func TestSplitUse(t *testing.T) {
 // Without that provider preparation fails.
 func TestSharedClassDistinctDomains(t *testing.T) {
 	r := newCLRig(t, rigConfig{second: true, clFamilies: dotOnly, clFamilies2: elementwiseOnly})
-	a, bID := r.id, goferro.EngineID(r.cls[1].ID())
+	a, bID := r.id, driver.EngineID(r.cls[1].ID())
 	if r.cls[0].AllocationDomain() == r.cls[1].AllocationDomain() {
 		t.Fatal("the two contexts share an allocation domain")
 	}
@@ -192,13 +194,13 @@ func TestSharedClassDistinctDomains(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkOut(t, out, reference(t, p, xv, wv))
-	var q *goferro.TransferRequest
+	var q *driver.TransferRequest
 	for _, req := range r.prov.reqs() {
 		if req.From.Engine == a && req.To.Engine == bID {
 			q = &req
 		}
 	}
-	if q == nil || q.Dst != (goferro.Placement{Class: clengine.Class, Domain: goferro.AllocationDomain(r.cls[1].AllocationDomain())}) {
+	if q == nil || q.Dst != (driver.Placement{Class: clengine.Class, Domain: driver.AllocationDomain(r.cls[1].AllocationDomain())}) {
 		t.Fatalf("A→B request %+v, want one into B's domain", q)
 	}
 	if n := r.cls[1].Context().Stats().Allocated - r.base[1].Allocated; n != 2 {
@@ -217,7 +219,7 @@ func TestSharedClassDistinctDomains(t *testing.T) {
 	_, err = r.rt.Prepare(bg, p, host(xv, wv), goferro.OnEngines(a, bID))
 	var pe *goferro.PrepareError
 	if !errors.As(err, &pe) || pe.Kind != goferro.ErrMissingTransferProvider || pe.Class != clengine.Class ||
-		!slices.Equal(pe.Available, []goferro.StorageClass{clengine.Class}) {
+		!slices.Equal(pe.Available, []driver.StorageClass{clengine.Class}) {
 		t.Fatalf("error %v, want a MissingTransferProvider into %s with only %s available", err, clengine.Class, clengine.Class)
 	}
 }
@@ -229,7 +231,7 @@ func TestSharedClassDistinctDomains(t *testing.T) {
 func TestMissingProvider(t *testing.T) {
 	r := newCLRig(t, rigConfig{cpuFamilies: elementwiseOnly, clFamilies: dotOnly})
 	if err := r.rt.Reconfigure(func(c *goferro.Config) error {
-		c.RemoveTransfer(clengine.Class, goferro.StorageHost)
+		c.RemoveTransfer(clengine.Class, driver.StorageHost)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -242,7 +244,7 @@ func TestMissingProvider(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Kind != goferro.ErrMissingTransferProvider || !errors.Is(err, goferro.ErrMissingTransferProvider) {
 			t.Fatalf("%s: error %v, want a MissingTransferProvider PrepareError", what, err)
 		}
-		if pe.Instruction != 1 || pe.Slot != 2 || pe.Class != goferro.StorageHost || !slices.Equal(pe.Available, []goferro.StorageClass{clengine.Class}) {
+		if pe.Instruction != 1 || pe.Slot != 2 || pe.Class != driver.StorageHost || !slices.Equal(pe.Available, []driver.StorageClass{clengine.Class}) {
 			t.Errorf("%s: names instruction %d slot %d class %s available %v", what, pe.Instruction, pe.Slot, pe.Class, pe.Available)
 		}
 	}
@@ -268,7 +270,7 @@ var errInjected = errors.New("clengine test: injected failure")
 // device buffers (input copies, the matmul's result) are all released.
 func TestFailingProvider(t *testing.T) {
 	r := newCLRig(t, rigConfig{cpuFamilies: elementwiseOnly, clFamilies: dotOnly})
-	r.prov.setHook(func(_ context.Context, req *goferro.TransferRequest) error {
+	r.prov.setHook(func(_ context.Context, req *driver.TransferRequest) error {
 		if req.To.Engine == cpuID {
 			return errInjected
 		}
@@ -307,11 +309,11 @@ func TestTransferResidencyFaults(t *testing.T) {
 	otherBase := other.Context().Stats()
 	kinds := []error{goferro.ErrTransferElementCount, goferro.ErrTransferDType, goferro.ErrTransferShape,
 		goferro.ErrTransferLength, goferro.ErrTransferPlacement, goferro.ErrTransferResidency}
-	edit := func(f func(*goferro.BufferSpec, *goferro.TransferRequest)) fault {
-		return func(g *goferro.Buffer, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+	edit := func(f func(*driver.BufferSpec, *driver.TransferRequest)) fault {
+		return func(g *driver.Buffer, req *driver.TransferRequest) (*driver.Buffer, error) {
 			s := respec(g)
 			f(&s, req)
-			return goferro.NewBuffer(s), nil
+			return driver.NewBuffer(s), nil
 		}
 	}
 	cases := []struct {
@@ -319,18 +321,18 @@ func TestTransferResidencyFaults(t *testing.T) {
 		f    fault
 		kind error
 	}{
-		{"count", edit(func(s *goferro.BufferSpec, _ *goferro.TransferRequest) { s.Shape, s.Strides = tensor.Shape{3, 5}, nil }), goferro.ErrTransferElementCount},
-		{"overflow", edit(func(s *goferro.BufferSpec, _ *goferro.TransferRequest) {
+		{"count", edit(func(s *driver.BufferSpec, _ *driver.TransferRequest) { s.Shape, s.Strides = tensor.Shape{3, 5}, nil }), goferro.ErrTransferElementCount},
+		{"overflow", edit(func(s *driver.BufferSpec, _ *driver.TransferRequest) {
 			s.Shape, s.Strides = tensor.Shape{1 << 40, 1 << 40}, []int{1, 1}
 		}), goferro.ErrTransferElementCount},
-		{"dtype", edit(func(s *goferro.BufferSpec, _ *goferro.TransferRequest) { s.DType = tensor.Float32 }), goferro.ErrTransferDType},
-		{"shape", edit(func(s *goferro.BufferSpec, _ *goferro.TransferRequest) { s.Shape, s.Strides = tensor.Shape{4, 3}, nil }), goferro.ErrTransferShape},
-		{"length", edit(func(s *goferro.BufferSpec, _ *goferro.TransferRequest) { s.Len-- }), goferro.ErrTransferLength},
-		{"class", edit(func(s *goferro.BufferSpec, _ *goferro.TransferRequest) { s.Placement.Class = goferro.StorageHost }), goferro.ErrTransferPlacement},
-		{"foreign-domain-tag", edit(func(s *goferro.BufferSpec, _ *goferro.TransferRequest) {
-			s.Placement.Domain = goferro.AllocationDomain(other.AllocationDomain())
+		{"dtype", edit(func(s *driver.BufferSpec, _ *driver.TransferRequest) { s.DType = tensor.Float32 }), goferro.ErrTransferDType},
+		{"shape", edit(func(s *driver.BufferSpec, _ *driver.TransferRequest) { s.Shape, s.Strides = tensor.Shape{4, 3}, nil }), goferro.ErrTransferShape},
+		{"length", edit(func(s *driver.BufferSpec, _ *driver.TransferRequest) { s.Len-- }), goferro.ErrTransferLength},
+		{"class", edit(func(s *driver.BufferSpec, _ *driver.TransferRequest) { s.Placement.Class = driver.StorageHost }), goferro.ErrTransferPlacement},
+		{"foreign-domain-tag", edit(func(s *driver.BufferSpec, _ *driver.TransferRequest) {
+			s.Placement.Domain = driver.AllocationDomain(other.AllocationDomain())
 		}), goferro.ErrTransferPlacement},
-		{"foreign-context-memory", func(g *goferro.Buffer, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+		{"foreign-context-memory", func(g *driver.Buffer, req *driver.TransferRequest) (*driver.Buffer, error) {
 			// the same values in another context's memory, tagged as the
 			// destination's
 			h, err := opencl.DeviceToHost(bg, g.Payload().(*opencl.Tensor))
@@ -344,28 +346,28 @@ func TestTransferResidencyFaults(t *testing.T) {
 			}
 			s := respec(other.Buffer(ft))
 			s.Placement = req.Dst
-			return goferro.NewBuffer(s), nil
+			return driver.NewBuffer(s), nil
 		}, goferro.ErrTransferResidency},
-		{"host-memory", func(g *goferro.Buffer, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+		{"host-memory", func(g *driver.Buffer, req *driver.TransferRequest) (*driver.Buffer, error) {
 			h, err := opencl.DeviceToHost(bg, g.Payload().(*opencl.Tensor))
 			g.Release()
 			if err != nil {
 				return nil, err
 			}
-			return goferro.NewBuffer(goferro.BufferSpec{DType: h.DType(), Shape: h.Shape(), Len: 12,
+			return driver.NewBuffer(driver.BufferSpec{DType: h.DType(), Shape: h.Shape(), Len: 12,
 				Placement: req.Dst, Backend: clengine.Backend, Payload: h}), nil
 		}, goferro.ErrTransferResidency},
-		{"released", func(g *goferro.Buffer, _ *goferro.TransferRequest) (*goferro.Buffer, error) {
+		{"released", func(g *driver.Buffer, _ *driver.TransferRequest) (*driver.Buffer, error) {
 			s := respec(g)
 			g.Payload().(*opencl.Tensor).Release() // the memory is gone
 			s.Release = nil
-			return goferro.NewBuffer(s), nil
+			return driver.NewBuffer(s), nil
 		}, goferro.ErrTransferResidency},
-		{"panic", func(g *goferro.Buffer, _ *goferro.TransferRequest) (*goferro.Buffer, error) {
+		{"panic", func(g *driver.Buffer, _ *driver.TransferRequest) (*driver.Buffer, error) {
 			g.Release()
 			panic("provider panics")
 		}, goferro.ErrPanic},
-		{"error", func(g *goferro.Buffer, _ *goferro.TransferRequest) (*goferro.Buffer, error) {
+		{"error", func(g *driver.Buffer, _ *driver.TransferRequest) (*driver.Buffer, error) {
 			g.Release()
 			return nil, errInjected
 		}, goferro.ErrTransferFailed},
@@ -373,7 +375,7 @@ func TestTransferResidencyFaults(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := newCLRig(t, rigConfig{clFamilies: dotOnly, cpuFamilies: elementwiseOnly})
-			r.prov.setFault(func(req *goferro.TransferRequest) bool { return req.To.Engine == r.id && req.Slot == 0 }, c.f)
+			r.prov.setFault(func(req *driver.TransferRequest) bool { return req.To.Engine == r.id && req.Slot == 0 }, c.f)
 			_, err := r.rt.Run(bg, expMatMul(t), host(expMatMulInputs(t)))
 			var te *goferro.TransferError
 			if !errors.As(err, &te) || te.Kind != c.kind || te.To.Engine != r.id || te.Slot != 0 {
@@ -400,9 +402,9 @@ func TestTransferResidencyFaults(t *testing.T) {
 // residency check, and the device buffer is released.
 func TestTransferFaultIntoHost(t *testing.T) {
 	r := newCLRig(t, rigConfig{cpuFamilies: elementwiseOnly, clFamilies: dotOnly})
-	var dev *goferro.Buffer
-	r.prov.setFault(func(req *goferro.TransferRequest) bool { return req.To.Engine == cpuID },
-		func(g *goferro.Buffer, req *goferro.TransferRequest) (*goferro.Buffer, error) {
+	var dev *driver.Buffer
+	r.prov.setFault(func(req *driver.TransferRequest) bool { return req.To.Engine == cpuID },
+		func(g *driver.Buffer, req *driver.TransferRequest) (*driver.Buffer, error) {
 			g.Release()
 			d, err := opencl.HostToDevice(bg, r.cl.Queue, mustTensor(t, g))
 			if err != nil {
@@ -411,7 +413,7 @@ func TestTransferFaultIntoHost(t *testing.T) {
 			dev = r.cl.Buffer(d)
 			s := respec(dev)
 			s.Placement = req.Dst
-			return goferro.NewBuffer(s), nil
+			return driver.NewBuffer(s), nil
 		})
 	_, err := r.rt.Run(bg, expMatMul(t), host(expMatMulInputs(t)))
 	var te *goferro.TransferError
@@ -427,7 +429,7 @@ func TestTransferFaultIntoHost(t *testing.T) {
 	r.checkNoLeaks(t)
 }
 
-func mustTensor(t *testing.T, b *goferro.Buffer) *tensor.Tensor {
+func mustTensor(t *testing.T, b *driver.Buffer) *tensor.Tensor {
 	t.Helper()
 	h, ok := b.Tensor()
 	if !ok {
@@ -443,9 +445,9 @@ func mustTensor(t *testing.T, b *goferro.Buffer) *tensor.Tensor {
 func TestExecutorFaults(t *testing.T) {
 	other := openAs(t, "opencl.other.v1")
 	otherBase := other.Context().Stats()
-	swap := func(f func(c *goferro.Call, out *goferro.Buffer) (*goferro.Buffer, error)) func(goferro.Executor) goferro.Executor {
-		return func(inner goferro.Executor) goferro.Executor {
-			return goferro.ExecutorFunc(func(ctx context.Context, c *goferro.Call) ([]*goferro.Buffer, error) {
+	swap := func(f func(c *driver.Call, out *driver.Buffer) (*driver.Buffer, error)) func(driver.Executor) driver.Executor {
+		return func(inner driver.Executor) driver.Executor {
+			return driver.ExecutorFunc(func(ctx context.Context, c *driver.Call) ([]*driver.Buffer, error) {
 				outs, err := inner.Execute(ctx, c)
 				if err != nil {
 					return nil, err
@@ -454,23 +456,23 @@ func TestExecutorFaults(t *testing.T) {
 				if err != nil {
 					return nil, err
 				}
-				return []*goferro.Buffer{o}, nil
+				return []*driver.Buffer{o}, nil
 			})
 		}
 	}
-	respecced := func(f func(*goferro.BufferSpec)) func(goferro.Executor) goferro.Executor {
-		return swap(func(_ *goferro.Call, o *goferro.Buffer) (*goferro.Buffer, error) {
+	respecced := func(f func(*driver.BufferSpec)) func(driver.Executor) driver.Executor {
+		return swap(func(_ *driver.Call, o *driver.Buffer) (*driver.Buffer, error) {
 			s := respec(o)
 			f(&s)
-			return goferro.NewBuffer(s), nil
+			return driver.NewBuffer(s), nil
 		})
 	}
 	cases := []struct {
 		name string
-		exec func(goferro.Executor) goferro.Executor
+		exec func(driver.Executor) driver.Executor
 		kind error
 	}{
-		{"foreign-context", swap(func(c *goferro.Call, o *goferro.Buffer) (*goferro.Buffer, error) {
+		{"foreign-context", swap(func(c *driver.Call, o *driver.Buffer) (*driver.Buffer, error) {
 			h, err := opencl.DeviceToHost(bg, o.Payload().(*opencl.Tensor))
 			o.Release()
 			if err != nil {
@@ -482,16 +484,16 @@ func TestExecutorFaults(t *testing.T) {
 			}
 			s := respec(other.Buffer(ft))
 			s.Placement = c.Placement
-			return goferro.NewBuffer(s), nil
+			return driver.NewBuffer(s), nil
 		}), goferro.ErrOutputResidencyMismatch},
-		{"placement", respecced(func(s *goferro.BufferSpec) { s.Placement.Class = goferro.StorageHost }), goferro.ErrOutputResidencyMismatch},
-		{"dtype", respecced(func(s *goferro.BufferSpec) { s.DType = tensor.Float32 }), goferro.ErrOutputMismatch},
-		{"shape", respecced(func(s *goferro.BufferSpec) { s.Shape, s.Strides = tensor.Shape{5, 3}, nil }), goferro.ErrOutputMismatch},
-		{"error", func(goferro.Executor) goferro.Executor {
-			return goferro.ExecutorFunc(func(context.Context, *goferro.Call) ([]*goferro.Buffer, error) { return nil, errInjected })
+		{"placement", respecced(func(s *driver.BufferSpec) { s.Placement.Class = driver.StorageHost }), goferro.ErrOutputResidencyMismatch},
+		{"dtype", respecced(func(s *driver.BufferSpec) { s.DType = tensor.Float32 }), goferro.ErrOutputMismatch},
+		{"shape", respecced(func(s *driver.BufferSpec) { s.Shape, s.Strides = tensor.Shape{5, 3}, nil }), goferro.ErrOutputMismatch},
+		{"error", func(driver.Executor) driver.Executor {
+			return driver.ExecutorFunc(func(context.Context, *driver.Call) ([]*driver.Buffer, error) { return nil, errInjected })
 		}, goferro.ErrExecutorFailed},
-		{"panic", func(goferro.Executor) goferro.Executor {
-			return goferro.ExecutorFunc(func(context.Context, *goferro.Call) ([]*goferro.Buffer, error) { panic("executor panics") })
+		{"panic", func(driver.Executor) driver.Executor {
+			return driver.ExecutorFunc(func(context.Context, *driver.Call) ([]*driver.Buffer, error) { panic("executor panics") })
 		}, goferro.ErrPanic},
 	}
 	for _, c := range cases {
@@ -537,12 +539,12 @@ func TestIngressChoice(t *testing.T) {
 	xv, wv := expMatMulInputs(t)
 	ref := reference(t, p, xv, wv)
 	xd := upload(t, r.cl, xv)
-	in := []*goferro.Buffer{xd, goferro.HostBuffer(wv, nil)}
+	in := []*driver.Buffer{xd, driver.HostBuffer(wv, nil)}
 	for _, tc := range []struct {
 		name   string
 		opts   []goferro.RunOption
-		at     goferro.EngineID
-		moveTo goferro.EngineID // where the one transfer goes
+		at     driver.EngineID
+		moveTo driver.EngineID // where the one transfer goes
 		slot   int
 	}{
 		{"first-fit", nil, cpuID, cpuID, 0},
@@ -575,11 +577,11 @@ func TestIngressChoice(t *testing.T) {
 			// the same metadata from another context: rejected, nothing runs
 			other := openAs(t, "opencl.other.v1")
 			runs := r.cpuRuns.Load() + r.clRuns.Load()
-			for name, bad := range map[string]*goferro.Buffer{
+			for name, bad := range map[string]*driver.Buffer{
 				"other-context": upload(t, other, xv),
-				"host":          goferro.HostBuffer(xv, nil),
+				"host":          driver.HostBuffer(xv, nil),
 			} {
-				_, err = r.rt.Execute(bg, prep, []*goferro.Buffer{bad, in[1]})
+				_, err = r.rt.Execute(bg, prep, []*driver.Buffer{bad, in[1]})
 				var ee *goferro.ExecError
 				if !errors.As(err, &ee) || ee.Input != 0 || ee.Kind != goferro.ErrInputMismatch {
 					t.Errorf("%s input: error %v, want an InputMismatch ExecError for input 0", name, err)
@@ -587,7 +589,7 @@ func TestIngressChoice(t *testing.T) {
 			}
 			gone := upload(t, r.cl, xv)
 			gone.Payload().(*opencl.Tensor).Release()
-			_, err = r.rt.Execute(bg, prep, []*goferro.Buffer{gone, in[1]})
+			_, err = r.rt.Execute(bg, prep, []*driver.Buffer{gone, in[1]})
 			var ee *goferro.ExecError
 			if !errors.As(err, &ee) || ee.Input != 0 || ee.Kind != goferro.ErrInputRejected {
 				t.Errorf("released input: error %v, want an InputRejected ExecError for input 0", err)
@@ -597,7 +599,7 @@ func TestIngressChoice(t *testing.T) {
 			}
 			// Run re-prepares for the other context's buffer, which no
 			// registered engine owns.
-			_, err = r.rt.Run(bg, p, []*goferro.Buffer{upload(t, other, xv), in[1]}, tc.opts...)
+			_, err = r.rt.Run(bg, p, []*driver.Buffer{upload(t, other, xv), in[1]}, tc.opts...)
 			var pe *goferro.PrepareError
 			if !errors.As(err, &pe) || pe.Kind != goferro.ErrNoInputIngress || pe.Input != 0 {
 				t.Errorf("foreign input: error %v, want NoInputIngress for input 0", err)
@@ -633,7 +635,7 @@ func TestCacheAndRoot(t *testing.T) {
 	xv, wv := randT(t, tensor.Float64, 1, 3, 4), randT(t, tensor.Float64, 2, 5, 4)
 	ref := reference(t, p, xv, wv)
 	xd := upload(t, r.cl, xv)
-	ins := [][]*goferro.Buffer{host(xv, wv), {xd, goferro.HostBuffer(wv, nil)}}
+	ins := [][]*driver.Buffer{host(xv, wv), {xd, driver.HostBuffer(wv, nil)}}
 	var preps [2]*goferro.Prepared
 	for i := range 6 {
 		in := ins[i%2]
@@ -658,8 +660,8 @@ func TestCacheAndRoot(t *testing.T) {
 	if preps[0].Ingress()[0].Engine != cpuID || preps[1].Ingress()[0].Engine != r.id {
 		t.Errorf("ingress %v and %v", preps[0].Ingress(), preps[1].Ingress())
 	}
-	where := func(prep *goferro.Prepared) (synth, other map[goferro.EngineID]int) {
-		synth, other = map[goferro.EngineID]int{}, map[goferro.EngineID]int{}
+	where := func(prep *goferro.Prepared) (synth, other map[driver.EngineID]int) {
+		synth, other = map[driver.EngineID]int{}, map[driver.EngineID]int{}
 		for i, l := range prep.Placement() {
 			if p.Instructions[i].Synthesized {
 				synth[l.Engine]++
@@ -733,8 +735,8 @@ func TestSubmit(t *testing.T) {
 		for _, serial := range []bool{false, true} {
 			ctx, cancel := context.WithCancel(bg)
 			r := newCLRig(t, rigConfig{cpuFamilies: elementwiseOnly, clFamilies: dotOnly,
-				clExec: func(inner goferro.Executor) goferro.Executor {
-					return goferro.ExecutorFunc(func(c context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+				clExec: func(inner driver.Executor) driver.Executor {
+					return driver.ExecutorFunc(func(c context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 						out, err := inner.Execute(c, call)
 						cancel() // the device op completes; the run must stop after it
 						return out, err
@@ -762,7 +764,7 @@ func TestSubmit(t *testing.T) {
 	})
 	t.Run("panic", func(t *testing.T) {
 		r := newCLRig(t, rigConfig{cpuFamilies: elementwiseOnly, clFamilies: dotOnly})
-		r.prov.setHook(func(_ context.Context, req *goferro.TransferRequest) error {
+		r.prov.setHook(func(_ context.Context, req *driver.TransferRequest) error {
 			if req.To.Engine == cpuID {
 				panic("provider panics")
 			}
@@ -779,8 +781,8 @@ func TestSubmit(t *testing.T) {
 	t.Run("dropped-handle", func(t *testing.T) {
 		gate := make(chan struct{})
 		r := newCLRig(t, rigConfig{cpuFamilies: elementwiseOnly, clFamilies: dotOnly,
-			clExec: func(inner goferro.Executor) goferro.Executor {
-				return goferro.ExecutorFunc(func(c context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+			clExec: func(inner driver.Executor) driver.Executor {
+				return driver.ExecutorFunc(func(c context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 					<-gate
 					return inner.Execute(c, call)
 				})
@@ -815,8 +817,8 @@ func TestSubmit(t *testing.T) {
 		gate, started := make(chan struct{}), make(chan struct{})
 		var once sync.Once
 		r := newCLRig(t, rigConfig{cpuFamilies: elementwiseOnly, clFamilies: dotOnly,
-			clExec: func(inner goferro.Executor) goferro.Executor {
-				return goferro.ExecutorFunc(func(c context.Context, call *goferro.Call) ([]*goferro.Buffer, error) {
+			clExec: func(inner driver.Executor) driver.Executor {
+				return driver.ExecutorFunc(func(c context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 					once.Do(func() { close(started) })
 					<-gate
 					return inner.Execute(c, call)
@@ -828,7 +830,7 @@ func TestSubmit(t *testing.T) {
 		}
 		<-started
 		if err := r.rt.Reconfigure(func(c *goferro.Config) error {
-			for _, k := range [][2]goferro.StorageClass{{goferro.StorageHost, clengine.Class}, {clengine.Class, goferro.StorageHost}, {clengine.Class, clengine.Class}} {
+			for _, k := range [][2]driver.StorageClass{{driver.StorageHost, clengine.Class}, {clengine.Class, driver.StorageHost}, {clengine.Class, clengine.Class}} {
 				c.RemoveTransfer(k[0], k[1])
 			}
 			return c.RemoveEngine(r.id)
@@ -851,10 +853,10 @@ func TestSubmit(t *testing.T) {
 // would never pass; the results equal the serial order's.
 func TestConcurrentBranches(t *testing.T) {
 	var mu sync.Mutex
-	arrived := map[goferro.EngineID]bool{}
+	arrived := map[driver.EngineID]bool{}
 	open := make(chan struct{})
-	barrier := func(inner goferro.Executor) goferro.Executor {
-		return goferro.ExecutorFunc(func(ctx context.Context, c *goferro.Call) ([]*goferro.Buffer, error) {
+	barrier := func(inner driver.Executor) driver.Executor {
+		return driver.ExecutorFunc(func(ctx context.Context, c *driver.Call) ([]*driver.Buffer, error) {
 			mu.Lock()
 			first := !arrived[c.Location.Engine]
 			arrived[c.Location.Engine] = true
@@ -885,7 +887,7 @@ func TestConcurrentBranches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []goferro.EngineID{r.id, r.id, cpuID, cpuID}
+	want := []driver.EngineID{r.id, r.id, cpuID, cpuID}
 	for i, l := range prep.Placement() {
 		if l.Engine != want[i] {
 			t.Fatalf("instruction %d on %v, want %s", i, l, want[i])

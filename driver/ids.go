@@ -1,4 +1,4 @@
-package goferro
+package driver
 
 import (
 	"fmt"

@@ -1,9 +1,10 @@
-package goferro
+package driver
 
 import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -196,62 +197,9 @@ func (b *Buffer) Release() {
 // Released reports whether Release has been called.
 func (b *Buffer) Released() bool { return b.released.Load() }
 
-// fits reports whether every element the view addresses is inside the
-// memory, [0, Len). Overflow counts as outside.
-func (b *Buffer) fits() bool {
-	if len(b.strides) != len(b.shape) {
-		return false
-	}
-	for _, d := range b.shape {
-		if d == 0 {
-			return true
-		}
-	}
-	const maxInt = int(^uint(0) >> 1)
-	lo, hi := b.offset, b.offset
-	for i, d := range b.shape {
-		span, ok := mulInt(d-1, b.strides[i])
-		if !ok {
-			return false
-		}
-		if span < 0 {
-			if lo < -maxInt-span {
-				return false
-			}
-			lo += span
-		} else {
-			if hi > maxInt-span {
-				return false
-			}
-			hi += span
-		}
-	}
-	return lo >= 0 && hi < b.length
-}
-
-// mulInt returns a*b for a >= 0 and whether it did not overflow.
-func mulInt(a, b int) (int, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	c := a * b
-	if c/a != b {
-		return 0, false
-	}
-	return c, true
-}
-
-// elementCount returns the checked product of the extents.
-func elementCount(shape tensor.Shape) (int, bool) {
-	n := 1
-	for _, d := range shape {
-		if d < 0 {
-			return 0, false
-		}
-		var ok bool
-		if n, ok = mulInt(n, d); !ok {
-			return 0, false
-		}
-	}
-	return n, true
+// InBounds reports whether every element the view addresses lies inside
+// the memory, [0, Len). The runtime checks it for every input, result and
+// transferred copy; overflowing arithmetic counts as outside.
+func (b *Buffer) InBounds() bool {
+	return strided.InBounds(b.shape, b.strides, b.offset, b.length)
 }

@@ -1,4 +1,4 @@
-package goferro
+package driver
 
 import (
 	"context"
@@ -57,21 +57,6 @@ type Ingress struct {
 	// not just that b claims the engine's domain, but that the memory really
 	// is the engine's.
 	Resident func(b *Buffer) bool
-}
-
-// complete reports which of the three checks are missing.
-func (in Ingress) missing() []string {
-	var m []string
-	if in.Eligible == nil {
-		m = append(m, "Ingress.Eligible")
-	}
-	if in.Accept == nil {
-		m = append(m, "Ingress.Accept")
-	}
-	if in.Resident == nil {
-		m = append(m, "Ingress.Resident")
-	}
-	return m
 }
 
 // Executor runs one instruction on an engine.
