@@ -268,6 +268,19 @@ func WithTransfer(src, dst driver.StorageClass, p driver.TransferProvider) Optio
 	return func(c *Config) error { return c.AddTransfer(src, dst, p) }
 }
 
+// WithRoutes registers transfer providers with their keys (Config.AddTransfer
+// for each route).
+func WithRoutes(routes ...driver.Route) Option {
+	return func(c *Config) error {
+		for _, r := range routes {
+			if err := c.AddTransfer(r.Src, r.Dst, r.Provider); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // WithRoot sets the root engine (Config.SetRoot).
 func WithRoot(id driver.EngineID) Option { return func(c *Config) error { return c.SetRoot(id) } }
 

@@ -137,6 +137,14 @@ func (f TransferFunc) Transfer(ctx context.Context, req *TransferRequest) (*Buff
 	return f(ctx, req)
 }
 
+// Route is a transfer provider with the (source class, destination class)
+// key it is registered for. Engines that bring their own providers (an
+// OpenCL engine's host↔device copies) hand them out as routes.
+type Route struct {
+	Src, Dst StorageClass
+	Provider TransferProvider
+}
+
 // TransferRequest is one transfer node for a TransferProvider.
 type TransferRequest struct {
 	// Src is the source copy; do not release or modify it.

@@ -130,8 +130,8 @@ func demoRuntime(ctx context.Context, fake bool, stdout io.Writer) (*goferro.Run
 			// The device is also the root, so the layout steps the einsum
 			// lowering synthesises run there too instead of bouncing to
 			// the CPU.
-			opts := append(clengine.Options(eng), goferro.WithEngine(cpu.NewEngine()), goferro.WithRoot(eng.Registration().ID))
-			rt, err := goferro.NewRuntime(opts...)
+			rt, err := goferro.NewRuntime(goferro.WithEngine(eng.Registration()), goferro.WithRoutes(clengine.Providers(eng)...),
+				goferro.WithEngine(cpu.NewEngine()), goferro.WithRoot(eng.Registration().ID))
 			if err != nil {
 				eng.Close()
 				return nil, nil, nil, err

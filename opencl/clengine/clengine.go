@@ -4,12 +4,15 @@
 // materializer, and the host↔device and device↔device transfer providers.
 //
 //	eng, _ := clengine.Open(ctx, dev)
-//	rt, _ := goferro.NewRuntime(append(clengine.Options(eng), goferro.WithEngine(cpu.NewEngine()))...)
+//	rt, _ := goferro.NewRuntime(
+//		goferro.WithEngine(cpu.NewEngine()),
+//		goferro.WithEngine(eng.Registration()),
+//		goferro.WithRoutes(clengine.Providers(eng)...),
+//	)
 //
 // Several engines of one device (each its own context and queue: its own
 // allocation and event domain) register under distinct ids with OpenAs.
-// Providers returns the transfer providers Options registers, for callers
-// that wrap them (timing, counting, fault injection).
+// Providers returns the transfer providers, to register or to wrap.
 //
 // Buffers of an engine carry the placement (opencl.StorageClass, the
 // engine's context domain), backend "opencl" and an *opencl.Tensor payload
@@ -23,7 +26,6 @@ import (
 
 	"github.com/goferro/goferro/driver"
 
-	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/opencl"
 	"github.com/goferro/goferro/tensor"
@@ -144,42 +146,22 @@ func (e *Engine) tensor(b *driver.Buffer) (*opencl.Tensor, error) {
 	return t, nil
 }
 
-// Options returns the runtime options registering every engine and the
-// transfer providers between host memory and the devices and between
-// devices (one provider per key, dispatching on the destination engine).
-func Options(engines ...*Engine) []goferro.Option {
-	var opts []goferro.Option
-	for _, e := range engines {
-		opts = append(opts, goferro.WithEngine(e.Registration()))
-	}
-	for _, p := range Providers(engines...) {
-		opts = append(opts, goferro.WithTransfer(p.Src, p.Dst, p.Provider))
-	}
-	return opts
-}
-
-// Provider is a transfer provider with the (source class, destination
-// class) key it serves.
-type Provider struct {
-	Src, Dst driver.StorageClass
-	Provider driver.TransferProvider
-}
-
-// Providers returns the transfer providers Options registers for the
-// engines — host→device, device→host and device→device, each dispatching on
-// the engines of the request — so that callers can wrap them (timing,
-// counting, fault injection) before registering them with
-// goferro.WithTransfer or Config.AddTransfer.
-func Providers(engines ...*Engine) []Provider {
+// Providers returns the transfer providers between host memory and the
+// engines' devices and between devices — host→device, device→host and
+// device→device, one per key, each dispatching on the engines of the
+// request — to register with the runtime (goferro.WithRoutes) next to the
+// engines' registrations, or to wrap first (timing, counting, fault
+// injection).
+func Providers(engines ...*Engine) []driver.Route {
 	set := map[driver.EngineID]*Engine{}
 	for _, e := range engines {
 		set[driver.EngineID(e.ID())] = e
 	}
 	t := &transfers{engines: set}
-	mk := func(src, dst driver.StorageClass, f driver.TransferFunc) Provider {
-		return Provider{Src: src, Dst: dst, Provider: f}
+	mk := func(src, dst driver.StorageClass, f driver.TransferFunc) driver.Route {
+		return driver.Route{Src: src, Dst: dst, Provider: f}
 	}
-	return []Provider{
+	return []driver.Route{
 		mk(driver.StorageHost, Class, t.hostToDevice),
 		mk(Class, driver.StorageHost, t.deviceToHost),
 		mk(Class, Class, t.deviceToDevice),

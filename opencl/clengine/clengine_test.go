@@ -68,7 +68,7 @@ func TestRuntimeOnDevice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt, err := goferro.NewRuntime(clengine.Options(e)...)
+		rt, err := goferro.NewRuntime(goferro.WithEngine(e.Registration()), goferro.WithRoutes(clengine.Providers(e)...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestRuntimeMixed(t *testing.T) {
 	ctx := context.Background()
 	p := program(t, tensor.Float32)
 	host := inputs(tensor.Float32)
-	rt, err := goferro.NewRuntime(append(clengine.Options(e), goferro.WithEngine(cpu.NewEngine()))...)
+	rt, err := goferro.NewRuntime(goferro.WithEngine(e.Registration()), goferro.WithRoutes(clengine.Providers(e)...), goferro.WithEngine(cpu.NewEngine()))
 	if err != nil {
 		t.Fatal(err)
 	}
