@@ -1,9 +1,9 @@
 package goferro
 
 import (
-	"github.com/goferro/goferro/driver"
 	"errors"
 	"fmt"
+	"github.com/goferro/goferro/driver"
 	"strings"
 )
 
@@ -149,9 +149,9 @@ func (e *ConfigError) Unwrap() []error { return kindErr(e.Kind, e.Err) }
 // not apply are -1 (indices) or empty.
 type PrepareError struct {
 	Kind        error
-	Input       int          // program input position, or -1
-	Instruction int          // explicit instruction index, or -1
-	Slot        int          // value slot, or -1
+	Input       int                 // program input position, or -1
+	Instruction int                 // explicit instruction index, or -1
+	Slot        int                 // value slot, or -1
 	Engine      driver.EngineID     // engine concerned, if any
 	Class       driver.StorageClass // destination storage class, if any
 	Available   []driver.StorageClass
