@@ -77,7 +77,7 @@ func BenchmarkCachedRunOneOp(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if st := rt.CacheStats(); st.Misses != 1 {
+	if st := goferro.CacheStats(rt); st.Misses != 1 {
 		b.Fatalf("%d cache misses, want 1", st.Misses)
 	}
 }

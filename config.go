@@ -17,11 +17,11 @@ const DefaultSearchBudget = 4096
 const DefaultCacheSize = 256
 
 // Config is a runtime configuration: the registered engines, the transfer
-// providers keyed by (source class, destination class), and search options.
-// It doubles as the builder of a Runtime (NewConfig, then its methods, then
-// Runtime), and Reconfigure hands a copy of the current one to an edit
-// function. Every method validates its argument and returns a typed error
-// without changing the configuration when it is invalid.
+// providers keyed by (source class, destination class), and placement
+// options. NewRuntime builds one from options; Reconfigure hands a copy of
+// the current one to an edit function. Every method validates its argument
+// and returns a typed error without changing the configuration when it is
+// invalid.
 type Config struct {
 	engines   []driver.Engine // in id order
 	providers map[providerKey]driver.TransferProvider
@@ -33,8 +33,8 @@ type Config struct {
 
 type providerKey struct{ src, dst driver.StorageClass }
 
-// NewConfig returns an empty configuration with default options.
-func NewConfig() *Config {
+// newConfig returns an empty configuration with default options.
+func newConfig() *Config {
 	return &Config{providers: map[providerKey]driver.TransferProvider{}, budget: DefaultSearchBudget, cacheSize: DefaultCacheSize}
 }
 
@@ -110,23 +110,14 @@ func (c *Config) RemoveEngine(id driver.EngineID) error {
 	return nil
 }
 
-// Engines returns the registered engine ids in id order.
-func (c *Config) Engines() []driver.EngineID {
-	out := make([]driver.EngineID, len(c.engines))
+// Engines returns copies of the registered engines, in id order, with
+// their default domain and storage class filled in.
+func (c *Config) Engines() []driver.Engine {
+	out := make([]driver.Engine, len(c.engines))
 	for i, e := range c.engines {
-		out[i] = e.ID
+		out[i] = cloneEngine(e)
 	}
 	return out
-}
-
-// Engine returns a copy of the registration of engine id.
-func (c *Config) Engine(id driver.EngineID) (driver.Engine, bool) {
-	for _, e := range c.engines {
-		if e.ID == id {
-			return cloneEngine(e), true
-		}
-	}
-	return driver.Engine{}, false
 }
 
 // AddTransfer registers a provider for moving values from storage class src
@@ -164,12 +155,6 @@ func (c *Config) RemoveTransfer(src, dst driver.StorageClass) bool {
 	return ok
 }
 
-// HasTransfer reports whether a provider is registered for (src, dst).
-func (c *Config) HasTransfer(src, dst driver.StorageClass) bool {
-	_, ok := c.providers[providerKey{src, dst}]
-	return ok
-}
-
 func isNilFunc(p driver.TransferProvider) bool {
 	v := reflect.ValueOf(p)
 	switch v.Kind() {
@@ -200,7 +185,7 @@ func sameProvider(a, b driver.TransferProvider) bool {
 // its default storage class) whenever it can run them. By default it is the
 // first engine, in id order, that has an executor.
 func (c *Config) SetRoot(id driver.EngineID) error {
-	if _, ok := c.Engine(id); !ok {
+	if !slices.ContainsFunc(c.engines, func(e driver.Engine) bool { return e.ID == id }) {
 		return &ConfigError{Kind: ErrUnknownEngine, Engine: id, Msg: "root engine"}
 	}
 	c.root = id
@@ -226,6 +211,10 @@ func (c *Config) SetCacheSize(n int) error {
 	c.cacheSize = n
 	return nil
 }
+
+// SetCostModel selects the least-cost placement policy with model m, or,
+// with nil, the default deterministic first-fit policy.
+func (c *Config) SetCostModel(m CostModel) { c.cost = m }
 
 // Validate checks the whole configuration: every engine's registration and
 // the uniqueness of ids and domains, and that the root engine exists. The
@@ -287,5 +276,10 @@ func WithRoot(id driver.EngineID) Option { return func(c *Config) error { return
 // WithSearchBudget sets the placement search budget (Config.SetSearchBudget).
 func WithSearchBudget(n int) Option { return func(c *Config) error { return c.SetSearchBudget(n) } }
 
-// WithCacheSize sets the prepared-cache size (Config.SetCacheSize).
-func WithCacheSize(n int) Option { return func(c *Config) error { return c.SetCacheSize(n) } }
+// WithCostModel selects the least-cost placement policy (Config.SetCostModel).
+func WithCostModel(m CostModel) Option {
+	return func(c *Config) error {
+		c.SetCostModel(m)
+		return nil
+	}
+}

@@ -41,7 +41,19 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want %v", name, err, want)
 		}
 	}
-	c := goferro.NewConfig()
+	rt, err := goferro.NewRuntime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every Config method validates at once; the edit's result is checked
+	// by Reconfigure as a whole.
+	_ = rt.Reconfigure(func(c *goferro.Config) error { configErrors(t, c, d, eng, kind); return nil })
+	if _, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(cpu.NewEngine(cpu.WithEngineID("cpu.second.v1")))); !errors.Is(err, goferro.ErrDuplicateDomain) {
+		t.Errorf("two CPU engines share the host domain: %v", err)
+	}
+}
+
+func configErrors(t *testing.T, c *goferro.Config, d *goferrotest.Device, eng driver.Engine, kind func(name string, err, want error)) {
 	kind("ok", c.AddEngine(eng), nil)
 	kind("duplicate id", c.AddEngine(eng), goferro.ErrDuplicateEngine)
 	e2 := goferrotest.NewDevice(idB, goferrotest.WithDomain(d.Domain())).Engine()
@@ -98,11 +110,8 @@ func TestConfigErrors(t *testing.T) {
 	kind("budget", c.SetSearchBudget(0), goferro.ErrInvalidConfig)
 	kind("cache", c.SetCacheSize(0), goferro.ErrInvalidConfig)
 
-	if _, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(cpu.NewEngine(cpu.WithEngineID("cpu.second.v1")))); !errors.Is(err, goferro.ErrDuplicateDomain) {
-		t.Errorf("two CPU engines share the host domain: %v", err)
-	}
-	if ids := c.Engines(); len(ids) != 2 || ids[0] != idA || ids[1] != "fake.c.v1" {
-		t.Errorf("engines %v", ids)
+	if es := c.Engines(); len(es) != 2 || es[0].ID != idA || es[1].ID != "fake.c.v1" {
+		t.Errorf("engines %v", es)
 	}
 }
 
@@ -112,16 +121,9 @@ func TestConfigErrors(t *testing.T) {
 func TestRootRunsSynthesized(t *testing.T) {
 	dev := goferrotest.NewDevice("aaa.dev.v1", goferrotest.WithFamilies(graph.FamilyElementwise, graph.FamilyLayout))
 	cp := goferrotest.NewCopier(dev)
-	c := goferro.NewConfig()
-	for _, err := range []error{
-		c.AddEngine(cpu.NewEngine()), c.AddEngine(dev.Engine()),
-		c.AddTransfer(driver.StorageHost, dev.DefaultStorage(), cp),
-		c.AddTransfer(dev.DefaultStorage(), driver.StorageHost, cp),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(dev.Engine()),
+		goferro.WithTransfer(driver.StorageHost, dev.DefaultStorage(), cp),
+		goferro.WithTransfer(dev.DefaultStorage(), driver.StorageHost, cp)}
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Dims(3))
 	y := b.Input("y", tensor.Float64, graph.Dims())
@@ -140,13 +142,11 @@ func TestRootRunsSynthesized(t *testing.T) {
 	}
 	in := host(randT(t, 1, 3), tensor.Scalar(2.0))
 	for _, root := range []driver.EngineID{"", cpu.EngineID} {
-		cfg := c
+		o := opts
 		if root != "" {
-			if err := cfg.SetRoot(root); err != nil {
-				t.Fatal(err)
-			}
+			o = append(o, goferro.WithRoot(root))
 		}
-		rt, err := cfg.NewRuntime()
+		rt, err := goferro.NewRuntime(o...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestRootRunsSynthesized(t *testing.T) {
 		if root != "" {
 			wantRoot = root
 		}
-		for i, l := range prep.Placement() {
+		for i, l := range prep.Locations() {
 			w := dev.ID()
 			if i == synth {
 				w = wantRoot

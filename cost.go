@@ -1,13 +1,13 @@
 package goferro
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/goferro/goferro/driver"
 
 	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/internal/plan"
+	"github.com/goferro/goferro/internal/placement"
+	"github.com/goferro/goferro/internal/schedule"
 )
 
 // CostModel estimates what a placement costs, for the optional least-cost
@@ -84,45 +84,33 @@ func orDefault(x float64) float64 {
 	return x
 }
 
-// SetCostModel selects the least-cost placement policy with model m, or,
-// with nil, the default deterministic first-fit policy.
-func (c *Config) SetCostModel(m CostModel) { c.cost = m }
-
-// WithCostModel selects the least-cost placement policy (Config.SetCostModel).
-func WithCostModel(m CostModel) Option {
-	return func(c *Config) error {
-		c.SetCostModel(m)
-		return nil
-	}
-}
-
 // costFunc returns the plan cost function of the snapshot's cost model, or
 // nil for first-fit. A panicking model is recorded in *failed and makes the
 // plan infinitely expensive.
-func (s *snapshot) costFunc(prog *graph.Program, pp *plan.Program, types []driver.ResultType, failed *error) func(*plan.Plan) float64 {
+func (s *snapshot) costFunc(prog *graph.Program, pp *schedule.Program, types []driver.ResultType, failed *error) func(*placement.Plan) float64 {
 	m := s.cfg.cost
 	if m == nil {
 		return nil
 	}
-	return func(p *plan.Plan) (total float64) {
+	return func(p *placement.Plan) (total float64) {
 		defer func() {
 			if v := recover(); v != nil {
 				if *failed == nil {
-					*failed = &PrepareError{Kind: ErrPanic, Input: -1, Instruction: -1, Slot: -1, Msg: fmt.Sprintf("cost model panicked: %v", v)}
+					*failed = newError(ErrPanic, "cost model panicked: %v", v)
 				}
 				total = math.Inf(1)
 			}
 		}()
 		for _, n := range p.Nodes {
 			switch n.Kind {
-			case plan.Op:
+			case schedule.Op:
 				pi := &pp.Instrs[n.Instr]
 				res := make([]driver.ResultType, len(pi.Out))
 				for k, sl := range pi.Out {
 					res[k] = types[sl]
 				}
 				total += m.OpCost(s.engines[n.At.Engine].ID, &prog.Instructions[n.Instr], res)
-			case plan.Transfer:
+			case schedule.Transfer:
 				t := types[n.Slot]
 				cnt, _ := t.Shape.NumElements()
 				total += m.TransferCost(s.location(n.From), s.location(n.At), cnt*t.DType.Size())

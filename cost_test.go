@@ -54,9 +54,9 @@ func TestLeastCostPlacement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, l := range prep.Placement() {
+			for _, l := range prep.Locations() {
 				if l.Engine != c.want {
-					t.Fatalf("placement %v, want all on %s\n%v", prep.Placement(), c.want, prep)
+					t.Fatalf("placement %v, want all on %s\n%v", prep.Locations(), c.want, prep)
 				}
 			}
 			out, err := rt.Execute(bg, prep, in)

@@ -1,21 +1,19 @@
 // Package goferro is the runtime of the goferro tensor library: it runs
 // compiled programs (graph.Program) across several execution engines — the
-// CPU engine (package cpu), device engines, fakes from package goferrotest —
-// and moves a value between them only through an explicit transfer node
-// that the schedule names in advance.
+// CPU engine (package cpu), device engines (opencl/clengine), fakes from
+// package goferrotest, your own — and moves a value between them only
+// through an explicit transfer node that the schedule names in advance.
+// Engines implement the contract of package driver and never import this
+// package.
 //
 // # Configuration
 //
 // A Runtime holds one immutable configuration snapshot tagged with an
-// epoch. NewRuntime takes options (WithEngine, WithTransfer, ...); a Config
-// built with NewConfig and its methods does the same. Every engine is an
-// Engine value: a namespaced id (ValidateID), the storage classes it holds
-// values in with a default, the op families it runs, an Executor, the
-// three-part Ingress contract (eligibility, acceptance, residency) and a
-// Materializer. The runtime allocates one EventDomain per engine. Transfer
-// providers are registered per (source class, destination class).
-// Reconfigure edits a copy and publishes it with epoch+1, or keeps the old
-// snapshot when the edit is invalid.
+// epoch. NewRuntime takes options: WithEngine registers a driver.Engine,
+// WithTransfer and WithRoutes transfer providers per (source class,
+// destination class). The runtime allocates one event domain per engine.
+// Reconfigure edits a copy of the Config and publishes it with epoch+1, or
+// keeps the old snapshot when the edit is invalid.
 //
 // # Preparation
 //
@@ -29,27 +27,28 @@
 // run time. The result, a Prepared, is cached under the program
 // fingerprint, runtime, epoch and the physical signature of the inputs.
 // OnEngines and InStorage constrain placement. An optional CostModel
-// (Config.SetCostModel: TransferBytes, Throughput or your own) replaces
-// first-fit with the least-cost candidate within the search budget.
+// (WithCostModel: TransferBytes, Throughput or your own) replaces first-fit
+// with the least-cost candidate within the search budget.
 //
 // # Execution
 //
-// Execute (or Run, which prepares first) walks the schedule over a slot
-// store of location-tagged copies. Every executor output is checked for
-// residency before it is published, every transfer result for element
-// count, dtype, shape, length, placement and residency, and inputs are
-// re-checked against the prepared ingress. Nodes of different event domains
-// run concurrently when their dependencies allow; the results are those of
-// the serial order. On failure nothing downstream runs and every copy is
-// released. Outputs are materialized by the engines that hold them.
-// Submit prepares synchronously and executes on a goroutine, returning a
-// Handle; cancelling its context stops before the next node.
+// Run (or Execute, for a Prepared) walks the schedule over a store of
+// location-tagged copies. Every executor result and every transferred copy
+// is checked against the contract (driver.CheckResults, driver.CheckCopy)
+// before anything downstream sees it, and inputs are re-checked against
+// the prepared ingress. Nodes of different event domains run concurrently
+// when their dependencies allow; the results are those of the serial
+// order. On failure nothing downstream runs and every copy is released.
+// Outputs are materialized by the engines that hold them. Submit prepares
+// synchronously and executes on a goroutine, returning a Handle;
+// cancelling its context stops before the next node.
 //
 // # Errors
 //
-// Errors are typed (*PrepareError, *TransferError, *ExecError,
-// *ConfigError, *ContractError, *IDError) with a Kind that is one of the
-// Err* sentinels, so callers branch with errors.Is and inspect with
-// errors.As; causes are wrapped, never lost. Panics in engine code become
-// ErrPanic errors.
+// Preparation and execution errors are *Error values, configuration errors
+// *ConfigError values, each with a Kind that is one of the Err* sentinels
+// (or, for an engine or provider that broke the contract, one of package
+// driver's), so callers branch with errors.Is and inspect with errors.As;
+// causes are wrapped, never lost. Panics in engine code become ErrPanic
+// errors.
 package goferro

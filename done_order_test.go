@@ -37,11 +37,11 @@ func TestDoneProviderFaultOrder(t *testing.T) {
 		edits []edit
 		kind  error
 	}{
-		{"count+dtype", []edit{count, dtype}, goferro.ErrTransferElementCount},
-		{"dtype+shape", []edit{dtype, shape}, goferro.ErrTransferDType},
-		{"shape+length", []edit{shape, short}, goferro.ErrTransferShape},
-		{"length+placement", []edit{short, place}, goferro.ErrTransferLength},
-		{"placement+residency", []edit{foreign, place}, goferro.ErrTransferPlacement},
+		{"count+dtype", []edit{count, dtype}, driver.ErrTransferElementCount},
+		{"dtype+shape", []edit{dtype, shape}, driver.ErrTransferDType},
+		{"shape+length", []edit{shape, short}, driver.ErrTransferShape},
+		{"length+placement", []edit{short, place}, driver.ErrTransferLength},
+		{"placement+residency", []edit{foreign, place}, driver.ErrTransferPlacement},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,7 +66,7 @@ func TestDoneProviderFaultOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := r.rt.Run(bg, negSum(t, 3), host(randT(t, 1, 3), randT(t, 2, 3)))
-			var te *goferro.TransferError
+			var te *goferro.Error
 			if !errors.As(err, &te) || te.Kind != c.kind {
 				t.Fatalf("error %v, want kind %v", err, c.kind)
 			}

@@ -42,7 +42,7 @@ func TestDoneIngressFirstReachable(t *testing.T) {
 	if l := prep.Ingress()[0]; l.Engine != route.ID() || l.Storage != route.DefaultStorage() {
 		t.Fatalf("x enters at %v, want %s (the dead end comes first, the consumer later)\n%v", l, route.ID(), prep)
 	}
-	if l := prep.Placement()[0]; l.Engine != cons.ID() {
+	if l := prep.Locations()[0]; l.Engine != cons.ID() {
 		t.Fatalf("neg on %v", l)
 	}
 	out, err := rt.Execute(bg, prep, host(xv))
@@ -137,7 +137,7 @@ func TestDoneIngressReachesSynthesized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := prep.Placement()[synth]; l.Engine != cpu.EngineID {
+	if l := prep.Locations()[synth]; l.Engine != cpu.EngineID {
 		t.Errorf("synthesized #%d at %v, want the root", synth, l)
 	}
 	ing := prep.Ingress()
@@ -169,7 +169,7 @@ func TestDonePlacementAnchorRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pl := prep.Placement(); pl[0].Engine != idB || pl[1].Engine != idB || prep.Builds() != 2 {
+	if pl := prep.Locations(); pl[0].Engine != idB || pl[1].Engine != idB || prep.Builds() != 2 {
 		t.Fatalf("placement %v after %d builds, want all on B after 2", pl, prep.Builds())
 	}
 	out, err := rt.Execute(bg, prep, host(xv, yv))
@@ -197,7 +197,7 @@ func TestDonePlacementSkipsUnreachableDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, l := range prep.Placement() {
+	for i, l := range prep.Locations() {
 		if l.Engine != d.ID() || l.Storage != slow {
 			t.Fatalf("instruction %d at %v, want %s/%s", i, l, d.ID(), slow)
 		}
@@ -258,7 +258,7 @@ func TestDonePlacementCartesian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pl := prep.Placement(); pl[0].Engine != devs[1].ID() || pl[1].Engine != devs[2].ID() {
+	if pl := prep.Locations(); pl[0].Engine != devs[1].ID() || pl[1].Engine != devs[2].ID() {
 		t.Fatalf("placement %v, want e1 then e2", pl)
 	}
 	// Anchor vectors are single-engine: at most 5 (one per engine); the
@@ -293,7 +293,7 @@ func TestDonePlacementBudget(t *testing.T) {
 	}
 	need := prep.Builds()
 	short, in, _, err := try(need - 1)
-	var pe *goferro.PrepareError
+	var pe *goferro.Error
 	if !errors.As(err, &pe) || pe.Kind != goferro.ErrDispatchSearchBudgetExceeded {
 		t.Fatalf("budget %d: error %v, want DispatchSearchBudgetExceeded", need-1, err)
 	}
@@ -338,8 +338,8 @@ func TestDoneSingleEngineNonDefaultIngress(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkClose(t, out[0], want(t, func(v ...float64) float64 { return -2 * v[0] }, xv))
-	if prep.Transfers() != 0 {
-		t.Errorf("%d transfers, want none", prep.Transfers())
+	if transfers(prep) != 0 {
+		t.Errorf("%d transfers, want none", transfers(prep))
 	}
 	doneNoLeaks(t, nil, []*goferrotest.Device{d}, 1)
 }

@@ -36,7 +36,7 @@ import (
 //     domain), and a release depends on every step that read the value or
 //     made one of its copies.
 func doneVerifySchedule(prog *graph.Program, prep *goferro.Prepared, hasProvider func(src, dst driver.StorageClass) bool) error {
-	sched, place, ingress := prep.Schedule(), prep.Placement(), prep.Ingress()
+	sched, place, ingress := prep.Schedule(), prep.Locations(), prep.Ingress()
 	n := prog.NumSlots()
 	copies := make([][]driver.Location, n)
 	released := make([]bool, n)
@@ -271,7 +271,7 @@ func TestDoneScheduleProperty(t *testing.T) {
 		}()
 		prep, err := r.Prepare(bg, p, in)
 		if err != nil {
-			var pe *goferro.PrepareError
+			var pe *goferro.Error
 			if !errors.As(err, &pe) {
 				rt.Fatalf("preparation error %v is not a PrepareError", err)
 			}
@@ -295,7 +295,11 @@ func TestDoneScheduleProperty(t *testing.T) {
 			if serial {
 				ro = append(ro, goferro.Serial())
 			}
-			got, err := r.Execute(bg, prep, in, ro...)
+			sp, err := r.Prepare(bg, p, in, ro...)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			got, err := r.Execute(bg, sp, in)
 			if err != nil {
 				rt.Fatalf("serial=%v: %v\n%v", serial, err, prep)
 			}

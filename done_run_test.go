@@ -32,7 +32,7 @@ func TestDoneCacheHit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := r.rt.CacheStats(); st.Hits != 1 || st.Misses != 1 || st.Entries != 1 {
+	if st := goferro.CacheStats(r.rt); st.Hits != 1 || st.Misses != 1 || st.Entries != 1 {
 		t.Errorf("stats %+v, want 1 hit, 1 miss, 1 entry", st)
 	}
 	if err := tensor.CheckClose(o1[0], o2[0], 0, 0); err != nil {
@@ -66,13 +66,13 @@ func TestDoneCacheReconfigure(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	before := r.rt.CacheStats()
+	before := goferro.CacheStats(r.rt)
 	out, err = r.rt.Run(bg, p, host(xv, yv))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkClose(t, out[0], w)
-	if st := r.rt.CacheStats(); st.Misses != before.Misses+1 || st.Hits != before.Hits {
+	if st := goferro.CacheStats(r.rt); st.Misses != before.Misses+1 || st.Hits != before.Hits {
 		t.Errorf("stats %+v after %+v: want one more miss", st, before)
 	}
 	if n := c.Stats().Executions; n != 1 {
@@ -116,7 +116,7 @@ func TestDoneCacheTwoDomains(t *testing.T) {
 	if preps[0] == preps[1] || preps[1].Ingress()[0].Engine != idA || preps[0].Ingress()[0].Engine != cpu.EngineID {
 		t.Errorf("ingress %v and %v", preps[0].Ingress(), preps[1].Ingress())
 	}
-	if st := r.rt.CacheStats(); st.Misses != 2 || st.Hits != 10 || st.Entries != 2 {
+	if st := goferro.CacheStats(r.rt); st.Misses != 2 || st.Hits != 10 || st.Entries != 2 {
 		t.Errorf("stats %+v, want 2 misses, 10 hits, 2 entries", st)
 	}
 	doneNoLeaks(t, r.cp, []*goferrotest.Device{r.a, r.b}, 1, 0)
@@ -139,7 +139,7 @@ func TestDoneCacheStaleForeign(t *testing.T) {
 		func(rt *goferro.Runtime) error { _, err := rt.Execute(bg, prep, in); return err },
 		func(rt *goferro.Runtime) error { _, err := rt.SubmitPrepared(bg, prep, in); return err },
 	} {
-		isKind(t, f(other.rt), goferro.ErrForeignPrepared)
+		isKind(t, f(other.rt), goferro.ErrStalePrepared)
 	}
 	if err := r.rt.Reconfigure(nil); err != nil {
 		t.Fatal(err)
@@ -181,8 +181,8 @@ func TestDoneSubmitLikeRun(t *testing.T) {
 	}
 	f32, _ := tensor.Zeros(tensor.Float32, 6)
 	h, err = r.rt.Submit(bg, p, host(xv, f32))
-	var pe *goferro.PrepareError
-	if h != nil || !errors.As(err, &pe) || pe.Kind != goferro.ErrInputDType || pe.Input != 1 {
+	var pe *goferro.Error
+	if h != nil || !errors.As(err, &pe) || pe.Kind != goferro.ErrInputType || pe.Input != 1 {
 		t.Fatalf("Submit with a bad input: handle %v error %v", h, err)
 	}
 	r.checkNoLeaks(t)

@@ -62,7 +62,7 @@ func TestDoneSplitUse(t *testing.T) {
 		return nil
 	})
 	for _, opt := range [][]goferro.RunOption{nil, {goferro.Serial()}} {
-		out, err := r.rt.Execute(bg, prep, host(xv), opt...)
+		out, err := r.rt.Run(bg, p, host(xv), opt...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func TestDoneMissingProvider(t *testing.T) {
 	in := host(randT(t, 1, 3), randT(t, 2, 3))
 	check := func(what string, err error) {
 		t.Helper()
-		var pe *goferro.PrepareError
+		var pe *goferro.Error
 		if !errors.As(err, &pe) || pe.Kind != goferro.ErrMissingTransferProvider || !errors.Is(err, goferro.ErrMissingTransferProvider) {
 			t.Fatalf("%s: error %v, want a MissingTransferProvider PrepareError", what, err)
 		}
@@ -181,7 +181,7 @@ func TestDoneFailingProvider(t *testing.T) {
 	}
 	for _, opt := range [][]goferro.RunOption{nil, {goferro.Serial()}} {
 		_, err = rt.Run(bg, negSum(t, 3), host(randT(t, 1, 3), randT(t, 2, 3)), opt...)
-		var te *goferro.TransferError
+		var te *goferro.Error
 		if !errors.As(err, &te) || te.Kind != goferro.ErrTransferFailed || !errors.Is(err, errDoneProvider) {
 			t.Fatalf("error %v, want a TransferFailed TransferError wrapping the provider's error", err)
 		}
@@ -212,8 +212,8 @@ func TestDoneFailingProvider(t *testing.T) {
 // TestTransferFaults, an element-count overflow and a copy tagged with
 // another engine's domain.
 func TestDoneProviderContractFaults(t *testing.T) {
-	kinds := []error{goferro.ErrTransferElementCount, goferro.ErrTransferDType, goferro.ErrTransferShape,
-		goferro.ErrTransferLength, goferro.ErrTransferPlacement, goferro.ErrTransferResidency}
+	kinds := []error{driver.ErrTransferElementCount, driver.ErrTransferDType, driver.ErrTransferShape,
+		driver.ErrTransferLength, driver.ErrTransferPlacement, driver.ErrTransferResidency}
 	type tc struct {
 		name string
 		fn   func(r *rig, good *driver.Buffer, req *driver.TransferRequest) *driver.Buffer
@@ -229,37 +229,37 @@ func TestDoneProviderContractFaults(t *testing.T) {
 			s := spec(g)
 			s.Shape, s.Strides = tensor.Shape{1 << 40, 1 << 40}, []int{1, 1}
 			return driver.NewBuffer(s)
-		}, goferro.ErrTransferElementCount},
+		}, driver.ErrTransferElementCount},
 		{"count", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Shape, s.Strides = tensor.Shape{g.Shape()[0] + 1}, nil
 			return driver.NewBuffer(s)
-		}, goferro.ErrTransferElementCount},
+		}, driver.ErrTransferElementCount},
 		{"dtype", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.DType = tensor.Float32
 			return driver.NewBuffer(s)
-		}, goferro.ErrTransferDType},
+		}, driver.ErrTransferDType},
 		{"shape", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Shape, s.Strides = tensor.Shape{1, g.Shape()[0]}, nil
 			return driver.NewBuffer(s)
-		}, goferro.ErrTransferShape},
+		}, driver.ErrTransferShape},
 		{"length", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Len--
 			return driver.NewBuffer(s)
-		}, goferro.ErrTransferLength},
+		}, driver.ErrTransferLength},
 		{"class", func(_ *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Placement.Class = classA
 			return driver.NewBuffer(s)
-		}, goferro.ErrTransferPlacement},
+		}, driver.ErrTransferPlacement},
 		{"foreign-domain", func(r *rig, g *driver.Buffer, _ *driver.TransferRequest) *driver.Buffer {
 			s := spec(g)
 			s.Placement.Domain = r.a.Domain()
 			return driver.NewBuffer(s)
-		}, goferro.ErrTransferPlacement},
+		}, driver.ErrTransferPlacement},
 		{"foreign-memory", func(r *rig, g *driver.Buffer, req *driver.TransferRequest) *driver.Buffer {
 			tt, _ := g.Tensor()
 			ta, _ := r.a.Upload(tt) // A's memory, tagged as B's
@@ -267,7 +267,7 @@ func TestDoneProviderContractFaults(t *testing.T) {
 			s := spec(ta)
 			s.Placement = req.Dst
 			return driver.NewBuffer(s)
-		}, goferro.ErrTransferResidency},
+		}, driver.ErrTransferResidency},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -288,7 +288,7 @@ func TestDoneProviderContractFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := r.rt.Run(bg, negSum(t, 3), host(randT(t, 1, 3), randT(t, 2, 3)))
-			var te *goferro.TransferError
+			var te *goferro.Error
 			if !errors.As(err, &te) || te.Kind != c.kind || te.To.Engine != idB {
 				t.Fatalf("error %v, want a TransferError of kind %v into B", err, c.kind)
 			}
@@ -343,8 +343,8 @@ func TestDoneExecutorForeignMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := r.rt.Run(bg, p, host(randT(t, 1, 3), randT(t, 2, 3)))
-	var ee *goferro.ExecError
-	if !errors.As(err, &ee) || ee.Kind != goferro.ErrOutputResidencyMismatch || ee.Engine != idA || ee.Instruction != 0 || ee.Output != 0 {
+	var ee *goferro.Error
+	if !errors.As(err, &ee) || ee.Kind != driver.ErrOutputResidencyMismatch || ee.Engine != idA || ee.Instruction != 0 || ee.Output != 0 {
 		t.Fatalf("error %v, want OutputResidencyMismatch on A's instruction 0 output 0", err)
 	}
 	if out != nil {
@@ -393,8 +393,8 @@ func TestDoneIngressOtherDomain(t *testing.T) {
 	before := a.Stats().Executions
 	in := []*driver.Buffer{xa, driver.HostBuffer(yv, nil)}
 	_, err = rt.Execute(bg, prep, in)
-	var ee *goferro.ExecError
-	if !errors.As(err, &ee) || ee.Input != 0 || (ee.Kind != goferro.ErrInputMismatch && ee.Kind != goferro.ErrInputRejected) {
+	var ee *goferro.Error
+	if !errors.As(err, &ee) || ee.Input != 0 || ee.Kind != goferro.ErrInputMismatch {
 		t.Fatalf("error %v, want an ingress ExecError for input 0", err)
 	}
 	if a.Stats().Executions != before || cp.Stats().Transfers != 0 {

@@ -3,17 +3,19 @@ package goferro
 import (
 	"errors"
 	"fmt"
-	"github.com/goferro/goferro/driver"
 	"strings"
+
+	"github.com/goferro/goferro/driver"
 )
 
-// Sentinel errors. Every typed error of this package carries one of them as
-// its Kind and unwraps to it, so callers branch with errors.Is(err, ErrX) or
-// inspect the details with errors.As.
+// Sentinel errors. Every error of this package carries one of them (or,
+// for an engine or provider that broke the contract, one of package
+// driver's) as its Kind and unwraps to it, so callers branch with
+// errors.Is(err, ErrX) and inspect the details with errors.As.
 var (
-	// ErrInvalidConfig: a configuration that is inconsistent in some other
-	// way (nil engine parts, a default storage class the engine does not
-	// list, a search budget below one, ...).
+	// ErrInvalidConfig: a configuration edit that is invalid (a malformed
+	// engine description or identifier, a nil provider, a search budget
+	// below one, ...); the cause says what.
 	ErrInvalidConfig = errors.New("goferro: invalid configuration")
 	// ErrDuplicateEngine: two engines with the same id.
 	ErrDuplicateEngine = errors.New("goferro: duplicate engine")
@@ -24,19 +26,16 @@ var (
 	// ErrProviderConflict: a different transfer provider for a (source
 	// class, destination class) key that is already taken.
 	ErrProviderConflict = errors.New("goferro: transfer provider conflict")
+
 	// ErrInvalidProgram: a program the runtime cannot run (nil, or with
 	// inconsistent slots).
 	ErrInvalidProgram = errors.New("goferro: invalid program")
-	// ErrInputCount: the number of inputs differs from the program's.
-	ErrInputCount = errors.New("goferro: wrong number of inputs")
-	// ErrInputDType: an input's dtype differs from the program's.
-	ErrInputDType = errors.New("goferro: wrong input dtype")
-	// ErrInputRank: an input's rank differs from the program's.
-	ErrInputRank = errors.New("goferro: wrong input rank")
-	// ErrInputShape: an input's extents differ from the program's.
-	ErrInputShape = errors.New("goferro: wrong input shape")
-	// ErrInvalidInput: a nil, released or malformed input buffer.
+	// ErrInvalidInput: a nil or released input buffer, or one whose view
+	// addresses memory outside it.
 	ErrInvalidInput = errors.New("goferro: invalid input buffer")
+	// ErrInputType: inputs that do not fit the program: their number, or an
+	// input's dtype, rank or extents.
+	ErrInputType = errors.New("goferro: inputs do not fit the program")
 	// ErrNoCapableEngine: an operation no permitted engine can execute.
 	ErrNoCapableEngine = errors.New("goferro: no capable engine")
 	// ErrNoInputIngress: no engine accepts an input at a location from which
@@ -46,80 +45,97 @@ var (
 	// classes and no copy of it has a direct provider to the destination.
 	ErrMissingTransferProvider = errors.New("goferro: missing transfer provider")
 	// ErrDispatchSearchBudgetExceeded: the placement search gave up after
-	// its budget of builds (4096 by default).
+	// its budget of builds (DefaultSearchBudget unless configured).
 	ErrDispatchSearchBudgetExceeded = errors.New("goferro: dispatch search budget exceeded")
-	// ErrStalePrepared: a Prepared made under an older configuration epoch.
-	ErrStalePrepared = errors.New("goferro: prepared under an older epoch")
-	// ErrForeignPrepared: a Prepared made by another Runtime.
-	ErrForeignPrepared = errors.New("goferro: prepared by another runtime")
+	// ErrStalePrepared: a Prepared made by another Runtime or under an
+	// older configuration epoch.
+	ErrStalePrepared = errors.New("goferro: prepared under another configuration")
 
 	// ErrInputMismatch: at execution, an input whose physical signature
-	// (dtype, shape, strides, placement, backend, domain) differs from the
-	// one the Prepared was made for.
+	// (dtype, shape, strides, placement, backend) differs from the one the
+	// Prepared was made for, or that its ingress engine rejects or does not
+	// own.
 	ErrInputMismatch = errors.New("goferro: input does not match the prepared ingress")
-	// ErrInputRejected: at execution, the ingress engine rejects an input
-	// or does not own its memory.
-	ErrInputRejected = errors.New("goferro: input rejected by its ingress engine")
 	// ErrExecutorFailed: an executor returned an error.
 	ErrExecutorFailed = errors.New("goferro: executor failed")
-	// ErrOutputMismatch: an executor returned the wrong number of outputs or
-	// an output of the wrong dtype or shape.
-	ErrOutputMismatch = errors.New("goferro: executor output does not match the program")
-	// ErrOutputResidencyMismatch: an executor returned an output that its
-	// engine does not own at the instruction's location.
-	ErrOutputResidencyMismatch = errors.New("goferro: output residency mismatch")
-	// ErrMaterialize: an engine failed to turn a result into a host tensor.
+	// ErrTransferFailed: a transfer provider returned an error or no buffer.
+	ErrTransferFailed = errors.New("goferro: transfer failed")
+	// ErrMaterialize: an engine failed to turn a result into a host tensor
+	// of the program's type.
 	ErrMaterialize = errors.New("goferro: materialization failed")
 	// ErrCanceled: the context was cancelled or its deadline passed; the
 	// context's own error is the cause, so errors.Is(err, context.Canceled)
 	// holds too.
 	ErrCanceled = errors.New("goferro: canceled")
-	// ErrPanic: an executor, provider or ingress check panicked; the panic
-	// value is in the message.
+	// ErrPanic: an executor, provider, ingress check or cost model
+	// panicked; the panic value is in the message.
 	ErrPanic = errors.New("goferro: panic in engine code")
-
-	// ErrTransferFailed: a transfer provider returned an error.
-	ErrTransferFailed = errors.New("goferro: transfer failed")
-	// ErrTransferElementCount: a transferred buffer whose logical element
-	// count (checked product of its extents) overflows or differs.
-	ErrTransferElementCount = errors.New("goferro: transfer element count mismatch")
-	// ErrTransferDType: a transferred buffer of the wrong dtype.
-	ErrTransferDType = errors.New("goferro: transfer dtype mismatch")
-	// ErrTransferShape: a transferred buffer of the wrong shape.
-	ErrTransferShape = errors.New("goferro: transfer shape mismatch")
-	// ErrTransferLength: a transferred buffer too short for its view.
-	ErrTransferLength = errors.New("goferro: transfer buffer length mismatch")
-	// ErrTransferPlacement: a transferred buffer whose placement is not the
-	// destination's.
-	ErrTransferPlacement = errors.New("goferro: transfer placement mismatch")
-	// ErrTransferResidency: a transferred buffer that the destination engine
-	// does not own.
-	ErrTransferResidency = errors.New("goferro: transfer residency mismatch")
 )
 
-// kindErr is the shared Unwrap of the typed errors: the kind, then the cause.
-func kindErr(kind, cause error) []error {
-	if cause != nil {
-		return []error{kind, cause}
-	}
-	return []error{kind}
+// Error is the error of a preparation or an execution: its Kind (one of
+// the sentinels) and where it happened. Fields that do not apply are -1
+// (positions) or zero.
+type Error struct {
+	Kind error
+	// Input is the position of the program input concerned.
+	Input int
+	// Instruction is the explicit index of the instruction concerned.
+	Instruction int
+	// Slot is the value concerned.
+	Slot int
+	// Output is the position of the result concerned, among the
+	// instruction's results or the program's outputs.
+	Output int
+	// Engine is the engine concerned.
+	Engine driver.EngineID
+	// From and To are the endpoints of the transfer concerned.
+	From, To driver.Location
+	// Class is the storage class a value had to reach and Available the
+	// classes its copies were at (ErrMissingTransferProvider).
+	Class     driver.StorageClass
+	Available []driver.StorageClass
+	// Msg says what went wrong; Err is the cause, if any.
+	Msg string
+	Err error
 }
 
-func appendMsg(b *strings.Builder, msg string, cause error) string {
-	if msg != "" {
-		b.WriteString(": ")
-		b.WriteString(msg)
-	}
-	if cause != nil {
-		b.WriteString(": ")
-		b.WriteString(cause.Error())
-	}
-	return b.String()
+// newError returns an *Error of kind with no position set.
+func newError(kind error, msg string, args ...any) *Error {
+	return &Error{Kind: kind, Input: -1, Instruction: -1, Slot: -1, Output: -1, Msg: fmt.Sprintf(msg, args...)}
 }
+
+// Error names the kind and every field that applies.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Kind.Error())
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"input", e.Input}, {"instruction", e.Instruction}, {"slot", e.Slot}, {"output", e.Output}} {
+		if f.v >= 0 {
+			fmt.Fprintf(&b, " (%s %d)", f.name, f.v)
+		}
+	}
+	if e.Engine != "" {
+		fmt.Fprintf(&b, " (engine %s)", e.Engine)
+	}
+	if e.From != (driver.Location{}) || e.To != (driver.Location{}) {
+		fmt.Fprintf(&b, " (%v -> %v)", e.From, e.To)
+	}
+	if e.Class != "" {
+		fmt.Fprintf(&b, " (to %s, available %v)", e.Class, e.Available)
+	}
+	return appendMsg(&b, e.Msg, e.Err)
+}
+
+// Unwrap returns the kind and the cause.
+func (e *Error) Unwrap() []error { return kindErr(e.Kind, e.Err) }
 
 // ConfigError reports an invalid configuration edit. Kind is one of
-// ErrInvalidID, ErrInvalidConfig, ErrDuplicateEngine, ErrUnknownEngine,
-// ErrDuplicateDomain or ErrProviderConflict.
+// ErrInvalidConfig, ErrDuplicateEngine, ErrUnknownEngine,
+// ErrDuplicateDomain or ErrProviderConflict; a malformed engine description
+// or identifier is ErrInvalidConfig with the driver's *ContractError or
+// *IDError as the cause.
 type ConfigError struct {
 	Kind   error
 	Engine driver.EngineID     // the engine concerned, if any
@@ -145,102 +161,27 @@ func (e *ConfigError) Error() string {
 // Unwrap returns the kind and the cause.
 func (e *ConfigError) Unwrap() []error { return kindErr(e.Kind, e.Err) }
 
-// PrepareError reports why a program could not be prepared. Fields that do
-// not apply are -1 (indices) or empty.
-type PrepareError struct {
-	Kind        error
-	Input       int                 // program input position, or -1
-	Instruction int                 // explicit instruction index, or -1
-	Slot        int                 // value slot, or -1
-	Engine      driver.EngineID     // engine concerned, if any
-	Class       driver.StorageClass // destination storage class, if any
-	Available   []driver.StorageClass
-	Msg         string
-	Err         error
+// kindErr is the shared Unwrap of the typed errors: the kind, then the cause.
+func kindErr(kind, cause error) []error {
+	if cause != nil {
+		return []error{kind, cause}
+	}
+	return []error{kind}
 }
 
-// Error names the kind and every field that applies (input, instruction, slot, engine, destination and available classes).
-func (e *PrepareError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Kind.Error())
-	if e.Input >= 0 {
-		fmt.Fprintf(&b, " (input %d)", e.Input)
+func appendMsg(b *strings.Builder, msg string, cause error) string {
+	if msg != "" {
+		b.WriteString(": ")
+		b.WriteString(msg)
 	}
-	if e.Instruction >= 0 {
-		fmt.Fprintf(&b, " (instruction %d)", e.Instruction)
+	if cause != nil {
+		b.WriteString(": ")
+		b.WriteString(cause.Error())
 	}
-	if e.Slot >= 0 {
-		fmt.Fprintf(&b, " (slot %d)", e.Slot)
-	}
-	if e.Engine != "" {
-		fmt.Fprintf(&b, " (engine %s)", e.Engine)
-	}
-	if e.Class != "" {
-		fmt.Fprintf(&b, " (to %s, available %v)", e.Class, e.Available)
-	}
-	return appendMsg(&b, e.Msg, e.Err)
+	return b.String()
 }
 
-// Unwrap returns the kind and the cause.
-func (e *PrepareError) Unwrap() []error { return kindErr(e.Kind, e.Err) }
+// panicError is a recovered panic from engine code.
+type panicError struct{ v any }
 
-// TransferError reports a failed transfer node: the provider's own error
-// (ErrTransferFailed) or a validation failure of what it returned
-// (ErrTransferElementCount, ErrTransferDType, ErrTransferShape,
-// ErrTransferLength, ErrTransferPlacement, ErrTransferResidency), or a panic
-// (ErrPanic).
-type TransferError struct {
-	Kind        error
-	Instruction int // the instruction the copy is made for
-	Slot        int
-	From, To    driver.Location
-	Msg         string
-	Err         error
-}
-
-// Error names the kind, instruction, slot and both locations.
-func (e *TransferError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v (instruction %d, slot %d, %v -> %v)", e.Kind, e.Instruction, e.Slot, e.From, e.To)
-	return appendMsg(&b, e.Msg, e.Err)
-}
-
-// Unwrap returns the kind and the cause.
-func (e *TransferError) Unwrap() []error { return kindErr(e.Kind, e.Err) }
-
-// ExecError reports a failure while executing a prepared program outside a
-// transfer: ErrExecutorFailed, ErrOutputMismatch, ErrOutputResidencyMismatch,
-// ErrInputMismatch, ErrInputRejected, ErrMaterialize, ErrPanic, or
-// ErrStalePrepared / ErrForeignPrepared. Fields that do not apply are -1 or
-// empty.
-type ExecError struct {
-	Kind        error
-	Instruction int // explicit instruction index, or -1
-	Input       int // program input position, or -1
-	Output      int // output position (of the instruction or program), or -1
-	Engine      driver.EngineID
-	Msg         string
-	Err         error
-}
-
-// Error names the kind and every field that applies (instruction, input, output, engine).
-func (e *ExecError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Kind.Error())
-	if e.Instruction >= 0 {
-		fmt.Fprintf(&b, " (instruction %d)", e.Instruction)
-	}
-	if e.Input >= 0 {
-		fmt.Fprintf(&b, " (input %d)", e.Input)
-	}
-	if e.Output >= 0 {
-		fmt.Fprintf(&b, " (output %d)", e.Output)
-	}
-	if e.Engine != "" {
-		fmt.Fprintf(&b, " (engine %s)", e.Engine)
-	}
-	return appendMsg(&b, e.Msg, e.Err)
-}
-
-// Unwrap returns the kind and the cause.
-func (e *ExecError) Unwrap() []error { return kindErr(e.Kind, e.Err) }
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.v) }

@@ -86,7 +86,7 @@ func Example_multiEngine() {
 
 // Preparation fails, before anything runs, when a value would have to move
 // between two classes without a provider.
-func ExamplePrepareError() {
+func ExampleError() {
 	a := goferrotest.NewDevice("fake.a.v1")
 	rt, _ := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()))
 	b := graph.NewBuilder()
@@ -95,7 +95,7 @@ func ExamplePrepareError() {
 	xt, _ := tensor.Zeros(tensor.Float64, 3)
 	xb, _ := a.Upload(xt)
 	_, err := rt.Run(context.Background(), p, []*driver.Buffer{xb})
-	var pe *goferro.PrepareError
+	var pe *goferro.Error
 	fmt.Println(errors.As(err, &pe), errors.Is(err, goferro.ErrMissingTransferProvider), pe.Instruction, pe.Class, pe.Available)
 	// Output:
 	// true true 1 storage.host.v1 [storage.fake.a.v1]

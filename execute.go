@@ -3,57 +3,34 @@ package goferro
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 
 	"github.com/goferro/goferro/driver"
-
 	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/internal/plan"
+	"github.com/goferro/goferro/internal/schedule"
 	"github.com/goferro/goferro/internal/slots"
 	"github.com/goferro/goferro/tensor"
 )
 
-// Execute runs a prepared program on inputs with the same physical
-// signature as the ones it was prepared for, and returns the outputs as host
-// tensors (materialized by the engines holding them). A Prepared from an
-// older epoch (ErrStalePrepared) or another runtime (ErrForeignPrepared) is
-// rejected; Run re-prepares instead.
-//
-// Inputs are re-checked against the prepared ingress: a different signature
-// is ErrInputMismatch, and an input its ingress engine no longer accepts or
-// does not own is ErrInputRejected. On any failure no downstream node runs
-// and every copy the runtime made is released.
-func (r *Runtime) Execute(ctx context.Context, p *Prepared, inputs []*driver.Buffer, opts ...RunOption) ([]*tensor.Tensor, error) {
-	if p == nil {
-		return nil, execErr(ErrInvalidProgram, -1, "nil prepared program")
-	}
-	if p.snap.rt != r {
-		return nil, execErr(ErrForeignPrepared, -1, "prepared by runtime %d, not %d", p.snap.rt.id, r.id)
-	}
-	if e := r.Epoch(); p.snap.epoch != e {
-		return nil, execErr(ErrStalePrepared, -1, "prepared at epoch %d, the runtime is at epoch %d", p.snap.epoch, e)
-	}
-	return p.execute(ctx, inputs, collectOpts(opts).serial || p.serial)
-}
-
-// Run prepares the program (using the cache) and executes it inline.
+// Run prepares the program (using the cache) and executes it inline,
+// returning the outputs as host tensors materialized by the engines that
+// hold them.
 func (r *Runtime) Run(ctx context.Context, prog *graph.Program, inputs []*driver.Buffer, opts ...RunOption) ([]*tensor.Tensor, error) {
-	o := collectOpts(opts)
-	p, err := r.prepare(ctx, r.snap.Load(), prog, inputs, o)
+	p, err := r.prepare(ctx, r.snap.Load(), prog, inputs, collectOpts(opts))
 	if err != nil {
 		return nil, err
 	}
-	return p.execute(ctx, inputs, o.serial)
+	return p.execute(ctx, inputs)
 }
 
-// RunTensors is Run with host tensors as inputs (wrapped with HostBuffer).
+// RunTensors is Run with host tensors as inputs (wrapped with
+// driver.HostBuffer).
 func (r *Runtime) RunTensors(ctx context.Context, prog *graph.Program, inputs []*tensor.Tensor, opts ...RunOption) ([]*tensor.Tensor, error) {
 	bufs := make([]*driver.Buffer, len(inputs))
 	for i, t := range inputs {
 		if t == nil {
-			e := prepErr(ErrInvalidInput, "nil tensor")
+			e := newError(ErrInvalidInput, "nil tensor")
 			e.Input = i
 			return nil, e
 		}
@@ -62,8 +39,32 @@ func (r *Runtime) RunTensors(ctx context.Context, prog *graph.Program, inputs []
 	return r.Run(ctx, prog, bufs, opts...)
 }
 
-func execErr(kind error, ins int, msg string, args ...any) *ExecError {
-	return &ExecError{Kind: kind, Instruction: ins, Input: -1, Output: -1, Msg: fmt.Sprintf(msg, args...)}
+// Execute runs a prepared program on inputs with the same physical
+// signature as the ones it was prepared for. A Prepared of another runtime
+// or an older epoch is ErrStalePrepared (Run re-prepares instead).
+//
+// Inputs are re-checked against the prepared ingress: a different
+// signature, or an input its ingress engine no longer accepts or does not
+// own, is ErrInputMismatch. On any failure no downstream node runs and
+// every copy the runtime made is released.
+func (r *Runtime) Execute(ctx context.Context, p *Prepared, inputs []*driver.Buffer) ([]*tensor.Tensor, error) {
+	if err := r.admit(p); err != nil {
+		return nil, err
+	}
+	return p.execute(ctx, inputs)
+}
+
+// admit checks that p was prepared by r under its current configuration.
+func (r *Runtime) admit(p *Prepared) error {
+	switch {
+	case p == nil:
+		return newError(ErrInvalidProgram, "nil prepared program")
+	case p.snap.rt != r:
+		return newError(ErrStalePrepared, "prepared by another runtime")
+	case p.snap.epoch != r.Epoch():
+		return newError(ErrStalePrepared, "prepared at epoch %d, the runtime is at epoch %d", p.snap.epoch, r.Epoch())
+	}
+	return nil
 }
 
 // run is the state of one execution.
@@ -87,58 +88,6 @@ type run struct {
 	err error
 }
 
-// execPlan is what execution needs of the schedule beyond the plan itself,
-// computed once at Prepare so that a run does no per-node lookups or
-// copies of metadata.
-type execPlan struct {
-	// ops has one entry per schedule node (used for op nodes only).
-	ops []opExec
-	// numCalls and numArgs size a run's Call and operand slabs.
-	numCalls, numArgs int
-	// multiDomain: the schedule uses more than one event domain.
-	multiDomain bool
-}
-
-// opExec is the precomputed part of one op node's Call.
-type opExec struct {
-	call, arg int // positions in the run's driver.Call and operand slabs
-	loc       driver.Location
-	placement driver.Placement
-	// results is shared by every Call made for the node (Call.Results says
-	// not to modify it); outputs are validated against Prepared.types, so
-	// an executor that did modify it cannot make a wrong result pass.
-	results []driver.ResultType
-}
-
-// compileExec fills p.exec from the plan.
-func (p *Prepared) compileExec() {
-	e := &p.exec
-	e.ops = make([]opExec, len(p.plan.Nodes))
-	first := -1
-	for i, n := range p.plan.Nodes {
-		if n.Kind != plan.Release {
-			if first < 0 {
-				first = n.At.Engine
-			} else if n.At.Engine != first {
-				e.multiDomain = true
-			}
-		}
-		if n.Kind != plan.Op {
-			continue
-		}
-		pi := &p.pprog.Instrs[n.Instr]
-		o := &e.ops[i]
-		o.call, o.arg = e.numCalls, e.numArgs
-		e.numCalls++
-		e.numArgs += len(pi.In)
-		o.loc, o.placement = p.snap.location(n.At), p.snap.placement(n.At)
-		o.results = make([]driver.ResultType, len(pi.Out))
-		for k, sl := range pi.Out {
-			o.results[k] = driver.ResultType{DType: p.types[sl].DType, Shape: p.types[sl].Shape.Clone()}
-		}
-	}
-}
-
 func (x *run) fail(err error) {
 	x.mu.Lock()
 	if x.err == nil {
@@ -155,14 +104,13 @@ func (x *run) failed() error {
 
 // execute runs the schedule; the snapshot is the prepared one, whatever the
 // runtime's current epoch.
-func (p *Prepared) execute(ctx context.Context, inputs []*driver.Buffer, serial bool) ([]*tensor.Tensor, error) {
-	s := p.snap
+func (p *Prepared) execute(ctx context.Context, inputs []*driver.Buffer) ([]*tensor.Tensor, error) {
 	if err := p.recheckInputs(inputs); err != nil {
 		return nil, err
 	}
-	x := &run{p: p, s: s, ctx: ctx}
+	x := &run{p: p, s: p.snap, ctx: ctx}
 	x.store = &x.storeMem
-	x.store.Init(p.pprog.NumSlots)
+	x.store.Init(p.sprog.NumSlots)
 	if x.calls = x.callMem[:]; p.exec.numCalls > len(x.callMem) {
 		x.calls = make([]driver.Call, p.exec.numCalls)
 	}
@@ -170,63 +118,18 @@ func (p *Prepared) execute(ctx context.Context, inputs []*driver.Buffer, serial 
 		x.args = make([]*driver.Buffer, p.exec.numArgs)
 	}
 	for i, in := range inputs {
-		x.store.Put(p.pprog.Inputs[i], p.plan.Ingress[i], in, false)
+		x.store.Put(p.sprog.Inputs[i], p.plan.Ingress[i], in, false)
 	}
-	if serial || !p.exec.multiDomain {
+	if p.serial || !p.exec.multiDomain {
 		x.serial()
 	} else {
 		x.concurrent()
 	}
+	defer x.store.DropAll()
 	if err := x.failed(); err != nil {
-		x.store.DropAll()
 		return nil, err
 	}
-	outs, err := x.materialize()
-	x.store.DropAll()
-	if err != nil {
-		return nil, err
-	}
-	return outs, nil
-}
-
-// recheckInputs re-checks runtime inputs against the prepared ingress.
-func (p *Prepared) recheckInputs(inputs []*driver.Buffer) error {
-	if len(inputs) != len(p.sigs) {
-		e := execErr(ErrInputCount, -1, "%d inputs given, the program takes %d", len(inputs), len(p.sigs))
-		return e
-	}
-	for i, b := range inputs {
-		bad := func(kind error, msg string, args ...any) error {
-			e := execErr(kind, -1, msg, args...)
-			e.Input = i
-			return e
-		}
-		if b == nil {
-			return bad(ErrInvalidInput, "nil buffer")
-		}
-		if b.Released() {
-			return bad(ErrInvalidInput, "buffer already released")
-		}
-		if sig := sigOf(b); !sig.equal(p.sigs[i]) {
-			return bad(ErrInputMismatch, "input is %v, prepared for %v", sig, p.sigs[i])
-		}
-		if !b.InBounds() {
-			return bad(ErrInvalidInput, "strides %v offset %d address memory outside its %d elements", b.StridesView(), b.Offset(), b.Len())
-		}
-		l := p.plan.Ingress[i]
-		ok, err := ingressOK(p.snap, l.Engine, b, p.snap.classes[l.Class], i)
-		if err != nil {
-			e := bad(ErrPanic, "ingress check failed")
-			e.(*ExecError).Err = err
-			return e
-		}
-		if !ok {
-			e := bad(ErrInputRejected, "engine does not accept the input at %s or does not own its memory", p.snap.classes[l.Class])
-			e.(*ExecError).Engine = p.snap.engines[l.Engine].ID
-			return e
-		}
-	}
-	return nil
+	return x.materialize()
 }
 
 // serial runs every node in schedule order on this goroutine.
@@ -270,7 +173,7 @@ func (x *run) concurrent() {
 	var order []int
 	for i, n := range nodes {
 		q := n.At.Engine
-		if n.Kind == plan.Release {
+		if n.Kind == schedule.Release {
 			q = -1
 		}
 		if _, ok := queues[q]; !ok {
@@ -280,11 +183,8 @@ func (x *run) concurrent() {
 	}
 	var wg sync.WaitGroup
 	for _, q := range order {
-		list := queues[q]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, i := range list {
+		wg.Go(func() {
+			for _, i := range queues[q] {
 				for _, d := range nodes[i].Deps {
 					select {
 					case <-done[d]:
@@ -310,18 +210,16 @@ func (x *run) concurrent() {
 				}
 				close(done[i])
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }
 
 func (x *run) canceled(node int, cause error) error {
-	n := x.p.plan.Nodes[node]
-	ins := -1
-	if n.Kind != plan.Release {
-		ins = x.p.pprog.Instrs[n.Instr].Index
+	e := newError(ErrCanceled, "stopped before schedule step %d", node)
+	if n := x.p.plan.Nodes[node]; n.Kind != schedule.Release {
+		e.Instruction = x.p.sprog.Instrs[n.Instr].Index
 	}
-	e := execErr(ErrCanceled, ins, "stopped before schedule step %d", node)
 	e.Err = cause
 	return e
 }
@@ -330,9 +228,9 @@ func (x *run) canceled(node int, cause error) error {
 func (x *run) node(i int) error {
 	n := &x.p.plan.Nodes[i]
 	switch n.Kind {
-	case plan.Op:
+	case schedule.Op:
 		return x.op(n, &x.p.exec.ops[i])
-	case plan.Transfer:
+	case schedule.Transfer:
 		return x.transfer(n)
 	default:
 		x.store.Drop(n.Slot)
@@ -340,133 +238,96 @@ func (x *run) node(i int) error {
 	}
 }
 
-func (x *run) op(n *plan.Node, oe *opExec) error {
-	s, p := x.s, x.p
+// op runs an instruction with its engine's executor and publishes the
+// results once they pass checkResults.
+func (x *run) op(n *schedule.Node, oe *opExec) error {
+	p := x.p
 	ins := &p.prog.Instructions[n.Instr]
-	pi := &p.pprog.Instrs[n.Instr]
-	eng := &s.engines[n.At.Engine]
+	si := &p.sprog.Instrs[n.Instr]
+	eng := &x.s.engines[n.At.Engine]
 	call := &x.calls[oe.call]
-	*call = driver.Call{Index: ins.Index, Instruction: ins, Inputs: x.args[oe.arg : oe.arg : oe.arg+len(pi.In)],
+	*call = driver.Call{Index: ins.Index, Instruction: ins, Inputs: x.args[oe.arg : oe.arg : oe.arg+len(si.In)],
 		Results: oe.results, Location: oe.loc, Placement: oe.placement}
-	for _, sl := range pi.In {
+	for _, sl := range si.In {
 		b, ok := x.store.Get(sl, n.At)
 		if !ok {
-			return execErr(ErrInvalidProgram, ins.Index, "slot %d has no copy at %v (schedule bug)", sl, call.Location)
+			return newError(ErrInvalidProgram, "instruction %d: slot %d has no copy at %v (schedule bug)", ins.Index, sl, call.Location)
 		}
 		call.Inputs = append(call.Inputs, b)
 	}
-	outs, err := safeExecute(x.ctx, eng.Executor, call)
-	fail := func(kind error, out int, msg string, args ...any) error {
+	outs, err := guard(func() ([]*driver.Buffer, error) { return eng.Executor.Execute(x.ctx, call) })
+	kind, msg := x.opFailure(err)
+	out := -1
+	if kind == nil {
+		kind, out, msg = violation(func() error { return driver.CheckResults(outs, call, oe.want, eng.Ingress.Resident) })
+	}
+	if kind != nil {
 		for _, b := range outs {
 			if b != nil && !slices.Contains(call.Inputs, b) {
 				b.Release()
 			}
 		}
-		e := execErr(kind, ins.Index, msg, args...)
-		e.Output, e.Engine, e.Err = out, eng.ID, err
+		e := newError(kind, "%s", msg)
+		e.Instruction, e.Output, e.Engine, e.Err = ins.Index, out, eng.ID, err
 		return e
 	}
-	if err != nil {
-		if _, ok := err.(*panicError); ok {
-			return fail(ErrPanic, -1, "executor panicked")
-		}
-		if canceled(x.ctx, err) {
-			return fail(ErrCanceled, -1, "canceled while executing")
-		}
-		return fail(ErrExecutorFailed, -1, "")
-	}
-	if len(outs) != len(pi.Out) {
-		return fail(ErrOutputMismatch, -1, "%d results, want %d", len(outs), len(pi.Out))
-	}
 	for k, b := range outs {
-		want := &p.types[pi.Out[k]] // not call.Results: the executor had that
-		switch {
-		case b == nil:
-			return fail(ErrOutputMismatch, k, "nil result")
-		case slices.Contains(call.Inputs, b) || slices.Contains(outs[:k], b):
-			return fail(ErrOutputMismatch, k, "result is an operand or another result; executors must return new buffers")
-		case b.DType() != want.DType:
-			return fail(ErrOutputMismatch, k, "dtype %v, want %v", b.DType(), want.DType)
-		case !b.ShapeView().Equal(want.Shape):
-			return fail(ErrOutputMismatch, k, "shape %v, want %v", b.ShapeView(), want.Shape)
-		case !b.InBounds():
-			return fail(ErrOutputMismatch, k, "strides %v offset %d address memory outside its %d elements", b.StridesView(), b.Offset(), b.Len())
-		case b.Placement() != oe.placement:
-			return fail(ErrOutputResidencyMismatch, k, "placement %v, want %v", b.Placement(), oe.placement)
-		}
-		ok, perr := safeResident(eng, b)
-		if perr != nil {
-			err = perr
-			return fail(ErrPanic, k, "residency check panicked")
-		}
-		if !ok {
-			return fail(ErrOutputResidencyMismatch, k, "engine %s does not own the result's memory", eng.ID)
-		}
-	}
-	for k, b := range outs {
-		x.store.Put(pi.Out[k], n.At, b, true)
+		x.store.Put(si.Out[k], n.At, b, true)
 	}
 	return nil
 }
 
-func (x *run) transfer(n *plan.Node) error {
+// opFailure classifies an executor's error: a panic, the run's own
+// cancellation, or the engine's failure.
+func (x *run) opFailure(err error) (kind error, msg string) {
+	switch {
+	case err == nil:
+		return nil, ""
+	case isPanic(err):
+		return ErrPanic, "executor panicked"
+	case canceled(x.ctx, err):
+		return ErrCanceled, "canceled while executing"
+	}
+	return ErrExecutorFailed, ""
+}
+
+// transfer copies a value to a new location with the registered provider
+// and publishes the copy once it passes checkCopy.
+func (x *run) transfer(n *schedule.Node) error {
 	s, p := x.s, x.p
-	ins := p.pprog.Instrs[n.Instr].Index
+	ins := p.sprog.Instrs[n.Instr].Index
 	src, ok := x.store.Get(n.Slot, n.From)
 	from, to := s.location(n.From), s.location(n.At)
 	if !ok {
-		return execErr(ErrInvalidProgram, ins, "slot %d has no copy at %v (schedule bug)", n.Slot, from)
+		return newError(ErrInvalidProgram, "instruction %d: slot %d has no copy at %v (schedule bug)", ins, n.Slot, from)
 	}
 	prov := s.providers[n.From.Class*len(s.classes)+n.At.Class]
 	dst := s.placement(n.At)
 	req := &driver.TransferRequest{Src: src, From: from, To: to, Dst: dst, Instruction: ins, Slot: n.Slot}
-	out, err := safeTransfer(x.ctx, prov, req)
-	fail := func(kind error, msg string, args ...any) error {
+	out, err := guard(func() (*driver.Buffer, error) { return prov.Transfer(x.ctx, req) })
+	var kind error
+	var msg string
+	switch {
+	case err != nil && isPanic(err):
+		kind, msg = ErrPanic, "provider panicked"
+	case err != nil && canceled(x.ctx, err):
+		kind, msg = ErrCanceled, "canceled while transferring"
+	case err != nil:
+		kind = ErrTransferFailed
+	case out == nil:
+		kind, msg = ErrTransferFailed, "provider returned no buffer"
+	default:
+		kind, _, msg = violation(func() error {
+			return driver.CheckCopy(out, req, p.types[n.Slot], s.engines[n.At.Engine].Ingress.Resident)
+		})
+	}
+	if kind != nil {
 		if out != nil && out != src {
 			out.Release()
 		}
-		return &TransferError{Kind: kind, Instruction: ins, Slot: n.Slot, From: from, To: to, Msg: fmt.Sprintf(msg, args...), Err: err}
-	}
-	if err != nil {
-		if _, ok := err.(*panicError); ok {
-			return fail(ErrPanic, "provider panicked")
-		}
-		if canceled(x.ctx, err) {
-			return fail(ErrCanceled, "canceled while transferring")
-		}
-		return fail(ErrTransferFailed, "")
-	}
-	want := p.types[n.Slot]
-	wantN, _ := want.Shape.NumElements()
-	if out == nil {
-		return fail(ErrTransferFailed, "provider returned no buffer")
-	}
-	if cnt, err := out.ShapeView().NumElements(); err != nil || cnt != wantN {
-		if err != nil {
-			return fail(ErrTransferElementCount, "element count of %v overflows", out.ShapeView())
-		}
-		return fail(ErrTransferElementCount, "%d elements, want %d", cnt, wantN)
-	}
-	if out.DType() != want.DType {
-		return fail(ErrTransferDType, "dtype %v, want %v", out.DType(), want.DType)
-	}
-	if !out.ShapeView().Equal(want.Shape) {
-		return fail(ErrTransferShape, "shape %v, want %v", out.ShapeView(), want.Shape)
-	}
-	if !out.InBounds() {
-		return fail(ErrTransferLength, "buffer of %d elements cannot hold shape %v with strides %v offset %d", out.Len(), out.ShapeView(), out.StridesView(), out.Offset())
-	}
-	if out == src || out.Placement() != dst {
-		return fail(ErrTransferPlacement, "placement %v, want %v", out.Placement(), dst)
-	}
-	eng := &s.engines[n.At.Engine]
-	okRes, perr := safeResident(eng, out)
-	if perr != nil {
-		err = perr
-		return fail(ErrPanic, "residency check panicked")
-	}
-	if !okRes {
-		return fail(ErrTransferResidency, "engine %s does not own the copy's memory", eng.ID)
+		e := newError(kind, "%s", msg)
+		e.Instruction, e.Slot, e.From, e.To, e.Err = ins, n.Slot, from, to, err
+		return e
 	}
 	x.store.Put(n.Slot, n.At, out, true)
 	return nil
@@ -476,39 +337,34 @@ func (x *run) transfer(n *plan.Node) error {
 // engine that holds it.
 func (x *run) materialize() ([]*tensor.Tensor, error) {
 	p := x.p
-	outs := make([]*tensor.Tensor, len(p.pprog.Outputs))
-	for k, sl := range p.pprog.Outputs {
-		if j := p.firstOutput[k]; j != k {
+	outs := make([]*tensor.Tensor, len(p.sprog.Outputs))
+	for k, sl := range p.sprog.Outputs {
+		if j := p.exec.firstOutput[k]; j != k {
 			outs[k] = outs[j] // the same value as an earlier output
 			continue
 		}
 		if err := x.ctx.Err(); err != nil {
-			e := execErr(ErrCanceled, -1, "stopped before materializing output %d", k)
+			e := newError(ErrCanceled, "stopped before materializing output %d", k)
 			e.Output, e.Err = k, err
 			return nil, e
 		}
 		c, ok := x.store.First(sl)
 		if !ok {
-			e := execErr(ErrInvalidProgram, -1, "output slot %d has no copy (schedule bug)", sl)
+			e := newError(ErrInvalidProgram, "output slot %d has no copy (schedule bug)", sl)
 			e.Output = k
 			return nil, e
 		}
 		eng := &x.s.engines[c.At.Engine]
-		t, err := safeMaterialize(x.ctx, eng.Materializer, c.Buf)
-		want := p.types[sl]
-		switch {
-		case err != nil:
-		case t == nil:
-			err = fmt.Errorf("nil tensor")
-		case t.DType() != want.DType || !t.ShapeView().Equal(want.Shape):
-			err = fmt.Errorf("materialized %v%v, want %v%v", t.DType(), t.Shape(), want.DType, want.Shape)
+		t, err := guard(func() (*tensor.Tensor, error) { return eng.Materializer.Materialize(x.ctx, c.Buf) })
+		if err == nil {
+			err = checkMaterialized(t, p.types[sl])
 		}
 		if err != nil {
 			kind := ErrMaterialize
-			if _, ok := err.(*panicError); ok {
+			if isPanic(err) {
 				kind = ErrPanic
 			}
-			e := execErr(kind, -1, "")
+			e := newError(kind, "")
 			e.Output, e.Engine, e.Err = k, eng.ID, err
 			return nil, e
 		}
@@ -517,45 +373,20 @@ func (x *run) materialize() ([]*tensor.Tensor, error) {
 	return outs, nil
 }
 
-// panicError is a recovered panic from engine code.
-type panicError struct{ v any }
-
-func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.v) }
-
-func safeExecute(ctx context.Context, ex driver.Executor, call *driver.Call) (outs []*driver.Buffer, err error) {
+// guard calls engine code, turning a panic into a *panicError.
+func guard[T any](f func() (T, error)) (v T, err error) {
 	defer func() {
-		if v := recover(); v != nil {
-			outs, err = nil, &panicError{v}
+		if p := recover(); p != nil {
+			var zero T
+			v, err = zero, &panicError{p}
 		}
 	}()
-	return ex.Execute(ctx, call)
+	return f()
 }
 
-func safeTransfer(ctx context.Context, p driver.TransferProvider, req *driver.TransferRequest) (out *driver.Buffer, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			out, err = nil, &panicError{v}
-		}
-	}()
-	return p.Transfer(ctx, req)
-}
-
-func safeMaterialize(ctx context.Context, m driver.Materializer, b *driver.Buffer) (t *tensor.Tensor, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			t, err = nil, &panicError{v}
-		}
-	}()
-	return m.Materialize(ctx, b)
-}
-
-func safeResident(e *driver.Engine, b *driver.Buffer) (ok bool, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			ok, err = false, &panicError{v}
-		}
-	}()
-	return e.Ingress.Resident(b), nil
+func isPanic(err error) bool {
+	_, ok := err.(*panicError)
+	return ok
 }
 
 // canceled reports whether err is an engine or provider honouring the run's

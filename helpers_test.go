@@ -149,6 +149,17 @@ func checkClose(t *testing.T, got, w *tensor.Tensor) {
 	}
 }
 
+// transfers counts the transfer steps of a prepared schedule.
+func transfers(p *goferro.Prepared) int {
+	n := 0
+	for _, s := range p.Schedule() {
+		if s.Kind == goferro.StepTransfer {
+			n++
+		}
+	}
+	return n
+}
+
 // isKind asserts errors.Is(err, kind).
 func isKind(t *testing.T, err, kind error) {
 	t.Helper()

@@ -25,7 +25,7 @@ func TestSplitAcrossEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := prep.Placement()
+	pl := prep.Locations()
 	if pl[0].Engine != idA || pl[1].Engine != idB {
 		t.Fatalf("placement %v, want add on A and neg on B", pl)
 	}
@@ -34,7 +34,7 @@ func TestSplitAcrossEngines(t *testing.T) {
 			t.Errorf("input %d enters at %v, want the CPU engine", i, l)
 		}
 	}
-	if n := prep.Transfers(); n != 3 {
+	if n := transfers(prep); n != 3 {
 		t.Errorf("%d transfers, want 3:\n%v", n, prep)
 	}
 	out, err := r.rt.Execute(bg, prep, host(x, y))
@@ -142,7 +142,7 @@ func TestMissingProviderAtPreparation(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := r.rt.Run(bg, negSum(t, 3), host(randT(t, 1, 3), randT(t, 2, 3)))
-	var pe *goferro.PrepareError
+	var pe *goferro.Error
 	if !errors.As(err, &pe) || pe.Kind != goferro.ErrMissingTransferProvider {
 		t.Fatalf("error %v, want a MissingTransferProvider PrepareError", err)
 	}
@@ -181,7 +181,7 @@ func TestFailingProvider(t *testing.T) {
 		return nil
 	})
 	_, err := r.rt.Run(bg, negSum(t, 3), host(randT(t, 1, 3), randT(t, 2, 3)))
-	var te *goferro.TransferError
+	var te *goferro.Error
 	if !errors.As(err, &te) || te.Kind != goferro.ErrTransferFailed || !errors.Is(err, goferrotest.ErrInjected) {
 		t.Fatalf("error %v, want a TransferFailed TransferError wrapping ErrInjected", err)
 	}
@@ -201,12 +201,12 @@ func TestTransferFaults(t *testing.T) {
 		f    goferrotest.Fault
 		kind error
 	}{
-		{goferrotest.FaultElementCount, goferro.ErrTransferElementCount},
-		{goferrotest.FaultDType, goferro.ErrTransferDType},
-		{goferrotest.FaultShape, goferro.ErrTransferShape},
-		{goferrotest.FaultShortBuffer, goferro.ErrTransferLength},
-		{goferrotest.FaultPlacement, goferro.ErrTransferPlacement},
-		{goferrotest.FaultForeignMemory, goferro.ErrTransferResidency},
+		{goferrotest.FaultElementCount, driver.ErrTransferElementCount},
+		{goferrotest.FaultDType, driver.ErrTransferDType},
+		{goferrotest.FaultShape, driver.ErrTransferShape},
+		{goferrotest.FaultShortBuffer, driver.ErrTransferLength},
+		{goferrotest.FaultPlacement, driver.ErrTransferPlacement},
+		{goferrotest.FaultForeignMemory, driver.ErrTransferResidency},
 		{goferrotest.FaultPanic, goferro.ErrPanic},
 		{goferrotest.FaultError, goferro.ErrTransferFailed},
 	}
@@ -215,7 +215,7 @@ func TestTransferFaults(t *testing.T) {
 			r := newRig(t, rigOpts{})
 			r.cp.SetFault(c.f)
 			_, err := r.rt.Run(bg, negSum(t, 2, 2), host(randT(t, 1, 2, 2), randT(t, 2, 2, 2)))
-			var te *goferro.TransferError
+			var te *goferro.Error
 			if !errors.As(err, &te) || te.Kind != c.kind {
 				t.Fatalf("error %v, want a TransferError of kind %v", err, c.kind)
 			}
@@ -250,11 +250,11 @@ func TestTransferFaultIntoHost(t *testing.T) {
 	checkClose(t, out[0], want(t, func(v ...float64) float64 { return 0 }, xt))
 	r.cp.SetFaultTo("cpu.default.v1", goferrotest.FaultForeignMemory)
 	_, err = r.rt.Run(bg, p, host(xt))
-	var te *goferro.TransferError
+	var te *goferro.Error
 	if !errors.As(err, &te) || te.To.Engine != "cpu.default.v1" {
 		t.Fatalf("error %v, want a TransferError into the CPU engine", err)
 	}
-	isKind(t, err, goferro.ErrTransferResidency)
+	isKind(t, err, driver.ErrTransferResidency)
 	r.checkNoLeaks(t)
 }
 
@@ -264,12 +264,12 @@ func TestExecutorFaults(t *testing.T) {
 		f    goferrotest.Fault
 		kind error
 	}{
-		{goferrotest.FaultForeignMemory, goferro.ErrOutputResidencyMismatch},
-		{goferrotest.FaultPlacement, goferro.ErrOutputResidencyMismatch},
-		{goferrotest.FaultDType, goferro.ErrOutputMismatch},
-		{goferrotest.FaultShape, goferro.ErrOutputMismatch},
-		{goferrotest.FaultElementCount, goferro.ErrOutputMismatch},
-		{goferrotest.FaultShortBuffer, goferro.ErrOutputMismatch},
+		{goferrotest.FaultForeignMemory, driver.ErrOutputResidencyMismatch},
+		{goferrotest.FaultPlacement, driver.ErrOutputResidencyMismatch},
+		{goferrotest.FaultDType, driver.ErrOutputMismatch},
+		{goferrotest.FaultShape, driver.ErrOutputMismatch},
+		{goferrotest.FaultElementCount, driver.ErrOutputMismatch},
+		{goferrotest.FaultShortBuffer, driver.ErrOutputMismatch},
 		{goferrotest.FaultError, goferro.ErrExecutorFailed},
 		{goferrotest.FaultPanic, goferro.ErrPanic},
 	}
@@ -278,7 +278,7 @@ func TestExecutorFaults(t *testing.T) {
 			r := newRig(t, rigOpts{})
 			r.a.SetFault(c.f)
 			_, err := r.rt.Run(bg, negSum(t, 2, 2), host(randT(t, 1, 2, 2), randT(t, 2, 2, 2)))
-			var ee *goferro.ExecError
+			var ee *goferro.Error
 			if !errors.As(err, &ee) || ee.Kind != c.kind {
 				t.Fatalf("error %v, want an ExecError of kind %v", err, c.kind)
 			}

@@ -55,7 +55,7 @@ func TestCoreOpsAcrossDevices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, l := range prep.Placement() {
+	for i, l := range prep.Locations() {
 		ins := p.Instructions[i]
 		switch {
 		case ins.Synthesized:
@@ -66,11 +66,11 @@ func TestCoreOpsAcrossDevices(t *testing.T) {
 			t.Errorf("#%d %s (%s) on %s", i, ins.Op, ins.Family, l.Engine)
 		}
 	}
-	if prep.Transfers() == 0 {
+	if transfers(prep) == 0 {
 		t.Fatal("no transfers")
 	}
 	for _, opt := range [][]goferro.RunOption{nil, {goferro.Serial()}} {
-		out, err := rt.Execute(bg, prep, host(xt, wt, vt), opt...)
+		out, err := rt.Run(bg, p, host(xt, wt, vt), append(opt, goferro.OnEngines(a.ID(), b.ID()))...)
 		if err != nil {
 			t.Fatal(err)
 		}

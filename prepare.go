@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/goferro/goferro/driver"
-
 	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/internal/plan"
+	"github.com/goferro/goferro/internal/placement"
+	"github.com/goferro/goferro/internal/schedule"
 	"github.com/goferro/goferro/tensor"
 )
 
-// RunOption adjusts one Prepare, Run, Submit or Execute call.
+// RunOption constrains one Prepare, Run or Submit call; a Prepared keeps
+// the options it was prepared with.
 type RunOption func(*runOpts)
 
 type runOpts struct {
@@ -64,254 +64,135 @@ func collectOpts(opts []RunOption) runOpts {
 type Prepared struct {
 	snap   *snapshot
 	prog   *graph.Program
-	pprog  *plan.Program
-	plan   *plan.Plan
+	sprog  *schedule.Program
+	plan   *placement.Plan
 	sigs   []inputSig
 	types  []driver.ResultType // concrete type of every slot
 	serial bool
 	key    string
 	exec   execPlan
+}
+
+// execPlan is what execution needs of the schedule beyond the plan itself,
+// computed once at Prepare so that a run does no per-node lookups or
+// copies of metadata.
+type execPlan struct {
+	// ops has one entry per schedule node (used for op nodes only).
+	ops []opExec
+	// numCalls and numArgs size a run's Call and operand slabs.
+	numCalls, numArgs int
+	// multiDomain: the schedule uses more than one event domain.
+	multiDomain bool
 	// firstOutput[k] is the position of the first program output that is
 	// the same slot as output k (k itself when none earlier is).
 	firstOutput []int
 }
 
-// inputSig is the physical signature of one input.
-type inputSig struct {
-	dtype     tensor.DType
-	shape     tensor.Shape
-	strides   []int
+// opExec is the precomputed part of one op node's Call.
+type opExec struct {
+	call, arg int // positions in the run's Call and operand slabs
+	loc       driver.Location
 	placement driver.Placement
-	backend   string
-}
-
-func sigOf(b *driver.Buffer) inputSig {
-	return inputSig{dtype: b.DType(), shape: b.ShapeView(), strides: b.StridesView(), placement: b.Placement(), backend: b.Backend()}
-}
-
-func (s inputSig) equal(o inputSig) bool {
-	return s.dtype == o.dtype && s.shape.Equal(o.shape) && slices.Equal(s.strides, o.strides) &&
-		s.placement == o.placement && s.backend == o.backend
-}
-
-func (s inputSig) String() string {
-	return fmt.Sprintf("%v%v strides %v at %v (%s)", s.dtype, s.shape, s.strides, s.placement, s.backend)
-}
-
-// Epoch returns the configuration epoch the program was prepared under.
-func (p *Prepared) Epoch() uint64 { return p.snap.epoch }
-
-// RuntimeID returns the id of the runtime that prepared it.
-func (p *Prepared) RuntimeID() uint64 { return p.snap.rt.id }
-
-// Program returns the prepared program.
-func (p *Prepared) Program() *graph.Program { return p.prog }
-
-// Builds returns the number of candidate placements the search built.
-func (p *Prepared) Builds() int { return p.plan.Builds }
-
-// Placement returns the location of every instruction, by instruction index.
-func (p *Prepared) Placement() []driver.Location {
-	out := make([]driver.Location, len(p.plan.Placement))
-	for i, l := range p.plan.Placement {
-		out[i] = p.snap.location(l)
-	}
-	return out
-}
-
-// Ingress returns the location every program input enters at, by input
-// position.
-func (p *Prepared) Ingress() []driver.Location {
-	out := make([]driver.Location, len(p.plan.Ingress))
-	for i, l := range p.plan.Ingress {
-		out[i] = p.snap.location(l)
-	}
-	return out
-}
-
-// StepKind says what a schedule step does.
-type StepKind uint8
-
-// The step kinds.
-const (
-	// StepOp runs an instruction.
-	StepOp StepKind = iota
-	// StepTransfer copies a value to another location with a provider.
-	StepTransfer
-	// StepRelease drops every copy of a value after its last use.
-	StepRelease
-)
-
-// String returns "op", "transfer" or "release".
-func (k StepKind) String() string {
-	switch k {
-	case StepOp:
-		return "op"
-	case StepTransfer:
-		return "transfer"
-	case StepRelease:
-		return "release"
-	}
-	return "step(" + strconv.Itoa(int(k)) + ")"
-}
-
-// Step is one node of a prepared schedule.
-type Step struct {
-	Kind StepKind
-	// Instruction is the explicit index of the instruction run (StepOp) or
-	// fed (StepTransfer); -1 for StepRelease.
-	Instruction int
-	// Slot is the value moved or released; -1 for StepOp.
-	Slot int
-	// At is where an op runs or a transfer's destination; zero for
-	// StepRelease.
-	At driver.Location
-	// From is a transfer's source location.
-	From driver.Location
-	// Deps are the indices of the steps this one waits for (besides the
-	// earlier steps of its own event domain).
-	Deps []int
-}
-
-// String formats the step on one line.
-func (s Step) String() string {
-	switch s.Kind {
-	case StepOp:
-		return fmt.Sprintf("op #%d at %v", s.Instruction, s.At)
-	case StepTransfer:
-		return fmt.Sprintf("transfer %%%d %v -> %v for #%d", s.Slot, s.From, s.At, s.Instruction)
-	}
-	return fmt.Sprintf("release %%%d", s.Slot)
-}
-
-// Schedule returns the prepared schedule.
-func (p *Prepared) Schedule() []Step {
-	out := make([]Step, len(p.plan.Nodes))
-	for i, n := range p.plan.Nodes {
-		st := Step{Kind: StepKind(n.Kind), Instruction: -1, Slot: n.Slot, Deps: slices.Clone(n.Deps)}
-		if n.Kind != plan.Release {
-			st.Instruction = p.pprog.Instrs[n.Instr].Index
-			st.At = p.snap.location(n.At)
-		}
-		if n.Kind == plan.Transfer {
-			st.From = p.snap.location(n.From)
-		}
-		out[i] = st
-	}
-	return out
-}
-
-// Transfers returns the number of transfer steps in the schedule.
-func (p *Prepared) Transfers() int {
-	n := 0
-	for _, nd := range p.plan.Nodes {
-		if nd.Kind == plan.Transfer {
-			n++
-		}
-	}
-	return n
-}
-
-// String explains the preparation: ingress, placement and schedule.
-func (p *Prepared) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "prepared %.12s (runtime %d, epoch %d, %d builds)\n", p.prog.Fingerprint(), p.snap.rt.id, p.snap.epoch, p.plan.Builds)
-	for i, l := range p.Ingress() {
-		fmt.Fprintf(&b, "  input %d enters at %v\n", i, l)
-	}
-	for i, s := range p.Schedule() {
-		fmt.Fprintf(&b, "  %3d %v\n", i, s)
-	}
-	return b.String()
+	// results is shared by every Call made for the node (Call.Results says
+	// not to modify it); results are validated against want, the
+	// runtime's own copy, so an executor that did modify it cannot make a
+	// wrong result pass.
+	results, want []driver.ResultType
 }
 
 // Prepare validates inputs against the program, places its instructions,
 // chooses every input's ingress and builds the schedule, or returns the
-// prepared artefact from the cache. Errors are *PrepareError values (or
-// *ConfigError for malformed options).
+// prepared artefact from the cache. Errors are *Error values.
 func (r *Runtime) Prepare(ctx context.Context, prog *graph.Program, inputs []*driver.Buffer, opts ...RunOption) (*Prepared, error) {
 	return r.prepare(ctx, r.snap.Load(), prog, inputs, collectOpts(opts))
 }
 
-func prepErr(kind error, msg string, args ...any) *PrepareError {
-	return &PrepareError{Kind: kind, Input: -1, Instruction: -1, Slot: -1, Msg: fmt.Sprintf(msg, args...)}
-}
-
 func (r *Runtime) prepare(ctx context.Context, s *snapshot, prog *graph.Program, inputs []*driver.Buffer, o runOpts) (*Prepared, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, &PrepareError{Kind: ErrCanceled, Input: -1, Instruction: -1, Slot: -1, Err: err}
+		e := newError(ErrCanceled, "")
+		e.Err = err
+		return nil, e
 	}
 	if prog == nil {
-		return nil, prepErr(ErrInvalidProgram, "nil program")
+		return nil, newError(ErrInvalidProgram, "nil program")
 	}
 	bind, err := checkInputs(prog, inputs)
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range o.engines {
-		if _, ok := s.byID[id]; !ok {
-			e := prepErr(ErrUnknownEngine, "OnEngines names an unregistered engine")
-			e.Engine = id
-			return nil, e
-		}
-	}
-	forced := -1
-	if o.class != "" {
-		ci, ok := s.classIdx[o.class]
-		if !ok {
-			e := prepErr(ErrNoCapableEngine, "no engine supports storage class %s", o.class)
-			e.Class = o.class
-			return nil, e
-		}
-		forced = ci
+	forced, err := s.checkOpts(o)
+	if err != nil {
+		return nil, err
 	}
 	// The key is built in a stack buffer and looked up without converting
 	// it to a string: a hit, the common case, allocates nothing here.
 	var kbuf [256]byte
 	kb := appendCacheKey(kbuf[:0], prog, s, inputs, o)
-	if p, ok := r.cache.GetBytes(kb); ok {
+	if p, ok := r.cache.Get(kb); ok {
 		return withSerial(p, o.serial), nil
 	}
-	key := string(kb)
-	pp, types, err := convertProgram(prog, bind, s, o)
+	p, err := s.build(prog, bind, inputs, o, forced)
 	if err != nil {
 		return nil, err
 	}
-	var costErr error
-	req := &plan.Request{Prog: pp, Topo: &s.topo, Class: forced, Budget: s.cfg.budget, Cost: s.costFunc(prog, pp, types, &costErr)}
-	req.InputOK = func(i, e, c int) (bool, error) {
-		return ingressOK(s, e, inputs[i], s.classes[c], i)
-	}
-	pl, err := plan.Search(req)
-	if costErr != nil {
-		return nil, costErr
-	}
-	if err != nil {
-		return nil, s.searchErr(err, pp, prog)
-	}
-	p := &Prepared{snap: s, prog: prog, pprog: pp, plan: pl, types: types, key: key}
-	for _, in := range inputs {
-		p.sigs = append(p.sigs, sigOf(in))
-	}
-	p.compileExec()
-	p.firstOutput = make([]int, len(pp.Outputs))
-	first := map[int]int{}
-	for k, sl := range pp.Outputs {
-		if j, ok := first[sl]; ok {
-			p.firstOutput[k] = j
-		} else {
-			first[sl], p.firstOutput[k] = k, k
-		}
-	}
+	p.key = string(kb)
 	// Cache only a preparation of the current epoch: a Reconfigure that
 	// ran meanwhile cleared the cache, and an entry of the old epoch could
 	// never be hit. r.mu orders this against Reconfigure's clear.
 	r.mu.Lock()
 	if r.snap.Load() == s {
-		r.cache.Put(key, p)
+		r.cache.Put(p.key, p)
 	}
 	r.mu.Unlock()
 	return withSerial(p, o.serial), nil
+}
+
+// checkOpts checks the options against the snapshot and returns the index
+// of the forced storage class, or -1.
+func (s *snapshot) checkOpts(o runOpts) (int, error) {
+	for _, id := range o.engines {
+		if _, ok := s.byID[id]; !ok {
+			e := newError(ErrUnknownEngine, "OnEngines names an unregistered engine")
+			e.Engine = id
+			return 0, e
+		}
+	}
+	if o.class == "" {
+		return -1, nil
+	}
+	ci, ok := s.classIdx[o.class]
+	if !ok {
+		e := newError(ErrNoCapableEngine, "no engine supports storage class %s", o.class)
+		e.Class = o.class
+		return 0, e
+	}
+	return ci, nil
+}
+
+// build places the program and compiles its execution plan.
+func (s *snapshot) build(prog *graph.Program, bind map[string]int, inputs []*driver.Buffer, o runOpts, forced int) (*Prepared, error) {
+	sp, types, err := convertProgram(prog, bind, s, o)
+	if err != nil {
+		return nil, err
+	}
+	var costErr error
+	req := &placement.Request{Prog: sp, Topo: &s.topo, Class: forced, Budget: s.cfg.budget, Cost: s.costFunc(prog, sp, types, &costErr)}
+	req.InputOK = func(i, e, c int) (bool, error) {
+		return ingressOK(s, e, inputs[i], s.classes[c], i)
+	}
+	pl, err := placement.Search(req)
+	if costErr != nil {
+		return nil, costErr
+	}
+	if err != nil {
+		return nil, s.searchErr(err, sp, prog)
+	}
+	p := &Prepared{snap: s, prog: prog, sprog: sp, plan: pl, types: types}
+	for _, in := range inputs {
+		p.sigs = append(p.sigs, sigOf(in))
+	}
+	p.compileExec()
+	return p, nil
 }
 
 // withSerial returns p, or a shallow copy of it that executes serially.
@@ -324,107 +205,77 @@ func withSerial(p *Prepared, serial bool) *Prepared {
 	return &q
 }
 
-// ingressOK runs the three ingress checks of engine e for an input.
-func ingressOK(s *snapshot, e int, b *driver.Buffer, class driver.StorageClass, input int) (ok bool, err error) {
-	eng := &s.engines[e]
-	defer func() {
-		if v := recover(); v != nil {
-			ok = false
-			err = &PrepareError{Kind: ErrPanic, Input: input, Instruction: -1, Slot: -1, Engine: eng.ID, Msg: fmt.Sprintf("ingress check panicked: %v", v)}
+// compileExec fills p.exec from the plan.
+func (p *Prepared) compileExec() {
+	e := &p.exec
+	e.ops = make([]opExec, len(p.plan.Nodes))
+	first := -1
+	for i, n := range p.plan.Nodes {
+		if n.Kind != schedule.Release {
+			if first < 0 {
+				first = n.At.Engine
+			} else if n.At.Engine != first {
+				e.multiDomain = true
+			}
 		}
-	}()
-	if !eng.Ingress.Eligible(b.Placement(), class) {
-		return false, nil
+		if n.Kind != schedule.Op {
+			continue
+		}
+		si := &p.sprog.Instrs[n.Instr]
+		o := &e.ops[i]
+		o.call, o.arg = e.numCalls, e.numArgs
+		e.numCalls++
+		e.numArgs += len(si.In)
+		o.loc, o.placement = p.snap.location(n.At), p.snap.placement(n.At)
+		o.results = make([]driver.ResultType, len(si.Out))
+		o.want = make([]driver.ResultType, len(si.Out))
+		for k, sl := range si.Out {
+			o.want[k] = p.types[sl]
+			o.results[k] = driver.ResultType{DType: p.types[sl].DType, Shape: p.types[sl].Shape.Clone()}
+		}
 	}
-	if eng.Ingress.Accept(b, class) != nil {
-		return false, nil
+	e.firstOutput = make([]int, len(p.sprog.Outputs))
+	seen := map[int]int{}
+	for k, sl := range p.sprog.Outputs {
+		if j, ok := seen[sl]; ok {
+			e.firstOutput[k] = j
+		} else {
+			seen[sl], e.firstOutput[k] = k, k
+		}
 	}
-	return eng.Ingress.Resident(b), nil
 }
 
-// searchErr maps a plan error to a *PrepareError.
-func (s *snapshot) searchErr(err error, pp *plan.Program, prog *graph.Program) error {
-	var ce *plan.CapableError
-	var re *plan.RouteError
+// searchErr maps a placement error to an *Error.
+func (s *snapshot) searchErr(err error, sp *schedule.Program, prog *graph.Program) error {
+	var ce *placement.CapableError
+	var ie *placement.IngressError
+	var re *schedule.RouteError
 	switch {
 	case errors.As(err, &ce):
-		e := prepErr(ErrNoCapableEngine, "no permitted engine runs family %q (op %q)", prog.Instructions[ce.Instr].Family, prog.Instructions[ce.Instr].Op)
-		e.Instruction = pp.Instrs[ce.Instr].Index
+		ins := &prog.Instructions[ce.Instr]
+		e := newError(ErrNoCapableEngine, "no permitted engine runs family %q (op %q)", ins.Family, ins.Op)
+		e.Instruction = sp.Instrs[ce.Instr].Index
 		if ce.Class >= 0 {
 			e.Msg += " at storage class " + string(s.classes[ce.Class])
 		}
 		return e
-	case errors.As(err, &re) && re.NoIngress:
-		e := prepErr(ErrNoInputIngress, "no engine accepts the input at a location from which every consumer can be reached")
-		e.Input, e.Slot = re.Input, re.Slot
+	case errors.As(err, &ie):
+		e := newError(ErrNoInputIngress, "no engine accepts the input at a location from which every consumer can be reached")
+		e.Input, e.Slot = ie.Input, ie.Slot
 		return e
 	case errors.As(err, &re):
-		e := prepErr(ErrMissingTransferProvider, "")
-		e.Instruction, e.Slot = pp.Instrs[re.Instr].Index, re.Slot
+		e := newError(ErrMissingTransferProvider, "")
+		e.Instruction, e.Slot = sp.Instrs[re.Instr].Index, re.Slot
 		e.Class = s.classes[re.Dst]
 		for _, c := range re.Available {
 			e.Available = append(e.Available, s.classes[c])
 		}
 		e.Msg = fmt.Sprintf("no provider from %v to %s", e.Available, e.Class)
 		return e
-	case errors.Is(err, plan.ErrBudget):
-		e := prepErr(ErrDispatchSearchBudgetExceeded, "gave up after %d candidate builds", s.cfg.budget)
-		return e
+	case errors.Is(err, placement.ErrBudget):
+		return newError(ErrDispatchSearchBudgetExceeded, "gave up after %d candidate builds", s.cfg.budget)
 	}
 	return err
-}
-
-// checkInputs validates the inputs against the program's declared inputs
-// and returns the symbol bindings.
-func checkInputs(prog *graph.Program, inputs []*driver.Buffer) (map[string]int, error) {
-	if len(inputs) != len(prog.Inputs) {
-		return nil, prepErr(ErrInputCount, "%d inputs given, the program takes %d", len(inputs), len(prog.Inputs))
-	}
-	var bind map[string]int // made at the first symbolic extent: most programs have none
-	for i, b := range inputs {
-		in := &prog.Inputs[i]
-		bad := func(kind error, msg string, args ...any) error {
-			e := prepErr(kind, "input %q: "+msg, append([]any{in.Name}, args...)...)
-			e.Input = i
-			return e
-		}
-		if b == nil {
-			return nil, bad(ErrInvalidInput, "nil buffer")
-		}
-		if b.Released() {
-			return nil, bad(ErrInvalidInput, "buffer already released")
-		}
-		if b.DType() != in.DType {
-			return nil, bad(ErrInputDType, "dtype %v, want %v", b.DType(), in.DType)
-		}
-		if len(b.ShapeView()) != len(in.Shape) {
-			return nil, bad(ErrInputRank, "rank %d, want %d %v", len(b.ShapeView()), len(in.Shape), in.Shape)
-		}
-		for a, d := range in.Shape {
-			got := b.ShapeView()[a]
-			switch {
-			case got < 0:
-				return nil, bad(ErrInputShape, "negative extent %d at axis %d", got, a)
-			case d.Sym == "" && got != d.Size:
-				return nil, bad(ErrInputShape, "shape %v, want %v (axis %d)", b.ShapeView(), in.Shape, a)
-			case d.Sym != "":
-				if n, ok := bind[d.Sym]; ok && n != got {
-					return nil, bad(ErrInputShape, "axis %d binds %s=%d, but %s=%d already", a, d.Sym, got, d.Sym, n)
-				}
-				if bind == nil {
-					bind = map[string]int{}
-				}
-				bind[d.Sym] = got
-			}
-		}
-		if _, err := b.ShapeView().NumElements(); err != nil {
-			return nil, bad(ErrInputShape, "element count of %v overflows", b.ShapeView())
-		}
-		if !b.InBounds() {
-			return nil, bad(ErrInvalidInput, "strides %v offset %d address memory outside its %d elements", b.StridesView(), b.Offset(), b.Len())
-		}
-	}
-	return bind, nil
 }
 
 // appendCacheKey appends fingerprint + runtime + epoch + input signatures +
@@ -448,9 +299,10 @@ func appendCacheKey(k []byte, prog *graph.Program, s *snapshot, inputs []*driver
 		k = append(k, ':')
 		ints(in.ShapeView())
 		ints(in.StridesView())
-		k = append(k, in.Placement().Class...)
+		pl := in.Placement()
+		k = append(k, pl.Class...)
 		k = append(k, '@')
-		k = append(k, in.Placement().Domain...)
+		k = append(k, pl.Domain...)
 		k = append(k, '/')
 		k = append(k, in.Backend()...)
 	}
@@ -465,10 +317,10 @@ func appendCacheKey(k []byte, prog *graph.Program, s *snapshot, inputs []*driver
 }
 
 // convertProgram checks the program's structure and translates it for the
-// search, resolving every slot's concrete type.
-func convertProgram(prog *graph.Program, bind map[string]int, s *snapshot, o runOpts) (*plan.Program, []driver.ResultType, error) {
+// placement search, resolving every slot's concrete type.
+func convertProgram(prog *graph.Program, bind map[string]int, s *snapshot, o runOpts) (*schedule.Program, []driver.ResultType, error) {
 	bad := func(ins int, msg string, args ...any) error {
-		e := prepErr(ErrInvalidProgram, msg, args...)
+		e := newError(ErrInvalidProgram, msg, args...)
 		e.Instruction = ins
 		return e
 	}
@@ -481,11 +333,13 @@ func convertProgram(prog *graph.Program, bind map[string]int, s *snapshot, o run
 	resolve := func(ins int, t tensor.DType, sh graph.Shape) (driver.ResultType, error) {
 		ts, err := sh.Resolve(bind)
 		if err != nil {
-			return driver.ResultType{}, &PrepareError{Kind: ErrInvalidProgram, Input: -1, Instruction: ins, Slot: -1, Err: err}
+			e := newError(ErrInvalidProgram, "")
+			e.Instruction, e.Err = ins, err
+			return driver.ResultType{}, e
 		}
 		return driver.ResultType{DType: t, Shape: ts}, nil
 	}
-	pp := &plan.Program{NumSlots: n}
+	sp := &schedule.Program{NumSlots: n}
 	for i, in := range prog.Inputs {
 		sl := int(in.Slot)
 		if sl != i {
@@ -496,7 +350,7 @@ func convertProgram(prog *graph.Program, bind map[string]int, s *snapshot, o run
 			return nil, nil, err
 		}
 		types[sl], defined[sl] = t, true
-		pp.Inputs = append(pp.Inputs, sl)
+		sp.Inputs = append(sp.Inputs, sl)
 	}
 	allowed := func(e int) bool {
 		return o.engines == nil || slices.Contains(o.engines, s.engines[e].ID)
@@ -509,12 +363,12 @@ func convertProgram(prog *graph.Program, bind map[string]int, s *snapshot, o run
 		if ins.LastUse != nil && len(ins.LastUse) != len(ins.Inputs) {
 			return nil, nil, bad(i, "%d last-use flags for %d operands", len(ins.LastUse), len(ins.Inputs))
 		}
-		pi := plan.Instr{Index: i, LastUse: ins.LastUse, Synth: ins.Synthesized}
+		si := schedule.Instr{Index: i, LastUse: ins.LastUse, Synth: ins.Synthesized}
 		for _, sl := range ins.Inputs {
 			if sl < 0 || int(sl) >= n || !defined[sl] {
 				return nil, nil, bad(i, "operand slot %d is not defined before use", sl)
 			}
-			pi.In = append(pi.In, int(sl))
+			si.In = append(si.In, int(sl))
 		}
 		for _, out := range ins.Outputs {
 			sl := out.Slot
@@ -526,20 +380,20 @@ func convertProgram(prog *graph.Program, bind map[string]int, s *snapshot, o run
 				return nil, nil, err
 			}
 			types[sl], defined[sl] = t, true
-			pi.Out = append(pi.Out, int(sl))
+			si.Out = append(si.Out, int(sl))
 		}
 		for e := range s.engines {
 			if s.engines[e].Executor != nil && s.families[e][ins.Family] && (ins.Synthesized || allowed(e)) {
-				pi.Capable = append(pi.Capable, e)
+				si.Capable = append(si.Capable, e)
 			}
 		}
-		pp.Instrs = append(pp.Instrs, pi)
+		sp.Instrs = append(sp.Instrs, si)
 	}
 	for _, sl := range prog.Outputs {
 		if sl < 0 || int(sl) >= n || !defined[sl] {
 			return nil, nil, bad(-1, "output slot %d is not defined", sl)
 		}
-		pp.Outputs = append(pp.Outputs, int(sl))
+		sp.Outputs = append(sp.Outputs, int(sl))
 	}
-	return pp, types, nil
+	return sp, types, nil
 }

@@ -30,12 +30,12 @@ func TestInputValidation(t *testing.T) {
 		kind error
 		pos  int
 	}{
-		{"count", host(randT(t, 1, 3, 2)), goferro.ErrInputCount, -1},
+		{"count", host(randT(t, 1, 3, 2)), goferro.ErrInputType, -1},
 		{"nil", []*driver.Buffer{nil, host(randT(t, 1, 3, 2))[0]}, goferro.ErrInvalidInput, 0},
-		{"dtype", host(randT(t, 1, 3, 2), f32), goferro.ErrInputDType, 1},
-		{"rank", host(randT(t, 1, 3, 2), randT(t, 1, 6)), goferro.ErrInputRank, 1},
-		{"extent", host(randT(t, 1, 3, 2), randT(t, 1, 3, 3)), goferro.ErrInputShape, 1},
-		{"binding", host(randT(t, 1, 3, 2), randT(t, 1, 4, 2)), goferro.ErrInputShape, 1},
+		{"dtype", host(randT(t, 1, 3, 2), f32), goferro.ErrInputType, 1},
+		{"rank", host(randT(t, 1, 3, 2), randT(t, 1, 6)), goferro.ErrInputType, 1},
+		{"extent", host(randT(t, 1, 3, 2), randT(t, 1, 3, 3)), goferro.ErrInputType, 1},
+		{"binding", host(randT(t, 1, 3, 2), randT(t, 1, 4, 2)), goferro.ErrInputType, 1},
 		{"short", []*driver.Buffer{driver.NewBuffer(driver.BufferSpec{DType: tensor.Float64, Shape: tensor.Shape{3, 2}, Len: 5,
 			Placement: driver.Placement{Class: driver.StorageHost, Domain: driver.HostDomain}, Backend: "host"}), host(randT(t, 1, 3, 2))[0]},
 			goferro.ErrInvalidInput, 0},
@@ -43,7 +43,7 @@ func TestInputValidation(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := r.rt.Run(bg, p, c.in)
-			var pe *goferro.PrepareError
+			var pe *goferro.Error
 			if !errors.As(err, &pe) || pe.Kind != c.kind || pe.Input != c.pos {
 				t.Fatalf("error %v, want a PrepareError of kind %v for input %d", err, c.kind, c.pos)
 			}
@@ -97,12 +97,12 @@ func TestIngressChoice(t *testing.T) {
 	// re-checks the ingress, and a fresh preparation finds none.
 	r.b.RejectIngress(true)
 	_, err = r.rt.Execute(bg, prep, in)
-	isKind(t, err, goferro.ErrInputRejected)
+	isKind(t, err, goferro.ErrInputMismatch)
 	if err := r.rt.Reconfigure(nil); err != nil {
 		t.Fatal(err)
 	}
 	_, err = r.rt.Prepare(bg, negSum(t, 3), in)
-	var pe *goferro.PrepareError
+	var pe *goferro.Error
 	if !errors.As(err, &pe) || pe.Kind != goferro.ErrNoInputIngress || pe.Input != 0 {
 		t.Fatalf("error %v, want NoInputIngress for input 0", err)
 	}
@@ -188,13 +188,13 @@ func TestRuntimeInputRecheck(t *testing.T) {
 		t.Fatalf("x enters at %v, want A", prep.Ingress()[0])
 	}
 	_, err = r.rt.Execute(bg, prep, []*driver.Buffer{xb, ya})
-	var ee *goferro.ExecError
+	var ee *goferro.Error
 	if !errors.As(err, &ee) || ee.Kind != goferro.ErrInputMismatch || ee.Input != 0 {
 		t.Fatalf("error %v, want InputMismatch for input 0", err)
 	}
 	forged := driver.TensorBuffer(xv.Clone(), xa.Placement(), xa.Backend(), nil)
 	_, err = r.rt.Execute(bg, prep, []*driver.Buffer{forged, ya})
-	if !errors.As(err, &ee) || ee.Kind != goferro.ErrInputRejected || ee.Engine != idA {
+	if !errors.As(err, &ee) || ee.Kind != goferro.ErrInputMismatch || ee.Engine != idA {
 		t.Fatalf("error %v, want InputRejected by A", err)
 	}
 	if n := r.a.Stats().Executions; n != 0 {
@@ -229,18 +229,18 @@ func TestConstrainedPlacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range def.Placement() {
+	for _, l := range def.Locations() {
 		if l.Engine != idA {
-			t.Fatalf("default placement %v, want everything on A (first capable in id order)", def.Placement())
+			t.Fatalf("default placement %v, want everything on A (first capable in id order)", def.Locations())
 		}
 	}
 	on, err := rt.Prepare(bg, p, host(xv, yv), goferro.OnEngines(idB))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range on.Placement() {
+	for _, l := range on.Locations() {
 		if l.Engine != idB {
-			t.Fatalf("constrained placement %v, want everything on B", on.Placement())
+			t.Fatalf("constrained placement %v, want everything on B", on.Locations())
 		}
 	}
 	out, err := rt.Execute(bg, on, host(xv, yv))
@@ -254,7 +254,7 @@ func TestConstrainedPlacement(t *testing.T) {
 	_, err = rt.Prepare(bg, p, host(xv, yv), goferro.InStorage(driver.StorageHost))
 	isKind(t, err, goferro.ErrNoCapableEngine)
 	on2, err := rt.Prepare(bg, p, host(xv, yv), goferro.InStorage(b.DefaultStorage()))
-	if err != nil || on2.Placement()[0].Engine != idB {
+	if err != nil || on2.Locations()[0].Engine != idB {
 		t.Fatalf("InStorage(B's class): %v %v", on2, err)
 	}
 	_, err = rt.Prepare(bg, p, host(xv, yv), goferro.OnEngines("cpu.default.v1"))
@@ -280,7 +280,7 @@ func TestPlacementFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pl := prep.Placement(); pl[0].Engine != idB || pl[1].Engine != idB {
+	if pl := prep.Locations(); pl[0].Engine != idB || pl[1].Engine != idB {
 		t.Fatalf("placement %v, want B (A has no ingress route)", pl)
 	}
 	if prep.Builds() < 2 {
@@ -333,7 +333,7 @@ func TestNoCapableEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = rt.Prepare(bg, negSum(t, 2), host(randT(t, 1, 2), randT(t, 2, 2)))
-	var pe *goferro.PrepareError
+	var pe *goferro.Error
 	if !errors.As(err, &pe) || pe.Kind != goferro.ErrNoCapableEngine || pe.Instruction != 0 {
 		t.Fatalf("error %v, want NoCapableEngine for instruction 0", err)
 	}

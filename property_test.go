@@ -120,7 +120,7 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 
 		prep, err := r.Prepare(bg, p, in)
 		if err != nil {
-			var pe *goferro.PrepareError
+			var pe *goferro.Error
 			if !errors.As(err, &pe) {
 				rt.Fatalf("preparation error %v is not a PrepareError", err)
 			}
@@ -147,7 +147,11 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 			if serial {
 				ro = append(ro, goferro.Serial())
 			}
-			got, err := r.Execute(bg, prep, in, ro...)
+			sp, err := r.Prepare(bg, p, in, ro...)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			got, err := r.Execute(bg, sp, in)
 			if err != nil {
 				rt.Fatalf("serial=%v: %v\n%v\n%v", serial, err, p, prep)
 			}

@@ -111,7 +111,7 @@ func TestMaterializeFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = rt.Run(bg, negSum(t, 2), host(randT(t, 1, 2), randT(t, 2, 2)))
-	var ee *goferro.ExecError
+	var ee *goferro.Error
 	if !errors.As(err, &ee) || ee.Kind != goferro.ErrMaterialize || ee.Output != 0 || ee.Engine != idA {
 		t.Fatalf("error %v", err)
 	}

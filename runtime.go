@@ -7,7 +7,7 @@ import (
 
 	"github.com/goferro/goferro/driver"
 
-	"github.com/goferro/goferro/internal/plan"
+	"github.com/goferro/goferro/internal/schedule"
 	"github.com/goferro/goferro/internal/prepcache"
 )
 
@@ -40,13 +40,13 @@ type snapshot struct {
 	classIdx  map[driver.StorageClass]int
 	families  []map[string]bool
 	providers []driver.TransferProvider // [src*len(classes)+dst]
-	topo      plan.Topology
+	topo      schedule.Topology
 }
 
 // NewRuntime returns a runtime configured by the options, at epoch 1. It
 // fails with the first option's error, or with Config.Validate's.
 func NewRuntime(opts ...Option) (*Runtime, error) {
-	c := NewConfig()
+	c := newConfig()
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -55,23 +55,15 @@ func NewRuntime(opts ...Option) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	return c.NewRuntime()
-}
-
-// NewRuntime returns a runtime with a copy of the configuration, at epoch 1.
-func (c *Config) NewRuntime() (*Runtime, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	r := &Runtime{id: runtimeIDs.Add(1), events: map[driver.EngineID]driver.EventDomain{}, cache: prepcache.New[*Prepared](c.cacheSize)}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.snap.Store(r.compile(c.clone(), 1))
+	r.snap.Store(r.compile(c, 1))
 	return r, nil
 }
-
-// ID returns the runtime's process-unique id.
-func (r *Runtime) ID() uint64 { return r.id }
 
 // Epoch returns the epoch of the current configuration: 1 at creation, plus
 // one for every successful Reconfigure.
@@ -117,7 +109,7 @@ func (r *Runtime) Reconfigure(edit func(*Config) error) (err error) {
 	}
 	r.snap.Store(r.compile(c, old.epoch+1))
 	// Entries of older epochs can never hit again.
-	r.cache.Clear()
+	r.cache.Reset(c.cacheSize)
 	return nil
 }
 
@@ -158,7 +150,7 @@ func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
 	}
 	n := len(s.classes)
 	s.providers = make([]driver.TransferProvider, n*n)
-	s.topo = plan.Topology{NumClasses: n, Provider: make([]bool, n*n), Root: -1}
+	s.topo = schedule.Topology{NumClasses: n, Provider: make([]bool, n*n), Root: -1}
 	for k, p := range c.providers {
 		si, ok1 := s.classIdx[k.src]
 		di, ok2 := s.classIdx[k.dst]
@@ -168,7 +160,7 @@ func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
 		}
 	}
 	for i, e := range s.engines {
-		pe := plan.Engine{Default: s.classIdx[e.DefaultStorage], Ingress: len(e.Ingress.Missing()) == 0}
+		pe := schedule.Engine{Default: s.classIdx[e.DefaultStorage], Ingress: len(e.Ingress.Missing()) == 0}
 		for _, st := range e.Storage {
 			pe.Classes = append(pe.Classes, s.classIdx[st])
 		}
@@ -185,26 +177,11 @@ func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
 }
 
 // location returns the public location of a plan location.
-func (s *snapshot) location(l plan.Loc) driver.Location {
+func (s *snapshot) location(l schedule.Loc) driver.Location {
 	return driver.Location{Engine: s.engines[l.Engine].ID, Event: s.events[l.Engine], Storage: s.classes[l.Class]}
 }
 
 // placement returns the placement of buffers at a plan location.
-func (s *snapshot) placement(l plan.Loc) driver.Placement {
+func (s *snapshot) placement(l schedule.Loc) driver.Placement {
 	return driver.Placement{Class: s.classes[l.Class], Domain: s.engines[l.Engine].Domain}
-}
-
-// CacheStats are the prepared-cache counters of a Runtime.
-type CacheStats struct {
-	// Hits and Misses count lookups since the runtime was created.
-	Hits, Misses uint64
-	// Entries is the number of prepared programs held for the current
-	// epoch.
-	Entries int
-}
-
-// CacheStats returns the prepared-cache counters.
-func (r *Runtime) CacheStats() CacheStats {
-	st := r.cache.Stats()
-	return CacheStats{Hits: st.Hits, Misses: st.Misses, Entries: st.Entries}
 }

@@ -93,7 +93,7 @@ func TestPreparedCache(t *testing.T) {
 	if p1 != p2 {
 		t.Error("second Prepare did not return the cached artefact")
 	}
-	if st := r.rt.CacheStats(); st.Hits != 1 || st.Misses != 1 || st.Entries != 1 {
+	if st := goferro.CacheStats(r.rt); st.Hits != 1 || st.Misses != 1 || st.Entries != 1 {
 		t.Errorf("stats %+v, want 1 hit, 1 miss, 1 entry", st)
 	}
 	// Another shape, another domain: misses.
@@ -119,21 +119,21 @@ func TestPreparedCache(t *testing.T) {
 	if _, err := r.rt.Prepare(bg, p, []*driver.Buffer{driver.HostBuffer(col, nil), in3[1]}); err != nil {
 		t.Fatal(err)
 	}
-	if st := r.rt.CacheStats(); st.Hits != 1 || st.Misses != 4 || st.Entries != 4 {
+	if st := goferro.CacheStats(r.rt); st.Hits != 1 || st.Misses != 4 || st.Entries != 4 {
 		t.Errorf("stats %+v, want 1 hit, 4 misses, 4 entries", st)
 	}
 	// Run through the cache.
 	if _, err := r.rt.Run(bg, p, in3); err != nil {
 		t.Fatal(err)
 	}
-	if st := r.rt.CacheStats(); st.Hits != 2 {
+	if st := goferro.CacheStats(r.rt); st.Hits != 2 {
 		t.Errorf("Run did not hit the cache: %+v", st)
 	}
 	// A new epoch empties it; the same inputs miss.
 	if err := r.rt.Reconfigure(nil); err != nil {
 		t.Fatal(err)
 	}
-	if st := r.rt.CacheStats(); st.Entries != 0 {
+	if st := goferro.CacheStats(r.rt); st.Entries != 0 {
 		t.Errorf("%d entries after Reconfigure", st.Entries)
 	}
 	p3, err := r.rt.Prepare(bg, p, in3)
@@ -143,7 +143,7 @@ func TestPreparedCache(t *testing.T) {
 	if p3 == p1 || p3.Epoch() != 2 {
 		t.Errorf("prepared at epoch %d after Reconfigure", p3.Epoch())
 	}
-	if st := r.rt.CacheStats(); st.Misses != 5 || st.Entries != 1 {
+	if st := goferro.CacheStats(r.rt); st.Misses != 5 || st.Entries != 1 {
 		t.Errorf("stats %+v, want 5 misses and 1 entry", st)
 	}
 }
@@ -183,7 +183,7 @@ func TestEpochs(t *testing.T) {
 	if e := r.rt.Epoch(); e != 1 {
 		t.Fatalf("epoch %d after invalid edits, want 1", e)
 	}
-	if !slices.Contains(r.rt.Config().Engines(), idA) {
+	if !slices.ContainsFunc(r.rt.Config().Engines(), func(e driver.Engine) bool { return e.ID == idA }) {
 		t.Fatal("an invalid edit removed engine A")
 	}
 	if _, err := r.rt.Execute(bg, prep, in); err != nil {
@@ -204,7 +204,7 @@ func TestEpochs(t *testing.T) {
 		t.Errorf("C's event domain %v", evC)
 	}
 	_, err = r.rt.Execute(bg, prep, in)
-	var ee *goferro.ExecError
+	var ee *goferro.Error
 	if !errors.As(err, &ee) || ee.Kind != goferro.ErrStalePrepared {
 		t.Fatalf("error %v, want StalePrepared", err)
 	}
@@ -213,9 +213,9 @@ func TestEpochs(t *testing.T) {
 	}
 	other := newRig(t, rigOpts{})
 	_, err = other.rt.Execute(bg, prep, in)
-	isKind(t, err, goferro.ErrForeignPrepared)
+	isKind(t, err, goferro.ErrStalePrepared)
 	_, err = other.rt.SubmitPrepared(bg, prep, in)
-	isKind(t, err, goferro.ErrForeignPrepared)
+	isKind(t, err, goferro.ErrStalePrepared)
 }
 
 // TestSubmit: Submit returns at once with a handle whose outputs equal
@@ -234,7 +234,7 @@ func TestSubmit(t *testing.T) {
 	}
 	checkClose(t, out[0], want(t, func(v ...float64) float64 { return -(v[0] + v[1]) }, xv, yv))
 	_, err = r.rt.Submit(bg, negSum(t, 3), host(xv))
-	isKind(t, err, goferro.ErrInputCount)
+	isKind(t, err, goferro.ErrInputType)
 	r.checkNoLeaks(t)
 }
 

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/goferro/goferro/driver"
-
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/tensor"
 )
@@ -26,30 +25,23 @@ type Handle struct {
 // every copy it made; the handle then reports an ErrCanceled error. A panic
 // in an executor or provider becomes an ErrPanic error on the handle.
 func (r *Runtime) Submit(ctx context.Context, prog *graph.Program, inputs []*driver.Buffer, opts ...RunOption) (*Handle, error) {
-	o := collectOpts(opts)
-	p, err := r.prepare(ctx, r.snap.Load(), prog, inputs, o)
+	p, err := r.prepare(ctx, r.snap.Load(), prog, inputs, collectOpts(opts))
 	if err != nil {
 		return nil, err
 	}
-	return p.submit(ctx, inputs, o.serial), nil
+	return p.submit(ctx, inputs), nil
 }
 
 // SubmitPrepared is Submit for an already prepared program. Like Execute,
 // it rejects a Prepared of another runtime or an older epoch at once.
-func (r *Runtime) SubmitPrepared(ctx context.Context, p *Prepared, inputs []*driver.Buffer, opts ...RunOption) (*Handle, error) {
-	if p == nil {
-		return nil, execErr(ErrInvalidProgram, -1, "nil prepared program")
+func (r *Runtime) SubmitPrepared(ctx context.Context, p *Prepared, inputs []*driver.Buffer) (*Handle, error) {
+	if err := r.admit(p); err != nil {
+		return nil, err
 	}
-	if p.snap.rt != r {
-		return nil, execErr(ErrForeignPrepared, -1, "prepared by runtime %d, not %d", p.snap.rt.id, r.id)
-	}
-	if e := r.Epoch(); p.snap.epoch != e {
-		return nil, execErr(ErrStalePrepared, -1, "prepared at epoch %d, the runtime is at epoch %d", p.snap.epoch, e)
-	}
-	return p.submit(ctx, inputs, collectOpts(opts).serial || p.serial), nil
+	return p.submit(ctx, inputs), nil
 }
 
-func (p *Prepared) submit(ctx context.Context, inputs []*driver.Buffer, serial bool) *Handle {
+func (p *Prepared) submit(ctx context.Context, inputs []*driver.Buffer) *Handle {
 	ins := slices.Clone(inputs)
 	h := &Handle{done: make(chan struct{})}
 	go func() {
@@ -58,10 +50,12 @@ func (p *Prepared) submit(ctx context.Context, inputs []*driver.Buffer, serial b
 			// execute recovers engine panics itself; this guards the runtime's
 			// own code so that a bug never crashes the process.
 			if v := recover(); v != nil {
-				h.outs, h.err = nil, &ExecError{Kind: ErrPanic, Instruction: -1, Input: -1, Output: -1, Err: &panicError{v}}
+				e := newError(ErrPanic, "")
+				e.Err = &panicError{v}
+				h.outs, h.err = nil, e
 			}
 		}()
-		h.outs, h.err = p.execute(ctx, ins, serial)
+		h.outs, h.err = p.execute(ctx, ins)
 	}()
 	return h
 }
@@ -85,7 +79,7 @@ func (h *Handle) Wait(ctx context.Context) ([]*tensor.Tensor, error) {
 			return h.outs, h.err
 		default:
 		}
-		e := execErr(ErrCanceled, -1, "stopped waiting")
+		e := newError(ErrCanceled, "stopped waiting")
 		e.Err = ctx.Err()
 		return nil, e
 	}

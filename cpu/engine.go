@@ -79,8 +79,8 @@ func NewEngine(opts ...EngineOption) driver.Engine {
 				if !ok {
 					return fmt.Errorf("cpu: payload %T is not a host tensor", b.Payload())
 				}
-				if t.DType() != b.DType() || !t.ShapeView().Equal(b.ShapeView()) {
-					return fmt.Errorf("cpu: buffer metadata %v%v does not match its tensor %v%v", b.DType(), b.Shape(), t.DType(), t.Shape())
+				if !b.Describes(t) {
+					return fmt.Errorf("cpu: buffer metadata %v%v does not describe its tensor %v%v", b.DType(), b.Shape(), t.DType(), t.Shape())
 				}
 				return nil
 			},
@@ -113,8 +113,8 @@ func execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 	ins := arr[:0]
 	for i, b := range call.Inputs {
 		t, ok := b.Tensor()
-		if !ok {
-			return nil, fmt.Errorf("cpu: operand %d is not a host tensor", i)
+		if !ok || !resident(b) {
+			return nil, fmt.Errorf("cpu: operand %d is not host memory", i)
 		}
 		ins = append(ins, t)
 	}

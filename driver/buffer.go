@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -182,6 +183,14 @@ func (b *Buffer) Payload() any { return b.payload }
 func (b *Buffer) Tensor() (*tensor.Tensor, bool) {
 	t, ok := b.payload.(*tensor.Tensor)
 	return t, ok
+}
+
+// Describes reports whether b's metadata is exactly t's view — dtype,
+// shape, strides, offset and the length of t's memory — so that an engine
+// whose memory is a tensor computes on what the runtime validated.
+func (b *Buffer) Describes(t *tensor.Tensor) bool {
+	return t.DType() == b.dtype && t.ShapeView().Equal(b.shape) && slices.Equal(t.StridesView(), b.strides) &&
+		t.Offset() == b.offset && dataLen(t.Data()) == b.length
 }
 
 // Release runs the release hook, once; later calls do nothing.

@@ -1,62 +1,9 @@
 package driver
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 )
-
-// Sentinel errors of engine registration. Every error Validate and
-// ValidateID return unwraps to one of them.
-var (
-	// ErrInvalidID: a malformed identifier (see ValidateID).
-	ErrInvalidID = errors.New("driver: invalid identifier")
-	// ErrInvalidEngine: an engine description that is inconsistent in
-	// itself (no storage classes, a default class it does not list, a class
-	// or family listed twice, families without an executor).
-	ErrInvalidEngine = errors.New("driver: invalid engine description")
-	// ErrIncompleteIngress: an engine with an executor that does not declare
-	// all three ingress checks, or no materializer.
-	ErrIncompleteIngress = errors.New("driver: incomplete ingress contract")
-)
-
-// IDError reports a malformed identifier. It wraps ErrInvalidID.
-type IDError struct {
-	What   string // "engine id", "storage class", "allocation domain"
-	ID     string // the offending identifier
-	Reason string // what is wrong with it
-}
-
-// Error formats the error as "driver: invalid <what> "<id>": <reason>".
-func (e *IDError) Error() string {
-	return fmt.Sprintf("driver: invalid %s %q: %s", e.What, e.ID, e.Reason)
-}
-
-// Unwrap returns ErrInvalidID.
-func (e *IDError) Unwrap() error { return ErrInvalidID }
-
-// ContractError reports an engine description that breaks the contract:
-// Kind is ErrIncompleteIngress (an executor without all three ingress checks
-// or without a materializer; Missing names the parts) or ErrInvalidEngine
-// (Msg says what is inconsistent).
-type ContractError struct {
-	Kind    error
-	Engine  EngineID
-	Missing []string // the missing parts, e.g. "Ingress.Resident"
-	Msg     string
-}
-
-// Error names the engine and the missing parts or the inconsistency.
-func (e *ContractError) Error() string {
-	if len(e.Missing) > 0 {
-		return fmt.Sprintf("%v: engine %s lacks %s", e.Kind, e.Engine, strings.Join(e.Missing, ", "))
-	}
-	return fmt.Sprintf("%v: engine %s: %s", e.Kind, e.Engine, e.Msg)
-}
-
-// Unwrap returns the kind.
-func (e *ContractError) Unwrap() error { return e.Kind }
 
 // Validate checks an engine description on its own: its identifiers
 // (*IDError), its storage classes and families, and the completeness of its

@@ -23,14 +23,14 @@ type CopierStats struct {
 // engine is not one of its Devices (for example the CPU engine). Register
 // it for every (source class, destination class) key it should serve.
 type Copier struct {
-	devs map[driver.EngineID]*Device
+	devs   map[driver.EngineID]*Device
+	tap    Tap
+	copier driver.TransferProvider // copy, through the tap
 
-	mu     sync.Mutex
-	fault  Fault
-	faults map[driver.EngineID]Fault
-	hook   func(context.Context, *driver.TransferRequest) error
+	mu   sync.Mutex
+	hook func(context.Context, *driver.TransferRequest) error
 
-	transfers, hostAllocs, hostReleases atomic.Int64
+	hostAllocs, hostReleases atomic.Int64
 }
 
 // NewCopier returns a copier that knows the given devices.
@@ -39,26 +39,16 @@ func NewCopier(devs ...*Device) *Copier {
 	for _, d := range devs {
 		c.devs[d.id] = d
 	}
+	c.copier = c.tap.Provider(driver.TransferFunc(c.copy))
 	return c
 }
 
 // SetFault makes every later transfer misbehave (FaultNone to stop).
-func (c *Copier) SetFault(f Fault) {
-	c.mu.Lock()
-	c.fault = f
-	c.mu.Unlock()
-}
+func (c *Copier) SetFault(f Fault) { c.tap.SetFault(f) }
 
 // SetFaultTo makes every later transfer into engine dst misbehave (FaultNone
 // to stop); it takes precedence over SetFault for that destination.
-func (c *Copier) SetFaultTo(dst driver.EngineID, f Fault) {
-	c.mu.Lock()
-	if c.faults == nil {
-		c.faults = map[driver.EngineID]Fault{}
-	}
-	c.faults[dst] = f
-	c.mu.Unlock()
-}
+func (c *Copier) SetFaultTo(dst driver.EngineID, f Fault) { c.tap.SetFaultAt(dst, f) }
 
 // OnTransfer installs a hook called at the start of every transfer; a
 // non-nil error fails the transfer with it. nil removes it.
@@ -71,59 +61,32 @@ func (c *Copier) OnTransfer(hook func(ctx context.Context, req *driver.TransferR
 // Stats returns the copier's counters.
 func (c *Copier) Stats() CopierStats {
 	a, r := c.hostAllocs.Load(), c.hostReleases.Load()
-	return CopierStats{Transfers: c.transfers.Load(), HostAllocs: a, HostReleases: r, LiveHostCopies: a - r}
+	return CopierStats{Transfers: c.tap.Stats().Calls, HostAllocs: a, HostReleases: r, LiveHostCopies: a - r}
 }
 
 // Transfer implements driver.TransferProvider.
 func (c *Copier) Transfer(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
-	c.transfers.Add(1)
+	return c.copier.Transfer(ctx, req)
+}
+
+// copy copies the source into the destination device's pool, or into new
+// host memory for any other destination.
+func (c *Copier) copy(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 	c.mu.Lock()
-	hook, fault := c.hook, c.fault
-	if f, ok := c.faults[req.To.Engine]; ok {
-		fault = f
-	}
+	hook := c.hook
 	c.mu.Unlock()
 	if hook != nil {
 		if err := hook(ctx, req); err != nil {
 			return nil, err
 		}
 	}
-	switch fault {
-	case FaultError:
-		return nil, ErrInjected
-	case FaultPanic:
-		panic("goferrotest: injected transfer panic")
-	}
 	src, ok := req.Src.Tensor()
 	if !ok {
 		return nil, fmt.Errorf("goferrotest: cannot read a %T payload", req.Src.Payload())
 	}
-	var out *driver.Buffer
-	dst := c.devs[req.To.Engine]
-	if dst != nil {
-		b, err := dst.upload(src, req.Dst.Class)
-		if err != nil {
-			return nil, err
-		}
-		out = b
-	} else {
-		t := src.Clone()
-		c.hostAllocs.Add(1)
-		out = driver.TensorBuffer(t, req.Dst, driver.BackendHost, func() { c.hostReleases.Add(1) })
+	if dst := c.devs[req.To.Engine]; dst != nil {
+		return dst.upload(src, req.Dst.Class)
 	}
-	if fault == FaultNone {
-		return out, nil
-	}
-	foreign := c.devs[req.From.Engine]
-	if dst == nil && foreign == nil {
-		foreign = c.anyDevice()
-	}
-	return corrupt(fault, out, dst, foreign, req.Dst)
-}
-
-func (c *Copier) anyDevice() *Device {
-	for _, d := range c.devs {
-		return d
-	}
-	return nil
+	c.hostAllocs.Add(1)
+	return driver.TensorBuffer(src.Clone(), req.Dst, driver.BackendHost, func() { c.hostReleases.Add(1) }), nil
 }

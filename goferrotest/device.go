@@ -16,7 +16,6 @@ package goferrotest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -32,58 +31,9 @@ import (
 // Backend is the backend family of Device buffers.
 const Backend = "goferrotest"
 
-// ErrInjected is the error returned by an injected FaultError.
-var ErrInjected = errors.New("goferrotest: injected failure")
-
-// Fault is a misbehaviour a Device executor or a Copier can be told to
-// show. Executors and providers apply it to the buffer they return.
-type Fault int
-
-// The faults.
-const (
-	// FaultNone: behave.
-	FaultNone Fault = iota
-	// FaultError: return ErrInjected.
-	FaultError
-	// FaultPanic: panic.
-	FaultPanic
-	// FaultDType: return a buffer of another dtype (same shape).
-	FaultDType
-	// FaultShape: return a buffer of another shape with the same element
-	// count.
-	FaultShape
-	// FaultElementCount: return a buffer with one element more.
-	FaultElementCount
-	// FaultShortBuffer: return correct metadata over memory one element too
-	// short.
-	FaultShortBuffer
-	// FaultPlacement: return the engine's own memory tagged with the wrong
-	// placement.
-	FaultPlacement
-	// FaultForeignMemory: return memory the destination engine did not
-	// allocate (another pool's, or plain Go memory) tagged with the right
-	// placement.
-	FaultForeignMemory
-)
-
-var faultNames = [...]string{"none", "error", "panic", "dtype", "shape", "element-count", "short-buffer", "placement", "foreign-memory"}
-
-// String names the fault.
-func (f Fault) String() string {
-	if f >= 0 && int(f) < len(faultNames) {
-		return faultNames[f]
-	}
-	return fmt.Sprintf("fault(%d)", int(f))
-}
-
-// Kernel computes one instruction on host tensors. The default kernel is
-// the op family's reference implementation (graph.EvalOf; this package
-// links in graph/interp, so every core family has one).
-type Kernel func(call *driver.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error)
-
-// ReferenceKernel evaluates the instruction with its family's reference
-// implementation.
-func ReferenceKernel(call *driver.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error) {
+// reference evaluates the instruction with its family's reference
+// implementation: a Device computes everything on the host, naively.
+func reference(call *driver.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	ins := call.Instruction
 	eval := graph.EvalOf(ins.Op)
 	if eval == nil {
@@ -111,11 +61,10 @@ type Device struct {
 	domain   driver.AllocationDomain
 	classes  []driver.StorageClass
 	families []string
-	kernel   Kernel
+	tap      Tap
 
 	mu     sync.Mutex
 	live   map[*tensor.Tensor]driver.StorageClass
-	fault  Fault
 	hook   func(context.Context, *driver.Call) error
 	reject bool
 
@@ -139,13 +88,9 @@ func WithFamilies(families ...string) Option {
 	return func(d *Device) { d.families = slices.Clone(families) }
 }
 
-// WithKernel sets the function that computes instructions (default
-// ReferenceKernel).
-func WithKernel(k Kernel) Option { return func(d *Device) { d.kernel = k } }
-
 // NewDevice returns a fake device with the given engine id.
 func NewDevice(id driver.EngineID, opts ...Option) *Device {
-	d := &Device{id: id, families: slices.Clone(Families), kernel: ReferenceKernel, live: map[*tensor.Tensor]driver.StorageClass{}}
+	d := &Device{id: id, families: slices.Clone(Families), live: map[*tensor.Tensor]driver.StorageClass{}}
 	for _, o := range opts {
 		o(d)
 	}
@@ -180,7 +125,7 @@ func (d *Device) Engine() driver.Engine {
 		Storage:        slices.Clone(d.classes),
 		DefaultStorage: d.classes[0],
 		Families:       slices.Clone(d.families),
-		Executor:       driver.ExecutorFunc(d.execute),
+		Executor:       d.tap.Executor(driver.ExecutorFunc(d.execute)),
 		Ingress: driver.Ingress{
 			Eligible: d.eligible,
 			Accept:   d.accept,
@@ -191,11 +136,7 @@ func (d *Device) Engine() driver.Engine {
 }
 
 // SetFault makes the executor misbehave from now on (FaultNone to stop).
-func (d *Device) SetFault(f Fault) {
-	d.mu.Lock()
-	d.fault = f
-	d.mu.Unlock()
-}
+func (d *Device) SetFault(f Fault) { d.tap.SetFault(f) }
 
 // OnExecute installs a hook called at the start of every execution; a
 // non-nil error fails the execution with it. Tests use it to block, to
@@ -288,8 +229,12 @@ func (d *Device) eligible(p driver.Placement, class driver.StorageClass) bool {
 }
 
 func (d *Device) accept(b *driver.Buffer, _ driver.StorageClass) error {
-	if _, ok := b.Tensor(); !ok {
+	t, ok := b.Tensor()
+	switch {
+	case !ok:
 		return fmt.Errorf("goferrotest: payload %T is not device memory", b.Payload())
+	case !b.Describes(t):
+		return fmt.Errorf("goferrotest: buffer metadata %v%v does not describe its memory %v%v", b.DType(), b.ShapeView(), t.DType(), t.ShapeView())
 	}
 	return nil
 }
@@ -305,18 +250,12 @@ func (d *Device) materialize(_ context.Context, b *driver.Buffer) (*tensor.Tenso
 func (d *Device) execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 	d.execs.Add(1)
 	d.mu.Lock()
-	hook, fault := d.hook, d.fault
+	hook := d.hook
 	d.mu.Unlock()
 	if hook != nil {
 		if err := hook(ctx, call); err != nil {
 			return nil, err
 		}
-	}
-	switch fault {
-	case FaultError:
-		return nil, ErrInjected
-	case FaultPanic:
-		panic("goferrotest: injected executor panic")
 	}
 	ins := make([]*tensor.Tensor, len(call.Inputs))
 	for i, b := range call.Inputs {
@@ -325,7 +264,7 @@ func (d *Device) execute(ctx context.Context, call *driver.Call) ([]*driver.Buff
 		}
 		ins[i], _ = b.Tensor()
 	}
-	res, err := d.kernel(call, ins)
+	res, err := reference(call, ins)
 	if err != nil {
 		return nil, err
 	}
@@ -340,86 +279,5 @@ func (d *Device) execute(ctx context.Context, call *driver.Call) ([]*driver.Buff
 		}
 		outs = append(outs, b)
 	}
-	if fault != FaultNone && len(outs) > 0 {
-		bad, err := corrupt(fault, outs[0], d, nil, call.Placement)
-		if err != nil {
-			return nil, err
-		}
-		outs[0] = bad
-	}
 	return outs, nil
-}
-
-// corrupt returns a faulty version of good, a buffer of pool (nil: host
-// memory) with placement want. good is released or reused by the result.
-// foreign is a device whose memory counts as foreign (may be nil).
-func corrupt(f Fault, good *driver.Buffer, pool *Device, foreign *Device, want driver.Placement) (*driver.Buffer, error) {
-	t, _ := good.Tensor()
-	meta := driver.BufferSpec{
-		DType: good.DType(), Shape: good.Shape(), Strides: good.Strides(), Offset: good.Offset(),
-		Len: good.Len(), Placement: good.Placement(), Backend: good.Backend(), Payload: t, Release: good.Release,
-	}
-	fresh := func(dt tensor.DType, shape tensor.Shape) (*driver.Buffer, error) {
-		good.Release()
-		if pool == nil {
-			z, err := tensor.Zeros(dt, shape...)
-			if err != nil {
-				return nil, err
-			}
-			return driver.TensorBuffer(z, want, driver.BackendHost, nil), nil
-		}
-		z, rel, err := pool.alloc(dt, shape, want.Class)
-		if err != nil {
-			return nil, err
-		}
-		return driver.TensorBuffer(z, want, Backend, rel), nil
-	}
-	n := t.Len()
-	switch f {
-	case FaultDType:
-		dt := tensor.Float32
-		if good.DType() == tensor.Float32 {
-			dt = tensor.Float64
-		}
-		return fresh(dt, good.Shape())
-	case FaultShape:
-		if good.Rank() == 1 {
-			meta.Shape = tensor.Shape{1, n}
-		} else {
-			meta.Shape = tensor.Shape{n}
-		}
-		meta.Strides = nil
-		return driver.NewBuffer(meta), nil
-	case FaultElementCount:
-		return fresh(good.DType(), tensor.Shape{n + 1})
-	case FaultShortBuffer:
-		meta.Len = max(0, meta.Len-1)
-		return driver.NewBuffer(meta), nil
-	case FaultPlacement:
-		meta.Placement = driver.Placement{Class: "storage.goferrotest.wrong", Domain: want.Domain}
-		if pool != nil && len(pool.classes) > 1 {
-			for _, c := range pool.classes {
-				if c != want.Class {
-					meta.Placement.Class = c
-					break
-				}
-			}
-		}
-		return driver.NewBuffer(meta), nil
-	case FaultForeignMemory:
-		good.Release()
-		if foreign != nil && foreign != pool {
-			z, rel, err := foreign.alloc(good.DType(), good.Shape(), foreign.classes[0])
-			if err != nil {
-				return nil, err
-			}
-			return driver.TensorBuffer(z, want, Backend, rel), nil
-		}
-		z, err := tensor.Zeros(good.DType(), good.Shape()...)
-		if err != nil {
-			return nil, err
-		}
-		return driver.TensorBuffer(z, want, Backend, nil), nil
-	}
-	return good, nil
 }

@@ -71,12 +71,8 @@ func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	// Event domains are allocated by a runtime, so register what was found
 	// in one to report the domains it would use.
-	cfg := goferro.NewConfig()
 	host := cpueng.NewEngine()
-	if err := cfg.AddEngine(host); err != nil {
-		return err
-	}
-	rt, err := cfg.NewRuntime()
+	rt, err := goferro.NewRuntime(goferro.WithEngine(host))
 	if err != nil {
 		return err
 	}

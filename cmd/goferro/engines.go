@@ -97,36 +97,18 @@ func (s *engineSet) close() {
 // wrapping every executor and provider with rec so runs can be traced.
 func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engineSet, error) {
 	set := &engineSet{aliases: map[string]driver.EngineID{}, rec: rec}
-	cfg := goferro.NewConfig()
-	addEngine := func(e driver.Engine) error {
+	var opts []goferro.Option
+	var ids []driver.EngineID
+	addEngine := func(e driver.Engine) {
 		e.Executor = rec.wrapExecutor(e.Executor)
-		if err := cfg.AddEngine(e); err != nil {
-			return err
-		}
+		opts = append(opts, goferro.WithEngine(e))
+		ids = append(ids, e.ID)
 		set.aliases[string(e.ID)] = e.ID
-		return nil
 	}
-	// One timing wrapper per (key, provider): a provider registered again
-	// for its key (a second OpenCL device) must be the same value for the
-	// runtime to treat it as a no-op rather than a conflict.
-	type key struct{ src, dst driver.StorageClass }
-	type reg struct{ inner, wrapped driver.TransferProvider }
-	regs := map[key]reg{}
-	addTransfer := func(src, dst driver.StorageClass, p driver.TransferProvider) error {
-		k := key{src, dst}
-		if r, ok := regs[k]; ok && sameProvider(r.inner, p) {
-			return cfg.AddTransfer(src, dst, r.wrapped)
-		}
-		w := rec.wrapTransfer(p)
-		if err := cfg.AddTransfer(src, dst, w); err != nil {
-			return err
-		}
-		regs[k] = reg{p, w}
-		return nil
+	addTransfer := func(src, dst driver.StorageClass, p driver.TransferProvider) {
+		opts = append(opts, goferro.WithTransfer(src, dst, rec.wrapTransfer(p)))
 	}
-	if err := addEngine(cpu.NewEngine()); err != nil {
-		return nil, err
-	}
+	addEngine(cpu.NewEngine())
 	set.aliases["cpu"] = cpu.EngineID
 	var cl []*clengine.Engine // the OpenCL engines opened, for their providers
 	for _, sp := range specs {
@@ -142,17 +124,11 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 			}
 			copier := goferrotest.NewCopier(devs...)
 			for i, d := range devs {
-				if err := addEngine(d.Engine()); err != nil {
-					return nil, err
-				}
+				addEngine(d.Engine())
 				set.aliases[fmt.Sprintf("fake:%d", i)] = d.ID()
 				set.listed = append(set.listed, d.ID())
-				if err := addTransfer(driver.StorageHost, d.DefaultStorage(), copier); err != nil {
-					return nil, err
-				}
-				if err := addTransfer(d.DefaultStorage(), driver.StorageHost, copier); err != nil {
-					return nil, err
-				}
+				addTransfer(driver.StorageHost, d.DefaultStorage(), copier)
+				addTransfer(d.DefaultStorage(), driver.StorageHost, copier)
 			}
 		case "opencl":
 			devs, err := opencl.Devices()
@@ -167,9 +143,7 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 				return nil, fmt.Errorf("opening OpenCL device %d: %w", sp.n, err)
 			}
 			set.closers = append(set.closers, e.Close)
-			if err := addEngine(e.Registration()); err != nil {
-				return nil, err
-			}
+			addEngine(e.Registration())
 			id := e.Registration().ID
 			set.aliases[fmt.Sprintf("opencl:%d", sp.n)] = id
 			set.listed = append(set.listed, id)
@@ -180,34 +154,21 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 	// request's endpoints; each is wrapped for timing like any other.
 	if len(cl) > 0 {
 		for _, p := range clengine.Providers(cl...) {
-			if err := addTransfer(p.Src, p.Dst, p.Provider); err != nil {
-				return nil, err
-			}
+			addTransfer(p.Src, p.Dst, p.Provider)
 		}
 	}
-	rt, err := cfg.NewRuntime()
+	rt, err := goferro.NewRuntime(opts...)
 	if err != nil {
 		set.close()
 		return nil, err
 	}
 	set.rt = rt
-	for _, id := range cfg.Engines() {
+	for _, id := range ids {
 		if d, ok := rt.EventDomain(id); ok {
 			rec.nameDomain(d, id)
 		}
 	}
 	return set, nil
-}
-
-// sameProvider reports whether a and b are the same comparable provider
-// value; providers that cannot be compared (functions) are never the same.
-func sameProvider(a, b driver.TransferProvider) (same bool) {
-	defer func() {
-		if recover() != nil {
-			same = false // comparing uncomparable dynamic types panics
-		}
-	}()
-	return a == b
 }
 
 // placeOptions restricts placement: to the --place engine when given, else

@@ -55,12 +55,12 @@ func TestBuildEnginesFake(t *testing.T) {
 	if got := cfg.Engines(); len(got) != 3 {
 		t.Fatalf("engines %v: want the cpu host and two fakes", got)
 	}
-	for i := range 2 {
-		e, ok := cfg.Engine(fakeID(i))
-		if !ok {
-			t.Fatalf("no %s", fakeID(i))
+	for i, e := range cfg.Engines()[1:] { // cpu.default.v1 sorts first
+		if e.ID != fakeID(i) {
+			t.Fatalf("engine %s, want %s", e.ID, fakeID(i))
 		}
-		if !cfg.HasTransfer(driver.StorageHost, e.DefaultStorage) || !cfg.HasTransfer(e.DefaultStorage, driver.StorageHost) {
+		// cfg is a copy: removing tells whether the provider is there.
+		if !cfg.RemoveTransfer(driver.StorageHost, e.DefaultStorage) || !cfg.RemoveTransfer(e.DefaultStorage, driver.StorageHost) {
 			t.Errorf("%s: no copier to and from the host", e.ID)
 		}
 		if _, ok := e.Executor.(*timedExecutor); !ok {

@@ -171,8 +171,8 @@ func writeExplain(w io.Writer, name string, set *engineSet, st *planStats) {
 		name, len(prog.Inputs), len(prog.Instructions), len(prog.Outputs), prog.Fingerprint())
 	cfg := set.rt.Config()
 	fmt.Fprintln(w, "engines:")
-	for _, id := range cfg.Engines() {
-		e, _ := cfg.Engine(id)
+	for _, e := range cfg.Engines() {
+		id := e.ID
 		d, _ := set.rt.EventDomain(id)
 		role := "runs ops"
 		switch {

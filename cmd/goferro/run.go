@@ -314,7 +314,7 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	plan := analyze(jb.prog, jb.inputs, prep)
 
 	for range *warmup {
-		if _, err := set.rt.Execute(ctx, prep, bufs, opts...); err != nil {
+		if _, err := set.rt.Execute(ctx, prep, bufs); err != nil {
 			return err
 		}
 	}
@@ -326,7 +326,7 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	for i := range *runs {
 		bar.begin(fmt.Sprintf("run %d/%d", i+1, *runs))
 		start := time.Now()
-		outs, err = set.rt.Execute(ctx, prep, bufs, opts...)
+		outs, err = set.rt.Execute(ctx, prep, bufs)
 		end := time.Now()
 		if err != nil {
 			bar.done()
@@ -373,7 +373,7 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 // inputs or engines (a wrong input shape, no engine able to run an op) as
 // input errors; other failures stay internal.
 func planError(err error) error {
-	for _, kind := range []error{goferro.ErrInputCount, goferro.ErrInputDType, goferro.ErrInputRank, goferro.ErrInputShape,
+	for _, kind := range []error{goferro.ErrInputType, goferro.ErrInvalidInput,
 		goferro.ErrNoCapableEngine, goferro.ErrNoInputIngress, goferro.ErrMissingTransferProvider} {
 		if errors.Is(err, kind) {
 			return &inputError{err}

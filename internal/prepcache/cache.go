@@ -1,6 +1,6 @@
 // Package prepcache is the runtime's cache of prepared programs: a
-// size-bounded, least-recently-used map from string keys with hit, miss and
-// entry statistics. It is safe for concurrent use.
+// size-bounded, least-recently-used map from string keys, with hit, miss
+// and entry counters. It is safe for concurrent use.
 package prepcache
 
 import (
@@ -8,20 +8,19 @@ import (
 	"sync"
 )
 
+// Cache is an LRU cache of values of type V.
+type Cache[V any] struct {
+	mu           sync.Mutex
+	max          int
+	ll           *list.List // front = most recent; values are *entry[V]
+	m            map[string]*list.Element
+	hits, misses uint64
+}
+
 // Stats are the cache counters.
 type Stats struct {
 	Hits, Misses uint64
 	Entries      int
-}
-
-// Cache is an LRU cache of values of type V.
-type Cache[V any] struct {
-	mu     sync.Mutex
-	max    int
-	ll     *list.List // front = most recent; values are *entry[V]
-	m      map[string]*list.Element
-	hits   uint64
-	misses uint64
 }
 
 type entry[V any] struct {
@@ -34,25 +33,10 @@ func New[V any](limit int) *Cache[V] {
 	return &Cache[V]{max: max(1, limit), ll: list.New(), m: map[string]*list.Element{}}
 }
 
-// Get returns the value for key, counting a hit or a miss.
-func (c *Cache[V]) Get(key string) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.m[key]; ok {
-		c.hits++
-		c.ll.MoveToFront(el)
-		return el.Value.(*entry[V]).val, true
-	}
-	c.misses++
-	var zero V
-	return zero, false
-}
-
-// GetBytes is Get with the key as bytes. The lookup does not convert the
-// key to a string (the compiler elides that conversion), so a caller can
-// build keys in a reusable or stack buffer and pay for a string only on a
-// miss.
-func (c *Cache[V]) GetBytes(key []byte) (V, bool) {
+// Get returns the value for key. The lookup does not convert the key to a
+// string (the compiler elides that conversion), so a caller can build keys
+// in a reusable or stack buffer and pay for a string only on a miss.
+func (c *Cache[V]) Get(key []byte) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.m[string(key)]; ok {
@@ -83,10 +67,12 @@ func (c *Cache[V]) Put(key string, val V) {
 	}
 }
 
-// Clear drops every entry (the counters stay).
-func (c *Cache[V]) Clear() {
+// Reset drops every entry and sets the limit (at least one); the counters
+// stay.
+func (c *Cache[V]) Reset(limit int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.max = max(1, limit)
 	c.ll.Init()
 	c.m = map[string]*list.Element{}
 }

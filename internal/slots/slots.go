@@ -7,7 +7,7 @@ package slots
 import (
 	"sync"
 
-	"github.com/goferro/goferro/internal/plan"
+	"github.com/goferro/goferro/internal/schedule"
 )
 
 // Releaser is the buffer behaviour the store needs.
@@ -15,7 +15,7 @@ type Releaser interface{ Release() }
 
 // Copy is one copy of a value.
 type Copy[B Releaser] struct {
-	At    plan.Loc
+	At    schedule.Loc
 	Buf   B
 	Owned bool // released by the store; false for the caller's inputs
 }
@@ -58,7 +58,7 @@ func (s *Store[B]) Init(n int) { s.slots = make([]entry[B], n) }
 
 // Put adds a copy of slot at at. It reports false, and stores nothing, when
 // the slot is out of range or already has a copy there.
-func (s *Store[B]) Put(slot int, at plan.Loc, b B, owned bool) bool {
+func (s *Store[B]) Put(slot int, at schedule.Loc, b B, owned bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if slot < 0 || slot >= len(s.slots) {
@@ -81,7 +81,7 @@ func (s *Store[B]) Put(slot int, at plan.Loc, b B, owned bool) bool {
 }
 
 // Get returns the copy of slot at at.
-func (s *Store[B]) Get(slot int, at plan.Loc) (B, bool) {
+func (s *Store[B]) Get(slot int, at schedule.Loc) (B, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var zero B

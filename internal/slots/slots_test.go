@@ -3,7 +3,7 @@ package slots
 import (
 	"testing"
 
-	"github.com/goferro/goferro/internal/plan"
+	"github.com/goferro/goferro/internal/schedule"
 )
 
 type buf struct{ released *int }
@@ -13,7 +13,7 @@ func (b buf) Release() { *b.released++ }
 func TestStore(t *testing.T) {
 	n := 0
 	s := New[buf](3)
-	a, b := plan.Loc{Engine: 0, Class: 0}, plan.Loc{Engine: 1, Class: 0}
+	a, b := schedule.Loc{Engine: 0, Class: 0}, schedule.Loc{Engine: 1, Class: 0}
 	if !s.Put(0, a, buf{&n}, false) || !s.Put(0, b, buf{&n}, true) || s.Put(0, b, buf{&n}, true) || s.Put(5, a, buf{&n}, true) {
 		t.Fatal("Put results")
 	}
@@ -36,7 +36,7 @@ func TestStore(t *testing.T) {
 func TestFirstAndReput(t *testing.T) {
 	n := 0
 	s := New[buf](2)
-	a, b := plan.Loc{Engine: 0, Class: 0}, plan.Loc{Engine: 1, Class: 1}
+	a, b := schedule.Loc{Engine: 0, Class: 0}, schedule.Loc{Engine: 1, Class: 1}
 	if _, ok := s.First(0); ok {
 		t.Fatal("First of an empty slot")
 	}

@@ -310,7 +310,7 @@ func TestInstancesOnDevice(t *testing.T) {
 				t.Fatalf("prepare on %s: %v", clID, err)
 			}
 			checkDeviceSchedule(t, prep, clID)
-			res.transfers = prep.Transfers()
+			res.transfers = len(transferSteps(t, prep))
 			for _, s := range prep.Schedule() {
 				if s.Kind == goferro.StepOp {
 					res.ops++
@@ -327,8 +327,8 @@ func TestInstancesOnDevice(t *testing.T) {
 			// else moved, the OpenCL engine materialized the output, and
 			// every device buffer of the run was released.
 			reqs := r.prov.reqs()[reqs0:]
-			if len(reqs) != prep.Transfers() {
-				t.Errorf("%d provider calls, want the %d scheduled transfers", len(reqs), prep.Transfers())
+			if len(reqs) != len(transferSteps(t, prep)) {
+				t.Errorf("%d provider calls, want the %d scheduled transfers", len(reqs), len(transferSteps(t, prep)))
 			}
 			for _, q := range reqs {
 				if q.From.Engine != cpuID || q.To.Engine != clID {
@@ -378,7 +378,7 @@ func checkDeviceSchedule(t *testing.T, prep *goferro.Prepared, clID driver.Engin
 			t.Errorf("input %d enters at %v, want the CPU engine's host memory", i, l)
 		}
 	}
-	for i, l := range prep.Placement() {
+	for i, l := range prep.Locations() {
 		if l.Engine != clID || l.Storage != clengine.Class {
 			t.Errorf("instruction %d (%s) placed at %v, want %s", i, prog.Instructions[i].Op, l, clID)
 		}

@@ -1,15 +1,17 @@
-package plan
+package placement
 
 import (
 	"errors"
 	"testing"
+
+	"github.com/goferro/goferro/internal/schedule"
 )
 
 // topo: engines 0 and 1, each with its own class (0 and 1), providers as
 // given by the pairs.
-func topo(pairs ...[2]int) *Topology {
-	t := &Topology{NumClasses: 2, Provider: make([]bool, 4), Root: -1,
-		Engines: []Engine{{Classes: []int{0}, Default: 0, Ingress: true}, {Classes: []int{1}, Default: 1, Ingress: true}}}
+func topo(pairs ...[2]int) *schedule.Topology {
+	t := &schedule.Topology{NumClasses: 2, Provider: make([]bool, 4), Root: -1,
+		Engines: []schedule.Engine{{Classes: []int{0}, Default: 0, Ingress: true}, {Classes: []int{1}, Default: 1, Ingress: true}}}
 	for _, p := range pairs {
 		t.Provider[p[0]*2+p[1]] = true
 	}
@@ -17,10 +19,10 @@ func topo(pairs ...[2]int) *Topology {
 }
 
 // chain: input slot 0 -> instr 0 -> slot 1 -> instr 1 -> slot 2 (output).
-func chain(capable ...[]int) *Program {
-	p := &Program{NumSlots: len(capable) + 1, Inputs: []int{0}}
+func chain(capable ...[]int) *schedule.Program {
+	p := &schedule.Program{NumSlots: len(capable) + 1, Inputs: []int{0}}
 	for i, c := range capable {
-		p.Instrs = append(p.Instrs, Instr{Index: i, Capable: c, In: []int{i}, LastUse: []bool{true}, Out: []int{i + 1}})
+		p.Instrs = append(p.Instrs, schedule.Instr{Index: i, Capable: c, In: []int{i}, LastUse: []bool{true}, Out: []int{i + 1}})
 	}
 	p.Outputs = []int{len(capable)}
 	return p
@@ -36,7 +38,7 @@ func TestSplitChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []NodeKind{Op, Release, Transfer, Op, Release}
+	want := []schedule.NodeKind{schedule.Op, schedule.Release, schedule.Transfer, schedule.Op, schedule.Release}
 	if len(p.Nodes) != len(want) {
 		t.Fatalf("nodes %+v", p.Nodes)
 	}
@@ -46,7 +48,7 @@ func TestSplitChain(t *testing.T) {
 		}
 	}
 	tr := p.Nodes[2]
-	if tr.Slot != 1 || tr.From != (Loc{0, 0}) || tr.At != (Loc{1, 1}) || len(tr.Deps) != 1 || tr.Deps[0] != 0 {
+	if tr.Slot != 1 || tr.From != (Loc{Engine: 0, Class: 0}) || tr.At != (Loc{Engine: 1, Class: 1}) || len(tr.Deps) != 1 || tr.Deps[0] != 0 {
 		t.Errorf("transfer %+v", tr)
 	}
 	if rel := p.Nodes[4]; rel.Slot != 1 || len(rel.Deps) != 3 {
@@ -57,8 +59,8 @@ func TestSplitChain(t *testing.T) {
 func TestMissingProvider(t *testing.T) {
 	r := &Request{Prog: chain([]int{0}, []int{1}), Topo: topo(), InputOK: onlyAt(0), Class: -1, Budget: 100}
 	_, err := Search(r)
-	var re *RouteError
-	if !errors.As(err, &re) || re.NoIngress || re.Instr != 1 || re.Slot != 1 || re.Dst != 1 || len(re.Available) != 1 || re.Available[0] != 0 {
+	var re *schedule.RouteError
+	if !errors.As(err, &re) || re.Instr != 1 || re.Slot != 1 || re.Dst != 1 || len(re.Available) != 1 || re.Available[0] != 0 {
 		t.Fatalf("error %#v", err)
 	}
 }
@@ -116,18 +118,6 @@ func TestSynthAtRoot(t *testing.T) {
 	}
 	if pl.Placement[0].Engine != 1 || pl.Placement[1].Engine != 0 {
 		t.Errorf("placement %v, want the synthesized instruction at root 1", pl.Placement)
-	}
-}
-
-func TestDeadOutputReleased(t *testing.T) {
-	p := &Program{NumSlots: 3, Inputs: []int{0}, Outputs: []int{1},
-		Instrs: []Instr{{Index: 0, Capable: []int{0}, In: []int{0}, LastUse: []bool{true}, Out: []int{1, 2}}}}
-	pl, err := Search(&Request{Prog: p, Topo: topo(), InputOK: onlyAt(0), Class: -1, Budget: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := pl.Nodes[len(pl.Nodes)-1]; n.Kind != Release || n.Slot != 2 {
-		t.Errorf("nodes %+v, want the unused result released", pl.Nodes)
 	}
 }
 

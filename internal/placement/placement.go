@@ -1,0 +1,400 @@
+// Package placement searches where a program's instructions run and where
+// its inputs enter: the first candidate placement, in the deterministic
+// order of the design, whose ingress and schedule build without a route
+// failure — or, with a cost function, the cheapest within the budget.
+//
+// Candidates come in passes: every engine at its default storage class
+// first, then one pass per storage class (or only the forced class). Each
+// pass tries an engine-anchor vector per engine (every instruction on that
+// engine when it can run there, else on its first capable engine), then
+// the Cartesian product of the candidates, first instruction most
+// significant, until the budget of builds is spent.
+package placement
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goferro/goferro/internal/schedule"
+)
+
+// Loc is an execution location (schedule.Loc).
+type Loc = schedule.Loc
+
+// Request is one placement problem.
+type Request struct {
+	Prog *schedule.Program
+	Topo *schedule.Topology
+	// InputOK reports whether program input i may enter engine e at class
+	// c (eligibility, acceptance and residency). An error stops the search.
+	InputOK func(i, e, c int) (bool, error)
+	// Class forces every non-synthesized instruction to storage class
+	// Class, or -1 for no constraint.
+	Class int
+	// Budget caps the number of candidate builds.
+	Budget int
+	// Cost, when not nil, turns the search from first-fit into
+	// least-cost: every candidate within the budget is built and the
+	// successful plan of lowest cost is returned (the earliest on ties).
+	// Running out of budget then returns the best plan found, if any.
+	Cost func(*Plan) float64
+}
+
+// Plan is the result of a successful search.
+type Plan struct {
+	// Placement is the location of each instruction.
+	Placement []Loc
+	// Ingress is the location each program input enters at.
+	Ingress []Loc
+	// Nodes is the schedule.
+	Nodes []schedule.Node
+	// Builds is the number of candidate builds the search made.
+	Builds int
+}
+
+// IngressError reports a program input (at Slot) that no engine accepts at
+// a location from which every consumer of it can be reached.
+type IngressError struct {
+	Input int
+	Slot  int
+}
+
+// Error names the input.
+func (e *IngressError) Error() string { return "no ingress for input " + strconv.Itoa(e.Input) }
+
+// CapableError reports an instruction no permitted engine can run (at the
+// forced class, if there is one).
+type CapableError struct {
+	Instr int // position
+	Class int // the forced class, or -1
+}
+
+// Error names the instruction.
+func (e *CapableError) Error() string {
+	return "no capable engine for instruction " + strconv.Itoa(e.Instr)
+}
+
+// ErrBudget reports that the search exhausted its budget of builds.
+var ErrBudget = errors.New("placement: search budget exceeded")
+
+// Search returns the plan of the first placement that builds (see the
+// package documentation). Errors: *CapableError; the first route failure
+// met (*IngressError or *schedule.RouteError) when every candidate failed;
+// ErrBudget; or an InputOK error.
+func Search(r *Request) (*Plan, error) {
+	s := &searcher{r: r, uses: schedule.NewUses(r.Prog), seen: map[string]bool{}, okMemo: map[[3]int]int8{}}
+	for i := range r.Prog.Instrs {
+		if len(r.Prog.Instrs[i].Capable) == 0 {
+			return nil, &CapableError{Instr: i, Class: r.Class}
+		}
+	}
+	passes := s.passes()
+	var firstRoute error
+	anyPass := false
+	for _, cands := range passes {
+		if cands == nil {
+			continue
+		}
+		anyPass = true
+		p, err := s.runPass(cands)
+		switch {
+		case p != nil:
+			return s.done(p), nil
+		case errors.Is(err, ErrBudget) && s.best != nil:
+			return s.done(s.best), nil
+		case err == nil:
+			// every vector of this pass was already built by an earlier one
+		case isRoute(err):
+			if firstRoute == nil {
+				firstRoute = err
+			}
+		default:
+			return nil, err
+		}
+	}
+	switch {
+	case !anyPass:
+		return nil, s.unplaceable()
+	case s.best != nil:
+		return s.done(s.best), nil
+	case firstRoute == nil:
+		return nil, &CapableError{Instr: 0, Class: r.Class}
+	}
+	return nil, firstRoute
+}
+
+// isRoute reports a failure of one candidate that lets the search move on.
+func isRoute(err error) bool {
+	var ie *IngressError
+	var re *schedule.RouteError
+	return errors.As(err, &ie) || errors.As(err, &re)
+}
+
+type searcher struct {
+	r      *Request
+	uses   *schedule.Uses
+	seen   map[string]bool
+	builds int
+	okMemo map[[3]int]int8 // 1 ok, 2 not ok
+
+	best     *Plan // least-cost mode: the best plan so far
+	bestCost float64
+}
+
+func (s *searcher) done(p *Plan) *Plan {
+	p.Builds = s.builds
+	return p
+}
+
+// unplaceable reports the first instruction that has no candidate in any
+// pass.
+func (s *searcher) unplaceable() error {
+	for i := range s.r.Prog.Instrs {
+		if !s.placeableSomewhere(i) {
+			return &CapableError{Instr: i, Class: s.r.Class}
+		}
+	}
+	return &CapableError{Instr: 0, Class: s.r.Class}
+}
+
+// passes returns, per storage pass, the candidate locations of every
+// instruction, or nil for a pass in which some instruction has none. The
+// first pass puts every engine at its default class; then one pass per
+// storage class in order. A forced class gives that one pass only.
+func (s *searcher) passes() [][][]Loc {
+	if s.r.Class >= 0 {
+		return [][][]Loc{s.candidates(s.r.Class)}
+	}
+	out := [][][]Loc{s.candidates(-1)}
+	for c := 0; c < s.r.Topo.NumClasses; c++ {
+		out = append(out, s.candidates(c))
+	}
+	return out
+}
+
+// candidates returns every instruction's candidate locations at class (-1:
+// each engine's default), or nil if some instruction has none.
+func (s *searcher) candidates(class int) [][]Loc {
+	t, p := s.r.Topo, s.r.Prog
+	cands := make([][]Loc, len(p.Instrs))
+	for i := range p.Instrs {
+		in := &p.Instrs[i]
+		if in.Synth && t.Root >= 0 && slices.Contains(in.Capable, t.Root) {
+			cands[i] = []Loc{{Engine: t.Root, Class: t.Engines[t.Root].Default}}
+			continue
+		}
+		for _, e := range in.Capable {
+			eng := &t.Engines[e]
+			switch {
+			case class < 0:
+				cands[i] = append(cands[i], Loc{Engine: e, Class: eng.Default})
+			case eng.Has(class):
+				cands[i] = append(cands[i], Loc{Engine: e, Class: class})
+			}
+		}
+		if len(cands[i]) == 0 {
+			return nil
+		}
+	}
+	return cands
+}
+
+func (s *searcher) placeableSomewhere(i int) bool {
+	t := s.r.Topo
+	in := &s.r.Prog.Instrs[i]
+	if s.r.Class < 0 {
+		return len(in.Capable) > 0
+	}
+	for _, e := range in.Capable {
+		if t.Engines[e].Has(s.r.Class) || (in.Synth && e == t.Root) {
+			return true
+		}
+	}
+	return false
+}
+
+// runPass tries the engine-anchor vectors, then the Cartesian product.
+func (s *searcher) runPass(cands [][]Loc) (*Plan, error) {
+	var firstRoute error
+	try := func(vec []Loc) (p *Plan, err error, stop bool) {
+		p, err, stop = s.try(vec)
+		if isRoute(err) {
+			if firstRoute == nil {
+				firstRoute = err
+			}
+			return nil, nil, false
+		}
+		return p, err, stop
+	}
+	for e := range s.r.Topo.Engines {
+		if p, err, stop := try(anchor(cands, e)); stop {
+			return p, err
+		}
+	}
+	n := len(cands)
+	idx := make([]int, n)
+	for {
+		vec := make([]Loc, n)
+		for i, c := range cands {
+			vec[i] = c[idx[i]]
+		}
+		if p, err, stop := try(vec); stop {
+			return p, err
+		}
+		k := n - 1
+		for ; k >= 0; k-- {
+			if idx[k]++; idx[k] < len(cands[k]) {
+				break
+			}
+			idx[k] = 0
+		}
+		if k < 0 {
+			return nil, firstRoute
+		}
+	}
+}
+
+// anchor puts every instruction on engine e where it is a candidate, else
+// on its first candidate.
+func anchor(cands [][]Loc, e int) []Loc {
+	vec := make([]Loc, len(cands))
+	for i, c := range cands {
+		vec[i] = c[0]
+		if j := slices.IndexFunc(c, func(l Loc) bool { return l.Engine == e }); j >= 0 {
+			vec[i] = c[j]
+		}
+	}
+	return vec
+}
+
+// try builds vec unless it was built before. stop reports that the pass
+// is over: a plan (first-fit), the budget spent, or an error that is not a
+// route failure.
+func (s *searcher) try(vec []Loc) (*Plan, error, bool) {
+	key := vecKey(vec)
+	if s.seen[key] {
+		return nil, nil, false
+	}
+	if s.builds >= s.r.Budget {
+		return nil, ErrBudget, true
+	}
+	s.seen[key] = true
+	s.builds++
+	p, err := s.build(vec)
+	switch {
+	case err != nil:
+		return nil, err, !isRoute(err)
+	case s.r.Cost == nil:
+		return p, nil, true
+	}
+	if c := s.r.Cost(p); s.best == nil || c < s.bestCost {
+		s.best, s.bestCost = p, c
+	}
+	return nil, nil, false
+}
+
+func vecKey(vec []Loc) string {
+	var b strings.Builder
+	for _, l := range vec {
+		b.WriteString(strconv.Itoa(l.Engine))
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(l.Class))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// build chooses the ingress of every input and builds the schedule for one
+// placement vector.
+func (s *searcher) build(vec []Loc) (*Plan, error) {
+	p := s.r.Prog
+	plan := &Plan{Placement: vec, Ingress: make([]Loc, len(p.Inputs))}
+	for i, slot := range p.Inputs {
+		l, err := s.ingress(i, slot, vec)
+		if err != nil {
+			return nil, err
+		}
+		plan.Ingress[i] = l
+	}
+	nodes, err := schedule.Build(p, s.uses, s.r.Topo, vec, plan.Ingress)
+	if err != nil {
+		return nil, err
+	}
+	plan.Nodes = nodes
+	return plan, nil
+}
+
+// ingress returns where input i (at slot) enters: the first engine, in id
+// order, and class, default first, that accepts it and from which copies
+// can reach every consumer's location.
+func (s *searcher) ingress(i, slot int, vec []Loc) (Loc, error) {
+	t := s.r.Topo
+	dsts := make([]Loc, 0, len(s.uses.Consumers[slot]))
+	for _, c := range s.uses.Consumers[slot] {
+		dsts = append(dsts, vec[c])
+	}
+	for e := range t.Engines {
+		eng := &t.Engines[e]
+		if !eng.Ingress {
+			continue
+		}
+		for _, c := range classOrder(eng) {
+			ok, err := s.inputOK(i, e, c)
+			if err != nil {
+				return Loc{}, err
+			}
+			if l := (Loc{Engine: e, Class: c}); ok && s.reaches(l, dsts) {
+				return l, nil
+			}
+		}
+	}
+	return Loc{}, &IngressError{Input: i, Slot: slot}
+}
+
+// inputOK memoizes Request.InputOK.
+func (s *searcher) inputOK(i, e, c int) (bool, error) {
+	k := [3]int{i, e, c}
+	if v, ok := s.okMemo[k]; ok {
+		return v == 1, nil
+	}
+	ok, err := s.r.InputOK(i, e, c)
+	if err != nil {
+		return false, err
+	}
+	s.okMemo[k] = 2
+	if ok {
+		s.okMemo[k] = 1
+	}
+	return ok, nil
+}
+
+// reaches reports whether copies starting at from can reach every location
+// in dsts, in order, each new copy becoming a possible source.
+func (s *searcher) reaches(from Loc, dsts []Loc) bool {
+	t := s.r.Topo
+	copies := []Loc{from}
+	for _, d := range dsts {
+		if slices.Contains(copies, d) {
+			continue
+		}
+		if !slices.ContainsFunc(copies, func(c Loc) bool { return t.HasProvider(c.Class, d.Class) }) {
+			return false
+		}
+		copies = append(copies, d)
+	}
+	return true
+}
+
+// classOrder returns an engine's classes, default first.
+func classOrder(e *schedule.Engine) []int {
+	out := make([]int, 0, len(e.Classes))
+	out = append(out, e.Default)
+	for _, c := range e.Classes {
+		if c != e.Default {
+			out = append(out, c)
+		}
+	}
+	return out
+}
