@@ -7,8 +7,8 @@ import (
 
 	"github.com/goferro/goferro/driver"
 
-	"github.com/goferro/goferro/internal/schedule"
 	"github.com/goferro/goferro/internal/prepcache"
+	"github.com/goferro/goferro/internal/schedule"
 )
 
 // Runtime runs compiled programs across the engines of its configuration.

@@ -246,7 +246,9 @@ var samples = []sample{
 		return []graph.Value{graph.Select(graph.Lt(x, y), x, y)}
 	}},
 	{"reduce", func(_ *graph.Builder, x, _, _ graph.Value) []graph.Value { return []graph.Value{graph.ReduceSum(x, 1)} }},
-	{"permute", func(_ *graph.Builder, x, _, _ graph.Value) []graph.Value { return []graph.Value{graph.Permute(x, 1, 0)} }},
+	{"permute", func(_ *graph.Builder, x, _, _ graph.Value) []graph.Value {
+		return []graph.Value{graph.Permute(x, 1, 0)}
+	}},
 	{"reshape", func(_ *graph.Builder, x, _, _ graph.Value) []graph.Value {
 		return []graph.Value{graph.Reshape(x, graph.Dims(2, 6))}
 	}},
