@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole goferro test suite: installs what the tests need when it is
 # missing (numpy for the numpy comparisons, PoCL for the OpenCL engine), then
-# checks formatting, vets, and runs every test, the runtime under -race.
+# checks formatting, vets, and runs every test, the runtime under -race;
+# then vets, builds and tests bench/plot, the benchmark plots' own module.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,3 +35,10 @@ echo "== go test (portable GEMM kernel, -tags purego)"
 go test -count=1 -tags purego ./cpu/gemm/
 echo "== go test -race (runtime, its test engines, the OpenCL engine)"
 go test -count=1 -race -timeout 20m . ./goferrotest/... ./internal/... ./opencl/clengine/
+echo "== bench/plot module (go vet, go build, go test; gofmt above covers it)"
+(
+	cd bench/plot
+	go vet ./...
+	CGO_ENABLED=0 go build -o /dev/null ./... # one main package: no binary left behind
+	go test -count=1 ./...
+)

@@ -31,7 +31,8 @@ const benchAllUsage = `usage: goferro bench [all] [--instances DIR] [--out DIR] 
 Times every einsum instance of DIR (its stored opt_flops path) and square
 float64 GEMMs with goferro, alternating with numpy and torch (when installed)
 through shared/bench/einsum-peers.py, and writes DIR/report.md with ratio
-tables and PNG plots.`
+tables and DIR/results.json. The plots are drawn from results.json by the
+repository's bench/plot module: it prints the command.`
 
 // quickFlops is the cost above which --quick skips an instance.
 const quickLog10Flops = 7.5
@@ -71,7 +72,7 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.instances, "instances", "", "directory of einsum instance JSON files (default: ../shared/einsum-instances next to the repository)")
-	fs.StringVar(&f.out, "out", "bench-report", "directory for report.md, the plots and results.json")
+	fs.StringVar(&f.out, "out", "bench-report", "directory for report.md and results.json (and the plots bench/plot draws)")
 	fs.BoolVar(&f.quick, "quick", false, "a fast subset: cheap instances, small GEMMs, 3 runs")
 	fs.IntVar(&f.runs, "runs", 0, "timed runs per case (0: 5, or 3 with --quick)")
 	fs.StringVar(&f.gemmSizes, "gemm", "", "comma-separated square GEMM sizes (default 256,512,1024; 64,128 with --quick; none to skip)")
@@ -170,10 +171,12 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 		bar.step(r.Name)
 	}
 	bar.done()
-	rep := &benchReport{flags: &f, peers: peers, peerNote: peerNote, peerVersions: peerVersions, results: results, skipped: skipped}
+	rep := &benchReport{flags: &f, peers: peers, peerNote: peerNote, peerVersions: peerVersions, results: results, skipped: skipped,
+		plotCmd: plotCommand(f.out)}
 	if err := rep.write(); err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "# draw the plots, from the goferro repository's root: %s\n", rep.plotCmd)
 	summary := fmt.Sprintf("bench cases=%d instances=%d gemm_sizes=%d runs=%d threads=%d peers=%s", len(results),
 		rep.count(false), rep.count(true), f.runs, f.threads, strings.Join(append([]string{"goferro"}, peers...), ","))
 	for _, p := range peers {
@@ -185,20 +188,17 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// sharedDir finds ../shared/SUB next to the repository that contains the
-// working directory (where the project keeps benchmark data).
-func sharedDir(sub string) (string, bool) {
+// repoRoot finds the goferro repository that contains the working
+// directory: the nearest directory at or above it whose go.mod declares
+// the module github.com/goferro/goferro (not one of its nested modules).
+func repoRoot() (string, bool) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", false
 	}
 	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(data, []byte("module github.com/goferro/goferro")) {
-			cand := filepath.Join(dir, "..", "shared", sub)
-			if _, err := os.Stat(cand); err == nil {
-				return filepath.Clean(cand), true
-			}
-			return "", false
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && declaresMainModule(data) {
+			return dir, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -206,6 +206,61 @@ func sharedDir(sub string) (string, bool) {
 		}
 		dir = parent
 	}
+}
+
+// declaresMainModule reports whether a go.mod file's module line names
+// github.com/goferro/goferro itself.
+func declaresMainModule(gomod []byte) bool {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == "github.com/goferro/goferro"
+		}
+	}
+	return false
+}
+
+// sharedDir finds ../shared/SUB next to the repository that contains the
+// working directory (where the project keeps benchmark data).
+func sharedDir(sub string) (string, bool) {
+	root, ok := repoRoot()
+	if !ok {
+		return "", false
+	}
+	cand := filepath.Join(root, "..", "shared", sub)
+	if _, err := os.Stat(cand); err != nil {
+		return "", false
+	}
+	return filepath.Clean(cand), true
+}
+
+// plotCommand is the command that draws the plots of the report in out,
+// run from the goferro repository's root: the bench/plot module (a module
+// of its own, so that the library does not depend on gonum/plot) takes the
+// report directory relative to bench/plot, or absolute when out lies
+// outside the repository or the repository is not found.
+func plotCommand(out string) string {
+	dir, err := filepath.Abs(out)
+	if err != nil {
+		dir = out
+	}
+	if root, ok := repoRoot(); ok {
+		if rel, err := filepath.Rel(root, dir); err == nil && filepath.IsLocal(rel) {
+			dir = filepath.Join("..", "..", rel)
+		}
+	}
+	return "go run -C bench/plot . " + shellQuote(dir)
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and the punctuation common in paths.
+func shellQuote(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@%=", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // defaultInstancesDir is the shared instance set next to the repository.
@@ -438,7 +493,8 @@ func timePeers(ctx context.Context, c benchCase, f *benchAllFlags, peers []strin
 	return version, sc.Err()
 }
 
-// benchReport renders the results as Markdown with plots.
+// benchReport renders the results as Markdown, linking the plots that
+// plotCmd draws.
 type benchReport struct {
 	flags        *benchAllFlags
 	peers        []string
@@ -446,6 +502,18 @@ type benchReport struct {
 	peerVersions string
 	results      []benchResult
 	skipped      []string
+	plotCmd      string // the command that draws the plots (plotCommand)
+}
+
+// plotted reports whether bench/plot draws a plot of the GEMM cases
+// (gemmCases) or of the instances: when at least one of them ran.
+func (b *benchReport) plotted(gemmCases bool) bool {
+	for _, r := range b.results {
+		if (r.GemmN > 0) == gemmCases && r.Error == "" && r.GoferroMS > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // count is the number of GEMM cases (gemmCases) or of instances.
@@ -478,8 +546,7 @@ func (b *benchReport) geomean(peer string, gemmCases bool) (float64, int) {
 	return math.Exp(s / float64(n)), n
 }
 
-// write renders report.md, the plots and results.json into the output
-// directory.
+// write renders report.md and results.json into the output directory.
 func (b *benchReport) write() error {
 	var w bytes.Buffer
 	f := b.flags
@@ -496,6 +563,7 @@ func (b *benchReport) write() error {
 		fmt.Fprintf(&w, " (--quick: instances up to 10^%.1f flops, small GEMMs)", quickLog10Flops)
 	}
 	fmt.Fprintf(&w, "\n\nA ratio is the peer's time over goferro's: above 1 goferro is faster.\n\n")
+	fmt.Fprintf(&w, "The plots are drawn from results.json by `%s`, run from the goferro repository's root.\n\n", b.plotCmd)
 
 	for _, gemmCases := range []bool{false, true} {
 		if b.count(gemmCases) == 0 {
@@ -549,10 +617,10 @@ func (b *benchReport) write() error {
 		if gemmCases {
 			name = "gemm.png"
 		}
-		if err := b.plot(filepath.Join(f.out, name), gemmCases); err != nil {
-			fmt.Fprintf(&w, "\n(plot not drawn: %v)\n\n", err)
-		} else {
+		if b.plotted(gemmCases) {
 			fmt.Fprintf(&w, "\n![%s](%s)\n\n", strings.TrimSuffix(name, ".png"), name)
+		} else {
+			fmt.Fprintf(&w, "\n(no plot: no case succeeded)\n\n")
 		}
 	}
 	if len(b.skipped) > 0 {
