@@ -35,6 +35,8 @@ echo "== go test (portable GEMM kernel, -tags purego)"
 go test -count=1 -tags purego ./cpu/gemm/
 echo "== go test -race (runtime, its test engines, the OpenCL engine)"
 go test -count=1 -race -timeout 20m . ./goferrotest/... ./internal/... ./opencl/clengine/
+echo "== go test -race (the conformance suite on the CPU engine)"
+go test -count=1 -race -run Conformance ./cpu/
 echo "== bench/plot module (go vet, go build, go test; gofmt above covers it)"
 (
 	cd bench/plot

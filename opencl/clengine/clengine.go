@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/goferro/goferro/driver"
 
@@ -84,6 +85,13 @@ func (e *Engine) Placement() driver.Placement {
 	return driver.Placement{Class: Class, Domain: driver.AllocationDomain(e.AllocationDomain())}
 }
 
+// describes reports whether b's metadata is exactly t's view over its
+// device memory: dtype, shape, strides, offset and the memory's length.
+func describes(b *driver.Buffer, t *opencl.Tensor) bool {
+	return t.DType() == b.DType() && t.Shape().Equal(b.ShapeView()) && slices.Equal(t.Strides(), b.StridesView()) &&
+		t.Offset() == b.Offset() && t.Buffer().Size()/max(t.DType().Size(), 1) == b.Len()
+}
+
 // Buffer wraps a device tensor of this engine as a runtime buffer that
 // releases the tensor when the runtime releases it.
 func (e *Engine) Buffer(t *opencl.Tensor) *driver.Buffer {
@@ -116,8 +124,8 @@ func (e *Engine) Registration() driver.Engine {
 				if !ok {
 					return e.Accept(b.Payload())
 				}
-				if t.DType() != b.DType() || !t.Shape().Equal(b.Shape()) {
-					return fmt.Errorf("clengine: buffer metadata %v%v does not match its tensor %v%v", b.DType(), b.Shape(), t.DType(), t.Shape())
+				if !describes(b, t) {
+					return fmt.Errorf("clengine: buffer metadata %v%v does not describe its tensor %v%v", b.DType(), b.Shape(), t.DType(), t.Shape())
 				}
 				return e.Accept(t)
 			},

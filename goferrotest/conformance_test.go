@@ -1,0 +1,33 @@
+package goferrotest_test
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/goferrotest"
+)
+
+var devices atomic.Int64
+
+// TestDeviceConformance holds the fake Device, with a Copier as its
+// routes, to the driver contract: the fakes the runtime's tests rely on
+// behave as a real engine must.
+func TestDeviceConformance(t *testing.T) {
+	goferrotest.TestEngine(t, func(t *testing.T) goferrotest.Subject {
+		id := driver.EngineID(fmt.Sprintf("fake.conf%d.v1", devices.Add(1)))
+		d := goferrotest.NewDevice(id, goferrotest.WithFamilies(append(cpu.CoreFamilies, goferrotest.Families...)...))
+		cp := goferrotest.NewCopier(d)
+		return goferrotest.Subject{
+			Engine: d.Engine(),
+			Routes: []driver.Route{
+				{Src: driver.StorageHost, Dst: d.DefaultStorage(), Provider: cp},
+				{Src: d.DefaultStorage(), Dst: driver.StorageHost, Provider: cp},
+			},
+			Upload: d.Upload,
+			Live:   func() int64 { return d.Stats().Live + cp.Stats().LiveHostCopies },
+		}
+	})
+}
