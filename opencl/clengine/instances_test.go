@@ -316,7 +316,7 @@ func TestInstancesOnDevice(t *testing.T) {
 					res.ops++
 				}
 			}
-			reqs0, mat0, st0 := len(r.prov.reqs()), r.mat.Load(), cl.Context().Stats()
+			reqs0, mat0, st0 := len(r.reqs()), r.mat.Load(), cl.Context().Stats()
 			t0 = time.Now()
 			got, err := r.rt.Execute(bg, prep, in0)
 			res.device = time.Since(t0)
@@ -326,7 +326,7 @@ func TestInstancesOnDevice(t *testing.T) {
 			// What ran: one host→device copy per transfer step, nothing
 			// else moved, the OpenCL engine materialized the output, and
 			// every device buffer of the run was released.
-			reqs := r.prov.reqs()[reqs0:]
+			reqs := r.reqs()[reqs0:]
 			if len(reqs) != len(transferSteps(t, prep)) {
 				t.Errorf("%d provider calls, want the %d scheduled transfers", len(reqs), len(transferSteps(t, prep)))
 			}

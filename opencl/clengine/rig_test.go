@@ -6,42 +6,44 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/goferro/goferro/driver"
-
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/opencl"
 	"github.com/goferro/goferro/opencl/clengine"
 	"github.com/goferro/goferro/tensor"
 )
 
-// Helpers of the multi-engine tests: a runtime with the CPU engine and one
-// (or two) real OpenCL engines on PoCL, whose transfer providers and
-// materializers are wrapped so that the tests can count what moved and
-// inject faults into real device buffers.
+// Helpers of the runtime tests with real OpenCL engines: a runtime with
+// the CPU engine and one (or two) OpenCL engines on PoCL, whose transfer
+// providers, executors and materializers are wrapped so that the tests
+// can count what moved, what ran and what was given back.
 
 var bg = context.Background()
 
 const cpuID = cpu.EngineID
 
-// clRig is a runtime with cpu.NewEngine() and OpenCL engines, all transfers
-// going through counting (and fault-injecting) wrappers of clengine's own
-// providers.
+// clRig is a runtime with cpu.NewEngine() and OpenCL engines.
 type clRig struct {
-	rt   *goferro.Runtime
-	cl   *clengine.Engine   // the first OpenCL engine
-	cls  []*clengine.Engine // every OpenCL engine
-	id   driver.EngineID    // cl's engine id
-	prov *countingProvider
-	mat  atomic.Int64 // materializations by OpenCL engines
+	rt  *goferro.Runtime
+	cl  *clengine.Engine   // the first OpenCL engine
+	cls []*clengine.Engine // every OpenCL engine
+	id  driver.EngineID    // cl's engine id
+	// tap wraps every provider: it counts the calls and the copies handed
+	// out and given back.
+	tap goferrotest.Tap
+	mu  sync.Mutex
+	req []driver.TransferRequest // every transfer request, in order
+	mat atomic.Int64             // materializations by OpenCL engines
 	// cpuRuns and clRuns count executor calls of the CPU engine and of
 	// the first OpenCL engine.
 	cpuRuns, clRuns atomic.Int64
-
 	// base are the OpenCL contexts' buffer counters when the rig was made.
 	base []opencl.BufferStats
 }
@@ -52,11 +54,9 @@ type rigConfig struct {
 	clFamilies2 []string // the second OpenCL engine's; nil: clFamilies
 	second      bool     // a second OpenCL engine (its own context) on the same device
 	root        driver.EngineID
-	noProviders bool
-	extra       []goferro.Option
-	// cpuExec and clExec decorate the CPU engine's and the first OpenCL
-	// engine's executors (hooks, fault injection).
-	cpuExec, clExec func(driver.Executor) driver.Executor
+	// exec decorates the CPU engine's and the first OpenCL engine's
+	// executors (a barrier).
+	exec func(driver.Executor) driver.Executor
 }
 
 // counted wraps an executor with a call counter.
@@ -88,38 +88,38 @@ func openAs(t testing.TB, id driver.EngineID) *clengine.Engine {
 	return e
 }
 
+// decorate applies the rig's executor decorators.
+func (r *clRig) decorate(n *atomic.Int64, ex driver.Executor, c rigConfig) driver.Executor {
+	ex = counted(n, ex)
+	if c.exec != nil {
+		ex = c.exec(ex)
+	}
+	return ex
+}
+
 func newCLRig(t testing.TB, c rigConfig) *clRig {
 	t.Helper()
-	r := &clRig{}
-	r.cl = openAs(t, "opencl.a.v1")
+	r := &clRig{cl: openAs(t, "opencl.a.v1")}
 	r.cls = []*clengine.Engine{r.cl}
 	if c.second {
 		r.cls = append(r.cls, openAs(t, "opencl.b.v1"))
 	}
-	r.id = driver.EngineID(r.cl.ID())
+	r.id = r.cl.Registration().ID
 	creg := cpu.NewEngine()
 	if c.cpuFamilies != nil {
-		creg.Families = append([]string(nil), c.cpuFamilies...)
+		creg.Families = slices.Clone(c.cpuFamilies)
 	}
-	creg.Executor = counted(&r.cpuRuns, creg.Executor)
-	if c.cpuExec != nil {
-		creg.Executor = c.cpuExec(creg.Executor)
-	}
+	creg.Executor = r.decorate(&r.cpuRuns, creg.Executor, c)
 	opts := []goferro.Option{goferro.WithEngine(creg)}
 	for i, e := range r.cls {
 		reg := e.Registration()
-		fams := c.clFamilies
-		if i == 1 && c.clFamilies2 != nil {
-			fams = c.clFamilies2
-		}
-		if fams != nil {
-			reg.Families = append([]string(nil), fams...)
+		if fams := c.clFamilies; i == 1 && c.clFamilies2 != nil {
+			reg.Families = slices.Clone(c.clFamilies2)
+		} else if fams != nil {
+			reg.Families = slices.Clone(fams)
 		}
 		if i == 0 {
-			reg.Executor = counted(&r.clRuns, reg.Executor)
-			if c.clExec != nil {
-				reg.Executor = c.clExec(reg.Executor)
-			}
+			reg.Executor = r.decorate(&r.clRuns, reg.Executor, c)
 		}
 		inner := reg.Materializer
 		reg.Materializer = driver.MaterializerFunc(func(ctx context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
@@ -128,16 +128,12 @@ func newCLRig(t testing.TB, c rigConfig) *clRig {
 		})
 		opts = append(opts, goferro.WithEngine(reg))
 	}
-	r.prov = &countingProvider{cls: r.cls}
-	if !c.noProviders {
-		for _, p := range clengine.Providers(r.cls...) {
-			opts = append(opts, goferro.WithTransfer(p.Src, p.Dst, r.prov.wrap(p.Provider)))
-		}
+	for _, p := range clengine.Providers(r.cls...) {
+		opts = append(opts, goferro.WithTransfer(p.Src, p.Dst, r.record(r.tap.Provider(p.Provider))))
 	}
 	if c.root != "" {
 		opts = append(opts, goferro.WithRoot(c.root))
 	}
-	opts = append(opts, c.extra...)
 	rt, err := goferro.NewRuntime(opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -149,9 +145,37 @@ func newCLRig(t testing.TB, c rigConfig) *clRig {
 	return r
 }
 
+// record wraps p to record every request.
+func (r *clRig) record(p driver.TransferProvider) driver.TransferProvider {
+	return driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
+		r.mu.Lock()
+		r.req = append(r.req, *req)
+		r.mu.Unlock()
+		return p.Transfer(ctx, req)
+	})
+}
+
+// reqs returns the transfer requests made so far.
+func (r *clRig) reqs() []driver.TransferRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.req)
+}
+
+// count returns the number of transfers from engine src to engine dst.
+func (r *clRig) count(src, dst driver.EngineID) int {
+	n := 0
+	for _, q := range r.reqs() {
+		if q.From.Engine == src && q.To.Engine == dst {
+			n++
+		}
+	}
+	return n
+}
+
 // checkNoLeaks asserts that every OpenCL context holds exactly keep[i] more
 // live buffers than when the rig was made (the caller's device inputs),
-// and that every buffer the providers returned was released exactly once.
+// and that every copy the providers handed out was released.
 func (r *clRig) checkNoLeaks(t testing.TB, keep ...int64) {
 	t.Helper()
 	for i, e := range r.cls {
@@ -165,10 +189,8 @@ func (r *clRig) checkNoLeaks(t testing.TB, keep ...int64) {
 				e.ID(), d, k, st.Allocated-r.base[i].Allocated, st.Released-r.base[i].Released)
 		}
 	}
-	for i, n := range r.prov.releases() {
-		if n != 1 {
-			t.Errorf("provider buffer %d released %d times, want 1", i, n)
-		}
+	if st := r.tap.Stats(); st.Live != 0 {
+		t.Errorf("%d of the %d copies the providers made were not released", st.Live, st.Buffers)
 	}
 }
 
@@ -183,104 +205,9 @@ func upload(t testing.TB, e *clengine.Engine, h *tensor.Tensor) *driver.Buffer {
 	return e.Buffer(d)
 }
 
-// fault edits what a provider returned (good) for req; it owns good.
-type fault func(good *driver.Buffer, req *driver.TransferRequest) (*driver.Buffer, error)
-
-// countingProvider wraps clengine's providers: it records every request,
-// counts the calls per (source engine, destination engine), puts a release
-// counter on every buffer it hands to the runtime, and applies a fault to
-// the transfers selected by faultIf.
-type countingProvider struct {
-	cls []*clengine.Engine
-
-	mu       sync.Mutex
-	requests []driver.TransferRequest
-	made     []*atomic.Int64
-	faultIf  func(req *driver.TransferRequest) bool
-	fault    fault
-	hook     func(ctx context.Context, req *driver.TransferRequest) error
-}
-
-func (p *countingProvider) setFault(when func(*driver.TransferRequest) bool, f fault) {
-	p.mu.Lock()
-	p.faultIf, p.fault = when, f
-	p.mu.Unlock()
-}
-
-func (p *countingProvider) setHook(h func(ctx context.Context, req *driver.TransferRequest) error) {
-	p.mu.Lock()
-	p.hook = h
-	p.mu.Unlock()
-}
-
-func (p *countingProvider) wrap(inner driver.TransferProvider) driver.TransferProvider {
-	return driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
-		p.mu.Lock()
-		p.requests = append(p.requests, *req)
-		when, f, hook := p.faultIf, p.fault, p.hook
-		p.mu.Unlock()
-		if hook != nil {
-			if err := hook(ctx, req); err != nil {
-				return nil, err
-			}
-		}
-		b, err := inner.Transfer(ctx, req)
-		if err != nil || b == nil {
-			return b, err
-		}
-		if f != nil && (when == nil || when(req)) {
-			if b, err = f(b, req); err != nil || b == nil {
-				return b, err
-			}
-		}
-		n := new(atomic.Int64)
-		p.mu.Lock()
-		p.made = append(p.made, n)
-		p.mu.Unlock()
-		return driver.NewBuffer(driver.BufferSpec{
-			DType: b.DType(), Shape: b.Shape(), Strides: b.Strides(), Offset: b.Offset(), Len: b.Len(),
-			Placement: b.Placement(), Backend: b.Backend(), Payload: b.Payload(),
-			Release: func() { n.Add(1); b.Release() },
-		}), nil
-	})
-}
-
-func (p *countingProvider) reqs() []driver.TransferRequest {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]driver.TransferRequest(nil), p.requests...)
-}
-
-func (p *countingProvider) releases() []int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make([]int64, len(p.made))
-	for i, n := range p.made {
-		out[i] = n.Load()
-	}
-	return out
-}
-
-// count returns the number of provider calls from engine src to engine dst.
-func (p *countingProvider) count(src, dst driver.EngineID) int {
-	n := 0
-	for _, q := range p.reqs() {
-		if q.From.Engine == src && q.To.Engine == dst {
-			n++
-		}
-	}
-	return n
-}
-
-// respec returns b's description with every field copied, payload and
-// release included (so a modified buffer still frees b's memory).
-func respec(b *driver.Buffer) driver.BufferSpec {
-	return driver.BufferSpec{DType: b.DType(), Shape: b.Shape(), Strides: b.Strides(), Offset: b.Offset(), Len: b.Len(),
-		Placement: b.Placement(), Backend: b.Backend(), Payload: b.Payload(), Release: b.Release}
-}
-
-// transfers returns the transfer steps of prep as "from->to#slot" strings
-// of engine ids, and checks the step invariants.
+// transferSteps returns the transfer steps of a prepared schedule,
+// checking that every step depends only on earlier ones and that no
+// transfer goes to its own location.
 func transferSteps(t testing.TB, prep *goferro.Prepared) []goferro.Step {
 	t.Helper()
 	var out []goferro.Step
@@ -381,6 +308,3 @@ func relErr(got, want *tensor.Tensor) (float64, error) {
 	}
 	return num / den, nil
 }
-
-// cpuEngineFull is the CPU engine with every core family.
-func cpuEngineFull() driver.Engine { return cpu.NewEngine() }
