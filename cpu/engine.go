@@ -112,8 +112,11 @@ func execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 	var arr [4]*tensor.Tensor
 	ins := arr[:0]
 	for i, b := range call.Inputs {
+		// The runtime checked residency when it published the operand;
+		// this cheaper check (a tensor in the host domain) keeps a
+		// misplaced buffer from being read all the same.
 		t, ok := b.Tensor()
-		if !ok || !resident(b) {
+		if !ok || b.Placement().Domain != driver.HostDomain {
 			return nil, fmt.Errorf("cpu: operand %d is not host memory", i)
 		}
 		ins = append(ins, t)
