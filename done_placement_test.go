@@ -159,7 +159,7 @@ func TestDonePlacementAnchorRetry(t *testing.T) {
 	a := goferrotest.NewDevice(idA)
 	b := goferrotest.NewDevice(idB)
 	cp := goferrotest.NewCopier(a, b)
-	rt, err := goferro.NewRuntime(goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()), goferro.WithEngine(cpuEngine()),
+	rt, err := goferro.NewRuntime(goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()), goferro.WithEngine(cpu.NewEngine()),
 		goferro.WithTransfer(driver.StorageHost, b.DefaultStorage(), cp))
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +187,7 @@ func TestDonePlacementSkipsUnreachableDefault(t *testing.T) {
 	const fast, slow driver.StorageClass = "storage.d.fast", "storage.d.slow"
 	d := goferrotest.NewDevice("fake.d.v1", goferrotest.WithStorage(fast, slow))
 	cp := goferrotest.NewCopier(d)
-	rt, err := goferro.NewRuntime(goferro.WithEngine(cpuEngine()), goferro.WithEngine(d.Engine()),
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(d.Engine()),
 		goferro.WithTransfer(driver.StorageHost, slow, cp), goferro.WithTransfer(slow, driver.StorageHost, cp))
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +221,7 @@ func doneFourEngines(t *testing.T, budget int) (*goferro.Runtime, []*goferrotest
 		devs = append(devs, goferrotest.NewDevice(driver.EngineID("fake."+n+".v1"), goferrotest.WithStorage(driver.StorageClass("storage."+n+".v1"))))
 	}
 	cp := goferrotest.NewCopier(devs...)
-	opts := []goferro.Option{goferro.WithEngine(cpuEngine()), goferro.WithSearchBudget(budget),
+	opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithSearchBudget(budget),
 		goferro.WithTransfer(driver.StorageHost, devs[1].DefaultStorage(), cp),
 		goferro.WithTransfer(devs[1].DefaultStorage(), devs[2].DefaultStorage(), cp),
 		goferro.WithTransfer(devs[3].DefaultStorage(), devs[2].DefaultStorage(), cp)}

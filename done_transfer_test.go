@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/driver"
 
 	"github.com/goferro/goferro"
@@ -166,7 +167,7 @@ func TestDoneFailingProvider(t *testing.T) {
 	b := goferrotest.NewDevice(idB, goferrotest.WithFamilies(goferrotest.UnaryFamily))
 	inner := goferrotest.NewCopier(a, b)
 	cp := &doneCountingProvider{inner: inner, failTo: idB}
-	opts := []goferro.Option{goferro.WithEngine(cpuEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine())}
+	opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine())}
 	cls := []driver.StorageClass{driver.StorageHost, a.DefaultStorage(), b.DefaultStorage()}
 	for _, s := range cls {
 		for _, d := range cls {
@@ -365,7 +366,7 @@ func TestDoneExecutorForeignMemory(t *testing.T) {
 func TestDoneIngressOtherDomain(t *testing.T) {
 	a := goferrotest.NewDevice(idA, goferrotest.WithStorage(driver.StorageHost), goferrotest.WithFamilies(goferrotest.ArithFamily))
 	cp := goferrotest.NewCopier(a)
-	rt, err := goferro.NewRuntime(goferro.WithEngine(cpuEngine()), goferro.WithEngine(a.Engine()),
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()),
 		goferro.WithTransfer(driver.StorageHost, driver.StorageHost, cp))
 	if err != nil {
 		t.Fatal(err)

@@ -92,7 +92,7 @@ func TestScheduleShape(t *testing.T) {
 // distinct domains, so a value still needs a transfer between them (keyed
 // (class, class)); without that provider preparation fails.
 func TestSharedClassDistinctDomains(t *testing.T) {
-	r := newRig(t, rigOpts{sharedClass: true})
+	r := newRig(t, rigOpts{sharedClass: classShared})
 	x, y := randT(t, 3, 5), randT(t, 4, 5)
 	prep, err := r.rt.Prepare(bg, negSum(t, 5), host(x, y))
 	if err != nil {

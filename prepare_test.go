@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/driver"
 
 	"github.com/goferro/goferro"
@@ -172,7 +173,7 @@ func TestIngressMustReachEveryConsumer(t *testing.T) {
 // prepared ingress: the same metadata from another domain is a mismatch, and
 // memory that claims the right domain but is not the engine's is rejected.
 func TestRuntimeInputRecheck(t *testing.T) {
-	r := newRig(t, rigOpts{sharedClass: true})
+	r := newRig(t, rigOpts{sharedClass: classShared})
 	xv, yv := randT(t, 1, 3), randT(t, 2, 3)
 	xa, _ := r.a.Upload(xv)
 	ya, _ := r.a.Upload(yv)
@@ -216,7 +217,7 @@ func TestConstrainedPlacement(t *testing.T) {
 	cp := goferrotest.NewCopier(a, b)
 	rt, err := goferro.NewRuntime(
 		goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()),
-		goferro.WithEngine(cpuEngine()),
+		goferro.WithEngine(cpu.NewEngine()),
 		goferro.WithTransfer(driver.StorageHost, b.DefaultStorage(), cp),
 		goferro.WithTransfer(driver.StorageHost, a.DefaultStorage(), cp),
 	)
@@ -270,7 +271,7 @@ func TestPlacementFallsBack(t *testing.T) {
 	b := goferrotest.NewDevice(idB)
 	cp := goferrotest.NewCopier(a, b)
 	rt, err := goferro.NewRuntime(
-		goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()), goferro.WithEngine(cpuEngine()),
+		goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()), goferro.WithEngine(cpu.NewEngine()),
 		goferro.WithTransfer(driver.StorageHost, b.DefaultStorage(), cp),
 	)
 	if err != nil {
@@ -295,7 +296,7 @@ func TestSearchBudget(t *testing.T) {
 	b := goferrotest.NewDevice(idB)
 	mk := func(budget int) *goferro.Runtime {
 		rt, err := goferro.NewRuntime(goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()),
-			goferro.WithEngine(cpuEngine()), goferro.WithSearchBudget(budget))
+			goferro.WithEngine(cpu.NewEngine()), goferro.WithSearchBudget(budget))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,7 +329,7 @@ func TestSearchBudget(t *testing.T) {
 
 // TestNoCapableEngine: an op family no engine declares.
 func TestNoCapableEngine(t *testing.T) {
-	rt, err := goferro.NewRuntime(goferro.WithEngine(cpuEngine()))
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/driver"
 
 	"github.com/goferro/goferro"
@@ -105,7 +106,7 @@ func TestMaterializeFailure(t *testing.T) {
 		return nil, errors.New("no")
 	})
 	cp := goferrotest.NewCopier(d)
-	rt, err := goferro.NewRuntime(goferro.WithEngine(cpuEngine()), goferro.WithEngine(e),
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(e),
 		goferro.WithTransfer(driver.StorageHost, d.DefaultStorage(), cp))
 	if err != nil {
 		t.Fatal(err)

@@ -73,7 +73,7 @@ func TestFailureReleasesEverything(t *testing.T) {
 // TestPreparedCache: hits, misses and entries; the key covers the physical
 // signature (shape, domain) and the epoch.
 func TestPreparedCache(t *testing.T) {
-	r := newRig(t, rigOpts{sharedClass: true})
+	r := newRig(t, rigOpts{sharedClass: classShared})
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Shape{graph.Sym("n")})
 	y := b.Input("y", tensor.Float64, graph.Shape{graph.Sym("n")})
