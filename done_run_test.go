@@ -15,7 +15,6 @@ import (
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
-	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -122,36 +121,6 @@ func TestDoneCacheTwoDomains(t *testing.T) {
 	doneNoLeaks(t, r.cp, []*goferrotest.Device{r.a, r.b}, 1, 0)
 	if xa.Released() {
 		t.Error("caller input released")
-	}
-}
-
-// Done 10d: a Prepared of an older epoch or another runtime is rejected by
-// Execute and SubmitPrepared.
-func TestDoneCacheStaleForeign(t *testing.T) {
-	r := newRig(t, rigOpts{})
-	in := host(randT(t, 1, 2), randT(t, 2, 2))
-	prep, err := r.rt.Prepare(bg, negSum(t, 2), in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := newRig(t, rigOpts{})
-	for _, f := range []func(*goferro.Runtime) error{
-		func(rt *goferro.Runtime) error { _, err := rt.Execute(bg, prep, in); return err },
-		func(rt *goferro.Runtime) error { _, err := rt.SubmitPrepared(bg, prep, in); return err },
-	} {
-		isKind(t, f(other.rt), goferro.ErrStalePrepared)
-	}
-	if err := r.rt.Reconfigure(nil); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []func(*goferro.Runtime) error{
-		func(rt *goferro.Runtime) error { _, err := rt.Execute(bg, prep, in); return err },
-		func(rt *goferro.Runtime) error { _, err := rt.SubmitPrepared(bg, prep, in); return err },
-	} {
-		isKind(t, f(r.rt), goferro.ErrStalePrepared)
-	}
-	if n := r.a.Stats().Executions + other.a.Stats().Executions; n != 0 {
-		t.Errorf("%d executions of rejected Prepareds", n)
 	}
 }
 
@@ -303,62 +272,6 @@ func TestDoneSubmitCancel(t *testing.T) {
 		}
 		r.checkNoLeaks(t)
 	}
-}
-
-// Done 12: two independent branches on A and B run at the same time: each
-// executor waits at a barrier that opens only once both are executing (a
-// serial runtime would fail it), and the results equal the serial order's.
-func TestDoneConcurrentBarrier(t *testing.T) {
-	r := newRig(t, rigOpts{})
-	b := graph.NewBuilder()
-	x := b.Input("x", tensor.Float64, graph.Dims(8))
-	y := b.Input("y", tensor.Float64, graph.Dims(8))
-	p, err := graph.Compile(goferrotest.Mul(goferrotest.Add(x, y), x), goferrotest.Neg(goferrotest.Neg(goferrotest.Neg(y))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	xv, yv := randT(t, 1, 8), randT(t, 2, 8)
-	var mu sync.Mutex
-	arrived := map[driver.EngineID]bool{}
-	open := make(chan struct{})
-	barrier := func(c context.Context, call *driver.Call) error {
-		mu.Lock()
-		first := !arrived[call.Location.Engine]
-		arrived[call.Location.Engine] = true
-		if first && len(arrived) == 2 {
-			close(open)
-		}
-		mu.Unlock()
-		if !first {
-			return nil
-		}
-		select {
-		case <-open:
-			return nil
-		case <-time.After(5 * time.Second):
-			return errors.New("barrier: the other branch never started executing")
-		}
-	}
-	r.a.OnExecute(barrier)
-	r.b.OnExecute(barrier)
-	got, err := r.rt.Run(bg, p, host(xv, yv))
-	if err != nil {
-		t.Fatalf("concurrent run: %v", err)
-	}
-	r.a.OnExecute(nil)
-	r.b.OnExecute(nil)
-	ser, err := r.rt.Run(bg, p, host(xv, yv), goferro.Serial())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range got {
-		if err := tensor.CheckClose(got[i], ser[i], 0, 0); err != nil {
-			t.Errorf("output %d: concurrent vs serial: %v", i, err)
-		}
-	}
-	checkClose(t, got[0], want(t, func(v ...float64) float64 { return (v[0] + v[1]) * v[0] }, xv, yv))
-	checkClose(t, got[1], want(t, func(v ...float64) float64 { return -v[0] }, yv))
-	r.checkNoLeaks(t)
 }
 
 // Done 11f: cancellation reported the same way whatever the engine does:

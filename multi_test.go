@@ -1,7 +1,6 @@
 package goferro_test
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -9,9 +8,6 @@ import (
 	"github.com/goferro/goferro/driver"
 
 	"github.com/goferro/goferro"
-	"github.com/goferro/goferro/goferrotest"
-	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/tensor"
 )
 
 // TestSplitAcrossEngines runs -(x+y) with the add on A and the neg on B:
@@ -168,130 +164,4 @@ func TestTransferNeedsDirectProvider(t *testing.T) {
 	}
 	_, err := r.rt.Prepare(bg, negSum(t, 3), host(randT(t, 1, 3), randT(t, 2, 3)))
 	isKind(t, err, goferro.ErrMissingTransferProvider)
-}
-
-// TestFailingProvider: the provider's error surfaces as a TransferError
-// wrapping it; the consumer never runs; every copy is released.
-func TestFailingProvider(t *testing.T) {
-	r := newRig(t, rigOpts{})
-	r.cp.OnTransfer(func(_ context.Context, req *driver.TransferRequest) error {
-		if req.To.Engine == idB {
-			return goferrotest.ErrInjected
-		}
-		return nil
-	})
-	_, err := r.rt.Run(bg, negSum(t, 3), host(randT(t, 1, 3), randT(t, 2, 3)))
-	var te *goferro.Error
-	if !errors.As(err, &te) || te.Kind != goferro.ErrTransferFailed || !errors.Is(err, goferrotest.ErrInjected) {
-		t.Fatalf("error %v, want a TransferFailed TransferError wrapping ErrInjected", err)
-	}
-	if te.Instruction != 1 || te.From.Engine != idA || te.To.Engine != idB {
-		t.Errorf("error names instruction %d %v -> %v", te.Instruction, te.From, te.To)
-	}
-	if n := r.b.Stats().Executions; n != 0 {
-		t.Errorf("B ran %d times after the failed transfer", n)
-	}
-	r.checkNoLeaks(t)
-}
-
-// TestTransferFaults injects every validation fault into the provider and
-// expects its own typed error, found through the chain with errors.As.
-func TestTransferFaults(t *testing.T) {
-	cases := []struct {
-		f    goferrotest.Fault
-		kind error
-	}{
-		{goferrotest.FaultElementCount, driver.ErrTransferElementCount},
-		{goferrotest.FaultDType, driver.ErrTransferDType},
-		{goferrotest.FaultShape, driver.ErrTransferShape},
-		{goferrotest.FaultShortBuffer, driver.ErrTransferLength},
-		{goferrotest.FaultPlacement, driver.ErrTransferPlacement},
-		{goferrotest.FaultForeignMemory, driver.ErrTransferResidency},
-		{goferrotest.FaultPanic, goferro.ErrPanic},
-		{goferrotest.FaultError, goferro.ErrTransferFailed},
-	}
-	for _, c := range cases {
-		t.Run(c.f.String(), func(t *testing.T) {
-			r := newRig(t, rigOpts{})
-			r.cp.SetFault(c.f)
-			_, err := r.rt.Run(bg, negSum(t, 2, 2), host(randT(t, 1, 2, 2), randT(t, 2, 2, 2)))
-			var te *goferro.Error
-			if !errors.As(err, &te) || te.Kind != c.kind {
-				t.Fatalf("error %v, want a TransferError of kind %v", err, c.kind)
-			}
-			isKind(t, err, c.kind)
-			if n := r.a.Stats().Executions + r.b.Stats().Executions; n != 0 {
-				t.Errorf("%d executions after the first transfer failed", n)
-			}
-			if n := r.cp.Stats().Transfers; n != 1 {
-				t.Errorf("%d transfers, want the run to stop after the first", n)
-			}
-			r.checkNoLeaks(t)
-		})
-	}
-}
-
-// TestTransferFaultIntoHost: a copy into the CPU engine made of a device's
-// memory is caught by the CPU engine's residency check.
-func TestTransferFaultIntoHost(t *testing.T) {
-	r := newRig(t, rigOpts{})
-	// y = -x on B, then core add on the CPU: B→host transfer.
-	b := graph.NewBuilder()
-	x := b.Input("x", tensor.Float64, graph.Dims(3))
-	p, err := graph.Compile(graph.Add(goferrotest.Neg(x), x))
-	if err != nil {
-		t.Fatal(err)
-	}
-	xt := randT(t, 5, 3)
-	out, err := r.rt.Run(bg, p, host(xt))
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkClose(t, out[0], want(t, func(v ...float64) float64 { return 0 }, xt))
-	r.cp.SetFaultTo("cpu.default.v1", goferrotest.FaultForeignMemory)
-	_, err = r.rt.Run(bg, p, host(xt))
-	var te *goferro.Error
-	if !errors.As(err, &te) || te.To.Engine != "cpu.default.v1" {
-		t.Fatalf("error %v, want a TransferError into the CPU engine", err)
-	}
-	isKind(t, err, driver.ErrTransferResidency)
-	r.checkNoLeaks(t)
-}
-
-// TestExecutorFaults: outputs are validated before they are published.
-func TestExecutorFaults(t *testing.T) {
-	cases := []struct {
-		f    goferrotest.Fault
-		kind error
-	}{
-		{goferrotest.FaultForeignMemory, driver.ErrOutputResidencyMismatch},
-		{goferrotest.FaultPlacement, driver.ErrOutputResidencyMismatch},
-		{goferrotest.FaultDType, driver.ErrOutputMismatch},
-		{goferrotest.FaultShape, driver.ErrOutputMismatch},
-		{goferrotest.FaultElementCount, driver.ErrOutputMismatch},
-		{goferrotest.FaultShortBuffer, driver.ErrOutputMismatch},
-		{goferrotest.FaultError, goferro.ErrExecutorFailed},
-		{goferrotest.FaultPanic, goferro.ErrPanic},
-	}
-	for _, c := range cases {
-		t.Run(c.f.String(), func(t *testing.T) {
-			r := newRig(t, rigOpts{})
-			r.a.SetFault(c.f)
-			_, err := r.rt.Run(bg, negSum(t, 2, 2), host(randT(t, 1, 2, 2), randT(t, 2, 2, 2)))
-			var ee *goferro.Error
-			if !errors.As(err, &ee) || ee.Kind != c.kind {
-				t.Fatalf("error %v, want an ExecError of kind %v", err, c.kind)
-			}
-			if ee.Instruction != 0 || ee.Engine != idA {
-				t.Errorf("error names instruction %d engine %s, want 0 and %s", ee.Instruction, ee.Engine, idA)
-			}
-			if n := r.b.Stats().Executions; n != 0 {
-				t.Errorf("B ran %d times downstream of the failure", n)
-			}
-			if n := r.cp.Stats().Transfers; n != 2 {
-				t.Errorf("%d transfers, want only the two inputs'", n)
-			}
-			r.checkNoLeaks(t)
-		})
-	}
 }

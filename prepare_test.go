@@ -169,46 +169,6 @@ func TestIngressMustReachEveryConsumer(t *testing.T) {
 	isKind(t, err, goferro.ErrNoInputIngress)
 }
 
-// TestRuntimeInputRecheck: executing a Prepared re-checks inputs against the
-// prepared ingress: the same metadata from another domain is a mismatch, and
-// memory that claims the right domain but is not the engine's is rejected.
-func TestRuntimeInputRecheck(t *testing.T) {
-	r := newRig(t, rigOpts{sharedClass: classShared})
-	xv, yv := randT(t, 1, 3), randT(t, 2, 3)
-	xa, _ := r.a.Upload(xv)
-	ya, _ := r.a.Upload(yv)
-	xb, _ := r.b.Upload(xv)
-	defer xa.Release()
-	defer ya.Release()
-	defer xb.Release()
-	prep, err := r.rt.Prepare(bg, negSum(t, 3), []*driver.Buffer{xa, ya})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if prep.Ingress()[0].Engine != idA {
-		t.Fatalf("x enters at %v, want A", prep.Ingress()[0])
-	}
-	_, err = r.rt.Execute(bg, prep, []*driver.Buffer{xb, ya})
-	var ee *goferro.Error
-	if !errors.As(err, &ee) || ee.Kind != goferro.ErrInputMismatch || ee.Input != 0 {
-		t.Fatalf("error %v, want InputMismatch for input 0", err)
-	}
-	forged := driver.TensorBuffer(xv.Clone(), xa.Placement(), xa.Backend(), nil)
-	_, err = r.rt.Execute(bg, prep, []*driver.Buffer{forged, ya})
-	if !errors.As(err, &ee) || ee.Kind != goferro.ErrInputMismatch || ee.Engine != idA {
-		t.Fatalf("error %v, want InputRejected by A", err)
-	}
-	if n := r.a.Stats().Executions; n != 0 {
-		t.Errorf("A ran %d times with rejected inputs", n)
-	}
-	// Run instead re-prepares for B's domain and works.
-	out, err := r.rt.Run(bg, negSum(t, 3), []*driver.Buffer{xb, ya})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkClose(t, out[0], want(t, func(v ...float64) float64 { return -(v[0] + v[1]) }, xv, yv))
-}
-
 // TestConstrainedPlacement: OnEngines keeps the ops on the named engines;
 // inputs still enter at the CPU engine and arrive by transfer.
 func TestConstrainedPlacement(t *testing.T) {

@@ -4,71 +4,16 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/goferro/goferro/driver"
 
 	"github.com/goferro/goferro"
-	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/tensor"
 )
-
-// TestLastUseFreesEveryCopy: x is copied to both A and B; after its last
-// use both copies are gone while later instructions still run, and at the
-// end every buffer of every pool has been released exactly once.
-func TestLastUseFreesEveryCopy(t *testing.T) {
-	r := newRig(t, rigOpts{})
-	b := graph.NewBuilder()
-	x := b.Input("x", tensor.Float64, graph.Dims(4))
-	y := b.Input("y", tensor.Float64, graph.Dims(4))
-	nx := goferrotest.Neg(x)                        // #0 on B: x copied to B
-	s := goferrotest.Add(x, y)                      // #1 on A: x copied to A; x dies
-	p, err := graph.Compile(goferrotest.Neg(s), nx) // #2 on B
-	if err != nil {
-		t.Fatal(err)
-	}
-	var liveA, liveB int64 = -1, -1
-	r.b.OnExecute(func(_ context.Context, c *driver.Call) error {
-		if c.Index == 2 {
-			liveA, liveB = r.a.Stats().Live, r.b.Stats().Live
-		}
-		return nil
-	})
-	xv, yv := randT(t, 1, 4), randT(t, 2, 4)
-	out, err := r.rt.Run(bg, p, host(xv, yv), goferro.Serial())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkClose(t, out[0], want(t, func(v ...float64) float64 { return -(v[0] + v[1]) }, xv, yv))
-	checkClose(t, out[1], want(t, func(v ...float64) float64 { return -v[0] }, xv))
-	// At #2: A holds only s (x's and y's copies died at #1); B holds -x
-	// (an output) and the copy of s, x's B copy having died at #1 too.
-	if liveA != 1 || liveB != 2 {
-		t.Errorf("live buffers at instruction 2: A %d B %d, want 1 and 2", liveA, liveB)
-	}
-	a, bs := r.a.Stats(), r.b.Stats()
-	if a.Releases != a.Allocations || bs.Releases != bs.Allocations || a.Allocations != 3 || bs.Allocations != 4 {
-		t.Errorf("A %+v, B %+v: want 3 and 4 allocations, all released", a, bs)
-	}
-	r.checkNoLeaks(t)
-}
-
-// TestFailureReleasesEverything: a failure late in the schedule releases
-// the copies and intermediates made before it.
-func TestFailureReleasesEverything(t *testing.T) {
-	r := newRig(t, rigOpts{})
-	r.b.SetFault(goferrotest.FaultError)
-	_, err := r.rt.Run(bg, negSum(t, 8), host(randT(t, 1, 8), randT(t, 2, 8)))
-	isKind(t, err, goferro.ErrExecutorFailed)
-	if a := r.a.Stats(); a.Allocations != 3 {
-		t.Errorf("A made %d buffers, want 3 before B failed", a.Allocations)
-	}
-	r.checkNoLeaks(t)
-}
 
 // TestPreparedCache: hits, misses and entries; the key covers the physical
 // signature (shape, domain) and the epoch.
@@ -329,123 +274,5 @@ func TestSubmitPanic(t *testing.T) {
 	}
 	_, err = h.Wait(bg)
 	isKind(t, err, goferro.ErrPanic)
-	r.checkNoLeaks(t)
-}
-
-// TestConcurrentEventDomains: two independent branches on A and B run at
-// the same time (each executor waits until the other has started), and
-// the results equal the serial order's.
-func TestConcurrentEventDomains(t *testing.T) {
-	a := goferrotest.NewDevice(idA, goferrotest.WithFamilies(goferrotest.ArithFamily))
-	b := goferrotest.NewDevice(idB, goferrotest.WithFamilies(goferrotest.UnaryFamily))
-	cp := goferrotest.NewCopier(a, b)
-	opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine())}
-	for _, s := range []driver.StorageClass{driver.StorageHost, a.DefaultStorage(), b.DefaultStorage()} {
-		for _, d := range []driver.StorageClass{driver.StorageHost, a.DefaultStorage(), b.DefaultStorage()} {
-			if s != d {
-				opts = append(opts, goferro.WithTransfer(s, d, cp))
-			}
-		}
-	}
-	rt, err := goferro.NewRuntime(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bl := graph.NewBuilder()
-	x := bl.Input("x", tensor.Float64, graph.Dims(16))
-	y := bl.Input("y", tensor.Float64, graph.Dims(16))
-	s := goferrotest.Add(x, y)                     // A
-	m := goferrotest.Mul(s, x)                     // A
-	n := goferrotest.Neg(goferrotest.Neg(y))       // B, independent of A's branch
-	p, err := graph.Compile(m, goferrotest.Neg(n)) // Neg(n) on B
-	if err != nil {
-		t.Fatal(err)
-	}
-	xv, yv := randT(t, 1, 16), randT(t, 2, 16)
-
-	var mu sync.Mutex
-	inFlight, overlap := 0, false
-	arrive := func(c context.Context, _ *driver.Call) error {
-		mu.Lock()
-		inFlight++
-		if inFlight > 1 {
-			overlap = true
-		}
-		mu.Unlock()
-		// Give the other domain a chance to start while this one runs.
-		deadline := time.Now().Add(2 * time.Second)
-		for time.Now().Before(deadline) {
-			mu.Lock()
-			o := overlap
-			mu.Unlock()
-			if o {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
-		mu.Lock()
-		inFlight--
-		mu.Unlock()
-		return nil
-	}
-	a.OnExecute(arrive)
-	b.OnExecute(arrive)
-	got, err := rt.Run(bg, p, host(xv, yv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !overlap {
-		t.Error("A's and B's branches never ran at the same time")
-	}
-	a.OnExecute(nil)
-	b.OnExecute(nil)
-	ser, err := rt.Run(bg, p, host(xv, yv), goferro.Serial())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range got {
-		if err := tensor.CheckClose(got[i], ser[i], 0, 0); err != nil {
-			t.Errorf("output %d: concurrent vs serial: %v", i, err)
-		}
-	}
-	checkClose(t, got[0], want(t, func(v ...float64) float64 { return (v[0] + v[1]) * v[0] }, xv, yv))
-	checkClose(t, got[1], want(t, func(v ...float64) float64 { return -v[0] }, yv))
-	for _, d := range []*goferrotest.Device{a, b} {
-		if st := d.Stats(); st.Live != 0 {
-			t.Errorf("%s leaked %d buffers", d.ID(), st.Live)
-		}
-	}
-}
-
-// TestConcurrentRuns: many executions of one Prepared at once (run with
-// -race) give the right answers and leak nothing.
-func TestConcurrentRuns(t *testing.T) {
-	r := newRig(t, rigOpts{})
-	xv, yv := randT(t, 1, 8), randT(t, 2, 8)
-	w := want(t, func(v ...float64) float64 { return -(v[0] + v[1]) }, xv, yv)
-	prep, err := r.rt.Prepare(bg, negSum(t, 8), host(xv, yv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out, err := r.rt.Execute(bg, prep, host(xv, yv))
-			if err == nil {
-				err = tensor.CheckClose(out[0], w, 1e-12, 1e-12)
-			}
-			if err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	r.checkNoLeaks(t)
 }
