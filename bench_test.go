@@ -1,6 +1,7 @@
 package goferro_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/goferro/goferro/driver"
@@ -12,18 +13,18 @@ import (
 )
 
 // chainProgram is x (+ y, * y, + y, ...) over n instructions of tiny
-// float64 vectors of extent size: the runtime's per-instruction overhead
-// dominates the arithmetic.
+// float64 vectors of extent size, on the CPU engine: the runtime's
+// per-instruction overhead dominates the arithmetic.
 func chainProgram(b testing.TB, n, size int) (*goferro.Runtime, *graph.Program, []*driver.Buffer) {
 	b.Helper()
-	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	bl := graph.NewBuilder()
-	x := bl.Input("x", tensor.Float64, graph.Dims(size))
-	y := bl.Input("y", tensor.Float64, graph.Dims(size))
-	v := x
+	xt, _ := tensor.Rand(tensor.Float64, 1, size)
+	yt, _ := tensor.Rand(tensor.Float64, 2, size)
+	return newRuntime(b, goferro.WithEngine(cpu.NewEngine())), chain(b, n, size), host(xt, yt)
+}
+
+func chain(b testing.TB, n, size int) *graph.Program {
+	b.Helper()
+	v, y := xy(size)
 	for i := range n {
 		if i%2 == 0 {
 			v = graph.Add(v, y)
@@ -31,13 +32,7 @@ func chainProgram(b testing.TB, n, size int) (*goferro.Runtime, *graph.Program, 
 			v = graph.Mul(v, y)
 		}
 	}
-	p, err := graph.Compile(v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	xt, _ := tensor.Rand(tensor.Float64, 1, size)
-	yt, _ := tensor.Rand(tensor.Float64, 2, size)
-	return rt, p, []*driver.Buffer{driver.HostBuffer(xt, nil), driver.HostBuffer(yt, nil)}
+	return compile(b, v)
 }
 
 // BenchmarkRunChain measures per-instruction overhead: a chain of 100 tiny
@@ -56,18 +51,10 @@ func BenchmarkRunChain(b *testing.B) {
 // (neg of four float64s) on the CPU engine: every iteration is a
 // prepared-cache hit. Goal: under 5 µs per run.
 func BenchmarkCachedRunOneOp(b *testing.B) {
-	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	bl := graph.NewBuilder()
-	x := bl.Input("x", tensor.Float64, graph.Dims(4))
-	p, err := graph.Compile(graph.Neg(x))
-	if err != nil {
-		b.Fatal(err)
-	}
+	rt := newRuntime(b, goferro.WithEngine(cpu.NewEngine()))
+	p := compile(b, graph.Neg(graph.NewBuilder().Input("x", tensor.Float64, graph.Dims(4))))
 	xt, _ := tensor.Rand(tensor.Float64, 1, 4)
-	in := []*driver.Buffer{driver.HostBuffer(xt, nil)}
+	in := host(xt)
 	if _, err := rt.Run(bg, p, in); err != nil { // fill the cache
 		b.Fatal(err)
 	}
@@ -88,11 +75,29 @@ func BenchmarkCachedRunOneOp(b *testing.B) {
 // per instruction) and ns/instr per instruction. Goal: under 1 µs per node.
 func BenchmarkRun1000Nodes(b *testing.B) {
 	rt, p, in := chainProgram(b, 1000, 1)
+	benchmarkNodes(b, rt, p, in)
+}
+
+// BenchmarkRun1000NodesNull is BenchmarkRun1000Nodes on an engine whose
+// executor does no arithmetic: the runtime's own per-node cost.
+func BenchmarkRun1000NodesNull(b *testing.B) {
+	eng, pl := nullEngine()
+	z, _ := tensor.Zeros(tensor.Float64, 1)
+	in := []*driver.Buffer{driver.TensorBuffer(z, pl, "null", nil), driver.TensorBuffer(z, pl, "null", nil)}
+	benchmarkNodes(b, newRuntime(b, goferro.WithEngine(eng)), chain(b, 1000, 1), in)
+}
+
+// benchmarkNodes measures cached Runs of a chain, whose schedule has an op
+// per instruction and a release per value but the output.
+func benchmarkNodes(b *testing.B, rt *goferro.Runtime, p *graph.Program, in []*driver.Buffer) {
 	prep, err := rt.Prepare(bg, p, in)
 	if err != nil {
 		b.Fatal(err)
 	}
 	nodes := len(prep.Schedule())
+	if n := len(p.Instructions); nodes != 2*n+1 { // x, y and n-1 intermediates released
+		b.Fatalf("%d nodes for %d instructions, want an op per instruction and a release per value but the output", nodes, n)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := rt.Run(bg, p, in); err != nil {
@@ -101,8 +106,32 @@ func BenchmarkRun1000Nodes(b *testing.B) {
 	}
 	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(ns/float64(nodes), "ns/node")
-	b.ReportMetric(ns/1000, "ns/instr")
+	b.ReportMetric(ns/float64(len(p.Instructions)), "ns/instr")
 	b.ReportMetric(float64(nodes), "nodes")
+}
+
+// nullEngine is an engine whose executor does no arithmetic: every result
+// is a fresh buffer over one shared tensor.
+func nullEngine() (driver.Engine, driver.Placement) {
+	const class driver.StorageClass = "storage.null.v1"
+	pl := driver.Placement{Class: class, Domain: "domain.null.v1"}
+	z, _ := tensor.Zeros(tensor.Float64, 1)
+	return driver.Engine{
+		ID: "bench.null.v1", Backend: "null", Domain: pl.Domain, Storage: []driver.StorageClass{class}, DefaultStorage: class,
+		Families: cpu.CoreFamilies,
+		Executor: driver.ExecutorFunc(func(_ context.Context, c *driver.Call) ([]*driver.Buffer, error) {
+			return []*driver.Buffer{driver.TensorBuffer(z, c.Placement, "null", nil)}, nil
+		}),
+		Ingress: driver.Ingress{
+			Eligible: func(p driver.Placement, c driver.StorageClass) bool { return p == pl && c == class },
+			Accept:   func(*driver.Buffer, driver.StorageClass) error { return nil },
+			Resident: func(b *driver.Buffer) bool { return b.Placement() == pl },
+		},
+		Materializer: driver.MaterializerFunc(func(_ context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
+			t, _ := b.Tensor()
+			return t, nil
+		}),
+	}, pl
 }
 
 // TestRunOverheadAllocations guards what the overhead benchmarks measure,

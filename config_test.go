@@ -3,6 +3,7 @@ package goferro_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/driver"
@@ -14,24 +15,8 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-func TestValidateID(t *testing.T) {
-	good := []string{"cpu.default.v1", "storage.host.v1", "storage.opencl.device.v1", "a.b", "x1.y_2.z-3"}
-	bad := []string{"", "cpu", "Cpu.default", "cpu..v1", ".cpu.v1", "cpu.v1.", "cpu.default v1", "1cpu.v1", "cpu._x", "cpu.-x", "cpü.v1",
-		"a." + string(make([]byte, 200))}
-	for _, s := range good {
-		if err := driver.ValidateID("engine id", s); err != nil {
-			t.Errorf("%q: %v", s, err)
-		}
-	}
-	for _, s := range bad {
-		err := driver.ValidateID("engine id", s)
-		var ie *driver.IDError
-		if !errors.As(err, &ie) || !errors.Is(err, driver.ErrInvalidID) || ie.ID != s {
-			t.Errorf("%q: error %v, want an IDError", s, err)
-		}
-	}
-}
-
+// TestConfigErrors: every Config method validates its argument at once,
+// with its own kind.
 func TestConfigErrors(t *testing.T) {
 	d := goferrotest.NewDevice(idA)
 	eng := d.Engine()
@@ -116,48 +101,24 @@ func configErrors(t *testing.T, c *goferro.Config, d *goferrotest.Device, eng dr
 }
 
 // TestRootRunsSynthesized: compiler-synthesized instructions (here the
-// explicit broadcast of a rank-0 operand) run at the root location, while
-// the other instructions go to the first capable engine in id order.
+// explicit broadcast of a rank-0 operand) run at the root, by default the
+// first engine with an executor, while the other instructions go to the
+// first capable engine in id order.
 func TestRootRunsSynthesized(t *testing.T) {
 	dev := goferrotest.NewDevice("aaa.dev.v1", goferrotest.WithFamilies(graph.FamilyElementwise, graph.FamilyLayout))
 	cp := goferrotest.NewCopier(dev)
-	opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(dev.Engine()),
-		goferro.WithTransfer(driver.StorageHost, dev.DefaultStorage(), cp),
-		goferro.WithTransfer(dev.DefaultStorage(), driver.StorageHost, cp)}
-	b := graph.NewBuilder()
-	x := b.Input("x", tensor.Float64, graph.Dims(3))
-	y := b.Input("y", tensor.Float64, graph.Dims())
-	p, err := graph.Compile(graph.Add(x, y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	synth := -1
-	for i, ins := range p.Instructions {
-		if ins.Synthesized {
-			synth = i
-		}
-	}
-	if synth < 0 {
-		t.Skipf("the compiler synthesized nothing:\n%v", p)
-	}
+	opts := append(mesh(cp, driver.StorageHost, dev.DefaultStorage()), goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(dev.Engine()))
+	p, synth := broadcastSum(t)
 	in := host(randT(t, 1, 3), tensor.Scalar(2.0))
 	for _, root := range []driver.EngineID{"", cpu.EngineID} {
 		o := opts
-		if root != "" {
-			o = append(o, goferro.WithRoot(root))
-		}
-		rt, err := goferro.NewRuntime(o...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prep, err := rt.Prepare(bg, p, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The default root is the first engine with an executor: the device.
 		wantRoot := dev.ID()
 		if root != "" {
-			wantRoot = root
+			o, wantRoot = append(o, goferro.WithRoot(root)), root
+		}
+		prep, err := newRuntime(t, o...).Prepare(bg, p, in)
+		if err != nil {
+			t.Fatal(err)
 		}
 		for i, l := range prep.Locations() {
 			w := dev.ID()
@@ -168,5 +129,66 @@ func TestRootRunsSynthesized(t *testing.T) {
 				t.Errorf("root %q: instruction %d (synthesized %v) on %s, want %s", root, i, i == synth, l.Engine, w)
 			}
 		}
+	}
+}
+
+// TestEpochs: a runtime starts at epoch 1 with one event domain per engine;
+// Reconfigure publishes epoch+1 for a valid edit, keeping the event domains
+// of the engines it keeps, and leaves everything as it was for an invalid
+// one; the copy Config returns is not the runtime's.
+func TestEpochs(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	if e := r.rt.Epoch(); e != 1 {
+		t.Fatalf("epoch %d, want 1", e)
+	}
+	in := host(randT(t, 1, 2), randT(t, 2, 2))
+	prep, err := r.rt.Prepare(bg, negSum(t, 2), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evA, _ := r.rt.EventDomain(idA)
+	evB, _ := r.rt.EventDomain(idB)
+	if evA == evB || evA == 0 {
+		t.Fatalf("event domains A %v B %v", evA, evB)
+	}
+	// Invalid edits, and edits of the copy, leave everything as it was.
+	bad := []func(*goferro.Config) error{
+		func(c *goferro.Config) error { return errors.New("changed my mind") },
+		func(c *goferro.Config) error { return c.AddEngine(goferrotest.NewDevice(idA).Engine()) },
+		func(c *goferro.Config) error { return c.AddEngine(goferrotest.NewDevice("Bad.ID").Engine()) },
+		func(c *goferro.Config) error {
+			c.RemoveEngine(idA)
+			return c.AddTransfer(classA, classB, goferrotest.NewCopier())
+		},
+	}
+	for i, edit := range bad {
+		if err := r.rt.Reconfigure(edit); err == nil {
+			t.Errorf("edit %d accepted", i)
+		}
+	}
+	if !r.rt.Config().RemoveTransfer(driver.StorageHost, classA) {
+		t.Error("the copy of the configuration lacks a provider")
+	}
+	if e := r.rt.Epoch(); e != 1 {
+		t.Fatalf("epoch %d after invalid edits, want 1", e)
+	}
+	if !slices.ContainsFunc(r.rt.Config().Engines(), func(e driver.Engine) bool { return e.ID == idA }) {
+		t.Fatal("an invalid edit removed engine A")
+	}
+	if _, err := r.rt.Execute(bg, prep, in); err != nil {
+		t.Fatalf("prepared still current: %v", err)
+	}
+	// A valid edit: epoch 2.
+	if err := r.rt.Reconfigure(func(cfg *goferro.Config) error { return cfg.AddEngine(goferrotest.NewDevice("fake.c.v1").Engine()) }); err != nil {
+		t.Fatal(err)
+	}
+	if e := r.rt.Epoch(); e != 2 {
+		t.Fatalf("epoch %d, want 2", e)
+	}
+	if ev, _ := r.rt.EventDomain(idA); ev != evA {
+		t.Errorf("A's event domain changed from %v to %v", evA, ev)
+	}
+	if evC, ok := r.rt.EventDomain("fake.c.v1"); !ok || evC == evA || evC == evB {
+		t.Errorf("C's event domain %v", evC)
 	}
 }

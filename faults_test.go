@@ -1,0 +1,192 @@
+package goferro_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/goferrotest"
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/tensor"
+)
+
+// fault is a way an engine can misbehave: a goferrotest fault its Tap
+// injects, or edits of the buffer it hands out. copy and result are the
+// kinds the runtime reports for it in a transfer's copy and in an
+// executor's result (nil: not tried there).
+type fault struct {
+	name         string
+	inject       goferrotest.Fault
+	edits        []edit
+	copy, result error
+	// onlyDevices: the CPU engine cannot tell another engine's Go memory
+	// from its own, so copies into it are not tried.
+	onlyDevices bool
+}
+
+var faults = []fault{
+	{inject: goferrotest.FaultError, copy: goferro.ErrTransferFailed, result: goferro.ErrExecutorFailed},
+	{inject: goferrotest.FaultPanic, copy: goferro.ErrPanic, result: goferro.ErrPanic},
+	{inject: goferrotest.FaultElementCount, copy: driver.ErrTransferElementCount, result: driver.ErrOutputMismatch},
+	{inject: goferrotest.FaultDType, copy: driver.ErrTransferDType, result: driver.ErrOutputMismatch},
+	{inject: goferrotest.FaultShape, copy: driver.ErrTransferShape, result: driver.ErrOutputMismatch},
+	{inject: goferrotest.FaultShortBuffer, copy: driver.ErrTransferLength, result: driver.ErrOutputMismatch},
+	{inject: goferrotest.FaultPlacement, copy: driver.ErrTransferPlacement, result: driver.ErrOutputResidencyMismatch},
+	{inject: goferrotest.FaultForeignMemory, copy: driver.ErrTransferResidency, result: driver.ErrOutputResidencyMismatch},
+	{name: "other-engine-memory", edits: []edit{editMemory}, copy: driver.ErrTransferResidency, result: driver.ErrOutputResidencyMismatch, onlyDevices: true},
+	{name: "overflow", edits: []edit{editOverflow}, copy: driver.ErrTransferElementCount, result: driver.ErrOutputMismatch},
+	{name: "other-domain", edits: []edit{editDomain}, copy: driver.ErrTransferPlacement, result: driver.ErrOutputResidencyMismatch},
+	// Several faults at once: the first in the documented order.
+	{name: "count+dtype", edits: []edit{editCount, editDType}, copy: driver.ErrTransferElementCount},
+	{name: "dtype+shape", edits: []edit{editDType, editShape}, copy: driver.ErrTransferDType},
+	{name: "shape+length", edits: []edit{editShape, editLength}, copy: driver.ErrTransferShape},
+	{name: "length+placement", edits: []edit{editLength, editDomain}, copy: driver.ErrTransferLength},
+	{name: "placement+residency", edits: []edit{editMemory, editDomain}, copy: driver.ErrTransferPlacement},
+}
+
+func (f fault) String() string {
+	if f.name != "" {
+		return f.name
+	}
+	return f.inject.String()
+}
+
+// TestTransferFaults: a provider that fails, panics, or hands back a copy
+// that breaks the contract — one way or several at once — fails the run
+// with a *goferro.Error of its own kind and no other (for several faults,
+// the first in the documented order: element count, dtype, shape, length,
+// placement, residency) naming the transfer, whether the copy goes into a
+// device or into the CPU engine, serially or concurrently; nothing at or
+// after the failed transfer runs, and every buffer is released exactly
+// once.
+func TestTransferFaults(t *testing.T) {
+	kinds := []error{driver.ErrTransferElementCount, driver.ErrTransferDType, driver.ErrTransferShape,
+		driver.ErrTransferLength, driver.ErrTransferPlacement, driver.ErrTransferResidency, goferro.ErrTransferFailed, goferro.ErrPanic}
+	// -(x + y) + x: x and y move from the host to A (add), the sum from A
+	// to B (neg), the negation from B to the host (the core add on the CPU
+	// engine).
+	x, y := xy(2, 2)
+	p := compile(t, graph.Add(goferrotest.Neg(goferrotest.Add(x, y)), x))
+	xv, yv := randT(t, 1, 2, 2), randT(t, 2, 2, 2)
+	targets := []struct {
+		into, from   driver.EngineID
+		instruction  int
+		calls        int64 // provider calls, the failed one last
+		execA, execB int64
+	}{
+		{idA, cpu.EngineID, 0, 1, 0, 0},
+		{idB, idA, 1, 3, 1, 0},
+		{cpu.EngineID, idB, 2, 4, 1, 1},
+	}
+	r := newRig(t, rigOpts{})
+	out, err := r.rt.Run(bg, p, host(xv, yv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, out[0], want(t, func(v ...float64) float64 { return -v[1] }, xv, yv))
+	for _, f := range faults {
+		for _, to := range targets {
+			if f.copy == nil || f.onlyDevices && to.into == cpu.EngineID {
+				continue
+			}
+			for _, serial := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%v/into=%s/serial=%v", f, to.into, serial), func(t *testing.T) {
+					r := newRig(t, rigOpts{})
+					r.cp.SetFaultTo(to.into, f.inject)
+					r.corruptCopies(to.into, f.edits...)
+					var opts []goferro.RunOption
+					if serial {
+						opts = append(opts, goferro.Serial())
+					}
+					out, err := r.rt.Run(bg, p, host(xv, yv), opts...)
+					e := asError(t, err, f.copy)
+					if out != nil {
+						t.Error("outputs returned with an error")
+					}
+					if e.From.Engine != to.from || e.To.Engine != to.into || e.Instruction != to.instruction {
+						t.Errorf("error names %v -> %v for instruction %d, want %s -> %s for %d", e.From, e.To, e.Instruction, to.from, to.into, to.instruction)
+					}
+					for _, k := range kinds {
+						if k != f.copy && errors.Is(err, k) {
+							t.Errorf("error %v is also %v", err, k)
+						}
+					}
+					if f.inject == goferrotest.FaultError && !errors.Is(err, goferrotest.ErrInjected) {
+						t.Errorf("error %v does not wrap the provider's", err)
+					}
+					if a, b := r.a.Stats().Executions, r.b.Stats().Executions; a != to.execA || b != to.execB {
+						t.Errorf("executions A %d B %d, want %d and %d", a, b, to.execA, to.execB)
+					}
+					if n := r.cp.Stats().Transfers; n != to.calls {
+						t.Errorf("%d transfers, want the run to stop after the %dth", n, to.calls)
+					}
+					r.checkNoLeaks(t)
+				})
+			}
+		}
+	}
+}
+
+// TestExecutorFaults: results are validated before they are published: an
+// executor that fails, panics, or returns a result that breaks the
+// contract (wrong type or length, another placement, memory that is not
+// its own — foreign or another engine's) fails the run with a
+// *goferro.Error naming the instruction, output and engine; the result is
+// never published (not moved, not consumed, not returned even though it is
+// a program output) and every buffer is released.
+func TestExecutorFaults(t *testing.T) {
+	x, y := xy(2, 2)
+	s := goferrotest.Add(x, y)
+	p := compile(t, goferrotest.Neg(s), s)
+	for _, f := range faults {
+		if f.result == nil {
+			continue
+		}
+		t.Run(f.String(), func(t *testing.T) {
+			r := newRig(t, rigOpts{})
+			r.a.SetFault(f.inject)
+			r.corruptOutputs(idA, f.edits...)
+			out, err := r.rt.Run(bg, p, host(randT(t, 1, 2, 2), randT(t, 2, 2, 2)))
+			e := asError(t, err, f.result)
+			if out != nil {
+				t.Error("outputs returned with an error")
+			}
+			if e.Instruction != 0 || e.Engine != idA {
+				t.Errorf("error names instruction %d engine %s, want 0 and %s", e.Instruction, e.Engine, idA)
+			}
+			if f.result != goferro.ErrExecutorFailed && f.result != goferro.ErrPanic && e.Output != 0 {
+				t.Errorf("error names output %d, want 0", e.Output)
+			}
+			if n := r.b.Stats().Executions; n != 0 {
+				t.Errorf("B ran %d times downstream of the failure", n)
+			}
+			if n := r.cp.Stats().Transfers; n != 2 {
+				t.Errorf("%d transfers, want only the two inputs'", n)
+			}
+			r.checkNoLeaks(t)
+		})
+	}
+}
+
+// TestMaterializeFailure: an engine that cannot materialize an output
+// fails the run with ErrMaterialize naming the output and the engine, and
+// releases everything.
+func TestMaterializeFailure(t *testing.T) {
+	d := goferrotest.NewDevice(idA)
+	e := d.Engine()
+	e.Materializer = driver.MaterializerFunc(func(_ context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
+		return nil, errors.New("no")
+	})
+	cp := goferrotest.NewCopier(d)
+	rt := newRuntime(t, goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(e),
+		goferro.WithTransfer(driver.StorageHost, d.DefaultStorage(), cp))
+	_, err := rt.Run(bg, negSum(t, 2), host(randT(t, 1, 2), randT(t, 2, 2)))
+	if ee := asError(t, err, goferro.ErrMaterialize); ee.Output != 0 || ee.Engine != idA {
+		t.Fatalf("error %v, want output 0 on %s", err, idA)
+	}
+	checkNoLeaks(t, cp, []*goferrotest.Device{d})
+}
