@@ -275,81 +275,50 @@ func reference(call *driver.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error)
 }
 
 // dotGeneral computes dot_general with GEMM: both operands are permuted
-// into (batch, free, contracted) and (batch, contracted, free) row-major
-// order and multiplied as batched matrices. ok is false for dtypes GEMM does
-// not support (integers; the graph defines dot_general on float and complex
-// types only), which fall back to the reference.
+// into graph.LowerDot's (batch, free, contracted) and (batch, contracted,
+// free) row-major order and multiplied as batched matrices. ok is false for
+// dtypes GEMM does not support (integers), which fall back to the
+// reference.
 func dotGeneral(a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
-	free := func(rank int, used ...[]int) []int {
-		var f []int
-		for i := 0; i < rank; i++ {
-			u := false
-			for _, us := range used {
-				u = u || slices.Contains(us, i)
-			}
-			if !u {
-				f = append(f, i)
-			}
-		}
-		return f
-	}
-	lf, rf := free(l.Rank(), a.LhsBatch, a.LhsContract), free(r.Rank(), a.RhsBatch, a.RhsContract)
-	prod := func(t *tensor.Tensor, axes []int) int {
-		n := 1
-		for _, x := range axes {
-			n *= t.Dim(x)
-		}
-		return n
-	}
-	m, n, k := prod(l, lf), prod(r, rf), prod(l, a.LhsContract)
-	batch := make([]int, len(a.LhsBatch))
-	for i, x := range a.LhsBatch {
-		batch[i] = l.Dim(x)
-	}
 	switch l.DType() {
 	case tensor.Float32:
-		return gemmDot[float32](a, l, r, lf, rf, batch, m, n, k, out)
+		return gemmDot[float32](a, l, r, out)
 	case tensor.Float64:
-		return gemmDot[float64](a, l, r, lf, rf, batch, m, n, k, out)
+		return gemmDot[float64](a, l, r, out)
 	case tensor.Complex64:
-		return gemmDot[complex64](a, l, r, lf, rf, batch, m, n, k, out)
+		return gemmDot[complex64](a, l, r, out)
 	case tensor.Complex128:
-		return gemmDot[complex128](a, l, r, lf, rf, batch, m, n, k, out)
+		return gemmDot[complex128](a, l, r, out)
 	}
 	return nil, false, nil
 }
 
-// operands permutes l and r into (batch, free, contracted) and (batch,
-// contracted, free) row-major tensors.
-func operands(a *graph.Attrs, l, r *tensor.Tensor, lf, rf []int) (*tensor.Tensor, *tensor.Tensor, error) {
-	lp, err := Permute(l, slices.Concat(a.LhsBatch, lf, a.LhsContract)...)
+func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
+	d, err := graph.LowerDot(a, l.ShapeView(), r.ShapeView())
 	if err != nil {
-		return nil, nil, err
+		return nil, true, err
 	}
-	rp, err := Permute(r, slices.Concat(a.RhsBatch, a.RhsContract, rf)...)
-	if err != nil {
-		return nil, nil, err
-	}
-	return lp, rp, nil
-}
-
-func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, lf, rf, batch []int, m, n, k int, out tensor.Shape) (*tensor.Tensor, bool, error) {
 	c, err := tensor.Zeros(l.DType(), out...)
 	if err != nil {
 		return nil, true, err
 	}
-	if c.Len() == 0 || k == 0 {
+	if c.Len() == 0 || d.K == 0 {
 		return c, true, nil
 	}
-	lp, rp, err := operands(a, l, r, lf, rf)
+	lp, err := Permute(l, d.LhsPerm...)
 	if err != nil {
 		return nil, true, err
 	}
+	rp, err := Permute(r, d.RhsPerm...)
+	if err != nil {
+		return nil, true, err
+	}
+	m, n, k := d.M, d.N, d.K
 	bstrides := func(per int) []int {
-		if len(batch) == 0 {
+		if len(d.Batch) == 0 {
 			return nil
 		}
-		st := tensor.RowMajorStrides(batch)
+		st := tensor.RowMajorStrides(d.Batch)
 		for i := range st {
 			st[i] *= per
 		}
@@ -362,8 +331,8 @@ func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, lf, rf, batch [
 	B := gemm.Matrix[T]{Data: rd, Offset: rp.Offset(), RowStride: n, ColStride: 1, BatchStrides: bstrides(k * n)}
 	C := gemm.Matrix[T]{Data: cd, Offset: 0, RowStride: n, ColStride: 1, BatchStrides: bstrides(m * n)}
 	var nb []int
-	if len(batch) > 0 {
-		nb = batch
+	if len(d.Batch) > 0 {
+		nb = d.Batch
 	}
 	if err := gemm.Gemm[T](nb, m, n, k, 1, A, B, 0, C); err != nil {
 		return nil, true, err

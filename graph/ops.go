@@ -460,6 +460,26 @@ func checkDims(op, side string, dims []int, r int, used []bool) error {
 	return nil
 }
 
+// checkDotDims checks dot_general's batch and contracting dimensions
+// against the operand ranks len(lu) and len(ru), marking the dimensions
+// they name in lu and ru.
+func checkDotDims(op string, a *Attrs, lu, ru []bool) error {
+	if len(a.LhsBatch) != len(a.RhsBatch) || len(a.LhsContract) != len(a.RhsContract) {
+		return errorf(op, ErrAttr, "batch dims %v/%v or contracting dims %v/%v differ in number", a.LhsBatch, a.RhsBatch, a.LhsContract, a.RhsContract)
+	}
+	for _, c := range [...]struct {
+		side string
+		dims []int
+		used []bool
+	}{{"lhs batch", a.LhsBatch, lu}, {"lhs contracting", a.LhsContract, lu},
+		{"rhs batch", a.RhsBatch, ru}, {"rhs contracting", a.RhsContract, ru}} {
+		if err := checkDims(op, c.side, c.dims, len(c.used), c.used); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func inferDotGeneral(op string, a *Attrs, in []Type) ([]Type, error) {
 	if err := arity(op, in, 2); err != nil {
 		return nil, err
@@ -471,20 +491,9 @@ func inferDotGeneral(op string, a *Attrs, in []Type) ([]Type, error) {
 	if !l.DType.IsNumeric() {
 		return nil, errorf(op, ErrDType, "not defined for %v", l.DType)
 	}
-	if len(a.LhsBatch) != len(a.RhsBatch) || len(a.LhsContract) != len(a.RhsContract) {
-		return nil, errorf(op, ErrAttr, "batch dims %v/%v or contracting dims %v/%v differ in number", a.LhsBatch, a.RhsBatch, a.LhsContract, a.RhsContract)
-	}
 	lu, ru := make([]bool, len(l.Shape)), make([]bool, len(r.Shape))
-	for _, c := range []struct {
-		side string
-		dims []int
-		rank int
-		used []bool
-	}{{"lhs batch", a.LhsBatch, len(l.Shape), lu}, {"lhs contracting", a.LhsContract, len(l.Shape), lu},
-		{"rhs batch", a.RhsBatch, len(r.Shape), ru}, {"rhs contracting", a.RhsContract, len(r.Shape), ru}} {
-		if err := checkDims(op, c.side, c.dims, c.rank, c.used); err != nil {
-			return nil, err
-		}
+	if err := checkDotDims(op, a, lu, ru); err != nil {
+		return nil, err
 	}
 	out := Shape{}
 	for k := range a.LhsBatch {
