@@ -139,7 +139,7 @@ var (
 	reduceOps  = map[string]ReduceOp{"reduce_sum": ReduceSum, "reduce_prod": ReduceProd, "reduce_max": ReduceMax, "reduce_min": ReduceMin}
 )
 
-// opKind says which kernel family an op name belongs to.
+// opKind says which kernel family an op belongs to.
 type opKind uint8
 
 const (
@@ -150,29 +150,29 @@ const (
 	opReduce
 )
 
-// opCode is an op name's kernel family and code within it.
-type opCode struct {
+// opKernel is an op's kernel family and code within it.
+type opKernel struct {
 	kind opKind
 	code uint8
 }
 
-// opCodes maps every op name of the kernel tables to its opCode, so that
-// dispatch costs one map lookup per call rather than one per table.
-var opCodes = func() map[string]opCode {
-	m := map[string]opCode{}
-	for name, op := range unaryOps {
-		m[name] = opCode{opUnary, uint8(op)}
+// kernelOf maps every graph op code to its opKernel, by name, once: the
+// dispatch of an instruction indexes it with the code the compiler
+// resolved (graph.Instruction.Code) instead of looking up the op's name.
+var kernelOf = func() (t [256]opKernel) {
+	for i := range t {
+		name := graph.OpCode(i).String()
+		if op, ok := unaryOps[name]; ok {
+			t[i] = opKernel{opUnary, uint8(op)}
+		} else if op, ok := binaryOps[name]; ok {
+			t[i] = opKernel{opBinary, uint8(op)}
+		} else if op, ok := compareOps[name]; ok {
+			t[i] = opKernel{opCompare, uint8(op)}
+		} else if op, ok := reduceOps[name]; ok {
+			t[i] = opKernel{opReduce, uint8(op)}
+		}
 	}
-	for name, op := range binaryOps {
-		m[name] = opCode{opBinary, uint8(op)}
-	}
-	for name, op := range compareOps {
-		m[name] = opCode{opCompare, uint8(op)}
-	}
-	for name, op := range reduceOps {
-		m[name] = opCode{opReduce, uint8(op)}
-	}
-	return m
+	return t
 }()
 
 // opTable enumerates op codes 1, 2, ... until String falls back to its
@@ -194,10 +194,10 @@ func opTable[Op interface {
 }
 
 // kernel computes one instruction with this package's kernels, or with the
-// family's reference implementation where there is no kernel for it. A
-// single result comes back as one with many nil (the kernels' case, without
-// a slice to allocate); the reference's results come back as many, never
-// nil. kernel does not keep in.
+// family's reference implementation where there is no kernel for it.
+// A single result comes back as one with many nil (the kernels' case,
+// without a slice to allocate); the reference's results come back as many,
+// never nil. kernel does not keep in.
 func kernel(call *driver.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []*tensor.Tensor, err error) {
 	ins := call.Instruction
 	sameShapes := func() bool {
@@ -212,44 +212,44 @@ func kernel(call *driver.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []
 		}
 		return true
 	}
-	oc := opCodes[ins.Op]
-	switch op := ins.Op; {
-	case oc.kind == opUnary && len(in) == 1:
-		one, err = Unary(UnaryOp(oc.code), in[0])
+	k := kernelOf[ins.Code]
+	switch code := ins.Code; {
+	case k.kind == opUnary && len(in) == 1:
+		one, err = Unary(UnaryOp(k.code), in[0])
 		return one, nil, err
-	case oc.kind == opBinary && len(in) == 2 && sameShapes():
-		one, err = Binary(BinaryOp(oc.code), in[0], in[1])
+	case k.kind == opBinary && len(in) == 2 && sameShapes():
+		one, err = Binary(BinaryOp(k.code), in[0], in[1])
 		return one, nil, err
-	case oc.kind == opCompare && len(in) == 2 && sameShapes():
-		one, err = Compare(CompareOp(oc.code), in[0], in[1])
+	case k.kind == opCompare && len(in) == 2 && sameShapes():
+		one, err = Compare(CompareOp(k.code), in[0], in[1])
 		return one, nil, err
-	case op == "constant" && ins.Attrs.Value != nil:
+	case code == graph.OpConstant && ins.Attrs.Value != nil:
 		return ins.Attrs.Value.Clone(), nil, nil
-	case op == "select" && len(in) == 3 && sameShapes():
+	case code == graph.OpSelect && len(in) == 3 && sameShapes():
 		one, err = Select(in[0], in[1], in[2])
 		return one, nil, err
-	case op == "convert" && len(in) == 1:
+	case code == graph.OpConvert && len(in) == 1:
 		one, err = Convert(in[0], ins.Attrs.DType)
 		return one, nil, err
-	case op == "reshape" && len(in) == 1 && len(call.Results) == 1:
+	case code == graph.OpReshape && len(in) == 1 && len(call.Results) == 1:
 		t, err := in[0].Reshape(call.Results[0].Shape...)
 		if err != nil {
 			return nil, nil, err
 		}
 		return t.Clone(), nil, nil
-	case op == "broadcast" && len(in) == 1 && len(call.Results) == 1:
+	case code == graph.OpBroadcast && len(in) == 1 && len(call.Results) == 1:
 		t, err := in[0].BroadcastTo(call.Results[0].Shape...)
 		if err != nil {
 			return nil, nil, err
 		}
 		return t.Clone(), nil, nil
-	case op == "permute" && len(in) == 1:
+	case code == graph.OpPermute && len(in) == 1:
 		one, err = Permute(in[0], ins.Attrs.Perm...)
 		return one, nil, err
-	case oc.kind == opReduce && len(in) == 1 && len(ins.Attrs.Axes) > 0:
-		one, err = Reduce(ReduceOp(oc.code), in[0], ins.Attrs.Axes, false)
+	case k.kind == opReduce && len(in) == 1 && len(ins.Attrs.Axes) > 0:
+		one, err = Reduce(ReduceOp(k.code), in[0], ins.Attrs.Axes, false)
 		return one, nil, err
-	case op == "dot_general" && len(in) == 2 && len(call.Results) == 1:
+	case code == graph.OpDotGeneral && len(in) == 2 && len(call.Results) == 1:
 		if t, ok, err := dotGeneral(&ins.Attrs, in[0], in[1], call.Results[0].Shape); ok || err != nil {
 			return t, nil, err
 		}

@@ -21,7 +21,7 @@ const (
 // abs: numeric, result the real counterpart (abs of an integer stays
 // integer); exp, log, sqrt, reciprocal: float or complex, same type. No
 // unary op is defined on bool.
-var UnaryOps = []string{"neg", "abs", "exp", "log", "sqrt", "reciprocal", "square", "conj"}
+var UnaryOps = opNames(OpNeg, OpConj)
 
 // BinaryOps are the elementwise binary ops, which broadcast their operands
 // (numpy rules) and require equal dtypes. add, sub, mul, div, pow: numeric,
@@ -29,23 +29,23 @@ var UnaryOps = []string{"neg", "abs", "exp", "log", "sqrt", "reciprocal", "squar
 // (float or integer), NaNs propagate; eq, ne: any type, bool result; lt,
 // le, gt, ge: real numeric, bool result. The names and semantics are those
 // of the CPU kernels (package cpu).
-var BinaryOps = []string{"add", "sub", "mul", "div", "pow", "max", "min", "eq", "ne", "lt", "le", "gt", "ge"}
+var BinaryOps = opNames(OpAdd, OpGe)
 
 // ReduceOps are the reductions over Attrs.Axes (at least one axis,
 // increasing): reduce_sum, reduce_prod (numeric) and reduce_max, reduce_min
 // (real numeric). The reduced axes are removed from the shape.
-var ReduceOps = []string{"reduce_sum", "reduce_prod", "reduce_max", "reduce_min"}
+var ReduceOps = opNames(OpReduceSum, OpReduceMin)
 
 // LayoutOps are the data-movement ops.
-var LayoutOps = []string{"reshape", "permute", "broadcast", "slice", "concatenate", "diagonal", "embed_diagonal"}
+var LayoutOps = opNames(OpReshape, OpEmbedDiagonal)
 
 var (
-	famConstant    = &OpFamily{Name: FamilyConstant, Ops: []string{"constant"}, Infer: inferConstant, Pure: true}
-	famElementwise = &OpFamily{Name: FamilyElementwise, Ops: append(append(append([]string{}, UnaryOps...), BinaryOps...), "select", "convert"), Infer: inferElementwise, Pure: true}
-	famReduce      = &OpFamily{Name: FamilyReduce, Ops: ReduceOps, Infer: inferReduce, Pure: true}
-	famLayout      = &OpFamily{Name: FamilyLayout, Ops: LayoutOps, Infer: inferLayout, Pure: true}
-	famDotGeneral  = &OpFamily{Name: FamilyDotGeneral, Ops: []string{"dot_general"}, Infer: inferDotGeneral, Pure: true}
-	famEinsum      = &OpFamily{Name: FamilyEinsum, Ops: []string{"einsum"}, Infer: inferEinsum, Pure: true}
+	famConstant    = &OpFamily{Name: FamilyConstant, Ops: opNames(OpConstant, OpConstant), Infer: inferConstant, Pure: true}
+	famElementwise = &OpFamily{Name: FamilyElementwise, Ops: opNames(OpNeg, OpConvert), Infer: inferElementwise, Pure: true}
+	famReduce      = &OpFamily{Name: FamilyReduce, Ops: opNames(OpReduceSum, OpReduceMin), Infer: inferReduce, Pure: true}
+	famLayout      = &OpFamily{Name: FamilyLayout, Ops: opNames(OpReshape, OpEmbedDiagonal), Infer: inferLayout, Pure: true}
+	famDotGeneral  = &OpFamily{Name: FamilyDotGeneral, Ops: opNames(OpDotGeneral, OpDotGeneral), Infer: inferDotGeneral, Pure: true}
+	famEinsum      = &OpFamily{Name: FamilyEinsum, Ops: opNames(OpEinsum, OpEinsum), Infer: inferEinsum, Pure: true}
 )
 
 var unaryOp, binaryOp = setOf(UnaryOps), setOf(BinaryOps)

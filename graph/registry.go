@@ -80,7 +80,14 @@ func (f *OpFamily) Backends() []string {
 var registry struct {
 	mu       sync.RWMutex
 	families map[string]*OpFamily
-	ops      map[string]*OpFamily
+	ops      map[string]opEntry
+}
+
+// opEntry is what the registry knows of an op name: its family and, for a
+// core op, its code, so that one lookup resolves both.
+type opEntry struct {
+	fam  *OpFamily
+	code OpCode
 }
 
 // Register adds an op family. The name must be a namespaced identifier, the
@@ -101,7 +108,7 @@ func Register(f *OpFamily) error {
 	defer registry.mu.Unlock()
 	if registry.families == nil {
 		registry.families = map[string]*OpFamily{}
-		registry.ops = map[string]*OpFamily{}
+		registry.ops = map[string]opEntry{}
 	}
 	if old, ok := registry.families[f.Name]; ok {
 		if old == f {
@@ -119,12 +126,14 @@ func Register(f *OpFamily) error {
 		}
 		seen[op] = true
 		if other, ok := registry.ops[op]; ok {
-			return errorf("Register", ErrRegistry, "op %q of family %q is already provided by %q", op, f.Name, other.Name)
+			return errorf("Register", ErrRegistry, "op %q of family %q is already provided by %q", op, f.Name, other.fam.Name)
 		}
 	}
 	registry.families[f.Name] = f
 	for _, op := range f.Ops {
-		registry.ops[op] = f
+		// The core families register first (this package's init), so
+		// a core op name always resolves to its own code.
+		registry.ops[op] = opEntry{fam: f, code: opCodeOf[op]}
 	}
 	return nil
 }
@@ -138,10 +147,16 @@ func MustRegister(f *OpFamily) {
 
 // Lookup returns the family that provides op.
 func Lookup(op string) (*OpFamily, bool) {
+	e, ok := lookup(op)
+	return e.fam, ok
+}
+
+// lookup returns op's family and code.
+func lookup(op string) (opEntry, bool) {
 	registry.mu.RLock()
 	defer registry.mu.RUnlock()
-	f, ok := registry.ops[op]
-	return f, ok
+	e, ok := registry.ops[op]
+	return e, ok
 }
 
 // Family returns the registered family with the given name.
