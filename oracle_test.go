@@ -9,7 +9,7 @@ import (
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/graph/interp"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -47,7 +47,7 @@ func TestCoreOpsAcrossDevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	xt, wt, vt := randT(t, 1, 5, 3), randT(t, 2, 3, 4), randT(t, 3, 4)
-	ref, err := interp.Run(p, xt, wt, vt)
+	want, err := ref.Run(p, xt, wt, vt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestCoreOpsAcrossDevices(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range out {
-			if err := tensor.CheckClose(out[i], ref[i], 1e-12, 1e-12); err != nil {
+			if err := tensor.CheckClose(out[i], want[i], 1e-12, 1e-12); err != nil {
 				t.Errorf("output %d: %v", i, err)
 			}
 		}
@@ -101,7 +101,7 @@ func TestCoreOpsAcrossDevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range out {
-		if err := tensor.CheckClose(out[i], ref[i], 1e-12, 1e-12); err != nil {
+		if err := tensor.CheckClose(out[i], want[i], 1e-12, 1e-12); err != nil {
 			t.Errorf("cpu output %d: %v", i, err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/graph/interp"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -113,7 +113,7 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 				x.Release()
 			}
 		}()
-		ref, err := interp.Run(p, hostIn...)
+		want, err := ref.Run(p, hostIn...)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 				rt.Fatalf("serial=%v: %v\n%v\n%v", serial, err, p, prep)
 			}
 			for i := range got {
-				if err := tensor.CheckClose(got[i], ref[i], 1e-12, 1e-12); err != nil {
+				if err := tensor.CheckClose(got[i], want[i], 1e-12, 1e-12); err != nil {
 					rt.Fatalf("serial=%v output %d: %v", serial, i, err)
 				}
 			}

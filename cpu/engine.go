@@ -9,6 +9,7 @@ import (
 
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -32,7 +33,8 @@ type engineConfig struct {
 func WithEngineID(id driver.EngineID) EngineOption { return func(c *engineConfig) { c.id = id } }
 
 // WithFamilies adds op families the engine should run with their reference
-// implementations (graph.EvalOf), for example extension families.
+// implementations (through graph/ref, which calls an extension family's
+// Eval), for example extension families.
 func WithFamilies(families ...string) EngineOption {
 	return func(c *engineConfig) { c.families = append(c.families, families...) }
 }
@@ -41,7 +43,7 @@ func WithFamilies(families ...string) EngineOption {
 // (driver.StorageHost in driver.HostDomain), the core op families, and
 // executors that call this package's kernels (GEMM for dot_general, the
 // elementwise, reduction, permutation and conversion kernels) and the
-// family's reference implementation for the ops without one. Register it
+// reference semantics (package graph/ref) for the ops without one. Register it
 // with goferro.WithEngine(cpu.NewEngine()) like any other engine.
 //
 // The CPU engine owns host buffers: its residency check accepts buffers
@@ -194,7 +196,7 @@ func opTable[Op interface {
 }
 
 // kernel computes one instruction with this package's kernels, or with the
-// family's reference implementation where there is no kernel for it.
+// reference semantics (package graph/ref) where there is no kernel for it.
 // A single result comes back as one with many nil (the kernels' case,
 // without a slice to allocate); the reference's results come back as many,
 // never nil. kernel does not keep in.
@@ -222,6 +224,12 @@ func kernel(call *driver.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []
 		return one, nil, err
 	case k.kind == opCompare && len(in) == 2 && sameShapes():
 		one, err = Compare(CompareOp(k.code), in[0], in[1])
+		return one, nil, err
+	case code == graph.OpSquare && len(in) == 1:
+		one, err = Mul(in[0], in[0])
+		return one, nil, err
+	case code == graph.OpReciprocal && len(in) == 1:
+		one, err = reciprocal(in[0])
 		return one, nil, err
 	case code == graph.OpConstant && ins.Attrs.Value != nil:
 		return ins.Attrs.Value.Clone(), nil, nil
@@ -254,24 +262,20 @@ func kernel(call *driver.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []
 			return t, nil, err
 		}
 	}
-	many, err = reference(call, slices.Clone(in))
+	many, err = ref.Kernel(call, slices.Clone(in))
 	if many == nil && err == nil {
 		many = []*tensor.Tensor{}
 	}
 	return nil, many, err
 }
 
-func reference(call *driver.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-	ins := call.Instruction
-	eval := graph.EvalOf(ins.Op)
-	if eval == nil {
-		return nil, fmt.Errorf("cpu: no kernel and no reference implementation for op %q", ins.Op)
+// reciprocal is 1/x.
+func reciprocal(x *tensor.Tensor) (*tensor.Tensor, error) {
+	ones, err := tensor.Ones(x.DType(), x.ShapeView()...)
+	if err != nil {
+		return nil, err
 	}
-	res := make([]graph.Type, len(call.Results))
-	for i, r := range call.Results {
-		res[i] = graph.Type{DType: r.DType, Shape: graph.FromTensorShape(r.Shape)}
-	}
-	return eval(&graph.Call{Op: ins.Op, Attrs: &ins.Attrs, Inputs: in, Results: res})
+	return Div(ones, x)
 }
 
 // dotGeneral computes dot_general with GEMM: both operands are permuted

@@ -24,8 +24,7 @@ import (
 
 	"github.com/goferro/goferro/driver"
 
-	"github.com/goferro/goferro/graph"
-	_ "github.com/goferro/goferro/graph/interp" // reference implementations of the core families
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -77,23 +76,14 @@ func (f Fault) String() string {
 }
 
 // Kernel computes one instruction on host tensors. The default kernel is
-// the op family's reference implementation (graph.EvalOf; this package
-// links in graph/interp, so every core family has one).
+// ReferenceKernel.
 type Kernel func(call *driver.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error)
 
-// ReferenceKernel evaluates the instruction with its family's reference
-// implementation.
+// ReferenceKernel evaluates the instruction with the reference semantics
+// (package graph/ref: core ops, and extension ops through their family's
+// Eval).
 func ReferenceKernel(call *driver.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error) {
-	ins := call.Instruction
-	eval := graph.EvalOf(ins.Op)
-	if eval == nil {
-		return nil, fmt.Errorf("goferrotest: op %q has no reference implementation", ins.Op)
-	}
-	res := make([]graph.Type, len(call.Results))
-	for i, r := range call.Results {
-		res[i] = graph.Type{DType: r.DType, Shape: graph.FromTensorShape(r.Shape)}
-	}
-	return eval(&graph.Call{Op: ins.Op, Attrs: &ins.Attrs, Inputs: inputs, Results: res})
+	return ref.Kernel(call, inputs)
 }
 
 // Stats are a Device's counters.
