@@ -13,7 +13,7 @@ import (
 	"github.com/goferro/goferro/driver"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/graph/interp"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -310,7 +310,7 @@ func TestCoreOpsAcrossDevices(t *testing.T) {
 	z := graph.ReduceSum(graph.Einsum("ij,ik->jk", x, h))
 	p := compile(t, y, z)
 	xt, wt, vt := randT(t, 1, 5, 3), randT(t, 2, 3, 4), randT(t, 3, 4)
-	ref, err := interp.Run(p, xt, wt, vt)
+	expect, err := ref.Run(p, xt, wt, vt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestCoreOpsAcrossDevices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkAllClose(t, out, ref)
+		checkAllClose(t, out, expect)
 	}
 	if a.Stats().Executions == 0 || b.Stats().Executions == 0 {
 		t.Errorf("a device did nothing: %+v %+v", a.Stats(), b.Stats())
@@ -347,7 +347,7 @@ func TestCoreOpsAcrossDevices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAllClose(t, out, ref)
+	checkAllClose(t, out, expect)
 }
 
 func checkAllClose(t *testing.T, got, w []*tensor.Tensor) {

@@ -15,7 +15,7 @@ import (
 	"github.com/goferro/goferro/driver"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/graph/interp"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -371,7 +371,7 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 		if err := verifySchedule(p, prep, func(s, d driver.StorageClass) bool { return providers[[2]driver.StorageClass{s, d}] }); err != nil {
 			rt.Fatalf("%v\n%v\n%v", err, p, prep)
 		}
-		ref, err := interp.Run(p, hostIn...)
+		expect, err := ref.Run(p, hostIn...)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -389,7 +389,7 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 				rt.Fatalf("serial=%v: %v\n%v\n%v", serial, err, p, prep)
 			}
 			for i := range got {
-				if err := tensor.CheckClose(got[i], ref[i], 1e-12, 1e-12); err != nil {
+				if err := tensor.CheckClose(got[i], expect[i], 1e-12, 1e-12); err != nil {
 					rt.Fatalf("serial=%v output %d: %v", serial, i, err)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -32,7 +33,8 @@ type engineConfig struct {
 func WithEngineID(id driver.EngineID) EngineOption { return func(c *engineConfig) { c.id = id } }
 
 // WithFamilies adds op families the engine should run with their reference
-// implementations (graph.EvalOf), for example extension families.
+// implementations (through graph/ref, which calls an extension family's
+// Eval), for example extension families.
 func WithFamilies(families ...string) EngineOption {
 	return func(c *engineConfig) { c.families = append(c.families, families...) }
 }
@@ -41,7 +43,7 @@ func WithFamilies(families ...string) EngineOption {
 // (driver.StorageHost in driver.HostDomain), the core op families, and
 // executors that call this package's kernels (GEMM for dot_general, the
 // elementwise, reduction, permutation and conversion kernels) and the
-// family's reference implementation for the ops without one. Register it
+// reference semantics (package graph/ref) for the ops without one. Register it
 // with goferro.WithEngine(cpu.NewEngine()) like any other engine.
 //
 // The CPU engine owns host buffers: its residency check accepts buffers
@@ -142,7 +144,7 @@ var (
 	reduceOps  = map[string]ReduceOp{"reduce_sum": ReduceSum, "reduce_prod": ReduceProd, "reduce_max": ReduceMax, "reduce_min": ReduceMin}
 )
 
-// opKind says which kernel family an op name belongs to.
+// opKind says which kernel family an op belongs to.
 type opKind uint8
 
 const (
@@ -153,29 +155,29 @@ const (
 	opReduce
 )
 
-// opCode is an op name's kernel family and code within it.
-type opCode struct {
+// opKernel is an op's kernel family and code within it.
+type opKernel struct {
 	kind opKind
 	code uint8
 }
 
-// opCodes maps every op name of the kernel tables to its opCode, so that
-// dispatch costs one map lookup per call rather than one per table.
-var opCodes = func() map[string]opCode {
-	m := map[string]opCode{}
-	for name, op := range unaryOps {
-		m[name] = opCode{opUnary, uint8(op)}
+// kernelOf maps every graph op code to its opKernel, by name, once: the
+// dispatch of an instruction indexes it with the code the compiler
+// resolved (graph.Instruction.Code) instead of looking up the op's name.
+var kernelOf = func() (t [256]opKernel) {
+	for i := range t {
+		name := graph.OpCode(i).String()
+		if op, ok := unaryOps[name]; ok {
+			t[i] = opKernel{opUnary, uint8(op)}
+		} else if op, ok := binaryOps[name]; ok {
+			t[i] = opKernel{opBinary, uint8(op)}
+		} else if op, ok := compareOps[name]; ok {
+			t[i] = opKernel{opCompare, uint8(op)}
+		} else if op, ok := reduceOps[name]; ok {
+			t[i] = opKernel{opReduce, uint8(op)}
+		}
 	}
-	for name, op := range binaryOps {
-		m[name] = opCode{opBinary, uint8(op)}
-	}
-	for name, op := range compareOps {
-		m[name] = opCode{opCompare, uint8(op)}
-	}
-	for name, op := range reduceOps {
-		m[name] = opCode{opReduce, uint8(op)}
-	}
-	return m
+	return t
 }()
 
 // opTable enumerates op codes 1, 2, ... until String falls back to its
@@ -197,10 +199,10 @@ func opTable[Op interface {
 }
 
 // kernel computes one instruction with this package's kernels, or with the
-// family's reference implementation where there is no kernel for it. A
-// single result comes back as one with many nil (the kernels' case, without
-// a slice to allocate); the reference's results come back as many, never
-// nil. kernel does not keep in.
+// reference semantics (package graph/ref) where there is no kernel for it.
+// A single result comes back as one with many nil (the kernels' case,
+// without a slice to allocate); the reference's results come back as many,
+// never nil. kernel does not keep in.
 func kernel(call *driver.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []*tensor.Tensor, err error) {
 	ins := call.Instruction
 	sameShapes := func() bool {
@@ -215,144 +217,115 @@ func kernel(call *driver.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []
 		}
 		return true
 	}
-	oc := opCodes[ins.Op]
-	switch op := ins.Op; {
-	case oc.kind == opUnary && len(in) == 1:
-		one, err = Unary(UnaryOp(oc.code), in[0])
+	k := kernelOf[ins.Code]
+	switch code := ins.Code; {
+	case k.kind == opUnary && len(in) == 1:
+		one, err = Unary(UnaryOp(k.code), in[0])
 		return one, nil, err
-	case oc.kind == opBinary && len(in) == 2 && sameShapes():
-		one, err = Binary(BinaryOp(oc.code), in[0], in[1])
+	case k.kind == opBinary && len(in) == 2 && sameShapes():
+		one, err = Binary(BinaryOp(k.code), in[0], in[1])
 		return one, nil, err
-	case oc.kind == opCompare && len(in) == 2 && sameShapes():
-		one, err = Compare(CompareOp(oc.code), in[0], in[1])
+	case k.kind == opCompare && len(in) == 2 && sameShapes():
+		one, err = Compare(CompareOp(k.code), in[0], in[1])
 		return one, nil, err
-	case op == "constant" && ins.Attrs.Value != nil:
+	case code == graph.OpSquare && len(in) == 1:
+		one, err = Mul(in[0], in[0])
+		return one, nil, err
+	case code == graph.OpReciprocal && len(in) == 1:
+		one, err = reciprocal(in[0])
+		return one, nil, err
+	case code == graph.OpConstant && ins.Attrs.Value != nil:
 		return ins.Attrs.Value.Clone(), nil, nil
-	case op == "select" && len(in) == 3 && sameShapes():
+	case code == graph.OpSelect && len(in) == 3 && sameShapes():
 		one, err = Select(in[0], in[1], in[2])
 		return one, nil, err
-	case op == "convert" && len(in) == 1:
+	case code == graph.OpConvert && len(in) == 1:
 		one, err = Convert(in[0], ins.Attrs.DType)
 		return one, nil, err
-	case op == "reshape" && len(in) == 1 && len(call.Results) == 1:
+	case code == graph.OpReshape && len(in) == 1 && len(call.Results) == 1:
 		t, err := in[0].Reshape(call.Results[0].Shape...)
 		if err != nil {
 			return nil, nil, err
 		}
 		return t.Clone(), nil, nil
-	case op == "broadcast" && len(in) == 1 && len(call.Results) == 1:
+	case code == graph.OpBroadcast && len(in) == 1 && len(call.Results) == 1:
 		t, err := in[0].BroadcastTo(call.Results[0].Shape...)
 		if err != nil {
 			return nil, nil, err
 		}
 		return t.Clone(), nil, nil
-	case op == "permute" && len(in) == 1:
+	case code == graph.OpPermute && len(in) == 1:
 		one, err = Permute(in[0], ins.Attrs.Perm...)
 		return one, nil, err
-	case oc.kind == opReduce && len(in) == 1 && len(ins.Attrs.Axes) > 0:
-		one, err = Reduce(ReduceOp(oc.code), in[0], ins.Attrs.Axes, false)
+	case k.kind == opReduce && len(in) == 1 && len(ins.Attrs.Axes) > 0:
+		one, err = Reduce(ReduceOp(k.code), in[0], ins.Attrs.Axes, false)
 		return one, nil, err
-	case op == "dot_general" && len(in) == 2 && len(call.Results) == 1:
+	case code == graph.OpDotGeneral && len(in) == 2 && len(call.Results) == 1:
 		if t, ok, err := dotGeneral(&ins.Attrs, in[0], in[1], call.Results[0].Shape); ok || err != nil {
 			return t, nil, err
 		}
 	}
-	many, err = reference(call, slices.Clone(in))
+	many, err = ref.Kernel(call, slices.Clone(in))
 	if many == nil && err == nil {
 		many = []*tensor.Tensor{}
 	}
 	return nil, many, err
 }
 
-func reference(call *driver.Call, in []*tensor.Tensor) ([]*tensor.Tensor, error) {
-	ins := call.Instruction
-	eval := graph.EvalOf(ins.Op)
-	if eval == nil {
-		return nil, fmt.Errorf("cpu: no kernel and no reference implementation for op %q", ins.Op)
+// reciprocal is 1/x.
+func reciprocal(x *tensor.Tensor) (*tensor.Tensor, error) {
+	ones, err := tensor.Ones(x.DType(), x.ShapeView()...)
+	if err != nil {
+		return nil, err
 	}
-	res := make([]graph.Type, len(call.Results))
-	for i, r := range call.Results {
-		res[i] = graph.Type{DType: r.DType, Shape: graph.FromTensorShape(r.Shape)}
-	}
-	return eval(&graph.Call{Op: ins.Op, Attrs: &ins.Attrs, Inputs: in, Results: res})
+	return Div(ones, x)
 }
 
 // dotGeneral computes dot_general with GEMM: both operands are permuted
-// into (batch, free, contracted) and (batch, contracted, free) row-major
-// order and multiplied as batched matrices. ok is false for dtypes GEMM does
-// not support (integers; the graph defines dot_general on float and complex
-// types only), which fall back to the reference.
+// into graph.LowerDot's (batch, free, contracted) and (batch, contracted,
+// free) row-major order and multiplied as batched matrices. ok is false for
+// dtypes GEMM does not support (integers), which fall back to the
+// reference.
 func dotGeneral(a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
-	free := func(rank int, used ...[]int) []int {
-		var f []int
-		for i := 0; i < rank; i++ {
-			u := false
-			for _, us := range used {
-				u = u || slices.Contains(us, i)
-			}
-			if !u {
-				f = append(f, i)
-			}
-		}
-		return f
-	}
-	lf, rf := free(l.Rank(), a.LhsBatch, a.LhsContract), free(r.Rank(), a.RhsBatch, a.RhsContract)
-	prod := func(t *tensor.Tensor, axes []int) int {
-		n := 1
-		for _, x := range axes {
-			n *= t.Dim(x)
-		}
-		return n
-	}
-	m, n, k := prod(l, lf), prod(r, rf), prod(l, a.LhsContract)
-	batch := make([]int, len(a.LhsBatch))
-	for i, x := range a.LhsBatch {
-		batch[i] = l.Dim(x)
-	}
 	switch l.DType() {
 	case tensor.Float32:
-		return gemmDot[float32](a, l, r, lf, rf, batch, m, n, k, out)
+		return gemmDot[float32](a, l, r, out)
 	case tensor.Float64:
-		return gemmDot[float64](a, l, r, lf, rf, batch, m, n, k, out)
+		return gemmDot[float64](a, l, r, out)
 	case tensor.Complex64:
-		return gemmDot[complex64](a, l, r, lf, rf, batch, m, n, k, out)
+		return gemmDot[complex64](a, l, r, out)
 	case tensor.Complex128:
-		return gemmDot[complex128](a, l, r, lf, rf, batch, m, n, k, out)
+		return gemmDot[complex128](a, l, r, out)
 	}
 	return nil, false, nil
 }
 
-// operands permutes l and r into (batch, free, contracted) and (batch,
-// contracted, free) row-major tensors.
-func operands(a *graph.Attrs, l, r *tensor.Tensor, lf, rf []int) (*tensor.Tensor, *tensor.Tensor, error) {
-	lp, err := Permute(l, slices.Concat(a.LhsBatch, lf, a.LhsContract)...)
+func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
+	d, err := graph.LowerDot(a, l.ShapeView(), r.ShapeView())
 	if err != nil {
-		return nil, nil, err
+		return nil, true, err
 	}
-	rp, err := Permute(r, slices.Concat(a.RhsBatch, a.RhsContract, rf)...)
-	if err != nil {
-		return nil, nil, err
-	}
-	return lp, rp, nil
-}
-
-func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, lf, rf, batch []int, m, n, k int, out tensor.Shape) (*tensor.Tensor, bool, error) {
 	c, err := tensor.Zeros(l.DType(), out...)
 	if err != nil {
 		return nil, true, err
 	}
-	if c.Len() == 0 || k == 0 {
+	if c.Len() == 0 || d.K == 0 {
 		return c, true, nil
 	}
-	lp, rp, err := operands(a, l, r, lf, rf)
+	lp, err := Permute(l, d.LhsPerm...)
 	if err != nil {
 		return nil, true, err
 	}
+	rp, err := Permute(r, d.RhsPerm...)
+	if err != nil {
+		return nil, true, err
+	}
+	m, n, k := d.M, d.N, d.K
 	bstrides := func(per int) []int {
-		if len(batch) == 0 {
+		if len(d.Batch) == 0 {
 			return nil
 		}
-		st := tensor.RowMajorStrides(batch)
+		st := tensor.RowMajorStrides(d.Batch)
 		for i := range st {
 			st[i] *= per
 		}
@@ -365,8 +338,8 @@ func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, lf, rf, batch [
 	B := gemm.Matrix[T]{Data: rd, Offset: rp.Offset(), RowStride: n, ColStride: 1, BatchStrides: bstrides(k * n)}
 	C := gemm.Matrix[T]{Data: cd, Offset: 0, RowStride: n, ColStride: 1, BatchStrides: bstrides(m * n)}
 	var nb []int
-	if len(batch) > 0 {
-		nb = batch
+	if len(d.Batch) > 0 {
+		nb = d.Batch
 	}
 	if err := gemm.Gemm[T](nb, m, n, k, 1, A, B, 0, C); err != nil {
 		return nil, true, err

@@ -39,3 +39,34 @@ func TestKernelTablesCoverGraphOps(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelOfCodes: every graph op code with a kernel of the same name
+// dispatches to it, and no other code does.
+func TestKernelOfCodes(t *testing.T) {
+	want := map[string]opKernel{}
+	for name, op := range unaryOps {
+		want[name] = opKernel{opUnary, uint8(op)}
+	}
+	for name, op := range binaryOps {
+		want[name] = opKernel{opBinary, uint8(op)}
+	}
+	for name, op := range compareOps {
+		want[name] = opKernel{opCompare, uint8(op)}
+	}
+	for name, op := range reduceOps {
+		want[name] = opKernel{opReduce, uint8(op)}
+	}
+	found := 0
+	for i, k := range kernelOf {
+		name := graph.OpCode(i).String()
+		if k != want[name] {
+			t.Errorf("code %d (%s): kernel %v, want %v", i, name, k, want[name])
+		}
+		if k.kind != opOther {
+			found++
+		}
+	}
+	if found != len(want) {
+		t.Errorf("%d codes have kernels, want %d", found, len(want))
+	}
+}

@@ -9,7 +9,7 @@ import (
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/graph/interp"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -85,7 +85,8 @@ func TestEngineResidency(t *testing.T) {
 }
 
 // TestEngineMatchesInterpreter: contractions of every dtype family through
-// the CPU engine equal the reference interpreter's.
+// the CPU engine (GEMM) equal the reference's (graph/ref: plain loops, an
+// independent computation).
 func TestEngineMatchesInterpreter(t *testing.T) {
 	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
 	if err != nil {
@@ -104,7 +105,7 @@ func TestEngineMatchesInterpreter(t *testing.T) {
 		}
 		xt, _ := tensor.Rand(dt, 1, 2, 3, 4)
 		wt, _ := tensor.Rand(dt, 2, 4, 3, 5)
-		ref, err := interp.Run(p, xt, wt)
+		want, err := ref.Run(p, xt, wt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,9 +114,93 @@ func TestEngineMatchesInterpreter(t *testing.T) {
 			t.Fatalf("%v: %v", dt, err)
 		}
 		for i := range out {
-			if err := tensor.CheckClose(out[i], ref[i], 1e-5, 1e-5); err != nil {
+			if err := tensor.CheckClose(out[i], want[i], 1e-5, 1e-5); err != nil {
 				t.Errorf("%v output %d: %v", dt, i, err)
 			}
 		}
 	}
+}
+
+// TestFoldingMatchesKernels folds every elementwise op on small constants
+// of several dtypes (graph's constant folding, with the reference
+// arithmetic) and compares with this package's kernels at run time.
+func TestFoldingMatchesKernels(t *testing.T) {
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p *graph.Program, in ...*tensor.Tensor) ([]*tensor.Tensor, error) {
+		return rt.RunTensors(context.Background(), p, in)
+	}
+	un := map[string]func(graph.Value) graph.Value{
+		"neg": graph.Neg, "abs": graph.Abs, "exp": graph.Exp, "log": graph.Log, "sqrt": graph.Sqrt,
+		"reciprocal": graph.Reciprocal, "square": graph.Square, "conj": graph.Conj,
+		"convert_i64":  func(v graph.Value) graph.Value { return graph.Convert(v, tensor.Int64) },
+		"convert_c64":  func(v graph.Value) graph.Value { return graph.Convert(v, tensor.Complex64) },
+		"convert_bool": func(v graph.Value) graph.Value { return graph.Convert(v, tensor.Bool) },
+	}
+	bi := map[string]func(graph.Value, graph.Value) graph.Value{
+		"add": graph.Add, "sub": graph.Sub, "mul": graph.Mul, "div": graph.Div, "pow": graph.Pow,
+		"max": graph.Maximum, "min": graph.Minimum, "eq": graph.Eq, "ne": graph.Ne,
+		"lt": graph.Lt, "le": graph.Le, "gt": graph.Gt, "ge": graph.Ge,
+	}
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex128, tensor.Int32, tensor.Int64} {
+		x := must(tensor.Rand(dt, 11, 2, 3))
+		y := must(tensor.Rand(dt, 12, 3))
+		if dt.IsInt() {
+			// Keep divisors non-zero so that folding applies.
+			y = must(cpu.Add(y, must(tensor.Ones(dt, 3))))
+		}
+		try := func(name string, f func(b *graph.Builder, x, y graph.Value) graph.Value) {
+			b := graph.NewBuilder()
+			fv := f(b, b.Constant(x), b.Constant(y))
+			if fv.Err() != nil {
+				return // not defined for this dtype
+			}
+			pf, err := graph.Compile(fv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = graph.NewBuilder()
+			lv := f(b, b.Input("x", dt, graph.Dims(2, 3)), b.Input("y", dt, graph.Dims(3)))
+			pl, err := graph.Compile(lv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pf.Instructions) != 1 && !(name == "pow" && dt.IsInt()) {
+				t.Fatalf("%v %s not folded:\n%v", dt, name, pf)
+			}
+			got, err := run(pf)
+			if err != nil {
+				t.Fatalf("%v %s folded: %v", dt, name, err)
+			}
+			want, err := run(pl, x, y)
+			if err != nil {
+				t.Fatalf("%v %s: %v", dt, name, err)
+			}
+			tol := 1e-12
+			if dt == tensor.Float32 {
+				tol = 1e-6
+			}
+			if got[0].DType() != want[0].DType() {
+				t.Fatalf("%v %s: folded dtype %v, run %v", dt, name, got[0].DType(), want[0].DType())
+			}
+			if err := tensor.CheckClose(got[0], want[0], tol, tol); err != nil {
+				t.Fatalf("%v %s folded (%d instructions): %v", dt, name, len(pf.Instructions), err)
+			}
+		}
+		for name, f := range un {
+			try(name, func(_ *graph.Builder, x, _ graph.Value) graph.Value { return f(x) })
+		}
+		for name, f := range bi {
+			try(name, func(_ *graph.Builder, x, y graph.Value) graph.Value { return f(x, y) })
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

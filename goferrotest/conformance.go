@@ -10,7 +10,7 @@ import (
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/driver"
 	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/graph/interp"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -393,7 +393,7 @@ func testExecute(t *testing.T, sub Subject) {
 		}
 		ran++
 		in := s.inputs()
-		want, err := interp.Run(p, in...)
+		want, err := ref.Run(p, in...)
 		if err != nil {
 			t.Fatalf("%s: reference: %v", c.name, err)
 		}
@@ -625,7 +625,7 @@ func testConcurrent(t *testing.T, sub Subject) {
 	for range 4 {
 		for _, p := range progs {
 			wg.Go(func() {
-				want, err := interp.Run(p, in...)
+				want, err := ref.Run(p, in...)
 				if err != nil {
 					errs <- err
 					return

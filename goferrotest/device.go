@@ -22,29 +22,13 @@ import (
 	"sync/atomic"
 
 	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/graph/ref"
 
-	"github.com/goferro/goferro/graph"
-	_ "github.com/goferro/goferro/graph/interp" // reference implementations of the core families
 	"github.com/goferro/goferro/tensor"
 )
 
 // Backend is the backend family of Device buffers.
 const Backend = "goferrotest"
-
-// reference evaluates the instruction with its family's reference
-// implementation: a Device computes everything on the host, naively.
-func reference(call *driver.Call, inputs []*tensor.Tensor) ([]*tensor.Tensor, error) {
-	ins := call.Instruction
-	eval := graph.EvalOf(ins.Op)
-	if eval == nil {
-		return nil, fmt.Errorf("goferrotest: op %q has no reference implementation", ins.Op)
-	}
-	res := make([]graph.Type, len(call.Results))
-	for i, r := range call.Results {
-		res[i] = graph.Type{DType: r.DType, Shape: graph.FromTensorShape(r.Shape)}
-	}
-	return eval(&graph.Call{Op: ins.Op, Attrs: &ins.Attrs, Inputs: inputs, Results: res})
-}
 
 // Stats are a Device's counters.
 type Stats struct {
@@ -264,7 +248,7 @@ func (d *Device) execute(ctx context.Context, call *driver.Call) ([]*driver.Buff
 		}
 		ins[i], _ = b.Tensor()
 	}
-	res, err := reference(call, ins)
+	res, err := ref.Kernel(call, ins) // a Device computes everything on the host, naively
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ type Builder struct {
 
 type node struct {
 	op    string
-	fam   *OpFamily
+	entry opEntry // the op's family and code
 	attrs Attrs
 	args  []Value
 	types []Type
@@ -164,11 +164,11 @@ func (b *Builder) fail(op string, err error) Value {
 // the node, or an errored node.
 func (b *Builder) add(op string, attrs Attrs, args []Value) []Value {
 	n := node{op: op, attrs: attrs, args: args, input: -1}
-	f, ok := Lookup(op)
+	e, ok := lookup(op)
 	if !ok {
 		n.err = errorf(op, ErrUnknownOp, "no registered family provides this op")
 	}
-	n.fam = f
+	n.entry = e
 	var in []Type
 	if n.err == nil {
 		in = make([]Type, len(args))
@@ -189,7 +189,7 @@ func (b *Builder) add(op string, attrs Attrs, args []Value) []Value {
 		}
 	}
 	if n.err == nil {
-		types, err := f.Infer(op, &n.attrs, in)
+		types, err := e.fam.Infer(op, &n.attrs, in)
 		if err != nil {
 			n.err = withOp(err, op, -1, ErrShape)
 		} else {

@@ -159,7 +159,7 @@ func (c *compiler) emitNode(id int) error {
 		var s Slot
 		s, err = c.lowerEinsum(n, args)
 		slots = []Slot{s}
-	case n.fam == famElementwise && len(args) > 1:
+	case n.entry.fam == famElementwise && len(args) > 1:
 		// Make broadcasts explicit.
 		want := n.types[0].Shape
 		for k, s := range args {
@@ -170,9 +170,9 @@ func (c *compiler) emitNode(id int) error {
 				}
 			}
 		}
-		slots, err = c.emit(n.op, n.fam, n.attrs, args, false)
+		slots, err = c.emit(n.op, n.entry, n.attrs, args, false)
 	default:
-		slots, err = c.emit(n.op, n.fam, n.attrs, args, false)
+		slots, err = c.emit(n.op, n.entry, n.attrs, args, false)
 	}
 	if err != nil {
 		return err
@@ -183,20 +183,21 @@ func (c *compiler) emitNode(id int) error {
 
 // emit1 emits a single-result core op.
 func (c *compiler) emit1(op string, attrs Attrs, args []Slot, synth bool) (Slot, error) {
-	f, ok := Lookup(op)
+	e, ok := lookup(op)
 	if !ok {
 		return 0, errorf(op, ErrUnknownOp, "no registered family provides this op")
 	}
-	s, err := c.emit(op, f, attrs, args, synth)
+	s, err := c.emit(op, e, attrs, args, synth)
 	if err != nil {
 		return 0, err
 	}
 	return s[0], nil
 }
 
-// emit infers, simplifies, folds and deduplicates one instruction and
-// returns its result slots.
-func (c *compiler) emit(op string, f *OpFamily, attrs Attrs, args []Slot, synth bool) ([]Slot, error) {
+// emit infers, simplifies, folds and deduplicates one instruction of op (of
+// family and code e) and returns its result slots.
+func (c *compiler) emit(op string, e opEntry, attrs Attrs, args []Slot, synth bool) ([]Slot, error) {
+	f := e.fam
 	canonAttrs(&attrs)
 	c.inTypes = c.inTypes[:0]
 	for _, s := range args {
@@ -211,7 +212,7 @@ func (c *compiler) emit(op string, f *OpFamily, attrs Attrs, args []Slot, synth 
 	}
 	if f.Pure && len(args) > 0 && len(types) == 1 {
 		if t, ok := c.fold(op, f, &attrs, args, types[0]); ok {
-			return c.emit("constant", famConstant, Attrs{Value: t}, nil, synth)
+			return c.emit("constant", opEntry{fam: famConstant, code: OpConstant}, Attrs{Value: t}, nil, synth)
 		}
 	}
 	if f.Pure {
@@ -233,7 +234,7 @@ func (c *compiler) emit(op string, f *OpFamily, attrs Attrs, args []Slot, synth 
 		}
 		c.cse[string(c.key)] = len(c.insts)
 	}
-	ins := Instruction{Op: op, Family: f.Name, Attrs: attrs, Inputs: c.slotSlab(args), Synthesized: synth}
+	ins := Instruction{Op: op, Code: e.code, Family: f.Name, Attrs: attrs, Inputs: c.slotSlab(args), Synthesized: synth}
 	ins.Outputs = c.outputSlab(len(types))
 	out := make([]Slot, len(types))
 	for k, t := range types {

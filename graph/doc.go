@@ -24,11 +24,13 @@
 // UnmarshalJSON, which validates).
 //
 // Ops belong to op families (OpFamily), registered by name; the runtime
-// places instructions by family. Packages add their own families with
-// Register, supplying shape/dtype inference, an optional reference Eval
-// and per-engine implementations (RegisterImpl), without editing this
-// package. The reference interpreter, the oracle for runtime tests, is
-// package graph/interp.
+// places instructions by family, and engines dispatch on each
+// instruction's op code (Instruction.Code), resolved once from its name.
+// Packages add their own families with Register, supplying shape/dtype
+// inference, an optional reference Eval and per-engine implementations
+// (RegisterImpl), without editing this package. The reference semantics of
+// the core ops, the oracle for runtime tests and the engines' fallback, is
+// package graph/ref, imported explicitly; nothing is installed at start-up.
 //
 // Errors are *Error values with a Kind sentinel (ErrShape, ErrDType,
 // ErrAttr, ...) usable with errors.Is and errors.As, naming the op and,

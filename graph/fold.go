@@ -2,15 +2,17 @@ package graph
 
 import (
 	"math"
-	"math/cmplx"
 
+	"github.com/goferro/goferro/graph/internal/naive"
 	"github.com/goferro/goferro/tensor"
 )
 
 // fold evaluates a pure core op on constant operands at compile time, when
-// everything involved is small (FoldLimit). It returns false when the op is
-// not foldable here (reductions, contractions, extension ops, integer
-// division by zero, ...), in which case the instruction is emitted as is.
+// everything involved is small (FoldLimit), with the reference arithmetic
+// (package graph/internal/naive, which graph/ref evaluates with too). It
+// returns false when the op is not foldable here (reductions, contractions,
+// extension ops, values that are not the same everywhere: see foldable),
+// in which case the instruction is emitted as is.
 func (c *compiler) fold(op string, f *OpFamily, a *Attrs, args []Slot, out Type) (*tensor.Tensor, bool) {
 	if f != famElementwise && f != famLayout {
 		return nil, false
@@ -29,332 +31,63 @@ func (c *compiler) fold(op string, f *OpFamily, a *Attrs, args []Slot, out Type)
 	shape, _ := out.Shape.Concrete()
 	var r *tensor.Tensor
 	var err error
-	if f == famLayout {
-		r, err = layout(op, a, in, out.DType, shape)
-	} else {
-		r, err = foldElementwise(op, a, in, out.DType, shape)
-	}
-	if err != nil || r == nil {
+	switch {
+	case f == famLayout:
+		r, err = naive.Layout(op, layoutAttrs(a), in, out.DType, shape)
+	case !foldable(op, in, out.DType):
 		return nil, false
+	default:
+		r, err = naive.Map(op, out.DType, in...)
 	}
-	if !r.Shape().Equal(shape) || r.DType() != out.DType {
+	if err != nil || !r.Shape().Equal(shape) || r.DType() != out.DType {
 		return nil, false
 	}
 	return r.Clone(), true
 }
 
-// foldElementwise evaluates unary, binary, select and convert ops with Go's
-// own arithmetic on the element type (float32 results are rounded from the
-// float64 computation).
-func foldElementwise(op string, a *Attrs, in []*tensor.Tensor, dt tensor.DType, shape tensor.Shape) (*tensor.Tensor, error) {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	out, err := tensor.Zeros(dt, shape...)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range in {
-		if !t.Shape().Equal(shape) {
-			return nil, nil // operands are broadcast explicitly before
-		}
-	}
-	vals := make([][]any, len(in))
-	for k, t := range in {
-		vals[k] = elems(t)
-	}
-	for i := 0; i < n; i++ {
-		var v any
-		switch len(in) {
-		case 1:
-			if op == "convert" {
-				v = convertElem(vals[0][i], dt)
-			} else {
-				v = unaryElem(op, vals[0][i])
-			}
-		case 2:
-			v = binaryElem(op, vals[0][i], vals[1][i])
-		case 3:
-			if vals[0][i].(bool) {
-				v = vals[1][i]
-			} else {
-				v = vals[2][i]
+// foldable reports whether an elementwise op on these constants has one
+// value on every engine and platform, so that the folded constant (and the
+// fingerprint) does not depend on the compiling machine. Go leaves the
+// conversion of NaNs, infinities and out-of-range floats to integers to the
+// implementation; integer division by zero and integer powers (negative
+// exponents) follow conventions an engine may not share, so they are left
+// to run time.
+func foldable(op string, in []*tensor.Tensor, dt tensor.DType) bool {
+	switch {
+	case op == "convert":
+		return exactlyConvertible(in[0], dt)
+	case op == "pow" && dt.IsInt():
+		return false
+	case op == "div" && dt.IsInt():
+		for _, v := range in[1].Complex128Values() {
+			if v == 0 {
+				return false
 			}
 		}
-		if v == nil {
-			return nil, nil
-		}
-		if err := out.Set(castTo(v, dt), tensor.Unravel(i, shape)...); err != nil {
-			return nil, err
-		}
 	}
-	return out, nil
+	return true
 }
 
-// elems returns t's elements in row-major order as Go values.
-func elems(t *tensor.Tensor) []any {
-	c := t.Contiguous()
-	out := make([]any, c.Len())
-	shape := c.Shape()
-	for i := range out {
-		out[i], _ = c.At(tensor.Unravel(i, shape)...)
+// exactlyConvertible reports whether Go's conversion of x's values to dt is
+// defined by the language rather than by the platform.
+func exactlyConvertible(x *tensor.Tensor, dt tensor.DType) bool {
+	if !dt.IsInt() || !(x.DType().IsFloat() || x.DType().IsComplex()) {
+		return true
 	}
-	return out
+	lo, hi := -0x1p63, 0x1p63 // the int64 range: [lo, hi)
+	if dt == tensor.Int32 {
+		lo, hi = -0x1p31, 0x1p31
+	}
+	for _, v := range x.Complex128Values() {
+		t := math.Trunc(real(v))
+		if !(t >= lo && t < hi) { // NaN fails too
+			return false
+		}
+	}
+	return true
 }
 
-// castTo converts the computed value (float64, complex128, int64 or bool,
-// or already the element type) to dt's Go type.
-func castTo(v any, dt tensor.DType) any {
-	switch x := v.(type) {
-	case float64:
-		switch dt {
-		case tensor.Float32:
-			return float32(x)
-		case tensor.Float64:
-			return x
-		}
-	case complex128:
-		switch dt {
-		case tensor.Complex64:
-			return complex64(x)
-		case tensor.Complex128:
-			return x
-		}
-	case int64:
-		switch dt {
-		case tensor.Int32:
-			return int32(x)
-		case tensor.Int64:
-			return x
-		}
-	}
-	return v
-}
-
-// widen returns v as float64, complex128, int64 or bool.
-func widen(v any) any {
-	switch x := v.(type) {
-	case float32:
-		return float64(x)
-	case complex64:
-		return complex128(x)
-	case int32:
-		return int64(x)
-	}
-	return v
-}
-
-func convertElem(v any, dt tensor.DType) any {
-	w := widen(v)
-	switch dt {
-	case tensor.Bool:
-		switch x := w.(type) {
-		case float64:
-			return x != 0
-		case complex128:
-			return x != 0
-		case int64:
-			return x != 0
-		case bool:
-			return x
-		}
-	case tensor.Int32, tensor.Int64:
-		var i int64
-		switch x := w.(type) {
-		case float64:
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil
-			}
-			i = int64(x)
-		case complex128:
-			if math.IsNaN(real(x)) || math.IsInf(real(x), 0) {
-				return nil
-			}
-			i = int64(real(x))
-		case int64:
-			i = x
-		case bool:
-			if x {
-				i = 1
-			}
-		}
-		return i
-	case tensor.Float32, tensor.Float64:
-		switch x := w.(type) {
-		case float64:
-			return x
-		case complex128:
-			return real(x)
-		case int64:
-			return float64(x)
-		case bool:
-			if x {
-				return 1.0
-			}
-			return 0.0
-		}
-	case tensor.Complex64, tensor.Complex128:
-		switch x := w.(type) {
-		case float64:
-			return complex(x, 0)
-		case complex128:
-			return x
-		case int64:
-			return complex(float64(x), 0)
-		case bool:
-			if x {
-				return complex(1, 0)
-			}
-			return complex(0, 0)
-		}
-	}
-	return nil
-}
-
-func unaryElem(op string, v any) any {
-	switch x := widen(v).(type) {
-	case float64:
-		switch op {
-		case "neg":
-			return -x
-		case "abs":
-			return math.Abs(x)
-		case "exp":
-			return math.Exp(x)
-		case "log":
-			return math.Log(x)
-		case "sqrt":
-			return math.Sqrt(x)
-		case "reciprocal":
-			return 1 / x
-		case "square":
-			return x * x
-		case "conj":
-			return x
-		}
-	case complex128:
-		switch op {
-		case "neg":
-			return -x
-		case "abs":
-			return cmplx.Abs(x)
-		case "exp":
-			return cmplx.Exp(x)
-		case "log":
-			return cmplx.Log(x)
-		case "sqrt":
-			return cmplx.Sqrt(x)
-		case "reciprocal":
-			return 1 / x
-		case "square":
-			return x * x
-		case "conj":
-			return cmplx.Conj(x)
-		}
-	case int64:
-		switch op {
-		case "neg":
-			return -x
-		case "abs":
-			if x < 0 {
-				return -x
-			}
-			return x
-		case "square":
-			return x * x
-		case "conj":
-			return x
-		}
-	}
-	return nil
-}
-
-func binaryElem(op string, u, v any) any {
-	switch x := widen(u).(type) {
-	case float64:
-		y := widen(v).(float64)
-		switch op {
-		case "add":
-			return x + y
-		case "sub":
-			return x - y
-		case "mul":
-			return x * y
-		case "div":
-			return x / y
-		case "pow":
-			return math.Pow(x, y)
-		case "max":
-			return max(x, y)
-		case "min":
-			return min(x, y)
-		}
-		return compare(op, x, y)
-	case complex128:
-		y := widen(v).(complex128)
-		switch op {
-		case "add":
-			return x + y
-		case "sub":
-			return x - y
-		case "mul":
-			return x * y
-		case "div":
-			return x / y
-		case "pow":
-			return cmplx.Pow(x, y)
-		case "eq":
-			return x == y
-		case "ne":
-			return x != y
-		}
-	case int64:
-		y := widen(v).(int64)
-		switch op {
-		case "add":
-			return x + y
-		case "sub":
-			return x - y
-		case "mul":
-			return x * y
-		case "div":
-			if y == 0 {
-				return nil // leave it to run time
-			}
-			return x / y
-		case "max":
-			return max(x, y)
-		case "min":
-			return min(x, y)
-		}
-		return compare(op, x, y)
-	case bool:
-		y := v.(bool)
-		switch op {
-		case "eq":
-			return x == y
-		case "ne":
-			return x != y
-		}
-	}
-	return nil
-}
-
-func compare[T float64 | int64](op string, x, y T) any {
-	switch op {
-	case "eq":
-		return x == y
-	case "ne":
-		return x != y
-	case "lt":
-		return x < y
-	case "le":
-		return x <= y
-	case "gt":
-		return x > y
-	case "ge":
-		return x >= y
-	}
-	return nil
+// layoutAttrs returns the attributes the layout kernels read.
+func layoutAttrs(a *Attrs) *naive.LayoutAttrs {
+	return &naive.LayoutAttrs{Perm: a.Perm, Axes: a.Axes, Axis: a.Axis, Start: a.Start, Limit: a.Limit, Stride: a.Stride}
 }

@@ -21,7 +21,7 @@ const (
 // abs: numeric, result the real counterpart (abs of an integer stays
 // integer); exp, log, sqrt, reciprocal: float or complex, same type. No
 // unary op is defined on bool.
-var UnaryOps = []string{"neg", "abs", "exp", "log", "sqrt", "reciprocal", "square", "conj"}
+var UnaryOps = opNames(OpNeg, OpConj)
 
 // BinaryOps are the elementwise binary ops, which broadcast their operands
 // (numpy rules) and require equal dtypes. add, sub, mul, div, pow: numeric,
@@ -29,23 +29,23 @@ var UnaryOps = []string{"neg", "abs", "exp", "log", "sqrt", "reciprocal", "squar
 // (float or integer), NaNs propagate; eq, ne: any type, bool result; lt,
 // le, gt, ge: real numeric, bool result. The names and semantics are those
 // of the CPU kernels (package cpu).
-var BinaryOps = []string{"add", "sub", "mul", "div", "pow", "max", "min", "eq", "ne", "lt", "le", "gt", "ge"}
+var BinaryOps = opNames(OpAdd, OpGe)
 
 // ReduceOps are the reductions over Attrs.Axes (at least one axis,
 // increasing): reduce_sum, reduce_prod (numeric) and reduce_max, reduce_min
 // (real numeric). The reduced axes are removed from the shape.
-var ReduceOps = []string{"reduce_sum", "reduce_prod", "reduce_max", "reduce_min"}
+var ReduceOps = opNames(OpReduceSum, OpReduceMin)
 
 // LayoutOps are the data-movement ops.
-var LayoutOps = []string{"reshape", "permute", "broadcast", "slice", "concatenate", "diagonal", "embed_diagonal"}
+var LayoutOps = opNames(OpReshape, OpEmbedDiagonal)
 
 var (
-	famConstant    = &OpFamily{Name: FamilyConstant, Ops: []string{"constant"}, Infer: inferConstant, Pure: true}
-	famElementwise = &OpFamily{Name: FamilyElementwise, Ops: append(append(append([]string{}, UnaryOps...), BinaryOps...), "select", "convert"), Infer: inferElementwise, Pure: true}
-	famReduce      = &OpFamily{Name: FamilyReduce, Ops: ReduceOps, Infer: inferReduce, Pure: true}
-	famLayout      = &OpFamily{Name: FamilyLayout, Ops: LayoutOps, Infer: inferLayout, Pure: true}
-	famDotGeneral  = &OpFamily{Name: FamilyDotGeneral, Ops: []string{"dot_general"}, Infer: inferDotGeneral, Pure: true}
-	famEinsum      = &OpFamily{Name: FamilyEinsum, Ops: []string{"einsum"}, Infer: inferEinsum, Pure: true}
+	famConstant    = &OpFamily{Name: FamilyConstant, Ops: opNames(OpConstant, OpConstant), Infer: inferConstant, Pure: true}
+	famElementwise = &OpFamily{Name: FamilyElementwise, Ops: opNames(OpNeg, OpConvert), Infer: inferElementwise, Pure: true}
+	famReduce      = &OpFamily{Name: FamilyReduce, Ops: opNames(OpReduceSum, OpReduceMin), Infer: inferReduce, Pure: true}
+	famLayout      = &OpFamily{Name: FamilyLayout, Ops: opNames(OpReshape, OpEmbedDiagonal), Infer: inferLayout, Pure: true}
+	famDotGeneral  = &OpFamily{Name: FamilyDotGeneral, Ops: opNames(OpDotGeneral, OpDotGeneral), Infer: inferDotGeneral, Pure: true}
+	famEinsum      = &OpFamily{Name: FamilyEinsum, Ops: opNames(OpEinsum, OpEinsum), Infer: inferEinsum, Pure: true}
 )
 
 var unaryOp, binaryOp = setOf(UnaryOps), setOf(BinaryOps)
@@ -460,6 +460,26 @@ func checkDims(op, side string, dims []int, r int, used []bool) error {
 	return nil
 }
 
+// checkDotDims checks dot_general's batch and contracting dimensions
+// against the operand ranks len(lu) and len(ru), marking the dimensions
+// they name in lu and ru.
+func checkDotDims(op string, a *Attrs, lu, ru []bool) error {
+	if len(a.LhsBatch) != len(a.RhsBatch) || len(a.LhsContract) != len(a.RhsContract) {
+		return errorf(op, ErrAttr, "batch dims %v/%v or contracting dims %v/%v differ in number", a.LhsBatch, a.RhsBatch, a.LhsContract, a.RhsContract)
+	}
+	for _, c := range [...]struct {
+		side string
+		dims []int
+		used []bool
+	}{{"lhs batch", a.LhsBatch, lu}, {"lhs contracting", a.LhsContract, lu},
+		{"rhs batch", a.RhsBatch, ru}, {"rhs contracting", a.RhsContract, ru}} {
+		if err := checkDims(op, c.side, c.dims, len(c.used), c.used); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func inferDotGeneral(op string, a *Attrs, in []Type) ([]Type, error) {
 	if err := arity(op, in, 2); err != nil {
 		return nil, err
@@ -471,20 +491,9 @@ func inferDotGeneral(op string, a *Attrs, in []Type) ([]Type, error) {
 	if !l.DType.IsNumeric() {
 		return nil, errorf(op, ErrDType, "not defined for %v", l.DType)
 	}
-	if len(a.LhsBatch) != len(a.RhsBatch) || len(a.LhsContract) != len(a.RhsContract) {
-		return nil, errorf(op, ErrAttr, "batch dims %v/%v or contracting dims %v/%v differ in number", a.LhsBatch, a.RhsBatch, a.LhsContract, a.RhsContract)
-	}
 	lu, ru := make([]bool, len(l.Shape)), make([]bool, len(r.Shape))
-	for _, c := range []struct {
-		side string
-		dims []int
-		rank int
-		used []bool
-	}{{"lhs batch", a.LhsBatch, len(l.Shape), lu}, {"lhs contracting", a.LhsContract, len(l.Shape), lu},
-		{"rhs batch", a.RhsBatch, len(r.Shape), ru}, {"rhs contracting", a.RhsContract, len(r.Shape), ru}} {
-		if err := checkDims(op, c.side, c.dims, c.rank, c.used); err != nil {
-			return nil, err
-		}
+	if err := checkDotDims(op, a, lu, ru); err != nil {
+		return nil, err
 	}
 	out := Shape{}
 	for k := range a.LhsBatch {

@@ -26,7 +26,7 @@ type Slot int
 // A Program can also be written by hand (tests do): fill Inputs,
 // Instructions (Op, Family, Attrs, Inputs, Outputs, Synthesized) and
 // Outputs, then call Validate, which checks it and fills the derived fields
-// (Index, LastUse, Slots, the fingerprint).
+// (Index, Code, LastUse, Slots, the fingerprint).
 type Program struct {
 	// Inputs are the program's parameters, in call order. Input i owns slot
 	// Slot(i).
@@ -62,7 +62,8 @@ type Instruction struct {
 	// Index is the instruction's position in Program.Instructions.
 	Index int
 	// Op is the op name, e.g. "add", "dot_general", "reshape"; extension ops
-	// use their own (namespaced) names. Lookup(Op) finds its family.
+	// use their own (namespaced) names. Lookup(Op) finds its family. The
+	// name is the serialised form of the op; Code is its resolved number.
 	Op string
 	// Family is the name of the op family that provides Op, e.g.
 	// "core.elementwise"; the runtime places instructions by the capability
@@ -85,6 +86,11 @@ type Instruction struct {
 	// user-level op behind them: implicit broadcasts of elementwise operands
 	// and the layout steps of a lowered einsum.
 	Synthesized bool
+	// Code is Op's code (OpExtension for an extension op), derived from Op
+	// by Compile and Validate, so engines switch on it instead of comparing
+	// names. A program edited by hand must be validated again. (It sits
+	// last, in the padding after Synthesized.)
+	Code OpCode
 }
 
 // Output is one result of an instruction: its slot and static type.

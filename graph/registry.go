@@ -26,8 +26,9 @@ type Call struct {
 	Results []Type // concrete shapes
 }
 
-// EvalFunc is a reference (CPU, unoptimised) implementation of an op family,
-// used by the reference interpreter and by constant folding. It must not
+// EvalFunc is the reference (host, unoptimised) implementation of an
+// extension op family, which package graph/ref calls for the family's ops
+// (in the reference interpreter and as engines' fallback). It must not
 // modify its inputs and must return len(c.Results) tensors of those types.
 type EvalFunc func(c *Call) ([]*tensor.Tensor, error)
 
@@ -43,9 +44,9 @@ type OpFamily struct {
 	Ops []string
 	// Infer computes result types (required).
 	Infer InferFunc
-	// Eval is the reference implementation, or nil when there is none yet.
-	// The core families' Eval are installed by the reference interpreter
-	// (package graph/interp) through SetEval.
+	// Eval is the reference implementation of an extension family, or nil
+	// when there is none. Core families have none here: their reference is
+	// package graph/ref, which engines and tests import explicitly.
 	Eval EvalFunc
 	// Pure reports that the ops have no side effects and depend only on
 	// their operands and attributes, so CSE may merge equal instructions and
@@ -80,7 +81,14 @@ func (f *OpFamily) Backends() []string {
 var registry struct {
 	mu       sync.RWMutex
 	families map[string]*OpFamily
-	ops      map[string]*OpFamily
+	ops      map[string]opEntry
+}
+
+// opEntry is what the registry knows of an op name: its family and, for a
+// core op, its code, so that one lookup resolves both.
+type opEntry struct {
+	fam  *OpFamily
+	code OpCode
 }
 
 // Register adds an op family. The name must be a namespaced identifier, the
@@ -101,7 +109,7 @@ func Register(f *OpFamily) error {
 	defer registry.mu.Unlock()
 	if registry.families == nil {
 		registry.families = map[string]*OpFamily{}
-		registry.ops = map[string]*OpFamily{}
+		registry.ops = map[string]opEntry{}
 	}
 	if old, ok := registry.families[f.Name]; ok {
 		if old == f {
@@ -119,12 +127,14 @@ func Register(f *OpFamily) error {
 		}
 		seen[op] = true
 		if other, ok := registry.ops[op]; ok {
-			return errorf("Register", ErrRegistry, "op %q of family %q is already provided by %q", op, f.Name, other.Name)
+			return errorf("Register", ErrRegistry, "op %q of family %q is already provided by %q", op, f.Name, other.fam.Name)
 		}
 	}
 	registry.families[f.Name] = f
 	for _, op := range f.Ops {
-		registry.ops[op] = f
+		// The core families register first (this package's init), so
+		// a core op name always resolves to its own code.
+		registry.ops[op] = opEntry{fam: f, code: opCodeOf[op]}
 	}
 	return nil
 }
@@ -138,10 +148,16 @@ func MustRegister(f *OpFamily) {
 
 // Lookup returns the family that provides op.
 func Lookup(op string) (*OpFamily, bool) {
+	e, ok := lookup(op)
+	return e.fam, ok
+}
+
+// lookup returns op's family and code.
+func lookup(op string) (opEntry, bool) {
 	registry.mu.RLock()
 	defer registry.mu.RUnlock()
-	f, ok := registry.ops[op]
-	return f, ok
+	e, ok := registry.ops[op]
+	return e, ok
 }
 
 // Family returns the registered family with the given name.
@@ -200,39 +216,15 @@ func sameImpl(a, b any) (same bool) {
 	return a == b
 }
 
-// SetEval installs the reference implementation of a family. It is how the
-// reference interpreter provides the core families' Eval without an import
-// cycle; a family's Eval can be set once (setting the same function again is
-// not detectable and replaces it).
-func SetEval(family string, eval EvalFunc) error {
-	f, ok := Family(family)
-	if !ok {
-		return errorf("SetEval", ErrRegistry, "no family %q", family)
-	}
-	if eval == nil {
-		return errorf("SetEval", ErrRegistry, "family %q: nil Eval", family)
-	}
-	registry.mu.Lock()
-	f.Eval = eval
-	registry.mu.Unlock()
-	return nil
-}
-
-// evalOf returns the family's Eval under the registry lock.
-func evalOf(f *OpFamily) EvalFunc {
-	registry.mu.RLock()
-	defer registry.mu.RUnlock()
-	return f.Eval
-}
-
-// EvalOf returns the reference implementation of the family providing op,
-// or nil.
+// EvalOf returns the reference implementation (OpFamily.Eval) of the
+// family providing op, or nil: always nil for core ops, whose reference is
+// package graph/ref.
 func EvalOf(op string) EvalFunc {
 	f, ok := Lookup(op)
 	if !ok {
 		return nil
 	}
-	return evalOf(f)
+	return f.Eval
 }
 
 func validFamilyName(s string) bool {

@@ -1,13 +1,14 @@
 package graph
 
 // Validate checks that the program is well formed and recomputes its derived
-// data (instruction indices, Slots, last-use flags, fingerprint): input slots
-// are 0..n-1 with unique non-empty names and valid types; instruction i has
-// Index i, a known op of the family it names, operands that are already
-// written, result slots that continue the numbering, and result types equal
-// to what the op's inference gives; elementwise operands have the result's
-// shape (broadcasts are explicit); the outputs are existing slots. Errors are
-// *Error of kind ErrFormat, or ErrUnknownOp, naming the instruction.
+// data (instruction indices and op codes, Slots, last-use flags,
+// fingerprint): input slots are 0..n-1 with unique non-empty names and valid
+// types; instruction i has Index i, a known op of the family it names,
+// operands that are already written, result slots that continue the
+// numbering, and result types equal to what the op's inference gives;
+// elementwise operands have the result's shape (broadcasts are explicit);
+// the outputs are existing slots. Errors are *Error of kind ErrFormat, or
+// ErrUnknownOp, naming the instruction.
 func (p *Program) Validate() error {
 	names := map[string]bool{}
 	for i, in := range p.Inputs {
@@ -36,10 +37,12 @@ func (p *Program) Validate() error {
 		if ins.Index != i {
 			return &Error{Op: ins.Op, Instruction: i, Kind: ErrFormat, Msg: "index " + itoa(ins.Index) + " out of order"}
 		}
-		f, ok := Lookup(ins.Op)
+		e, ok := lookup(ins.Op)
 		if !ok {
 			return &Error{Op: ins.Op, Instruction: i, Kind: ErrUnknownOp, Msg: "no registered family provides this op"}
 		}
+		f := e.fam
+		ins.Code = e.code
 		if f.Name != ins.Family {
 			return &Error{Op: ins.Op, Instruction: i, Kind: ErrFormat, Msg: "family " + ins.Family + ", but the op belongs to " + f.Name}
 		}

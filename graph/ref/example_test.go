@@ -1,10 +1,10 @@
-package interp_test
+package ref_test
 
 import (
 	"fmt"
 
 	"github.com/goferro/goferro/graph"
-	"github.com/goferro/goferro/graph/interp"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -20,7 +20,7 @@ func ExampleRun() {
 	}
 	xt, _ := tensor.New([]float64{1, 2, 3, 4, 5, 6}, 3, 2)
 	wt, _ := tensor.New([]float64{1, 0, 0, -1}, 2, 2)
-	out, err := interp.Run(p, xt, wt)
+	out, err := ref.Run(p, xt, wt)
 	fmt.Println(err, out[0].Complex128Values())
 	// Output: <nil> [(11+0i) (8+0i) (13+0i) (6+0i) (15+0i) (4+0i)]
 }

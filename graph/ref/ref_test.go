@@ -1,15 +1,17 @@
-package interp
+package ref_test
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -26,7 +28,7 @@ func run(t *testing.T, outs []graph.Value, inputs ...*tensor.Tensor) []*tensor.T
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}
-	res, err := Run(p, inputs...)
+	res, err := ref.Run(p, inputs...)
 	if err != nil {
 		t.Fatalf("Run: %v\n%v", err, p)
 	}
@@ -39,7 +41,7 @@ func run(t *testing.T, outs []graph.Value, inputs ...*tensor.Tensor) []*tensor.T
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	res2, err := Run(q, inputs...)
+	res2, err := ref.Run(q, inputs...)
 	if err != nil {
 		t.Fatalf("Run after Load: %v", err)
 	}
@@ -152,8 +154,8 @@ func naiveMatMul(a, b *tensor.Tensor) *tensor.Tensor {
 
 // naiveDot is an independent dot_general reference over complex128.
 func naiveDot(l, r *tensor.Tensor, d graph.DotDims) *tensor.Tensor {
-	lf := free(l.Rank(), d.LhsBatch, d.LhsContract)
-	rf := free(r.Rank(), d.RhsBatch, d.RhsContract)
+	lf := unlisted(l.Rank(), d.LhsBatch, d.LhsContract)
+	rf := unlisted(r.Rank(), d.RhsBatch, d.RhsContract)
 	var shape []int
 	for _, a := range d.LhsBatch {
 		shape = append(shape, l.Dim(a))
@@ -195,6 +197,17 @@ func naiveDot(l, r *tensor.Tensor, d graph.DotDims) *tensor.Tensor {
 			s += must(l.Complex128At(li...)) * must(r.Complex128At(ri...))
 		}
 		out.SetComplex128(s, idx...)
+	}
+	return out
+}
+
+// unlisted returns the axes below rank that neither list names, in order.
+func unlisted(rank int, a, b []int) []int {
+	var out []int
+	for ax := range rank {
+		if !slices.Contains(a, ax) && !slices.Contains(b, ax) {
+			out = append(out, ax)
+		}
 	}
 	return out
 }
@@ -470,7 +483,7 @@ func einsumCase(t *testing.T, rng *rand.Rand, eq string, symbolic bool) {
 	if err != nil {
 		t.Fatalf("%s: Compile: %v", eq, err)
 	}
-	res, err := Run(p, ops...)
+	res, err := ref.Run(p, ops...)
 	if err != nil {
 		t.Fatalf("%s: Run: %v\n%v", eq, err, p)
 	}
@@ -491,7 +504,7 @@ func TestSymbolicRuns(t *testing.T) {
 	wt := must(tensor.Rand(tensor.Float64, 2, 3, 2))
 	for _, n := range []int{0, 1, 5} {
 		xt := must(tensor.Rand(tensor.Float64, uint64(n), n, 3))
-		res, err := Run(p, xt, wt)
+		res, err := ref.Run(p, xt, wt)
 		if err != nil {
 			t.Fatalf("n=%d: %v", n, err)
 		}
@@ -505,11 +518,11 @@ func TestSymbolicRuns(t *testing.T) {
 		{must(tensor.Rand(tensor.Float32, 1, 4, 3)), wt},
 		{nil, wt},
 	} {
-		if _, err := Run(p, bad...); !errors.Is(err, graph.ErrInput) {
+		if _, err := ref.Run(p, bad...); !errors.Is(err, graph.ErrInput) {
 			t.Errorf("bad inputs: %v", err)
 		}
 	}
-	if _, err := Run(nil); !errors.Is(err, graph.ErrInput) {
+	if _, err := ref.Run(nil); !errors.Is(err, graph.ErrInput) {
 		t.Errorf("nil program: %v", err)
 	}
 }
@@ -527,7 +540,7 @@ func TestRunErrors(t *testing.T) {
 	q.Instructions[1].LastUse = []bool{false}
 	q.Instructions[0].LastUse = []bool{true}
 	q.Instructions[1].Inputs = []graph.Slot{0}
-	if _, err := Run(q, xt); err == nil {
+	if _, err := ref.Run(q, xt); err == nil {
 		t.Fatal("early release not detected")
 	} else {
 		var ge *graph.Error
@@ -536,36 +549,36 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 	// An op without a reference implementation.
-	fam := &graph.OpFamily{Name: "interptest.noeval", Ops: []string{"interptest.id"}, Pure: true,
+	fam := &graph.OpFamily{Name: "reftest.noeval", Ops: []string{"reftest.id"}, Pure: true,
 		Infer: func(op string, _ *graph.Attrs, in []graph.Type) ([]graph.Type, error) { return in, nil }}
 	graph.MustRegister(fam)
 	b = graph.NewBuilder()
 	x = b.Input("x", tensor.Float64, graph.Dims(3))
-	p, err = graph.Compile(b.Op("interptest.id", graph.Attrs{}, x)[0])
+	p, err = graph.Compile(b.Op("reftest.id", graph.Attrs{}, x)[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(p, xt); !errors.Is(err, graph.ErrUnsupported) {
+	if _, err := ref.Run(p, xt); !errors.Is(err, graph.ErrUnsupported) {
 		t.Fatalf("no Eval: %v", err)
 	}
 	// An Eval returning the wrong shape or panicking.
-	bad := &graph.OpFamily{Name: "interptest.bad", Ops: []string{"interptest.wrong", "interptest.panic"}, Pure: true,
+	bad := &graph.OpFamily{Name: "reftest.bad", Ops: []string{"reftest.wrong", "reftest.panic"}, Pure: true,
 		Infer: func(op string, _ *graph.Attrs, in []graph.Type) ([]graph.Type, error) { return in, nil },
 		Eval: func(c *graph.Call) ([]*tensor.Tensor, error) {
-			if c.Op == "interptest.panic" {
+			if c.Op == "reftest.panic" {
 				panic("boom")
 			}
 			return []*tensor.Tensor{must(tensor.Zeros(tensor.Float64, 4))}, nil
 		}}
 	graph.MustRegister(bad)
-	for _, op := range []string{"interptest.wrong", "interptest.panic"} {
+	for _, op := range []string{"reftest.wrong", "reftest.panic"} {
 		b = graph.NewBuilder()
 		x = b.Input("x", tensor.Float64, graph.Dims(3))
 		p, err = graph.Compile(b.Op(op, graph.Attrs{}, x)[0])
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Run(p, xt)
+		_, err = ref.Run(p, xt)
 		var ge *graph.Error
 		if !errors.As(err, &ge) || ge.Op != op || ge.Instruction != 0 {
 			t.Fatalf("%s: %v", op, err)
@@ -597,71 +610,7 @@ func TestFoldingAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rf := must(Run(pf))
-	rl := must(Run(pl, c1, c2))
+	rf := must(ref.Run(pf))
+	rl := must(ref.Run(pl, c1, c2))
 	check(t, "folded vs run", rf[0], rl[0], 1e-15)
-}
-
-// TestFoldingMatchesKernels folds every elementwise op on small constants
-// of several dtypes and compares with the kernels at run time.
-func TestFoldingMatchesKernels(t *testing.T) {
-	un := map[string]func(graph.Value) graph.Value{
-		"neg": graph.Neg, "abs": graph.Abs, "exp": graph.Exp, "log": graph.Log, "sqrt": graph.Sqrt,
-		"reciprocal": graph.Reciprocal, "square": graph.Square, "conj": graph.Conj,
-		"convert_i64":  func(v graph.Value) graph.Value { return graph.Convert(v, tensor.Int64) },
-		"convert_c64":  func(v graph.Value) graph.Value { return graph.Convert(v, tensor.Complex64) },
-		"convert_bool": func(v graph.Value) graph.Value { return graph.Convert(v, tensor.Bool) },
-	}
-	bi := map[string]func(graph.Value, graph.Value) graph.Value{
-		"add": graph.Add, "sub": graph.Sub, "mul": graph.Mul, "div": graph.Div, "pow": graph.Pow,
-		"max": graph.Maximum, "min": graph.Minimum, "eq": graph.Eq, "ne": graph.Ne,
-		"lt": graph.Lt, "le": graph.Le, "gt": graph.Gt, "ge": graph.Ge,
-	}
-	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex128, tensor.Int32, tensor.Int64} {
-		x := must(tensor.Rand(dt, 11, 2, 3))
-		y := must(tensor.Rand(dt, 12, 3))
-		if dt.IsInt() {
-			// Keep divisors non-zero so that folding applies.
-			y = must(cpu.Add(y, must(tensor.Ones(dt, 3))))
-		}
-		try := func(name string, f func(b *graph.Builder, x, y graph.Value) graph.Value) {
-			b := graph.NewBuilder()
-			fv := f(b, b.Constant(x), b.Constant(y))
-			if fv.Err() != nil {
-				return // not defined for this dtype
-			}
-			pf, err := graph.Compile(fv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b = graph.NewBuilder()
-			lv := f(b, b.Input("x", dt, graph.Dims(2, 3)), b.Input("y", dt, graph.Dims(3)))
-			pl, err := graph.Compile(lv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(pf.Instructions) != 1 && !(name == "pow" && dt.IsInt()) {
-				t.Fatalf("%v %s not folded:\n%v", dt, name, pf)
-			}
-			got, err := Run(pf)
-			if err != nil {
-				t.Fatalf("%v %s folded: %v", dt, name, err)
-			}
-			want, err := Run(pl, x, y)
-			if err != nil {
-				t.Fatalf("%v %s: %v", dt, name, err)
-			}
-			tol := 1e-12
-			if dt == tensor.Float32 {
-				tol = 1e-6
-			}
-			check(t, fmt.Sprintf("%v %s folded (%d instructions)", dt, name, len(pf.Instructions)), got[0], want[0], tol)
-		}
-		for name, f := range un {
-			try(name, func(_ *graph.Builder, x, _ graph.Value) graph.Value { return f(x) })
-		}
-		for name, f := range bi {
-			try(name, func(_ *graph.Builder, x, y graph.Value) graph.Value { return f(x, y) })
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package interp
+package ref_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -46,7 +47,7 @@ func TestEinsumPath(t *testing.T) {
 		if len(dots) != len(plan.Steps) {
 			t.Fatalf("path %v: %d dot_generals for %d steps\n%v", path, len(dots), len(plan.Steps), p)
 		}
-		got, err := Run(p, ts...)
+		got, err := ref.Run(p, ts...)
 		if err != nil {
 			t.Fatal(err)
 		}
