@@ -1,6 +1,7 @@
 package goferro_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/goferro/goferro"
@@ -433,6 +434,75 @@ func TestPlacementSkipsUnreachableDefaultClass(t *testing.T) {
 	}
 	checkClose(t, out[0], negSumOf(t, xv, yv))
 	checkNoLeaks(t, cp, []*goferrotest.Device{d})
+}
+
+// TestPlacementMixesClasses: a device reachable from the host only
+// through its pinned class, while another op runs on the CPU engine: no
+// pass that puts every op at its default class or every op at one class
+// can place the program, so the mixed pass must put the CPU's op at the
+// host class and the device's at pinned. With the device as root, the
+// synthesized broadcast moves to pinned the same way.
+func TestPlacementMixesClasses(t *testing.T) {
+	const dev, pinned driver.StorageClass = "storage.d.dev", "storage.d.pinned"
+	d := goferrotest.NewDevice("fake.d.v1", goferrotest.WithStorage(dev, pinned),
+		goferrotest.WithFamilies(goferrotest.UnaryFamily, graph.FamilyElementwise, graph.FamilyLayout))
+	cp := goferrotest.NewCopier(d)
+	opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine(cpu.WithFamilies(goferrotest.ArithFamily))), goferro.WithEngine(d.Engine()),
+		goferro.WithTransfer(driver.StorageHost, pinned, cp), goferro.WithTransfer(pinned, driver.StorageHost, cp)}
+	rt := newRuntime(t, opts...)
+	xv, yv := randT(t, 1, 3), randT(t, 2, 3)
+	x, y := xy(3)
+	p := compile(t, goferrotest.Neg(goferrotest.Add(x, y)), goferrotest.Neg(x)) // add: CPU only; neg: the device only
+	prep, err := rt.Prepare(bg, p, host(xv, yv), goferro.OnEngines(cpu.EngineID, d.ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range prep.Locations() {
+		if w := (map[string]driver.StorageClass{goferrotest.OpAdd: driver.StorageHost, goferrotest.OpNeg: pinned})[p.Instructions[i].Op]; l.Storage != w {
+			t.Errorf("#%d %s at %v, want class %s\n%v", i, p.Instructions[i].Op, l, w, prep)
+		}
+	}
+	out, err := rt.Execute(bg, prep, host(xv, yv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, out[0], negSumOf(t, xv, yv))
+	checkClose(t, out[1], want(t, func(v ...float64) float64 { return -v[0] }, xv))
+
+	rt = newRuntime(t, append(opts, goferro.WithRoot(d.ID()))...)
+	bp, synth := broadcastSum(t)
+	prep, err = rt.Prepare(bg, bp, host(xv, tensor.Scalar(2.0)), goferro.OnEngines(d.ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := prep.Locations()[synth]; l.Engine != d.ID() || l.Storage != pinned {
+		t.Errorf("synthesized #%d at %v, want the root at %s\n%v", synth, l, pinned, prep)
+	}
+	out, err = rt.Execute(bg, prep, host(xv, tensor.Scalar(2.0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, out[0], want(t, func(v ...float64) float64 { return v[0] + 2 }, xv))
+	checkNoLeaks(t, cp, []*goferrotest.Device{d})
+}
+
+// TestRouteErrorIsTheLastAttempt: when every placement fails, the error
+// is the last attempt's, the one that got furthest: the device's default
+// class cannot even receive the input, but at its other class the program
+// fails only at its second instruction, whose operand has no way back to
+// the host.
+func TestRouteErrorIsTheLastAttempt(t *testing.T) {
+	const dev, pinned driver.StorageClass = "storage.d.dev", "storage.d.pinned"
+	d := goferrotest.NewDevice("fake.d.v1", goferrotest.WithStorage(dev, pinned), goferrotest.WithFamilies(goferrotest.UnaryFamily))
+	rt := newRuntime(t, goferro.WithEngine(cpu.NewEngine(cpu.WithFamilies(goferrotest.ArithFamily))), goferro.WithEngine(d.Engine()),
+		goferro.WithTransfer(driver.StorageHost, pinned, goferrotest.NewCopier(d)))
+	x, _ := xy(3)
+	n := goferrotest.Neg(x)
+	_, err := rt.Prepare(bg, compile(t, goferrotest.Add(n, n)), host(randT(t, 1, 3), randT(t, 2, 3)))
+	e := asError(t, err, goferro.ErrMissingTransferProvider)
+	if e.Instruction != 1 || e.Class != driver.StorageHost || !slices.Equal(e.Available, []driver.StorageClass{pinned}) {
+		t.Errorf("error %v, want instruction 1 missing a route from %s to the host", err, pinned)
+	}
 }
 
 // fourEngines: four devices e0..e3 that all run both ops, each its own

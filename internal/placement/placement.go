@@ -4,11 +4,14 @@
 // failure — or, with a cost function, the cheapest within the budget.
 //
 // Candidates come in passes: every engine at its default storage class
-// first, then one pass per storage class (or only the forced class). Each
-// pass tries an engine-anchor vector per engine (every instruction on that
-// engine when it can run there, else on its first capable engine), then
-// the Cartesian product of the candidates, first instruction most
-// significant, until the budget of builds is spent.
+// first, then one pass per storage class (or only the forced class), then
+// a mixed pass in which every instruction may run at any class of any
+// engine that can run it (default classes first), so that a program may
+// mix classes across its instructions. Each pass tries an engine-anchor
+// vector per engine (every instruction on that engine when it can run
+// there, else on its first candidate), then the Cartesian product of the
+// candidates, first instruction most significant, until the budget of
+// builds is spent. A vector built in one pass is not built again.
 package placement
 
 import (
@@ -80,9 +83,9 @@ func (e *CapableError) Error() string {
 var ErrBudget = errors.New("placement: search budget exceeded")
 
 // Search returns the plan of the first placement that builds (see the
-// package documentation). Errors: *CapableError; the first route failure
-// met (*IngressError or *schedule.RouteError) when every candidate failed;
-// ErrBudget; or an InputOK error.
+// package documentation). Errors: *CapableError; the last route failure
+// met (*IngressError or *schedule.RouteError: the most complete attempt)
+// when every candidate failed; ErrBudget; or an InputOK error.
 func Search(r *Request) (*Plan, error) {
 	s := &searcher{r: r, uses: schedule.NewUses(r.Prog), seen: map[string]bool{}, okMemo: map[[3]int]int8{}}
 	for i := range r.Prog.Instrs {
@@ -91,7 +94,7 @@ func Search(r *Request) (*Plan, error) {
 		}
 	}
 	passes := s.passes()
-	var firstRoute error
+	var lastRoute error
 	anyPass := false
 	for _, cands := range passes {
 		if cands == nil {
@@ -107,9 +110,7 @@ func Search(r *Request) (*Plan, error) {
 		case err == nil:
 			// every vector of this pass was already built by an earlier one
 		case isRoute(err):
-			if firstRoute == nil {
-				firstRoute = err
-			}
+			lastRoute = err
 		default:
 			return nil, err
 		}
@@ -119,10 +120,10 @@ func Search(r *Request) (*Plan, error) {
 		return nil, s.unplaceable()
 	case s.best != nil:
 		return s.done(s.best), nil
-	case firstRoute == nil:
+	case lastRoute == nil:
 		return nil, &CapableError{Instr: 0, Class: r.Class}
 	}
-	return nil, firstRoute
+	return nil, lastRoute
 }
 
 // isRoute reports a failure of one candidate that lets the search move on.
@@ -159,46 +160,67 @@ func (s *searcher) unplaceable() error {
 	return &CapableError{Instr: 0, Class: s.r.Class}
 }
 
-// passes returns, per storage pass, the candidate locations of every
-// instruction, or nil for a pass in which some instruction has none. The
-// first pass puts every engine at its default class; then one pass per
-// storage class in order. A forced class gives that one pass only.
+// The kinds of pass besides one storage class (a class index >= 0).
+const (
+	defaults = -1 // every engine at its default class
+	mixed    = -2 // any class of any engine, default first
+)
+
+// passes returns, per pass, the candidate locations of every instruction,
+// or nil for a pass in which some instruction has none: the defaults pass,
+// one pass per storage class in order, then the mixed pass. A forced class
+// gives that one pass only.
 func (s *searcher) passes() [][][]Loc {
 	if s.r.Class >= 0 {
 		return [][][]Loc{s.candidates(s.r.Class)}
 	}
-	out := [][][]Loc{s.candidates(-1)}
+	out := [][][]Loc{s.candidates(defaults)}
 	for c := 0; c < s.r.Topo.NumClasses; c++ {
 		out = append(out, s.candidates(c))
 	}
-	return out
+	return append(out, s.candidates(mixed))
 }
 
-// candidates returns every instruction's candidate locations at class (-1:
-// each engine's default), or nil if some instruction has none.
-func (s *searcher) candidates(class int) [][]Loc {
+// candidates returns every instruction's candidate locations in a pass
+// (defaults, mixed or one class), or nil if some instruction has none. A
+// synthesized instruction runs on the root when the root can run it: at
+// the root's default class, or in the mixed pass at any of its classes.
+func (s *searcher) candidates(pass int) [][]Loc {
 	t, p := s.r.Topo, s.r.Prog
 	cands := make([][]Loc, len(p.Instrs))
 	for i := range p.Instrs {
 		in := &p.Instrs[i]
 		if in.Synth && t.Root >= 0 && slices.Contains(in.Capable, t.Root) {
-			cands[i] = []Loc{{Engine: t.Root, Class: t.Engines[t.Root].Default}}
+			rootPass := defaults // also in a class pass
+			if pass == mixed {
+				rootPass = mixed
+			}
+			cands[i] = locs(nil, t, []int{t.Root}, rootPass)
 			continue
 		}
-		for _, e := range in.Capable {
-			eng := &t.Engines[e]
-			switch {
-			case class < 0:
-				cands[i] = append(cands[i], Loc{Engine: e, Class: eng.Default})
-			case eng.Has(class):
-				cands[i] = append(cands[i], Loc{Engine: e, Class: class})
-			}
-		}
-		if len(cands[i]) == 0 {
+		if cands[i] = locs(nil, t, in.Capable, pass); len(cands[i]) == 0 {
 			return nil
 		}
 	}
 	return cands
+}
+
+// locs appends the locations of the engines in a pass.
+func locs(out []Loc, t *schedule.Topology, engines []int, pass int) []Loc {
+	for _, e := range engines {
+		eng := &t.Engines[e]
+		switch {
+		case pass == defaults:
+			out = append(out, Loc{Engine: e, Class: eng.Default})
+		case pass == mixed:
+			for _, c := range classOrder(eng) {
+				out = append(out, Loc{Engine: e, Class: c})
+			}
+		case eng.Has(pass):
+			out = append(out, Loc{Engine: e, Class: pass})
+		}
+	}
+	return out
 }
 
 func (s *searcher) placeableSomewhere(i int) bool {
@@ -217,13 +239,11 @@ func (s *searcher) placeableSomewhere(i int) bool {
 
 // runPass tries the engine-anchor vectors, then the Cartesian product.
 func (s *searcher) runPass(cands [][]Loc) (*Plan, error) {
-	var firstRoute error
+	var lastRoute error
 	try := func(vec []Loc) (p *Plan, err error, stop bool) {
 		p, err, stop = s.try(vec)
 		if isRoute(err) {
-			if firstRoute == nil {
-				firstRoute = err
-			}
+			lastRoute = err
 			return nil, nil, false
 		}
 		return p, err, stop
@@ -251,7 +271,7 @@ func (s *searcher) runPass(cands [][]Loc) (*Plan, error) {
 			idx[k] = 0
 		}
 		if k < 0 {
-			return nil, firstRoute
+			return nil, lastRoute
 		}
 	}
 }
