@@ -102,12 +102,17 @@ func (x *run) failed() error {
 	return x.err
 }
 
-// execute runs the schedule; the snapshot is the prepared one, whatever the
-// runtime's current epoch.
+// execute re-checks the inputs and runs the schedule.
 func (p *Prepared) execute(ctx context.Context, inputs []*driver.Buffer) ([]*tensor.Tensor, error) {
 	if err := p.recheckInputs(inputs); err != nil {
 		return nil, err
 	}
+	return p.run(ctx, inputs)
+}
+
+// run runs the schedule on inputs that passed recheckInputs; the snapshot
+// is the prepared one, whatever the runtime's current epoch.
+func (p *Prepared) run(ctx context.Context, inputs []*driver.Buffer) ([]*tensor.Tensor, error) {
 	x := &run{p: p, s: p.snap, ctx: ctx}
 	x.store = &x.storeMem
 	x.store.Init(p.sprog.NumSlots)
@@ -125,11 +130,33 @@ func (p *Prepared) execute(ctx context.Context, inputs []*driver.Buffer) ([]*ten
 	} else {
 		x.concurrent()
 	}
-	defer x.store.DropAll()
-	if err := x.failed(); err != nil {
+	var outs []*tensor.Tensor
+	err := x.failed()
+	if err == nil {
+		outs, err = x.materialize()
+	}
+	if rerr := x.store.DropAll(); rerr != nil && err == nil {
+		outs, err = nil, releaseError(rerr, -1)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return x.materialize()
+	return outs, nil
+}
+
+// releaseError reports a release hook that panicked, while releasing slot
+// (-1: at the end of the run).
+func releaseError(err error, slot int) error {
+	e := newError(ErrPanic, "a buffer's release hook panicked")
+	e.Slot, e.Err = slot, err
+	return e
+}
+
+// discard releases a buffer the run gives up on after a failure; a
+// panicking release hook cannot make that failure worse.
+func discard(b *driver.Buffer) {
+	defer func() { _ = recover() }()
+	b.Release()
 }
 
 // serial runs every node in schedule order on this goroutine.
@@ -233,7 +260,9 @@ func (x *run) node(i int) error {
 	case schedule.Transfer:
 		return x.transfer(n)
 	default:
-		x.store.Drop(n.Slot)
+		if err := x.store.Drop(n.Slot); err != nil {
+			return releaseError(err, n.Slot)
+		}
 		return nil
 	}
 }
@@ -264,7 +293,7 @@ func (x *run) op(n *schedule.Node, oe *opExec) error {
 	if kind != nil {
 		for _, b := range outs {
 			if b != nil && !slices.Contains(call.Inputs, b) {
-				b.Release()
+				discard(b)
 			}
 		}
 		e := newError(kind, "%s", msg)
@@ -323,7 +352,7 @@ func (x *run) transfer(n *schedule.Node) error {
 	}
 	if kind != nil {
 		if out != nil && out != src {
-			out.Release()
+			discard(out)
 		}
 		e := newError(kind, "%s", msg)
 		e.Instruction, e.Slot, e.From, e.To, e.Err = ins, n.Slot, from, to, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -150,6 +151,7 @@ func TestExecuteRechecksInputs(t *testing.T) {
 				t.Error("something ran with a mismatched input")
 			}
 			if !c.runs {
+				submitRefuses(t, r.rt, negSum(t, 3), c.executed)
 				return
 			}
 			out, err := r.rt.Run(bg, negSum(t, 3), c.executed)
@@ -158,6 +160,51 @@ func TestExecuteRechecksInputs(t *testing.T) {
 			}
 			checkClose(t, out[0], negSumOf(t, xv, yv))
 		})
+	}
+}
+
+// submitRefuses checks that Submit refuses inputs at once, with no handle,
+// whether the preparation they match is in the cache or not.
+func submitRefuses(t *testing.T, rt *goferro.Runtime, p *graph.Program, in []*driver.Buffer) {
+	t.Helper()
+	for _, cache := range []string{"warm", "cold"} {
+		if cache == "cold" {
+			if err := rt.Reconfigure(nil); err != nil { // a new epoch empties the cache
+				t.Fatal(err)
+			}
+		}
+		if h, err := rt.Submit(bg, p, in); h != nil || err == nil {
+			t.Errorf("%s cache: Submit admitted inputs it must refuse (handle %v, error %v)", cache, h, err)
+		}
+	}
+}
+
+// TestInputRefusalKeepsCause: when the engine an input enters refuses it
+// at execution, its own reason is the cause of the ErrInputMismatch.
+func TestInputRefusalKeepsCause(t *testing.T) {
+	refused := errors.New("goferro test: not today")
+	var refuse atomic.Bool
+	d := goferrotest.NewDevice(idA)
+	e := d.Engine()
+	accept := e.Ingress.Accept
+	e.Ingress.Accept = func(b *driver.Buffer, c driver.StorageClass) error {
+		if refuse.Load() {
+			return refused
+		}
+		return accept(b, c)
+	}
+	rt := newRuntime(t, goferro.WithEngine(e))
+	x := graph.NewBuilder().Input("x", tensor.Float64, graph.Dims(3))
+	xb, _ := d.Upload(randT(t, 1, 3))
+	defer xb.Release()
+	prep, err := rt.Prepare(bg, compile(t, goferrotest.Neg(x)), []*driver.Buffer{xb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuse.Store(true)
+	_, err = rt.Execute(bg, prep, []*driver.Buffer{xb})
+	if asError(t, err, goferro.ErrInputMismatch); !errors.Is(err, refused) {
+		t.Errorf("error %v does not wrap the engine's reason", err)
 	}
 }
 

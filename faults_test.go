@@ -190,3 +190,54 @@ func TestMaterializeFailure(t *testing.T) {
 	}
 	checkNoLeaks(t, cp, []*goferrotest.Device{d})
 }
+
+// editPanickyRelease: a release hook that gives the memory back, then
+// panics.
+var editPanickyRelease edit = func(s *driver.BufferSpec, _ *goferrotest.Device) {
+	release := s.Release
+	s.Release = func() {
+		release()
+		panic("goferro test: release hook panics")
+	}
+}
+
+// TestReleasePanics: a release hook that panics — of a copy released at
+// its last use, of a result released by a release step, of an output
+// released at the end — never crashes the process, concurrently, serially
+// or submitted: the run fails with ErrPanic, and every other buffer is
+// released all the same.
+func TestReleasePanics(t *testing.T) {
+	x, y := xy(2, 2)
+	s := goferrotest.Add(x, y)
+	p := compile(t, goferrotest.Neg(s), goferrotest.Neg(goferrotest.Neg(s))) // s dies after B's second neg
+	xv, yv := randT(t, 1, 2, 2), randT(t, 2, 2, 2)
+	for _, where := range []string{"copy into A", "result of A", "result of B"} {
+		for _, mode := range []string{"concurrent", "serial", "submit"} {
+			t.Run(where+"/"+mode, func(t *testing.T) {
+				r := newRig(t, rigOpts{})
+				switch where {
+				case "copy into A":
+					r.corruptCopies(idA, editPanickyRelease)
+				case "result of A":
+					r.corruptOutputs(idA, editPanickyRelease)
+				default:
+					r.corruptOutputs(idB, editPanickyRelease)
+				}
+				var err error
+				switch mode {
+				case "concurrent":
+					_, err = r.rt.Run(bg, p, host(xv, yv))
+				case "serial":
+					_, err = r.rt.Run(bg, p, host(xv, yv), goferro.Serial())
+				default:
+					var h *goferro.Handle
+					if h, err = r.rt.Submit(bg, p, host(xv, yv)); err == nil {
+						_, err = h.Wait(bg)
+					}
+				}
+				isKind(t, err, goferro.ErrPanic)
+				r.checkNoLeaks(t)
+			})
+		}
+	}
+}

@@ -178,7 +178,8 @@ func (s *snapshot) build(prog *graph.Program, bind map[string]int, inputs []*dri
 	var costErr error
 	req := &placement.Request{Prog: sp, Topo: &s.topo, Class: forced, Budget: s.cfg.budget, Cost: s.costFunc(prog, sp, types, &costErr)}
 	req.InputOK = func(i, e, c int) (bool, error) {
-		return ingressOK(s, e, inputs[i], s.classes[c], i)
+		why, err := refusal(s, e, inputs[i], s.classes[c], i)
+		return why == nil && err == nil, err
 	}
 	pl, err := placement.Search(req)
 	if costErr != nil {

@@ -17,8 +17,9 @@ type Handle struct {
 	err  error
 }
 
-// Submit prepares the program synchronously — preparation errors are
-// returned at once — then executes it on a new goroutine and returns a
+// Submit prepares the program and checks the inputs against the
+// preparation synchronously — those errors are returned at once — then
+// executes it on a new goroutine and returns a
 // Handle. The execution keeps the configuration snapshot and the input
 // list it was admitted with, so a later Reconfigure does not affect it.
 // Cancelling ctx stops the execution before its next node and releases
@@ -29,7 +30,7 @@ func (r *Runtime) Submit(ctx context.Context, prog *graph.Program, inputs []*dri
 	if err != nil {
 		return nil, err
 	}
-	return p.submit(ctx, inputs), nil
+	return p.submit(ctx, inputs)
 }
 
 // SubmitPrepared is Submit for an already prepared program. Like Execute,
@@ -38,10 +39,15 @@ func (r *Runtime) SubmitPrepared(ctx context.Context, p *Prepared, inputs []*dri
 	if err := r.admit(p); err != nil {
 		return nil, err
 	}
-	return p.submit(ctx, inputs), nil
+	return p.submit(ctx, inputs)
 }
 
-func (p *Prepared) submit(ctx context.Context, inputs []*driver.Buffer) *Handle {
+// submit re-checks the inputs at once — whether the preparation came from
+// the cache or not — and runs the schedule on a goroutine.
+func (p *Prepared) submit(ctx context.Context, inputs []*driver.Buffer) (*Handle, error) {
+	if err := p.recheckInputs(inputs); err != nil {
+		return nil, err
+	}
 	ins := slices.Clone(inputs)
 	h := &Handle{done: make(chan struct{})}
 	go func() {
@@ -55,9 +61,9 @@ func (p *Prepared) submit(ctx context.Context, inputs []*driver.Buffer) *Handle 
 				h.outs, h.err = nil, e
 			}
 		}()
-		h.outs, h.err = p.execute(ctx, ins)
+		h.outs, h.err = p.run(ctx, ins)
 	}()
-	return h
+	return h, nil
 }
 
 // Done returns a channel that is closed when the execution has finished.

@@ -5,6 +5,7 @@ package goferro
 // checks, executor results, transferred copies and materialized outputs.
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -117,36 +118,39 @@ func (p *Prepared) recheckInputs(inputs []*driver.Buffer) error {
 			return bad(ErrInputMismatch, "input is %v, prepared for %v", sig, p.sigs[i])
 		}
 		l := p.plan.Ingress[i]
-		ok, err := ingressOK(p.snap, l.Engine, b, p.snap.classes[l.Class], i)
+		why, err := refusal(p.snap, l.Engine, b, p.snap.classes[l.Class], i)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			e := bad(ErrInputMismatch, "engine does not accept the input at %s or does not own its memory", p.snap.classes[l.Class])
-			e.Engine = p.snap.engines[l.Engine].ID
+		if why != nil {
+			e := bad(ErrInputMismatch, "refused by the engine it enters at %s", p.snap.classes[l.Class])
+			e.Engine, e.Err = p.snap.engines[l.Engine].ID, why
 			return e
 		}
 	}
 	return nil
 }
 
-// ingressOK runs the three ingress checks of engine e for an input.
-func ingressOK(s *snapshot, e int, b *driver.Buffer, class driver.StorageClass, input int) (ok bool, err error) {
+// refusal runs the three ingress checks of engine e for an input and
+// returns why the engine refuses it (its Accept error, or the check that
+// said no), or nil when it accepts it. A check that panics is an ErrPanic
+// *Error.
+func refusal(s *snapshot, e int, b *driver.Buffer, class driver.StorageClass, input int) (why, err error) {
 	eng := &s.engines[e]
 	defer func() {
 		if v := recover(); v != nil {
 			e := newError(ErrPanic, "ingress check panicked: %v", v)
 			e.Input, e.Engine = input, eng.ID
-			ok, err = false, e
+			why, err = nil, e
 		}
 	}()
-	if !eng.Ingress.Eligible(b.Placement(), class) {
-		return false, nil
+	switch {
+	case !eng.Ingress.Eligible(b.Placement(), class):
+		return fmt.Errorf("a buffer at %v may not enter at %s", b.Placement(), class), nil
+	case !eng.Ingress.Resident(b):
+		return errors.New("the engine does not own the buffer's memory"), nil
 	}
-	if eng.Ingress.Accept(b, class) != nil {
-		return false, nil
-	}
-	return eng.Ingress.Resident(b), nil
+	return eng.Ingress.Accept(b, class), nil
 }
 
 // violation runs a contract check (driver.CheckResults or

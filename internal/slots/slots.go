@@ -5,6 +5,7 @@
 package slots
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/goferro/goferro/internal/schedule"
@@ -130,13 +131,21 @@ func (s *Store[B]) Len() int {
 	return n
 }
 
-// Drop removes every copy of slot and releases the owned ones. It returns
-// the number released.
-func (s *Store[B]) Drop(slot int) int {
+// PanicError is a release hook that panicked; the store goes on releasing
+// the other copies.
+type PanicError struct{ Value any }
+
+// Error formats the panic value.
+func (e *PanicError) Error() string { return fmt.Sprintf("release panicked: %v", e.Value) }
+
+// Drop removes every copy of slot and releases the owned ones, all of them
+// even when a release panics; the first panic comes back as a
+// *PanicError.
+func (s *Store[B]) Drop(slot int) error {
 	s.mu.Lock()
 	if slot < 0 || slot >= len(s.slots) {
 		s.mu.Unlock()
-		return 0
+		return nil
 	}
 	// Release outside the lock, from the entry taken out of the table; the
 	// table entry is cleared so that it does not keep the buffers
@@ -147,30 +156,45 @@ func (s *Store[B]) Drop(slot int) int {
 	return e.release()
 }
 
-// DropAll removes every copy of every slot, releasing the owned ones, and
-// returns the number released.
+// DropAll removes every copy of every slot and releases the owned ones, as
+// Drop does.
 //
 // The releases run with the store locked (release hooks cannot reach the
 // store), which lets DropAll empty the slots in place.
-func (s *Store[B]) DropAll() int {
+func (s *Store[B]) DropAll() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
+	var first error
 	for i := range s.slots {
-		n += s.slots[i].release()
+		if err := s.slots[i].release(); err != nil && first == nil {
+			first = err
+		}
 		s.slots[i] = entry[B]{}
 	}
-	return n
+	return first
 }
 
-// release releases e's owned copies and returns how many.
-func (e *entry[B]) release() int {
-	n := 0
+// release releases e's owned copies, every one of them, and returns the
+// first panic as a *PanicError.
+func (e *entry[B]) release() error {
+	var first error
 	for i := range e.n {
 		if c := e.at(i); c.Owned {
-			c.Buf.Release()
-			n++
+			if err := release(c.Buf); err != nil && first == nil {
+				first = err
+			}
 		}
 	}
-	return n
+	return first
+}
+
+// release runs b's release hook, turning a panic into a *PanicError.
+func release[B Releaser](b B) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{v}
+		}
+	}()
+	b.Release()
+	return nil
 }
