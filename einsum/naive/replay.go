@@ -24,7 +24,13 @@ func Replay(p *einsum.Plan, ops []*tensor.Tensor) (*tensor.Tensor, error) {
 		if n > 1 {
 			keep = slices.DeleteFunc(slices.Clone(keep), func(l int) bool { return slices.Contains(p.Prep[i].Summed, l) })
 		}
-		v, err := Contract([][]int{p.Inputs[i]}, keep, p.Sizes, ops[i:i+1])
+		// A squeezed axis broadcasts: its label counts as extent 1 here,
+		// so that preparing the operand does not sum over it.
+		sizes := slices.Clone(p.Sizes)
+		for _, ax := range p.Prep[i].Squeezed {
+			sizes[p.Inputs[i][ax]] = 1
+		}
+		v, err := Contract([][]int{p.Inputs[i]}, keep, sizes, ops[i:i+1])
 		if err != nil {
 			return nil, err
 		}
