@@ -26,6 +26,7 @@ func TestStepsAgainstNaive(t *testing.T) {
 		{"...ij,...jk->...ik", [][]int{{2, 1, 2, 3}, {4, 3, 2}}, nil},
 		{"ij,k->j", [][]int{{3, 4}, {5}}, nil},
 		{"ijk->kj", [][]int{{2, 3, 4}}, nil},
+		{"ab,bc->ac", [][]int{{2, 3}, {3, 4}}, [][]int{{0, 1}, {0}}},
 		{"abc,cd,db,e->ae", [][]int{{2, 3, 4}, {4, 2}, {2, 3}, {3}}, nil},
 	}
 	r := rand.New(rand.NewPCG(3, 4))
