@@ -75,8 +75,18 @@ func WithSearch(trials int, d time.Duration, seed uint64) Option {
 	return func(c *config) { c.trials, c.budget, c.seed = trials, d, seed }
 }
 
+// Objectives accepted by WithMinimize.
+const (
+	// MinimizeFlops minimizes the path's cost (FLOPs and writes, see
+	// WithWriteWeight); the default.
+	MinimizeFlops = "flops"
+	// MinimizeSize minimizes the largest intermediate, then the cost.
+	MinimizeSize = "size"
+)
+
 // WithMinimize sets the objective of OptimizeRandom and OptimizeSearch:
-// "flops" (default) or "size" (the largest intermediate, then FLOPs).
+// MinimizeFlops (default) or MinimizeSize. Planning rejects any other
+// objective with an ErrOptimizer error.
 func WithMinimize(objective string) Option { return func(c *config) { c.minimize = objective } }
 
 // DefaultWriteWeight is the write weight of the optimizers unless
@@ -91,13 +101,18 @@ const DefaultWriteWeight = 64
 // alone, as opt_einsum does.
 func WithWriteWeight(w float64) Option { return func(c *config) { c.writes = w } }
 
-// newConfig applies the options over the defaults.
+// newConfig applies the options over the defaults and checks them.
 func newConfig(opts []Option) (config, error) {
 	cfg := config{optimizer: OptimizeAuto, writes: DefaultWriteWeight}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
+	}
+	switch cfg.minimize {
+	case "", MinimizeFlops, MinimizeSize:
+	default:
+		return cfg, errf(ErrOptimizer, "unknown objective %q (want %s or %s)", cfg.minimize, MinimizeFlops, MinimizeSize)
 	}
 	return cfg, nil
 }

@@ -135,6 +135,21 @@ func TestBindExtentTypes(t *testing.T) {
 	}
 }
 
+// TestMinimizeObjective: WithMinimize takes "flops" and "size" and rejects
+// anything else.
+func TestMinimizeObjective(t *testing.T) {
+	eq, shapes := "ab,bc,cd,de->ae", [][]int{{2, 30}, {30, 3}, {3, 40}, {40, 5}}
+	for _, obj := range []string{MinimizeFlops, MinimizeSize} {
+		p, err := NewPlan(eq, shapes, WithOptimizer(OptimizeSearch), WithMinimize(obj), WithSearch(4, 0, 1))
+		if err != nil || len(p.Steps) != 3 {
+			t.Fatalf("%s: %v", obj, err)
+		}
+	}
+	if _, err := NewPlan(eq, shapes, WithMinimize("speed")); !errors.Is(err, ErrOptimizer) {
+		t.Fatalf("unknown objective: %v, want ErrOptimizer", err)
+	}
+}
+
 // TestReplaySteps: the binary steps a path replays to, with the label
 // orders executors and graph's lowering rely on.
 func TestReplaySteps(t *testing.T) {
