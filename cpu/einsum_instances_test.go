@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/einsum/instance"
 	"github.com/goferro/goferro/einsum/naive"
@@ -79,4 +80,62 @@ func maxAbs(t *tensor.Tensor) float64 {
 		m = max(m, cmplx.Abs(v))
 	}
 	return m
+}
+
+// benchLog10Flops bounds the instances the benchmarks run (the stored
+// opt_flops count), so that one pass takes seconds, not minutes.
+const benchLog10Flops = 9.2
+
+// BenchmarkInstances executes each instance along its stored opt_flops
+// path on one thread, lowered once: the einsum instance benchmark.
+func BenchmarkInstances(b *testing.B) {
+	for _, in := range loadInstances(b) {
+		sp := in.Paths["opt_flops"]
+		if sp.Log10Flops > benchLog10Flops {
+			continue
+		}
+		b.Run(in.Name, func(b *testing.B) {
+			ops, err := in.Inputs(1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := mustContraction(b, p, cpu.WithThreads(1))
+			for b.Loop() {
+				if _, err := c.Execute(context.Background(), ops...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkInstancesPlan plans each instance along its stored path
+// ("plan") and then lowers the plan for the CPU ("lower").
+func BenchmarkInstancesPlan(b *testing.B) {
+	for _, in := range loadInstances(b) {
+		sp := in.Paths["opt_flops"]
+		if sp.Log10Flops > benchLog10Flops {
+			continue
+		}
+		b.Run(in.Name+"/plan", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(in.Name+"/lower", func(b *testing.B) {
+			p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				mustContraction(b, p)
+			}
+		})
+	}
 }
