@@ -36,9 +36,13 @@ func Bind[E comparable](e *Equation, shapes [][]E, one E) (*Binding[E], error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Binding[E]{}
-	set := []bool{} // whether a named label's extent is known yet
-	ids := map[rune]int{}
+	most := ell // the number of labels, at most
+	for _, t := range e.Inputs {
+		most += len(t.Labels)
+	}
+	b := &Binding[E]{Labels: make([]string, 0, most), Sizes: make([]E, 0, most), Inputs: make([][]int, 0, len(shapes))}
+	set := make([]bool, 0, most) // whether a named label's extent is known yet
+	ids := make(map[rune]int, most)
 	for _, t := range e.Inputs {
 		for _, r := range t.Labels {
 			if _, ok := ids[r]; !ok {

@@ -110,10 +110,11 @@ func (e *Equation) PlanContext(ctx context.Context, shapes [][]int, opts ...Opti
 		return nil, err
 	}
 	p := newPlan(e, b, shapes)
-	if err := p.choosePath(ctx, &cfg); err != nil {
+	full, reduced := p.networks()
+	if err := p.choosePath(ctx, &cfg, full, reduced); err != nil {
 		return nil, err
 	}
-	if p.Steps, err = p.replay(); err != nil {
+	if p.Steps, err = p.replay(reduced.Inputs); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -139,10 +140,10 @@ func newPlan(e *Equation, b *Binding[int], shapes [][]int) *Plan {
 	return p
 }
 
-// choosePath takes the configured path or searches one, and checks its cost
-// against the memory limit and what can be allocated.
-func (p *Plan) choosePath(ctx context.Context, cfg *config) error {
-	full, reduced := p.networks()
+// choosePath takes the configured path or searches one in the reduced
+// network, and checks its cost in the full one against the memory limit and
+// what can be allocated.
+func (p *Plan) choosePath(ctx context.Context, cfg *config, full, reduced path.Network) error {
 	var pth path.Path
 	var err error
 	switch {

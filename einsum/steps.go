@@ -39,26 +39,25 @@ type Groups struct {
 // groups; sizes are the label extents. Labels of one operand that the result
 // lacks are in no group (a step never has them: the plan sums them first).
 func Classify(sizes, left, right, out []int) Groups {
+	// The groups share one array: planning classifies every step.
+	buf := make([]int, 0, len(left)+len(right))
+	group := func(from []int, in func(l int) bool) []int {
+		start := len(buf)
+		for _, l := range from {
+			if sizes[l] != 1 && in(l) {
+				buf = append(buf, l)
+			}
+		}
+		return buf[start:len(buf):len(buf)]
+	}
+	inRight := func(l int) bool { return slices.Contains(right, l) }
+	inLeft := func(l int) bool { return slices.Contains(left, l) }
+	inOut := func(l int) bool { return slices.Contains(out, l) }
 	var g Groups
-	for _, l := range left {
-		if sizes[l] == 1 {
-			continue
-		}
-		inRight, inOut := slices.Contains(right, l), slices.Contains(out, l)
-		switch {
-		case inRight && inOut:
-			g.Batch = append(g.Batch, l)
-		case inRight:
-			g.Contracted = append(g.Contracted, l)
-		case inOut:
-			g.LeftFree = append(g.LeftFree, l)
-		}
-	}
-	for _, l := range right {
-		if sizes[l] != 1 && !slices.Contains(left, l) && slices.Contains(out, l) {
-			g.RightFree = append(g.RightFree, l)
-		}
-	}
+	g.Batch = group(left, func(l int) bool { return inRight(l) && inOut(l) })
+	g.Contracted = group(left, func(l int) bool { return inRight(l) && !inOut(l) })
+	g.LeftFree = group(left, func(l int) bool { return !inRight(l) && inOut(l) })
+	g.RightFree = group(right, func(l int) bool { return !inLeft(l) && inOut(l) })
 	return g
 }
 
@@ -73,15 +72,24 @@ type replayer struct {
 	steps  []Step
 }
 
-// replay turns the linear path into binary steps over value ids: a path
+// replay turns the linear path into binary steps over value ids, whose
+// operands have the given labels (Prep.Kept of each): a path
 // step of k operands contracts them left to right in ascending position
 // order, a single-operand path step does nothing unless it is the last,
 // which permutes or reduces into the output.
-func (p *Plan) replay() ([]Step, error) {
-	r := &replayer{p: p, need: make([]int, len(p.Sizes)), inOut: make([]bool, len(p.Sizes))}
-	for i := range p.Prep {
+func (p *Plan) replay(operands [][]int) ([]Step, error) {
+	n := len(operands)
+	r := &replayer{
+		p:      p,
+		terms:  make([]int, 0, n),
+		labels: make([][]int, 0, 2*n),
+		need:   make([]int, len(p.Sizes)),
+		inOut:  make([]bool, len(p.Sizes)),
+		steps:  make([]Step, 0, n),
+	}
+	for i, labs := range operands {
 		r.terms = append(r.terms, i)
-		r.labels = append(r.labels, p.Prep[i].Kept())
+		r.labels = append(r.labels, labs)
 		r.count(i, 1)
 	}
 	for _, l := range p.Output {
@@ -207,15 +215,14 @@ func (r *replayer) push(s Step) int {
 func stepFlops(sizes []int, a, b, out []int) float64 {
 	prod := 1.0
 	removed := false
-	seen := map[int]bool{}
-	for _, l := range append(slices.Clone(a), b...) {
-		if seen[l] {
-			continue
-		}
-		seen[l] = true
+	for _, l := range a {
 		prod *= float64(sizes[l])
-		if !slices.Contains(out, l) {
-			removed = true
+		removed = removed || !slices.Contains(out, l)
+	}
+	for _, l := range b {
+		if !slices.Contains(a, l) {
+			prod *= float64(sizes[l])
+			removed = removed || !slices.Contains(out, l)
 		}
 	}
 	if removed {

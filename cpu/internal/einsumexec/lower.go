@@ -45,7 +45,14 @@ func Lower(p *einsum.Plan, anyLayout bool) (*Program, error) {
 }
 
 func newPlanner(p *einsum.Plan, prog *program, anyLayout bool) *planner {
-	pl := &planner{p: p, sizes: p.Sizes, prog: prog, anyLayout: anyLayout}
+	n, ns := len(p.Inputs), len(p.Steps)
+	pl := &planner{
+		p: p, sizes: p.Sizes, prog: prog, anyLayout: anyLayout,
+		steps:    make([]absStep, 0, ns),
+		operands: make([][]int, 0, n),
+		valReg:   make([]int, 0, n+ns),
+		layouts:  make([]StepLayout, 0, ns),
+	}
 	if slices.Contains(p.Sizes, 0) {
 		// The result is all zeros (or empty); lower with extents of 1 so
 		// that every step is still laid out.
@@ -58,7 +65,7 @@ func newPlanner(p *einsum.Plan, prog *program, anyLayout bool) *planner {
 	for i, s := range p.Steps {
 		st := absStep{left: s.Left, right: s.Right, final: i == len(p.Steps)-1}
 		if st.final {
-			st.out = slices.Clone(p.Output)
+			st.out = p.Output
 		} else {
 			st.out = slices.Sorted(slices.Values(s.OutLabels))
 		}
