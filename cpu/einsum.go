@@ -55,6 +55,7 @@ type Contraction struct {
 // ContractionOption configures NewContraction.
 type ContractionOption func(*contractionConfig)
 
+// contractionConfig holds the execution options.
 type contractionConfig struct {
 	threads   int
 	anyLayout bool

@@ -44,6 +44,8 @@ func Lower(p *einsum.Plan, anyLayout bool) (*Program, error) {
 	return pr, nil
 }
 
+// newPlanner prepares the lowering of p into prog: the label extents it
+// lays out with and the plan's steps as label sets.
 func newPlanner(p *einsum.Plan, prog *program, anyLayout bool) *planner {
 	n, ns := len(p.Inputs), len(p.Steps)
 	pl := &planner{
@@ -67,7 +69,8 @@ func newPlanner(p *einsum.Plan, prog *program, anyLayout bool) *planner {
 		if st.final {
 			st.out = p.Output
 		} else {
-			st.out = slices.Sorted(slices.Values(s.OutLabels))
+			st.out = slices.Clone(s.OutLabels)
+			slices.Sort(st.out)
 		}
 		pl.steps = append(pl.steps, st)
 	}
