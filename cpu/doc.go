@@ -1,5 +1,6 @@
-// Package cpu is goferro's CPU backend: kernels over strided tensors and
-// (in other files) the engine registration. GEMM lives in cpu/gemm.
+// Package cpu is goferro's CPU backend: kernels over strided tensors, the
+// execution of einsum plans and (in other files) the engine registration.
+// GEMM lives in cpu/gemm.
 //
 // # Kernels
 //
@@ -25,6 +26,19 @@
 // wrapping tensor.ErrDType; shapes that do not broadcast wrap
 // tensor.ErrShape, bad axes tensor.ErrIndex, bad destinations
 // tensor.ErrLayout. Bad input never panics.
+//
+// # Einsum
+//
+// Contract evaluates an einsum equation in one call; ContractContext adds
+// a context and planning options. To run a plan (package einsum) many
+// times, NewContraction lowers it once to a program of strided copies,
+// elementwise products and batched strided GEMMs, choosing each
+// intermediate's memory order so that GEMMs read and write in place
+// wherever possible (the lowering lives in cpu/internal/einsumexec);
+// Contraction.Execute runs it on tensors of any dtype, concurrently if
+// wanted. WithThreads and WithAnyOutputLayout are execution options; path
+// and optimizer options belong to einsum.NewPlan. Errors are
+// *einsum.Error values.
 //
 // # Loops
 //

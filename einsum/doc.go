@@ -1,6 +1,8 @@
-// Package einsum evaluates Einstein-summation equations over goferro
-// tensors: parsing, contraction-path search and execution as batched
-// strided GEMMs on the CPU.
+// Package einsum plans Einstein-summation equations: parsing, binding to
+// operand shapes, contraction-path search and the plan's binary steps. It
+// is pure: it computes nothing on tensors and imports no backend. Package
+// cpu executes plans (cpu.Contract, cpu.NewContraction); graph's compiler
+// lowers them to dot_general instructions.
 //
 // # Equations
 //
@@ -18,15 +20,14 @@
 //
 // # Plans
 //
-// NewPlan binds an equation to operand shapes, chooses a path (WithPath, or
+// NewPlan binds an equation to operand shapes (Bind, which also serves
+// compilers whose extents are symbolic), chooses a path (WithPath, or
 // WithOptimizer: auto, greedy, optimal, random, search; see package path)
-// and lowers every binary step to one
-// batched strided GEMM (or, when nothing is contracted, one elementwise
-// product), choosing each intermediate's memory order so that GEMMs read and
-// write in place wherever possible. Plan.Execute runs it; a Plan is
-// immutable, reusable and safe for concurrent use. Plan.Steps describes each
-// step (operands, label orders, batch/contracted/free labels) for other
-// lowerings such as graph's DotGeneral.
+// and replays it into binary steps. Plan.Prep describes the work on each
+// operand alone (diagonals, squeezed broadcast axes, sums); Plan.Steps
+// describes each step (operands, label orders, batch/contracted/free
+// labels, Step.DotGeneral) for executors and other lowerings. A Plan is
+// plain data, reusable and safe for concurrent use.
 //
 // Costs follow opt_einsum: a step's FLOPs are the product of the extents of
 // all its labels, doubled when it sums a label away; the size of a path is
@@ -39,5 +40,7 @@
 //
 // Every error is an *Error whose Kind (ErrSyntax, ErrOperands, ErrShape,
 // ErrDType, ErrPath, ErrOptimizer, ErrMemoryLimit, ErrCanceled) works with
-// errors.Is; syntax errors carry the character position in Pos.
+// errors.Is; syntax errors carry the character position in Pos. ErrDType
+// and ErrCanceled are for executors, which report their errors in this
+// vocabulary too.
 package einsum

@@ -1,56 +1,31 @@
 package einsum_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
 	"github.com/goferro/goferro/einsum"
-	"github.com/goferro/goferro/tensor"
 )
-
-func ExampleContract() {
-	a, _ := tensor.New([]float64{1, 2, 3, 4}, 2, 2)
-	b, _ := tensor.New([]float64{5, 6, 7, 8}, 2, 2)
-	c, _ := einsum.Contract("ij,jk->ik", a, b)
-	fmt.Println(c)
-	tr, _ := einsum.Contract("ii", a)
-	fmt.Println(tr)
-	// Output:
-	// [[19 22]
-	//  [43 50]]
-	// 5
-}
 
 func ExampleNewPlan() {
 	shapes := [][]int{{8, 16}, {16, 32}, {32, 4}}
 	p, _ := einsum.NewPlan("ab,bc,cd->ad", shapes, einsum.WithOptimizer(einsum.OptimizeOptimal))
 	fmt.Printf("path %v, %.0f FLOPs, largest intermediate %.0f\n", p.Path, p.Flops, p.LargestIntermediate)
 	for _, s := range p.Steps {
-		fmt.Printf("values %d,%d: contracted %d label(s), %d copies\n", s.Left, s.Right, len(s.Contracted), s.Copies)
+		fmt.Printf("values %d,%d: contracted %d label(s)\n", s.Left, s.Right, len(s.Contracted))
 	}
-	ops := []*tensor.Tensor{}
-	for i, s := range shapes {
-		t, _ := tensor.Rand(tensor.Float64, uint64(i), s...)
-		ops = append(ops, t)
-	}
-	out, _ := p.Execute(context.Background(), ops...)
-	fmt.Println(out.Shape())
 	// Output:
 	// path [[1 2] [0 1]], 5120 FLOPs, largest intermediate 64
-	// values 1,2: contracted 1 label(s), 0 copies
-	// values 0,3: contracted 1 label(s), 0 copies
-	// (8, 4)
+	// values 1,2: contracted 1 label(s)
+	// values 0,3: contracted 1 label(s)
 }
 
-func ExampleWithPath() {
-	a, _ := tensor.Ones(tensor.Complex128, 2, 3)
-	b, _ := tensor.Ones(tensor.Complex128, 3, 4)
-	c, _ := tensor.Ones(tensor.Complex128, 4)
-	out, _ := einsum.ContractWith("ij,jk,k->i", []*tensor.Tensor{a, b, c}, einsum.WithPath([][]int{{1, 2}, {0, 1}}))
-	fmt.Println(out)
+func ExampleStep_DotGeneral() {
+	p, _ := einsum.NewPlan("bij,bjk->bki", [][]int{{2, 3, 4}, {2, 4, 5}})
+	d, _ := p.Steps[0].DotGeneral()
+	fmt.Printf("batch %v/%v, contract %v/%v, then permute %v\n", d.LhsBatch, d.RhsBatch, d.LhsContract, d.RhsContract, d.OutPerm)
 	// Output:
-	// [(12+0i) (12+0i)]
+	// batch [0]/[0], contract [2]/[1], then permute [0 2 1]
 }
 
 func ExampleError() {

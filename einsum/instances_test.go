@@ -1,19 +1,14 @@
 package einsum_test
 
 import (
-	"context"
 	"math"
-	"math/cmplx"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/einsum/instance"
-	"github.com/goferro/goferro/einsum/naive"
-	"github.com/goferro/goferro/tensor"
 )
 
 // instanceDir finds shared/einsum-instances from the repository or the
@@ -29,18 +24,9 @@ func instanceDir(t testing.TB) string {
 }
 
 func loadInstances(t testing.TB) []*instance.Instance {
-	dir := instanceDir(t)
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	var out []*instance.Instance
-	for _, f := range files {
-		if strings.HasSuffix(f, "permutation_patterns.json") {
-			continue
-		}
-		in, err := instance.Load(f)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out = append(out, in)
+	out, err := instance.LoadDir(instanceDir(t))
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(out) != 19 {
 		t.Fatalf("found %d instances, want 19", len(out))
@@ -114,57 +100,4 @@ func TestInstancesOptimizers(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestInstancesExecute runs the cheaper instances along their stored paths
-// and a greedy path and checks the results agree (different paths lower to
-// different GEMMs, layouts and copies); the smallest also against the naive
-// step replay.
-func TestInstancesExecute(t *testing.T) {
-	for _, in := range loadInstances(t) {
-		sp := in.Paths["opt_flops"]
-		if sp.Log10Flops > 9 {
-			continue
-		}
-		ops, err := in.Inputs(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := p.Execute(context.Background(), ops...)
-		if err != nil {
-			t.Fatalf("%s: %v", in.Name, err)
-		}
-		var want *tensor.Tensor
-		if p.Flops <= 2e6 {
-			want, err = naive.Replay(p, ops)
-		} else {
-			var q *einsum.Plan
-			q, err = einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithOptimizer(einsum.OptimizeGreedy))
-			if err == nil && q.Flops > 8*p.Flops {
-				t.Logf("%s: greedy path too costly for a reference", in.Name)
-				continue
-			}
-			if err == nil {
-				want, err = q.Execute(context.Background(), ops...)
-			}
-		}
-		if err != nil {
-			t.Fatalf("%s: reference: %v", in.Name, err)
-		}
-		if err := tensor.CheckClose(got, want, 1e-9, 1e-12*maxAbs(want)); err != nil {
-			t.Errorf("%s: %v", in.Name, err)
-		}
-	}
-}
-
-func maxAbs(t *tensor.Tensor) float64 {
-	m := 0.0
-	for _, v := range t.Complex128Values() {
-		m = max(m, cmplx.Abs(v))
-	}
-	return m
 }

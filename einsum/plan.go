@@ -2,105 +2,11 @@ package einsum
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/goferro/goferro/einsum/path"
 )
-
-// Optimizer names accepted by WithOptimizer.
-const (
-	// OptimizeAuto is path.Auto: Optimal for up to 8 operands and beyond
-	// that Greedy improved by subtree reconfiguration, checked against a few
-	// recursive bisections. It is deterministic and takes tens of
-	// milliseconds for hundreds of operands.
-	OptimizeAuto = "auto"
-	// OptimizeGreedy is the greedy search (path.Greedy).
-	OptimizeGreedy = "greedy"
-	// OptimizeOptimal is the exhaustive dynamic programme (path.Optimal).
-	OptimizeOptimal = "optimal"
-	// OptimizeRandom is the randomized greedy search (path.RandomGreedy)
-	// within the trial and time budget.
-	OptimizeRandom = "random"
-	// OptimizeSearch is the strongest search (path.Search): greedy and
-	// recursive-bisection trees, improved by subtree reconfiguration,
-	// within the trial and time budget of WithSearch.
-	OptimizeSearch = "search"
-)
-
-type config struct {
-	path      path.Path
-	hasPath   bool
-	optimizer string
-	memLimit  float64
-	threads   int
-	trials    int
-	budget    time.Duration
-	seed      uint64
-	minimize  string
-	writes    float64
-	anyLayout bool
-}
-
-// Option configures NewPlan and Contract.
-type Option func(*config)
-
-// WithPath fixes the contraction path, in opt_einsum's linear format
-// ([[0,1],[0,1],...]: each step removes the listed positions from the
-// operand list and appends their contraction). Steps may list one operand
-// or more than two (contracted left to right).
-func WithPath(p [][]int) Option {
-	return func(c *config) {
-		c.path = make(path.Path, len(p))
-		for i, s := range p {
-			c.path[i] = slices.Clone(s)
-		}
-		c.hasPath = true
-	}
-}
-
-// WithOptimizer selects the path optimizer: OptimizeAuto (default),
-// OptimizeGreedy, OptimizeOptimal, OptimizeRandom or OptimizeSearch.
-func WithOptimizer(name string) Option { return func(c *config) { c.optimizer = name } }
-
-// WithMemoryLimit bounds the number of elements of every intermediate the
-// optimizer may choose (0: no limit).
-func WithMemoryLimit(elements float64) Option { return func(c *config) { c.memLimit = elements } }
-
-// WithThreads sets the goroutines the GEMM steps use (0: gemm.Threads()).
-func WithThreads(n int) Option { return func(c *config) { c.threads = n } }
-
-// WithSearch sets the budget of OptimizeRandom and OptimizeSearch: at most
-// trials candidate trees and at most d of wall time (zeros keep the
-// defaults: 128 trials for random, 64 for search, and 1 s), and the seed.
-func WithSearch(trials int, d time.Duration, seed uint64) Option {
-	return func(c *config) { c.trials, c.budget, c.seed = trials, d, seed }
-}
-
-// WithAnyOutputLayout lets Execute return the result as a strided tensor
-// in whatever axis order the last step writes most cheaply (as torch.einsum
-// and numpy.einsum may return views), saving a final permutation; by
-// default results are row-major.
-func WithAnyOutputLayout() Option { return func(c *config) { c.anyLayout = true } }
-
-// WithMinimize sets the objective of OptimizeRandom and OptimizeSearch:
-// "flops" (default) or "size" (the largest intermediate, then FLOPs).
-func WithMinimize(objective string) Option { return func(c *config) { c.minimize = objective } }
-
-// DefaultWriteWeight is the write weight of the optimizers unless
-// WithWriteWeight sets another: on the CPU engine, writing one element of
-// an intermediate takes about as long as 64 FLOPs of GEMM, so a path with
-// slightly fewer FLOPs but much larger intermediates runs slower.
-const DefaultWriteWeight = 64
-
-// WithWriteWeight sets how many FLOPs each element an intermediate holds
-// counts as in the cost that OptimizeAuto, OptimizeOptimal and
-// OptimizeSearch minimize (see path.Options.WriteWeight); 0 counts FLOPs
-// alone, as opt_einsum does.
-func WithWriteWeight(w float64) Option { return func(c *config) { c.writes = w } }
 
 // Prep describes the single-operand work done on an operand before any
 // step: diagonals (zero-copy views), removal of broadcast extent-1 axes, and
@@ -112,39 +18,25 @@ type Prep struct {
 	// Squeezed lists axes (of the operand as given) of extent 1 that
 	// broadcast against a larger extent elsewhere and are dropped.
 	Squeezed []int
-	// Summed lists labels summed away before the first step.
+	// Summed lists labels summed away before the first step: those no
+	// other operand and not the output has. A single operand has none: its
+	// one step does the sums.
 	Summed []int
-	// Labels are the labels of the prepared operand, in axis order.
+	// Labels are the labels of the prepared operand (after diagonals and
+	// squeezes, before the sums), in axis order.
 	Labels []int
 }
 
-// Step is one contraction of a plan. Values are numbered: operands
-// 0..n-1 (after Prep), and step i produces value n+i.
-type Step struct {
-	// Left and Right are the value ids contracted; Right is -1 for a
-	// single-operand step (a final permutation or reduction).
-	Left, Right int
-	// Positions are the linear-path positions of the path step this step
-	// comes from.
-	Positions []int
-	// LeftLabels, RightLabels and OutLabels are the axis orders of the
-	// operands and of the result as the plan lays them out in memory.
-	LeftLabels, RightLabels, OutLabels []int
-	// Batch, Contracted, LeftFree and RightFree classify the labels of the
-	// step (each in the order the GEMM walks them): batch labels are in both
-	// operands and the result, contracted ones in both operands only, free
-	// ones in one operand and the result. Extent-1 labels are left out.
-	Batch, Contracted, LeftFree, RightFree []int
-	// Flops and Size follow opt_einsum's conventions (Cost in package path).
-	Flops, Size float64
-	// Copies counts the operand or result layouts this step copies
-	// (0 means the GEMM reads and writes in place).
-	Copies int
+// Kept returns the labels of the operand as the steps consume it: Labels
+// without Summed, in axis order.
+func (pr *Prep) Kept() []int {
+	return slices.DeleteFunc(slices.Clone(pr.Labels), func(l int) bool { return slices.Contains(pr.Summed, l) })
 }
 
 // Plan is an einsum equation bound to operand shapes, with its contraction
-// path and the lowered program. A Plan is immutable and safe for concurrent
-// Execute calls.
+// path and the binary steps it replays to. It is plain data: executors
+// (package cpu, graph's lowering) read it and never modify it, so one Plan
+// may serve any number of them concurrently.
 type Plan struct {
 	// Equation is the canonical explicit equation.
 	Equation string
@@ -169,11 +61,6 @@ type Plan struct {
 	// conventions, over the operands after diagonals).
 	Flops               float64
 	LargestIntermediate float64
-
-	threads   int
-	anyLayout bool
-	prog      program
-	pools     [8]sync.Pool // per dtype: *workspace of that element type
 }
 
 // Log10Flops returns log10 of Flops (0 when there are none).
@@ -185,7 +72,8 @@ func (p *Plan) Log2Size() float64 {
 }
 
 // NewPlan parses eq, binds it to the operand shapes, finds (or checks) a
-// contraction path and lowers it to a program of strided GEMMs and copies.
+// contraction path and replays it into binary steps. It does no work on
+// tensors and imports no backend.
 func NewPlan(eq string, shapes [][]int, opts ...Option) (*Plan, error) {
 	return NewPlanContext(context.Background(), eq, shapes, opts...)
 }
@@ -213,64 +101,78 @@ func (e *Equation) PlanContext(ctx context.Context, shapes [][]int, opts ...Opti
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cfg := config{optimizer: OptimizeAuto, writes: DefaultWriteWeight}
-	for _, o := range opts {
-		o(&cfg)
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	b, err := e.bind(shapes)
 	if err != nil {
 		return nil, err
 	}
+	p := newPlan(e, b, shapes)
+	full, reduced := p.networks()
+	if err := p.choosePath(ctx, &cfg, full, reduced); err != nil {
+		return nil, err
+	}
+	if p.Steps, err = p.replay(reduced.Inputs); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// newPlan fills the plan's binding and single-operand work.
+func newPlan(e *Equation, b *Binding[int], shapes [][]int) *Plan {
 	p := &Plan{
-		Equation:  e.String(),
-		Labels:    b.names,
-		Sizes:     b.sizes,
-		Inputs:    b.inputs,
-		Output:    b.output,
-		threads:   cfg.threads,
-		anyLayout: cfg.anyLayout,
+		Equation: e.String(),
+		Labels:   b.Labels,
+		Sizes:    b.Sizes,
+		Inputs:   b.Inputs,
+		Output:   b.Output,
 	}
 	for _, s := range shapes {
 		p.InputShapes = append(p.InputShapes, slices.Clone(s))
 	}
-	p.OutputShape = make([]int, len(b.output))
-	for i, l := range b.output {
-		p.OutputShape[i] = b.sizes[l]
+	p.OutputShape = make([]int, len(b.Output))
+	for i, l := range b.Output {
+		p.OutputShape[i] = b.Sizes[l]
 	}
 	p.prepare()
-	full, reduced := p.networks()
+	return p
+}
+
+// choosePath takes the configured path or searches one in the reduced
+// network, and checks its cost in the full one against the memory limit and
+// what can be allocated.
+func (p *Plan) choosePath(ctx context.Context, cfg *config, full, reduced path.Network) error {
 	var pth path.Path
+	var err error
 	switch {
 	case cfg.hasPath:
 		pth = cfg.path
-	case len(shapes) == 1:
+	case len(p.Inputs) == 1:
 		pth = path.Path{{0}}
 	default:
-		pth, err = optimize(ctx, reduced, &cfg)
-		if err != nil {
-			return nil, err
+		if pth, err = optimize(ctx, reduced, cfg); err != nil {
+			return err
 		}
 	}
-	if len(shapes) == 1 && len(pth) == 0 {
+	if len(p.Inputs) == 1 && len(pth) == 0 {
 		pth = path.Path{{0}}
 	}
 	cost, err := path.Evaluate(full, pth)
 	if err != nil {
-		return nil, &Error{Kind: ErrPath, Pos: -1, Operand: -1, Msg: fmt.Sprintf("path %v does not fit the equation", pth), Err: err}
+		return &Error{Kind: ErrPath, Pos: -1, Operand: -1, Msg: fmt.Sprintf("path %v does not fit the equation", pth), Err: err}
 	}
 	if cfg.hasPath && cfg.memLimit > 0 && cost.LargestIntermediate > cfg.memLimit {
-		return nil, errf(ErrMemoryLimit, "path %v has an intermediate of %.0f elements, above the limit of %.0f", pth, cost.LargestIntermediate, cfg.memLimit)
+		return errf(ErrMemoryLimit, "path %v has an intermediate of %.0f elements, above the limit of %.0f", pth, cost.LargestIntermediate, cfg.memLimit)
 	}
 	if cost.LargestIntermediate > 1<<50 || float64(len(p.OutputShape)) > 0 && outElems(p.OutputShape) > 1<<50 {
-		return nil, errf(ErrShape, "an intermediate or the output would have %.3g elements, too many to allocate", max(cost.LargestIntermediate, outElems(p.OutputShape)))
+		return errf(ErrShape, "an intermediate or the output would have %.3g elements, too many to allocate", max(cost.LargestIntermediate, outElems(p.OutputShape)))
 	}
 	p.Path = pth
 	p.Flops = cost.Flops
 	p.LargestIntermediate = cost.LargestIntermediate
-	if err := p.lower(); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return nil
 }
 
 func outElems(shape []int) float64 {
@@ -279,34 +181,6 @@ func outElems(shape []int) float64 {
 		n *= float64(d)
 	}
 	return n
-}
-
-func optimize(ctx context.Context, n path.Network, cfg *config) (path.Path, error) {
-	o := path.Options{MemoryLimit: cfg.memLimit, Trials: cfg.trials, Time: cfg.budget, Seed: cfg.seed, Minimize: cfg.minimize, WriteWeight: cfg.writes}
-	var p path.Path
-	var err error
-	switch cfg.optimizer {
-	case OptimizeAuto, "":
-		p, err = path.Auto(ctx, n, o)
-	case OptimizeGreedy:
-		p, err = path.Greedy(n, o)
-	case OptimizeOptimal:
-		p, err = path.Optimal(n, o)
-	case OptimizeRandom:
-		p, err = path.RandomGreedy(ctx, n, o)
-	case OptimizeSearch:
-		p, err = path.Search(ctx, n, o)
-	default:
-		return nil, errf(ErrOptimizer, "unknown optimizer %q (want auto, greedy, optimal, random or search)", cfg.optimizer)
-	}
-	if err != nil {
-		kind := ErrOptimizer
-		if errors.Is(err, path.ErrMemoryLimit) {
-			kind = ErrMemoryLimit
-		}
-		return nil, &Error{Kind: kind, Pos: -1, Operand: -1, Msg: "no contraction path found", Err: err}
-	}
-	return p, nil
 }
 
 // prepare fills Prep: diagonals, squeezes and single-operand sums.
@@ -338,6 +212,9 @@ func (p *Plan) prepare() {
 			pr.Labels = append(pr.Labels, l)
 		}
 	}
+	if n == 1 {
+		return // the single step does the sums
+	}
 	// Labels held by one prepared operand only and not in the output.
 	cnt := make([]int, len(p.Sizes))
 	for i := range p.Prep {
@@ -347,14 +224,6 @@ func (p *Plan) prepare() {
 	}
 	for _, l := range p.Output {
 		cnt[l] += 2
-	}
-	if n == 1 {
-		for _, l := range p.Prep[0].Labels {
-			if cnt[l] == 1 {
-				p.Prep[0].Summed = append(p.Prep[0].Summed, l)
-			}
-		}
-		return
 	}
 	for i := range p.Prep {
 		for _, l := range p.Prep[i].Labels {
@@ -374,13 +243,7 @@ func (p *Plan) networks() (full, reduced path.Network) {
 	for i := range p.Prep {
 		pr := &p.Prep[i]
 		full.Inputs = append(full.Inputs, pr.Labels)
-		var r []int
-		for _, l := range pr.Labels {
-			if !slices.Contains(pr.Summed, l) {
-				r = append(r, l)
-			}
-		}
-		reduced.Inputs = append(reduced.Inputs, r)
+		reduced.Inputs = append(reduced.Inputs, pr.Kept())
 	}
 	return full, reduced
 }

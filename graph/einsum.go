@@ -2,119 +2,45 @@ package graph
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/tensor"
 )
 
-// einsumSpec is an einsum equation bound to operand types: every axis of
-// every operand and of the output gets an integer label. Named labels come
-// first (in order of appearance), then one label per ellipsis axis
-// (right-aligned across operands, numpy style).
-type einsumSpec struct {
-	operands [][]int // labels of each operand's axes
-	output   []int   // labels of the output's axes
-	extent   []Dim   // extent of each label (the broadcast extent for ellipsis labels)
-	dtype    tensor.DType
-}
-
-func bindEinsum(op string, eq string, in []Type) (*einsumSpec, error) {
+// bindEinsum binds the equation to the operand types with the einsum
+// package's binding (symbolic extents are equal when their names are) and
+// checks the dtypes: one float or complex dtype for all operands.
+func bindEinsum(op string, eq string, in []Type) (*einsum.Binding[Dim], tensor.DType, error) {
 	e, err := einsum.Parse(eq)
 	if err != nil {
-		return nil, &Error{Op: op, Instruction: -1, Kind: ErrAttr, Msg: "bad equation " + quote(eq), Err: err}
+		return nil, 0, &Error{Op: op, Instruction: -1, Kind: ErrAttr, Msg: "bad equation " + quote(eq), Err: err}
 	}
-	if len(e.Inputs) != len(in) {
-		return nil, errorf(op, ErrArity, "equation %q has %d operands, got %d", eq, len(e.Inputs), len(in))
+	shapes := make([][]Dim, len(in))
+	for k, t := range in {
+		shapes[k] = t.Shape
 	}
-	sp := &einsumSpec{dtype: in[0].DType}
-	ids := map[rune]int{}
-	for _, t := range e.Inputs {
-		for _, l := range t.Labels {
-			if _, ok := ids[l]; !ok {
-				ids[l] = len(ids)
-				sp.extent = append(sp.extent, Dim{Size: -2})
-			}
+	b, err := einsum.Bind(e, shapes, Size(1))
+	if err != nil {
+		kind := ErrShape
+		switch {
+		case errors.Is(err, einsum.ErrOperands):
+			kind = ErrArity
+		case errors.Is(err, einsum.ErrSyntax):
+			kind = ErrAttr
+		}
+		return nil, 0, &Error{Op: op, Instruction: -1, Kind: kind, Msg: "operands do not fit " + quote(eq), Err: err}
+	}
+	dt := in[0].DType
+	for k, t := range in {
+		if t.DType != dt {
+			return nil, 0, errorf(op, ErrDType, "operand %d has dtype %v, operand 0 %v", k, t.DType, dt)
 		}
 	}
-	// Ellipsis width: the largest over operands.
-	width := 0
-	for k, t := range e.Inputs {
-		r := len(in[k].Shape)
-		if t.Ellipsis < 0 {
-			if r != len(t.Labels) {
-				return nil, errorf(op, ErrShape, "operand %d has rank %d, the equation gives it %d labels", k, r, len(t.Labels))
-			}
-			continue
-		}
-		if r < len(t.Labels) {
-			return nil, errorf(op, ErrShape, "operand %d has rank %d, fewer than its %d labels", k, r, len(t.Labels))
-		}
-		width = max(width, r-len(t.Labels))
+	if !dt.IsFloat() && !dt.IsComplex() {
+		return nil, 0, errorf(op, ErrDType, "not defined for %v (float and complex only)", dt)
 	}
-	ell := len(sp.extent)
-	for range width {
-		sp.extent = append(sp.extent, Size(1))
-	}
-	for k, t := range e.Inputs {
-		if in[k].DType != sp.dtype {
-			return nil, errorf(op, ErrDType, "operand %d has dtype %v, operand 0 %v", k, in[k].DType, sp.dtype)
-		}
-		shape := in[k].Shape
-		w := len(shape) - len(t.Labels)
-		labels := make([]int, 0, len(shape))
-		for i := 0; i <= len(t.Labels); i++ {
-			if i == t.Ellipsis {
-				for j := 0; j < w; j++ {
-					labels = append(labels, ell+width-w+j)
-				}
-			}
-			if i < len(t.Labels) {
-				labels = append(labels, ids[t.Labels[i]])
-			}
-		}
-		for ax, l := range labels {
-			d := shape[ax]
-			cur := sp.extent[l]
-			switch {
-			case l >= ell: // ellipsis axes broadcast
-				if cur == Size(1) {
-					sp.extent[l] = d
-				} else if d != cur && d != Size(1) {
-					return nil, errorf(op, ErrShape, "operand %d: broadcast axis %d has extent %v, elsewhere %v", k, ax, d, cur)
-				}
-			case cur.Size == -2 || cur == Size(1):
-				// An extent of 1 broadcasts, as in the einsum package.
-				sp.extent[l] = d
-			case d != cur && d != Size(1):
-				return nil, errorf(op, ErrShape, "operand %d: label %q has extent %v, elsewhere %v", k, labelRune(ids, l), d, cur)
-			}
-		}
-		sp.operands = append(sp.operands, labels)
-	}
-	if !sp.dtype.IsFloat() && !sp.dtype.IsComplex() {
-		return nil, errorf(op, ErrDType, "not defined for %v (float and complex only)", sp.dtype)
-	}
-	o := e.Output
-	for i := 0; i <= len(o.Labels); i++ {
-		if i == o.Ellipsis {
-			for j := 0; j < width; j++ {
-				sp.output = append(sp.output, ell+j)
-			}
-		}
-		if i < len(o.Labels) {
-			sp.output = append(sp.output, ids[o.Labels[i]])
-		}
-	}
-	return sp, nil
-}
-
-func labelRune(ids map[rune]int, l int) rune {
-	for r, i := range ids {
-		if i == l {
-			return r
-		}
-	}
-	return '?'
+	return b, dt, nil
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
@@ -123,15 +49,15 @@ func inferEinsum(op string, a *Attrs, in []Type) ([]Type, error) {
 	if len(in) == 0 {
 		return nil, errorf(op, ErrArity, "needs at least one operand")
 	}
-	sp, err := bindEinsum(op, a.Equation, in)
+	b, dt, err := bindEinsum(op, a.Equation, in)
 	if err != nil {
 		return nil, err
 	}
-	out := make(Shape, len(sp.output))
-	for i, l := range sp.output {
-		out[i] = sp.extent[l]
+	out := make(Shape, len(b.Output))
+	for i, l := range b.Output {
+		out[i] = b.Sizes[l]
 	}
-	return one(Type{DType: sp.dtype, Shape: out}), nil
+	return one(Type{DType: dt, Shape: out}), nil
 }
 
 // planSize is the extent handed to the einsum planner for a symbolic
@@ -145,22 +71,59 @@ type eval struct {
 	labels []int
 }
 
-// lowerEinsum lowers an einsum node: the einsum planner binds the equation
-// and chooses the contraction path; each operand is first reduced on its
-// own (diagonals for repeated labels, broadcast extent-1 axes squeezed,
-// labels no one else needs summed), then the path's pairs become
-// dot_general instructions (with batch and contracting dimensions read off
-// the labels), and a final permute puts the output axes in order. Helper
-// layout and reduction instructions are marked Synthesized; the
-// contractions (or, without any, the last instruction) are not.
+// lowerEinsum lowers an einsum node along the einsum planner's plan: each
+// operand is first reduced on its own as the plan's Prep says (diagonals
+// for repeated labels, broadcast extent-1 axes squeezed, labels no one
+// else needs summed), then every binary step becomes a dot_general (its
+// DotGeneral dimensions), and a final permute puts the output axes in
+// order. Helper layout and reduction instructions are marked Synthesized;
+// the contractions (or, without any, the last instruction) are not.
 func (c *compiler) lowerEinsum(n *node, args []Slot) (Slot, error) {
-	op := "einsum"
-	in := make([]Type, len(args))
+	plan, err := c.planEinsum(n, args)
+	if err != nil {
+		return 0, err
+	}
+	vals := make([]eval, len(args))
+	for k, s := range args {
+		if vals[k], err = c.prepEinsum(s, plan.Inputs[k], &plan.Prep[k]); err != nil {
+			return 0, err
+		}
+	}
+	for k := range vals {
+		if vals[k], err = c.sumAway(vals[k], plan.Prep[k].Kept()); err != nil {
+			return 0, err
+		}
+	}
+	contracted := false
+	for i := range plan.Steps {
+		st := &plan.Steps[i]
+		v := vals[st.Left] // a single-operand step is the final permute below
+		if st.Right >= 0 {
+			if v, err = c.contract(vals[st.Left], vals[st.Right], st); err != nil {
+				return 0, err
+			}
+			contracted = true
+		}
+		vals = append(vals, v)
+	}
+	s, err := c.finishEinsum(vals[len(vals)-1], plan.Output, contracted)
+	if err != nil {
+		return 0, err
+	}
+	if want := n.types[0]; !c.types[s].Equal(want) {
+		return 0, errorf("einsum", ErrShape, "lowering produced %v, inference %v", c.types[s], want)
+	}
+	return s, nil
+}
+
+// planEinsum plans the einsum of node n with the einsum planner, on the
+// operands' extents with planSize for every symbolic one.
+func (c *compiler) planEinsum(n *node, args []Slot) (*einsum.Plan, error) {
 	shapes := make([][]int, len(args))
 	for k, s := range args {
-		in[k] = c.types[s]
-		shapes[k] = make([]int, len(in[k].Shape))
-		for i, d := range in[k].Shape {
+		t := c.types[s]
+		shapes[k] = make([]int, len(t.Shape))
+		for i, d := range t.Shape {
 			if d.Sym != "" {
 				shapes[k][i] = planSize
 			} else {
@@ -168,141 +131,38 @@ func (c *compiler) lowerEinsum(n *node, args []Slot) (Slot, error) {
 			}
 		}
 	}
-	sp, err := bindEinsum(op, n.attrs.Equation, in)
-	if err != nil {
-		return 0, err
-	}
 	var opts []einsum.Option
 	if n.attrs.EinsumPath != nil {
 		opts = append(opts, einsum.WithPath(n.attrs.EinsumPath))
 	}
 	plan, err := einsum.NewPlan(n.attrs.Equation, shapes, opts...)
 	if errors.Is(err, einsum.ErrPath) {
-		return 0, &Error{Op: op, Instruction: -1, Kind: ErrAttr, Msg: "the contraction path does not fit the equation", Err: err}
+		return nil, &Error{Op: "einsum", Instruction: -1, Kind: ErrAttr, Msg: "the contraction path does not fit the equation", Err: err}
 	}
 	if err != nil {
-		return 0, &Error{Op: op, Instruction: -1, Kind: ErrShape, Msg: "einsum planner failed", Err: err}
+		return nil, &Error{Op: "einsum", Instruction: -1, Kind: ErrShape, Msg: "einsum planner failed", Err: err}
 	}
-	if len(plan.Inputs) != len(args) {
-		return 0, errorf(op, ErrAttr, "planner bound %d operands, want %d", len(plan.Inputs), len(args))
-	}
-	for k := range args {
-		if len(plan.Inputs[k]) != len(sp.operands[k]) {
-			return 0, errorf(op, ErrAttr, "planner labels of operand %d do not fit its rank", k)
-		}
-	}
-	// Use the planner's label numbering; the extents are ours (symbolic
-	// aware): label l of operand k axis i has extent in[k].Shape[i],
-	// broadcast against the others for ellipsis labels.
-	extent := make([]Dim, len(plan.Sizes))
-	for i := range extent {
-		extent[i] = Size(1)
-	}
-	for k := range args {
-		for i, l := range plan.Inputs[k] {
-			if d := in[k].Shape[i]; d != Size(1) {
-				extent[l] = d
-			}
-		}
-	}
-	vals := make([]eval, len(args))
-	for k, s := range args {
-		v, err := c.prepEinsum(eval{slot: s, labels: append([]int(nil), plan.Inputs[k]...)}, extent)
-		if err != nil {
-			return 0, err
-		}
-		vals[k] = v
-	}
-	output := plan.Output
-	// Sum labels held by a single operand and absent from the output.
-	for k := range vals {
-		keep := map[int]bool{}
-		for _, l := range output {
-			keep[l] = true
-		}
-		for j := range vals {
-			if j != k {
-				for _, l := range vals[j].labels {
-					keep[l] = true
-				}
-			}
-		}
-		if vals[k], err = c.sumAway(vals[k], keep); err != nil {
-			return 0, err
-		}
-	}
-	contracted := false
-	for _, step := range plan.Path {
-		pos := append([]int(nil), step...)
-		picked := make([]eval, len(pos))
-		for i, p := range pos {
-			if p < 0 || p >= len(vals) {
-				return 0, errorf(op, ErrAttr, "planner path %v is out of range", plan.Path)
-			}
-			picked[i] = vals[p]
-		}
-		rest := vals[:0:0]
-		for i, v := range vals {
-			used := false
-			for _, p := range pos {
-				used = used || p == i
-			}
-			if !used {
-				rest = append(rest, v)
-			}
-		}
-		acc := picked[0]
-		for i := 1; i < len(picked); i++ {
-			keep := map[int]bool{}
-			for _, l := range output {
-				keep[l] = true
-			}
-			for _, v := range rest {
-				for _, l := range v.labels {
-					keep[l] = true
-				}
-			}
-			for _, v := range picked[i+1:] {
-				for _, l := range v.labels {
-					keep[l] = true
-				}
-			}
-			if acc, err = c.contractPair(acc, picked[i], keep); err != nil {
-				return 0, err
-			}
-			contracted = true
-		}
-		vals = append(rest, acc)
-	}
-	if len(vals) != 1 {
-		return 0, errorf(op, ErrAttr, "planner path %v leaves %d operands", plan.Path, len(vals))
-	}
-	res := vals[0]
-	keep := map[int]bool{}
-	for _, l := range output {
-		keep[l] = true
-	}
-	if res, err = c.sumAway(res, keep); err != nil {
+	return plan, nil
+}
+
+// finishEinsum sums the labels of res the output lacks, adds the output's
+// extent-1 labels res lacks, and permutes the axes into output order. The
+// permute is synthesized when a contraction came before it.
+func (c *compiler) finishEinsum(res eval, output []int, contracted bool) (Slot, error) {
+	res, err := c.sumAway(res, output)
+	if err != nil {
 		return 0, err
 	}
-	// Labels of the output the result lacks (all extent 1): add them.
-	have := map[int]bool{}
-	for _, l := range res.labels {
-		have[l] = true
-	}
-	missing := false
+	var shape Shape
+	labels := slices.Clone(res.labels)
 	for _, l := range output {
-		missing = missing || !have[l]
-	}
-	if missing {
-		shape := c.types[res.slot].Shape.Clone()
-		labels := append([]int(nil), res.labels...)
-		for _, l := range output {
-			if !have[l] {
-				shape = append(shape, Size(1))
-				labels = append(labels, l)
-			}
+		if !slices.Contains(res.labels, l) {
+			shape = append(shape, Size(1))
+			labels = append(labels, l)
 		}
+	}
+	if shape != nil {
+		shape = append(c.types[res.slot].Shape.Clone(), shape...)
 		s, err := c.emit1("reshape", Attrs{Shape: shape}, []Slot{res.slot}, true)
 		if err != nil {
 			return 0, err
@@ -311,11 +171,7 @@ func (c *compiler) lowerEinsum(n *node, args []Slot) (Slot, error) {
 	}
 	perm := make([]int, len(output))
 	for i, l := range output {
-		for j, m := range res.labels {
-			if m == l {
-				perm[i] = j
-			}
-		}
+		perm[i] = slices.Index(res.labels, l)
 	}
 	s, err := c.emit1("permute", Attrs{Perm: perm}, []Slot{res.slot}, contracted)
 	if err != nil {
@@ -326,82 +182,71 @@ func (c *compiler) lowerEinsum(n *node, args []Slot) (Slot, error) {
 			c.insts[p].Synthesized = false
 		}
 	}
-	if want := n.types[0]; !c.types[s].Equal(want) {
-		return 0, errorf(op, ErrShape, "lowering produced %v, inference %v", c.types[s], want)
-	}
 	return s, nil
 }
 
 // producer returns the index of the instruction writing s, or -1.
 func (c *compiler) producer(s Slot) int { return c.prod[s] }
 
-// prepEinsum takes diagonals of repeated labels and squeezes broadcast
-// extent-1 axes of one operand.
-func (c *compiler) prepEinsum(v eval, extent []Dim) (eval, error) {
-	for {
-		first := map[int]int{}
-		var axes []int
-		for i, l := range v.labels {
-			if j, ok := first[l]; ok {
-				if axes == nil {
-					axes = []int{j}
-				}
-				if v.labels[j] == v.labels[axes[0]] {
-					axes = append(axes, i)
-				}
-			} else {
-				first[l] = i
-			}
+// prepEinsum emits the zero-copy work of Prep on the operand in slot s
+// whose axes carry labels: a diagonal per group of repeated labels, then a
+// reshape that drops the broadcast extent-1 axes.
+func (c *compiler) prepEinsum(s Slot, labels []int, pr *einsum.Prep) (eval, error) {
+	v := eval{slot: s, labels: slices.Clone(labels)}
+	axes := make([]int, len(labels)) // the operand's axis of each axis of v
+	for i := range axes {
+		axes[i] = i
+	}
+	for _, group := range pr.Diagonals {
+		pos := make([]int, len(group))
+		for j, ax := range group {
+			pos[j] = slices.Index(axes, ax)
 		}
-		if axes == nil {
-			break
-		}
-		s, err := c.emit1("diagonal", Attrs{Axes: axes}, []Slot{v.slot}, true)
+		d, err := c.emit1("diagonal", Attrs{Axes: pos}, []Slot{v.slot}, true)
 		if err != nil {
 			return v, err
 		}
-		marked := map[int]bool{}
-		for _, a := range axes {
-			marked[a] = true
-		}
-		var labels []int
-		for i, l := range v.labels {
-			if i == axes[0] || !marked[i] {
-				labels = append(labels, l)
-			}
-		}
-		v = eval{slot: s, labels: labels}
+		// The diagonal keeps the group's first axis and drops the others.
+		v = eval{slot: d, labels: dropAt(v.labels, pos[1:])}
+		axes = dropAt(axes, pos[1:])
 	}
-	shape := c.types[v.slot].Shape
-	var keepShape Shape
-	var labels []int
-	squeeze := false
-	for i, l := range v.labels {
-		if shape[i] == Size(1) && extent[l] != Size(1) {
-			squeeze = true
-			continue
+	if len(pr.Squeezed) > 0 {
+		var pos []int
+		for _, ax := range pr.Squeezed {
+			pos = append(pos, slices.Index(axes, ax))
 		}
-		keepShape = append(keepShape, shape[i])
-		labels = append(labels, l)
-	}
-	if squeeze {
-		if keepShape == nil {
-			keepShape = Shape{}
+		shape := dropAt(c.types[v.slot].Shape, pos)
+		if shape == nil {
+			shape = Shape{}
 		}
-		s, err := c.emit1("reshape", Attrs{Shape: keepShape}, []Slot{v.slot}, true)
+		r, err := c.emit1("reshape", Attrs{Shape: shape}, []Slot{v.slot}, true)
 		if err != nil {
 			return v, err
 		}
-		v = eval{slot: s, labels: labels}
+		v = eval{slot: r, labels: dropAt(v.labels, pos)}
+	}
+	if !slices.Equal(v.labels, pr.Labels) {
+		return v, errorf("einsum", ErrAttr, "internal: prepared labels %v, the plan has %v", v.labels, pr.Labels)
 	}
 	return v, nil
 }
 
+// dropAt returns xs without the elements at positions pos.
+func dropAt[S ~[]E, E any](xs S, pos []int) S {
+	var out S
+	for i, x := range xs {
+		if !slices.Contains(pos, i) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // sumAway sums the labels of v that are not in keep.
-func (c *compiler) sumAway(v eval, keep map[int]bool) (eval, error) {
+func (c *compiler) sumAway(v eval, keep []int) (eval, error) {
 	var axes, labels []int
 	for i, l := range v.labels {
-		if keep[l] {
+		if slices.Contains(keep, l) {
 			labels = append(labels, l)
 		} else {
 			axes = append(axes, i)
@@ -417,63 +262,40 @@ func (c *compiler) sumAway(v eval, keep map[int]bool) (eval, error) {
 	return eval{slot: s, labels: labels}, nil
 }
 
-// contractPair emits the dot_general of a and b keeping the labels in keep
-// (labels of only one side that are not kept are summed first).
-func (c *compiler) contractPair(a, b eval, keep map[int]bool) (eval, error) {
-	inA, inB := map[int]bool{}, map[int]bool{}
-	for _, l := range a.labels {
-		inA[l] = true
+// contract emits the dot_general of a binary plan step on a and b, whose
+// labels are the step's. The result's labels are in DotGeneral order:
+// batch, then a's free labels, then b's.
+func (c *compiler) contract(a, b eval, st *einsum.Step) (eval, error) {
+	if !slices.Equal(a.labels, st.LeftLabels) || !slices.Equal(b.labels, st.RightLabels) {
+		return a, errorf("einsum", ErrAttr, "internal: operands %v,%v, the plan's step has %v,%v", a.labels, b.labels, st.LeftLabels, st.RightLabels)
 	}
-	for _, l := range b.labels {
-		inB[l] = true
+	d, _ := st.DotGeneral()
+	attrs := Attrs{
+		LhsBatch: orEmpty(d.LhsBatch), RhsBatch: orEmpty(d.RhsBatch),
+		LhsContract: orEmpty(d.LhsContract), RhsContract: orEmpty(d.RhsContract),
 	}
-	ka, kb := map[int]bool{}, map[int]bool{}
-	for l := range inA {
-		ka[l] = keep[l] || inB[l]
-	}
-	for l := range inB {
-		kb[l] = keep[l] || inA[l]
-	}
-	var err error
-	if a, err = c.sumAway(a, ka); err != nil {
-		return a, err
-	}
-	if b, err = c.sumAway(b, kb); err != nil {
-		return b, err
-	}
-	posB := map[int]int{}
-	for i, l := range b.labels {
-		posB[l] = i
-	}
-	d := Attrs{LhsBatch: []int{}, RhsBatch: []int{}, LhsContract: []int{}, RhsContract: []int{}}
-	var labels []int
-	shared := map[int]bool{}
-	for i, l := range a.labels {
-		j, ok := posB[l]
-		if !ok {
-			continue
-		}
-		shared[l] = true
-		if keep[l] {
-			d.LhsBatch, d.RhsBatch = append(d.LhsBatch, i), append(d.RhsBatch, j)
-			labels = append(labels, l)
-		} else {
-			d.LhsContract, d.RhsContract = append(d.LhsContract, i), append(d.RhsContract, j)
-		}
-	}
-	for _, l := range a.labels {
-		if !shared[l] {
-			labels = append(labels, l)
-		}
-	}
-	for _, l := range b.labels {
-		if !shared[l] {
-			labels = append(labels, l)
-		}
-	}
-	s, err := c.emit1("dot_general", d, []Slot{a.slot, b.slot}, false)
+	s, err := c.emit1("dot_general", attrs, []Slot{a.slot, b.slot}, false)
 	if err != nil {
 		return a, err
 	}
+	var labels []int
+	for _, i := range d.LhsBatch {
+		labels = append(labels, a.labels[i])
+	}
+	for _, i := range d.LhsFree {
+		labels = append(labels, a.labels[i])
+	}
+	for _, j := range d.RhsFree {
+		labels = append(labels, b.labels[j])
+	}
 	return eval{slot: s, labels: labels}, nil
+}
+
+// orEmpty returns xs, or an empty slice for nil: dot_general's dimension
+// attributes are never nil.
+func orEmpty(xs []int) []int {
+	if xs == nil {
+		return []int{}
+	}
+	return xs
 }

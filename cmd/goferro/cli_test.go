@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/tensor"
 )
@@ -175,11 +175,11 @@ func near(a, b float64) bool {
 // reference computes the fixture program's outputs directly.
 func reference(t *testing.T) (c, rows *tensor.Tensor, sum float64) {
 	t.Helper()
-	c, err := einsum.Contract("ij,jk->ik", fixA, fixB)
+	c, err := cpu.Contract("ij,jk->ik", fixA, fixB)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err = einsum.Contract("ij->i", c)
+	rows, err = cpu.Contract("ij->i", c)
 	if err != nil {
 		t.Fatal(err)
 	}

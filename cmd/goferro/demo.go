@@ -17,7 +17,6 @@ import (
 
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
-	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/einsum/instance"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
@@ -176,19 +175,19 @@ func timeRuns(ctx context.Context, rt *goferro.Runtime, prep *goferro.Prepared, 
 }
 
 // verifyDemo checks the two-engine result against the same program on the
-// CPU engine alone and against a direct einsum.Contract call.
+// CPU engine alone and against a direct cpu.Contract call.
 func verifyDemo(ctx context.Context, stdout io.Writer, rt *goferro.Runtime, prog *graph.Program, bufs []*driver.Buffer,
 	in *instance.Instance, inputs []*tensor.Tensor, out []*tensor.Tensor, median float64, runs int) error {
 	single, err := rt.Run(ctx, prog, bufs, goferro.OnEngines(cpu.NewEngine().ID))
 	if err != nil {
 		return err
 	}
-	direct, err := einsum.Contract(in.Equation(), inputs...)
+	direct, err := cpu.Contract(in.Equation(), inputs...)
 	if err != nil {
 		return err
 	}
 	got, want, ref := checksum(out), checksum(single), checksum([]*tensor.Tensor{direct})
-	fmt.Fprintf(stdout, "run: median %.3f ms over %d runs; checksum %.10g (cpu only %.10g, einsum.Contract %.10g)\n",
+	fmt.Fprintf(stdout, "run: median %.3f ms over %d runs; checksum %.10g (cpu only %.10g, cpu.Contract %.10g)\n",
 		median, runs, got, want, ref)
 	tol := 1e-9
 	if dt, _ := in.ElemType(); dt.Real() == tensor.Float32 {

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/einsum/instance"
@@ -106,8 +107,9 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	return runEquation(ctx, &f, pos[0], pos[1:], stdout)
 }
 
+// options returns the planning options the flags set.
 func (f *einsumFlags) options() ([]einsum.Option, error) {
-	opts := []einsum.Option{einsum.WithThreads(f.threads), einsum.WithMemoryLimit(f.memLimit), einsum.WithWriteWeight(f.writeWeight),
+	opts := []einsum.Option{einsum.WithMemoryLimit(f.memLimit), einsum.WithWriteWeight(f.writeWeight),
 		einsum.WithSearch(f.trials, f.searchTime, f.seed)}
 	switch f.optimize {
 	case "auto", "greedy", "optimal", "random", "search":
@@ -148,19 +150,19 @@ func runEquation(ctx context.Context, f *einsumFlags, eq string, files []string,
 		}
 		ops[i], shapes[i] = t, t.Shape()
 	}
-	p, err := einsum.NewPlanContext(ctx, eq, shapes, opts...)
+	c, err := f.contraction(ctx, eq, shapes, opts)
 	if err != nil {
 		return planErr(err)
 	}
 	if f.verbose {
-		printPlan(stdout, p)
+		printPlan(stdout, c)
 	}
-	out, err := p.Execute(ctx, ops...)
+	out, err := c.Execute(ctx, ops...)
 	if err != nil {
 		return planErr(err)
 	}
 	if f.check {
-		if err := checkResult(stdout, p, ops, out); err != nil {
+		if err := checkResult(stdout, c.Plan(), ops, out); err != nil {
 			return err
 		}
 	}
@@ -188,26 +190,22 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	default:
 		return usagef("unknown --strategy %q (want opt_flops, opt_size or search)", f.strategy)
 	}
-	if !f.rowMajor {
-		// Like the peers (torch and numpy return views), the result may
-		// stay in the axis order the last step writes.
-		opts = append(opts, einsum.WithAnyOutputLayout())
-	}
 	t0 := time.Now()
-	p, err := einsum.NewPlanContext(ctx, in.Equation(), in.Shapes, opts...)
+	c, err := f.contraction(ctx, in.Equation(), in.Shapes, opts)
 	if err != nil {
 		return planErr(err)
 	}
+	p := c.Plan()
 	planMS := time.Since(t0).Seconds() * 1e3
 	if f.verbose {
 		fmt.Fprintf(stdout, "# plan: %.1f ms, %d steps\n", planMS, len(p.Steps))
-		printPlan(stdout, p)
+		printPlan(stdout, c)
 	}
 	ops, err := in.Inputs(f.seed)
 	if err != nil {
 		return err
 	}
-	out, err := p.Execute(ctx, ops...) // warm-up
+	out, err := c.Execute(ctx, ops...) // warm-up
 	if err != nil {
 		return planErr(err)
 	}
@@ -223,24 +221,24 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 	times := make([]float64, f.runs)
-	cpu := make([]float64, f.runs)
+	cpuMS := make([]float64, f.runs)
 	for i := range times {
 		// Collect the previous result outside the timed region, so its
 		// memory is reused rather than freshly faulted in (as the peers'
 		// allocators reuse freed blocks).
 		out = nil
 		runtime.GC()
-		t, c := time.Now(), processCPU()
-		out, err = p.Execute(ctx, ops...)
+		t, pc := time.Now(), processCPU()
+		out, err = c.Execute(ctx, ops...)
 		if err != nil {
 			return planErr(err)
 		}
 		times[i] = time.Since(t).Seconds() * 1e3
-		cpu[i] = (processCPU() - c).Seconds() * 1e3
+		cpuMS[i] = (processCPU() - pc).Seconds() * 1e3
 	}
 	if f.verbose {
-		slices.Sort(cpu)
-		fmt.Fprintf(stdout, "# median process CPU per run: %.3f ms\n", cpu[len(cpu)/2])
+		slices.Sort(cpuMS)
+		fmt.Fprintf(stdout, "# median process CPU per run: %.3f ms\n", cpuMS[len(cpuMS)/2])
 	}
 	slices.Sort(times)
 	med := times[len(times)/2]
@@ -255,6 +253,22 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "instance=%s strategy=%s runs=%d median_ms=%.3f log10_flops=%.4f log2_size=%.4f checksum=%.10g\n",
 		in.Name, f.strategy, f.runs, med, p.Log10Flops(), p.Log2Size(), real(einsumChecksum(out)))
 	return nil
+}
+
+// contraction plans eq over the shapes and lowers the plan for the CPU
+// with the flags' execution options: threads and, for instances unless
+// --row-major, any result layout (like the peers: torch and numpy return
+// views, so the result may stay in the axis order the last step writes).
+func (f *einsumFlags) contraction(ctx context.Context, eq string, shapes [][]int, opts []einsum.Option) (*cpu.Contraction, error) {
+	p, err := einsum.NewPlanContext(ctx, eq, shapes, opts...)
+	if err != nil {
+		return nil, err
+	}
+	exec := []cpu.ContractionOption{cpu.WithThreads(f.threads)}
+	if f.inst != "" && !f.rowMajor {
+		exec = append(exec, cpu.WithAnyOutputLayout())
+	}
+	return cpu.NewContraction(p, exec...)
 }
 
 func einsumChecksum(t *tensor.Tensor) complex128 {
@@ -282,8 +296,12 @@ func checkResult(stdout io.Writer, p *einsum.Plan, ops []*tensor.Tensor, out *te
 		if err == nil && slices.EqualFunc(q.Path, p.Path, slices.Equal) {
 			q, err = einsum.NewPlan(p.Equation, p.InputShapes, einsum.WithOptimizer(einsum.OptimizeRandom), einsum.WithSearch(8, time.Second, 7))
 		}
+		var c *cpu.Contraction
 		if err == nil {
-			ref, err = q.Execute(context.Background(), ops...)
+			c, err = cpu.NewContraction(q)
+		}
+		if err == nil {
+			ref, err = c.Execute(context.Background(), ops...)
 		}
 	}
 	if err != nil {
@@ -317,7 +335,9 @@ func checkResult(stdout io.Writer, p *einsum.Plan, ops []*tensor.Tensor, out *te
 	return nil
 }
 
-func printPlan(w io.Writer, p *einsum.Plan) {
+// printPlan prints the plan of c and how c lays out each step.
+func printPlan(w io.Writer, c *cpu.Contraction) {
+	p := c.Plan()
 	name := func(ls []int) string {
 		var sb strings.Builder
 		for _, l := range ls {
@@ -326,8 +346,8 @@ func printPlan(w io.Writer, p *einsum.Plan) {
 		return sb.String()
 	}
 	fmt.Fprintf(w, "# %s\n# log10_flops=%.4f log2_size=%.4f path=%v\n", filepath.Base(p.Equation), p.Log10Flops(), p.Log2Size(), p.Path)
-	for i, s := range p.Steps {
+	for i, l := range c.Layouts() {
 		fmt.Fprintf(w, "# step %3d: %s,%s->%s batch=%s contract=%s copies=%d flops=%.3g\n", i,
-			name(s.LeftLabels), name(s.RightLabels), name(s.OutLabels), name(s.Batch), name(s.Contracted), s.Copies, s.Flops)
+			name(l.LeftLabels), name(l.RightLabels), name(l.OutLabels), name(l.Batch), name(l.Contracted), l.Copies, p.Steps[i].Flops)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/einsum/instance"
@@ -353,7 +354,11 @@ func timeGoferro(ctx context.Context, c benchCase, f *benchAllFlags) benchResult
 	in := c.inst
 	r := benchResult{Name: in.Name, GemmN: c.gemmN, Log10Flops: in.Paths["opt_flops"].Log10Flops}
 	fail := func(err error) benchResult { r.Error = err.Error(); return r }
-	p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(in.Paths["opt_flops"].Path), einsum.WithThreads(f.threads))
+	p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(in.Paths["opt_flops"].Path))
+	if err != nil {
+		return fail(err)
+	}
+	x, err := cpu.NewContraction(p, cpu.WithThreads(f.threads))
 	if err != nil {
 		return fail(err)
 	}
@@ -362,7 +367,7 @@ func timeGoferro(ctx context.Context, c benchCase, f *benchAllFlags) benchResult
 		return fail(err)
 	}
 	start := time.Now()
-	out, err := p.Execute(ctx, ops...)
+	out, err := x.Execute(ctx, ops...)
 	if err != nil {
 		return fail(err)
 	}
@@ -371,7 +376,7 @@ func timeGoferro(ctx context.Context, c benchCase, f *benchAllFlags) benchResult
 	times := make([]float64, 0, n)
 	for range n {
 		t := time.Now()
-		if out, err = p.Execute(ctx, ops...); err != nil {
+		if out, err = x.Execute(ctx, ops...); err != nil {
 			return fail(err)
 		}
 		times = append(times, time.Since(t).Seconds()*1e3)

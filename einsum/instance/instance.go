@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -58,6 +59,27 @@ func Load(file string) (*Instance, error) {
 		in.Name = strings.TrimSuffix(file, ".json")
 	}
 	return &in, nil
+}
+
+// LoadDir reads every instance file (*.json) in dir, in name order,
+// except permutation_patterns.json, which holds no instance.
+func LoadDir(dir string) ([]*Instance, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*Instance
+	for _, f := range files {
+		if filepath.Base(f) == "permutation_patterns.json" {
+			continue
+		}
+		in, err := Load(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, nil
 }
 
 // ElemType returns the instance's dtype (float64 when unset).

@@ -11,7 +11,8 @@ import (
 // Replay evaluates a plan step by step with naive loops: each operand's
 // preparation, then every step on the label orders the plan records. Its
 // work is about the plan's FLOPs, so it suits plans of up to ~1e8 FLOPs. It
-// checks the planner's bookkeeping and the GEMM lowering independently.
+// checks the planner's steps independently of any executor, and an
+// executor's result independently of its lowering.
 func Replay(p *einsum.Plan, ops []*tensor.Tensor) (*tensor.Tensor, error) {
 	n := len(p.Inputs)
 	if len(ops) != n {
@@ -20,11 +21,14 @@ func Replay(p *einsum.Plan, ops []*tensor.Tensor) (*tensor.Tensor, error) {
 	vals := make([]*tensor.Tensor, 0, n+len(p.Steps))
 	labs := make([][]int, 0, n+len(p.Steps))
 	for i := range p.Prep {
-		keep := p.Prep[i].Labels
-		if n > 1 {
-			keep = slices.DeleteFunc(slices.Clone(keep), func(l int) bool { return slices.Contains(p.Prep[i].Summed, l) })
+		// A squeezed axis broadcasts: its label counts as extent 1 here,
+		// so that preparing the operand does not sum over it.
+		sizes := slices.Clone(p.Sizes)
+		for _, ax := range p.Prep[i].Squeezed {
+			sizes[p.Inputs[i][ax]] = 1
 		}
-		v, err := Contract([][]int{p.Inputs[i]}, keep, p.Sizes, ops[i:i+1])
+		keep := p.Prep[i].Kept()
+		v, err := Contract([][]int{p.Inputs[i]}, keep, sizes, ops[i:i+1])
 		if err != nil {
 			return nil, err
 		}

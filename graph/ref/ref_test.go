@@ -111,7 +111,7 @@ func TestOpsAgainstKernels(t *testing.T) {
 		{"diagonal", graph.Diagonal(graph.Reshape(graph.Concatenate(0, X, X, X), graph.Dims(3, 3, 2)), 0, 1), nil},
 		{"dot_general", graph.MatMul(X, graph.Transpose(X)), naiveMatMul(x, must(x.Permute(1, 0)))},
 		{"dot_general int", graph.MatMul(graph.Convert(X, tensor.Int64), graph.Convert(graph.Transpose(X), tensor.Int64)), nil},
-		{"einsum", graph.Einsum("ij,j->i", X, Y), must(einsum.Contract("ij,j->i", x, y))},
+		{"einsum", graph.Einsum("ij,j->i", X, Y), must(cpu.Contract("ij,j->i", x, y))},
 	}
 	// diagonal reference: concat [x;x;x] (6,3) reshaped (3,3,2), diagonal of axes 0,1.
 	cat := must(tensor.Zeros(f64, 6, 3))
@@ -383,7 +383,7 @@ func randomProgram(t *testing.T, seed uint64) {
 }
 
 // TestEinsumAgainstContract compares the compiled einsum with
-// einsum.Contract on random equations, including repeated labels,
+// cpu.Contract on random equations, including repeated labels,
 // broadcasting ellipses, single operands and symbolic extents.
 func TestEinsumAgainstContract(t *testing.T) {
 	fixed := []string{"ij,jk->ik", "ii->", "ii->i", "bij,bjk->bik", "ij,ij->", "i,j->ij", "iij,jk->ki", "...ij,...jk->...ik", "ij,jk,kl->li", "abc,cd,be->ade", "ijk->kji", "i->"}
@@ -471,7 +471,7 @@ func einsumCase(t *testing.T, rng *rand.Rand, eq string, symbolic bool) {
 		ops = append(ops, x)
 		vals = append(vals, b.Input(fmt.Sprint("x", i), dt, gs))
 	}
-	want, err := einsum.Contract(eq, ops...)
+	want, err := cpu.Contract(eq, ops...)
 	if err != nil {
 		t.Fatalf("%s: Contract: %v", eq, err)
 	}

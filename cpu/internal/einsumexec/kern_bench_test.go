@@ -1,6 +1,10 @@
-package einsum
+package einsumexec
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/goferro/goferro/einsum"
+)
 
 func BenchmarkTranspose361x121(b *testing.B) {
 	src := make([]float64, 361*121)
@@ -34,11 +38,15 @@ func BenchmarkBatchedTinyGemm(b *testing.B) {
 }
 
 func BenchmarkMulOuterNoncompact(b *testing.B) {
-	p, err := NewPlan("tjk,to->tokj", [][]int{{64, 16, 16}, {64, 64}})
+	p, err := einsum.NewPlan("tjk,to->tokj", [][]int{{64, 16, 16}, {64, 64}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	o := &p.prog.ops[0]
+	pr, err := Lower(p, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := &pr.prog.ops[0]
 	b.Logf("shape %v tabDims %d", o.shape, o.tabDims)
 	dst := make([]float64, 1<<20)
 	x := make([]float64, 64*256)

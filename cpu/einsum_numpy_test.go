@@ -1,4 +1,4 @@
-package einsum
+package cpu_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -53,7 +54,7 @@ type npResult struct {
 // torch) broadcast against the label's extent elsewhere. Repeated labels
 // (diagonals) and operands with an ellipsis keep their extents.
 func broadcastNamed(r *rand.Rand, c *genCase) {
-	e, err := Parse(c.eq)
+	e, err := einsum.Parse(c.eq)
 	if err != nil {
 		return
 	}
@@ -76,7 +77,7 @@ func broadcastNamed(r *rand.Rand, c *genCase) {
 	}
 }
 
-// TestAgainstNumpy compares Contract with numpy.einsum on seeded random
+// TestAgainstNumpy compares planning and CPU execution with numpy.einsum on seeded random
 // equations when /usr/bin/python3 with numpy is available.
 func TestAgainstNumpy(t *testing.T) {
 	py := "/usr/bin/python3"
@@ -107,7 +108,7 @@ func TestAgainstNumpy(t *testing.T) {
 		nc := npCase{Eq: c.eq, Shapes: c.shapes, DType: dt.String()}
 		var os []*tensor.Tensor
 		for _, s := range c.shapes {
-			x := randTensor(t, r, dt, s)
+			x := randOperand(t, r, dt, s)
 			v := x.Complex128Values()
 			re, im := make([]float64, len(v)), make([]float64, len(v))
 			for i, z := range v {
@@ -133,7 +134,7 @@ func TestAgainstNumpy(t *testing.T) {
 	}
 	compared := 0
 	for i, c := range cases {
-		got, err := ContractWith(c.Eq, ops[i], gens[i].opts...)
+		got, err := contract(gens[i], ops[i])
 		if res[i].Error != "" {
 			if err == nil {
 				t.Errorf("%q shapes %v: numpy fails (%s) but Contract succeeds", c.Eq, c.Shapes, res[i].Error)

@@ -1,4 +1,4 @@
-package einsum
+package einsumexec
 
 import (
 	"github.com/goferro/goferro/cpu/gemm"

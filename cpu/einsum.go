@@ -1,0 +1,117 @@
+package cpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/goferro/goferro/cpu/internal/einsumexec"
+	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/tensor"
+)
+
+// Contract evaluates the einsum equation eq over operands on the CPU, e.g.
+// Contract("ij,jk->ik", a, b), with the default path optimizer. It plans
+// and executes once; use einsum.NewPlan and NewContraction to reuse a plan,
+// ContractContext for a context and planning options.
+func Contract(eq string, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	return ContractContext(context.Background(), eq, operands)
+}
+
+// ContractContext is Contract under a context and with planning options
+// (path or optimizer, memory limit, search budget): the context ends a
+// path search early (see einsum.NewPlanContext) and cancels execution
+// between steps (see Contraction.Execute). Errors are *einsum.Error values.
+func ContractContext(ctx context.Context, eq string, operands []*tensor.Tensor, opts ...einsum.Option) (*tensor.Tensor, error) {
+	shapes := make([][]int, len(operands))
+	for i, t := range operands {
+		if t == nil {
+			return nil, &einsum.Error{Kind: einsum.ErrOperands, Pos: -1, Operand: i, Msg: fmt.Sprintf("operand %d is nil", i)}
+		}
+		shapes[i] = t.Shape()
+	}
+	p, err := einsum.NewPlanContext(ctx, eq, shapes, opts...)
+	if err != nil {
+		return nil, err
+	}
+	c, err := NewContraction(p)
+	if err != nil {
+		return nil, err
+	}
+	return c.Execute(ctx, operands...)
+}
+
+// Contraction is an einsum plan lowered to a CPU program of strided
+// copies, elementwise products and batched strided GEMMs, with every
+// intermediate laid out in memory so that GEMMs read and write in place
+// wherever possible. Lowering happens once, in NewContraction; a
+// Contraction is immutable and safe for concurrent Execute calls, which
+// reuse pooled workspaces.
+type Contraction struct {
+	prog    *einsumexec.Program
+	threads int
+}
+
+// ContractionOption configures NewContraction.
+type ContractionOption func(*contractionConfig)
+
+// contractionConfig holds the execution options.
+type contractionConfig struct {
+	threads   int
+	anyLayout bool
+}
+
+// WithThreads sets the goroutines the GEMM steps and large copies use (0:
+// gemm.Threads()).
+func WithThreads(n int) ContractionOption {
+	return func(c *contractionConfig) { c.threads = n }
+}
+
+// WithAnyOutputLayout lets Execute return the result as a strided tensor
+// in whatever axis order the last step writes most cheaply (as torch.einsum
+// and numpy.einsum may return views), saving a final permutation; by
+// default results are row-major.
+func WithAnyOutputLayout() ContractionOption {
+	return func(c *contractionConfig) { c.anyLayout = true }
+}
+
+// NewContraction lowers plan p for the CPU. It fails only on a nil plan or
+// an internal lowering error (an *einsum.Error).
+func NewContraction(p *einsum.Plan, opts ...ContractionOption) (*Contraction, error) {
+	if p == nil {
+		return nil, errors.New("cpu.NewContraction: nil plan")
+	}
+	var cfg contractionConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	prog, err := einsumexec.Lower(p, cfg.anyLayout)
+	if err != nil {
+		return nil, err
+	}
+	return &Contraction{prog: prog, threads: cfg.threads}, nil
+}
+
+// Plan returns the plan the contraction runs.
+func (c *Contraction) Plan() *einsum.Plan { return c.prog.Plan() }
+
+// Execute contracts operands (which must have the plan's shapes and one
+// common dtype) and returns a new tensor: row-major, or with
+// WithAnyOutputLayout possibly a strided view of its own new buffer. ctx
+// may be nil; when it is done between steps, Execute stops with an
+// einsum.ErrCanceled error. Errors are *einsum.Error values (ErrOperands,
+// ErrDType, ErrShape naming the operand).
+func (c *Contraction) Execute(ctx context.Context, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	return c.prog.Execute(ctx, c.threads, operands...)
+}
+
+// StepLayout is how a Contraction runs one step of its plan: the memory
+// axis orders of the step's operands and result, its label groups in the
+// order the GEMM walks them, and the number of layouts it copies.
+type StepLayout = einsumexec.StepLayout
+
+// Layouts describes how the contraction runs each step of its plan, in the
+// order of the plan's Steps.
+func (c *Contraction) Layouts() []StepLayout { return c.prog.Layouts() }

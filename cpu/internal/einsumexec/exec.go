@@ -1,0 +1,270 @@
+package einsumexec
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/tensor"
+)
+
+// workspace holds the reusable intermediate buffers of one execution.
+type workspace[T num] struct {
+	slots [][]T
+	bufs  [][]T // per register
+	offs  []int
+}
+
+// errf returns an *einsum.Error about operand op (-1: none).
+func errf(kind error, op int, format string, args ...any) *einsum.Error {
+	return &einsum.Error{Kind: kind, Pos: -1, Operand: op, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Execute contracts operands (which must have the plan's shapes and one
+// common dtype) with GEMMs of the given goroutines (0: gemm.Threads()) and
+// returns a new tensor: row-major or, when lowered with anyLayout, possibly
+// a strided view of its own new buffer. ctx may be nil; when it is done
+// between steps, Execute stops with an einsum.ErrCanceled error. Errors are
+// *einsum.Error values.
+func (pr *Program) Execute(ctx context.Context, threads int, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	dt, err := pr.check(operands)
+	if err != nil {
+		return nil, err
+	}
+	switch dt {
+	case tensor.Float32:
+		return execTyped[float32](ctx, pr, threads, dt, operands)
+	case tensor.Float64:
+		return execTyped[float64](ctx, pr, threads, dt, operands)
+	case tensor.Complex64:
+		return execTyped[complex64](ctx, pr, threads, dt, operands)
+	case tensor.Complex128:
+		return execTyped[complex128](ctx, pr, threads, dt, operands)
+	case tensor.Int32:
+		return execTyped[int32](ctx, pr, threads, dt, operands)
+	case tensor.Int64:
+		return execTyped[int64](ctx, pr, threads, dt, operands)
+	case tensor.Bool:
+		return pr.execBool(ctx, threads, operands)
+	}
+	return nil, errf(einsum.ErrDType, -1, "unsupported dtype %v", dt)
+}
+
+// check validates the operands against the plan and returns their dtype.
+func (pr *Program) check(operands []*tensor.Tensor) (tensor.DType, error) {
+	p := pr.plan
+	if len(operands) != len(p.InputShapes) {
+		return 0, errf(einsum.ErrOperands, -1, "plan for %q takes %d operands, got %d", p.Equation, len(p.InputShapes), len(operands))
+	}
+	var dt tensor.DType
+	for i, t := range operands {
+		if t == nil {
+			return 0, errf(einsum.ErrOperands, i, "operand %d is nil", i)
+		}
+		if i == 0 {
+			dt = t.DType()
+		} else if t.DType() != dt {
+			return 0, errf(einsum.ErrDType, i, "operand %d is %v but operand 0 is %v", i, t.DType(), dt)
+		}
+		if !slices.Equal([]int(t.Shape()), p.InputShapes[i]) {
+			return 0, errf(einsum.ErrShape, i, "operand %d has shape %v, plan expects %v", i, t.Shape(), tensor.Shape(p.InputShapes[i]))
+		}
+	}
+	return dt, nil
+}
+
+// execBool computes over booleans as over int64: a sum of products is an
+// OR of ANDs.
+func (pr *Program) execBool(ctx context.Context, threads int, operands []*tensor.Tensor) (*tensor.Tensor, error) {
+	conv := make([]*tensor.Tensor, len(operands))
+	for i, t := range operands {
+		vals, _ := tensor.Values[bool](t)
+		iv := make([]int64, len(vals))
+		for j, v := range vals {
+			if v {
+				iv[j] = 1
+			}
+		}
+		c, err := tensor.New(iv, t.Shape()...)
+		if err != nil {
+			return nil, err
+		}
+		conv[i] = c
+	}
+	r, err := execTyped[int64](ctx, pr, threads, tensor.Int64, conv)
+	if err != nil {
+		return nil, err
+	}
+	iv, _ := tensor.Values[int64](r) // logical order, whatever the layout
+	bv := make([]bool, len(iv))
+	for j, v := range iv {
+		bv[j] = v != 0
+	}
+	return tensor.New(bv, pr.plan.OutputShape...)
+}
+
+// execTyped runs the program in element type T.
+func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.DType, operands []*tensor.Tensor) (*tensor.Tensor, error) {
+	p, prog := pr.plan, &pr.prog
+	out, err := tensor.Zeros(dt, p.OutputShape...)
+	if err != nil {
+		return nil, err
+	}
+	if prog.zero {
+		return out, nil
+	}
+	outBuf, err := tensor.Buffer[T](out)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(prog.outStrides, tensor.RowMajorStrides(p.OutputShape)) && len(outBuf) > 1 {
+		// The last step writes another axis order: return that view.
+		if out, err = tensor.FromStrided(outBuf, p.OutputShape, prog.outStrides, 0); err != nil {
+			return nil, err
+		}
+	}
+	pool := &pr.pools[dt]
+	ws, _ := pool.Get().(*workspace[T])
+	if ws == nil {
+		ws = &workspace[T]{
+			slots: make([][]T, len(prog.slotCaps)),
+			bufs:  make([][]T, len(prog.regs)),
+			offs:  make([]int, len(prog.regs)),
+		}
+	}
+	defer func() {
+		ws.release(prog)
+		pool.Put(ws)
+	}()
+	if err := ws.bind(prog, operands, outBuf); err != nil {
+		return nil, err
+	}
+	if err := ws.run(ctx, prog, threads); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// bind points every register at its buffer: the operands' (made
+// contiguous), the workspace's slots, the output's.
+func (ws *workspace[T]) bind(prog *program, operands []*tensor.Tensor, outBuf []T) error {
+	for i := range prog.regs {
+		r := &prog.regs[i]
+		switch {
+		case r.output:
+			ws.bufs[i], ws.offs[i] = outBuf, 0
+		case r.input >= 0:
+			t := operands[r.input].Contiguous()
+			b, err := tensor.Buffer[T](t)
+			if err != nil {
+				return errf(einsum.ErrDType, r.input, "operand %d: %v", r.input, err)
+			}
+			ws.bufs[i], ws.offs[i] = b, t.Offset()
+		case r.slot >= 0:
+			if ws.slots[r.slot] == nil {
+				ws.slots[r.slot] = make([]T, prog.slotCaps[r.slot])
+			}
+			ws.bufs[i], ws.offs[i] = ws.slots[r.slot], 0
+		}
+	}
+	return nil
+}
+
+// release forgets the callers' buffers, so a pooled workspace does not
+// keep them alive.
+func (ws *workspace[T]) release(prog *program) {
+	for i := range ws.bufs {
+		if prog.regs[i].input >= 0 || prog.regs[i].output {
+			ws.bufs[i] = nil
+		}
+	}
+}
+
+// run executes the ops in order, checking ctx every eight ops.
+func (ws *workspace[T]) run(ctx context.Context, prog *program, threads int) error {
+	gemmThreads := threads // 0 lets the gemm package choose
+	if threads <= 0 {
+		threads = gemm.Threads()
+	}
+	for i := range prog.ops {
+		if ctx != nil && i&7 == 0 {
+			if err := ctx.Err(); err != nil {
+				e := errf(einsum.ErrCanceled, -1, "stopped before op %d of %d", i, len(prog.ops))
+				e.Err = err
+				return e
+			}
+		}
+		o := &prog.ops[i]
+		dst, do := ws.bufs[o.dst], ws.offs[o.dst]
+		switch o.kind {
+		case opCopy, opMul:
+			if o.zero > 0 {
+				clear(dst[do : do+o.zero])
+			}
+			elementOp(threads, o, dst, do, ws.bufs[o.a], ws.offs[o.a], ws.bufs, ws.offs)
+		case opGemm:
+			if err := runGemm(gemmThreads, o, ws.bufs[o.a], ws.offs[o.a], ws.bufs[o.b], ws.offs[o.b], dst, do); err != nil {
+				e := errf(einsum.ErrShape, -1, "internal: GEMM of op %d failed", i)
+				e.Err = err
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// parallelElems is the size from which copies and products are split
+// across goroutines.
+const parallelElems = 1 << 18
+
+// elementOp runs a copy or product, splitting its outermost loop across
+// goroutines when it is large (accumulating copies run serially).
+func elementOp[T num](threads int, o *op, dst []T, do int, a []T, ao int, bufs [][]T, offs []int) {
+	var b []T
+	bo := 0
+	if o.kind == opMul {
+		b, bo = bufs[o.b], offs[o.b]
+	}
+	run := func(o *op, do, ao, bo int) {
+		switch {
+		case o.kind == opCopy && o.tab != nil:
+			copyTable(dst, do, a, ao, o)
+		case o.kind == opCopy:
+			copyStrided(dst, do, a, ao, o.shape, o.ds, o.ss, o.zero > 0)
+		case o.tab != nil:
+			mulTable(dst, do, a, ao, b, bo, o)
+		default:
+			mulStrided(dst, do, a, ao, b, bo, o.shape, o.ds, o.ss, o.ts)
+		}
+	}
+	n := 1
+	for _, d := range o.shape {
+		n *= d
+	}
+	outer := len(o.shape) - o.tabDims
+	if threads <= 1 || n < parallelElems || o.zero > 0 || outer < 1 || o.shape[0] < 2 {
+		run(o, do, ao, bo)
+		return
+	}
+	parts := min(threads, o.shape[0])
+	var wg sync.WaitGroup
+	for t := 0; t < parts; t++ {
+		lo, hi := o.shape[0]*t/parts, o.shape[0]*(t+1)/parts
+		sub := *o
+		sub.shape = append([]int{hi - lo}, o.shape[1:]...)
+		d, s1 := do+lo*o.ds[0], ao+lo*o.ss[0]
+		s2 := bo
+		if o.kind == opMul {
+			s2 += lo * o.ts[0]
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(&sub, d, s1, s2)
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,304 @@
+package einsumexec
+
+import (
+	"slices"
+
+	"github.com/goferro/goferro/einsum"
+)
+
+// sortByStride returns g ordered by decreasing stride in l.
+func sortByStride(l *lay, g []int) []int {
+	o := slices.Clone(g)
+	if l == nil {
+		return o
+	}
+	slices.SortStableFunc(o, func(x, y int) int {
+		sx, _ := l.stride(x)
+		sy, _ := l.stride(y)
+		switch {
+		case sx > sy:
+			return -1
+		case sx < sy:
+			return 1
+		}
+		return 0
+	})
+	return o
+}
+
+// mergeable reports whether the labels of o, in this order, form one
+// row-major run in l (so they can be walked with a single stride).
+func (pl *planner) mergeable(l *lay, o []int) bool {
+	for i := 0; i+1 < len(o); i++ {
+		s0, _ := l.stride(o[i])
+		s1, _ := l.stride(o[i+1])
+		if s0 != s1*pl.sizes[o[i+1]] {
+			return false
+		}
+	}
+	return true
+}
+
+// groupOrder finds an order of g that is one run in both x and y (nil
+// layouts are free and accept any order).
+func (pl *planner) groupOrder(x, y *lay, g []int) ([]int, bool) {
+	switch {
+	case x != nil:
+		o := sortByStride(x, g)
+		if !pl.mergeable(x, o) || (y != nil && !pl.mergeable(y, o)) {
+			return nil, false
+		}
+		return o, true
+	case y != nil:
+		o := sortByStride(y, g)
+		return o, pl.mergeable(y, o)
+	}
+	return g, true
+}
+
+type groups struct {
+	bt, k, m, n []int
+	trivial     []int // extent-1 labels of the result
+}
+
+type decision struct {
+	copyA, copyB, copyC bool
+	oK, oM, oN          []int
+	bt                  []int // batch labels, with demoted free labels
+	cost                float64
+	ok                  bool
+}
+
+// decide picks which of A, B and C (nil: free) to copy into a fresh layout
+// so that every group is one run in the tensors that carry it, at the least
+// number of copied elements. C may be copied only when allowC.
+func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bool) decision {
+	if len(g.k) == 0 {
+		// Nothing contracted: the elementwise kernel takes any strides, but
+		// operands whose axis order differs from the result's are walked
+		// with poor locality.
+		cost := 0.0
+		switch {
+		case C != nil:
+			if A != nil && !pl.compatible(A, C) {
+				cost += mulPenalty * sa
+			}
+			if B != nil && !pl.compatible(B, C) {
+				cost += mulPenalty * sb
+			}
+		case A != nil && B != nil && !pl.compatible(A, B):
+			cost += mulPenalty * min(sa, sb)
+		}
+		return decision{oM: sortByStride(A, g.m), oN: sortByStride(B, g.n), bt: g.bt, ok: true, cost: cost}
+	}
+	best := decision{}
+	for ca := 0; ca < 2; ca++ {
+		if ca == 1 && A == nil {
+			continue
+		}
+		for cb := 0; cb < 2; cb++ {
+			if cb == 1 && B == nil {
+				continue
+			}
+			for cc := 0; cc < 2; cc++ {
+				if cc == 1 && (C == nil || !allowC) {
+					continue
+				}
+				cost := float64(ca)*sa + float64(cb)*sb + float64(cc)*sc
+				if best.ok && cost >= best.cost {
+					continue
+				}
+				a, b, c := A, B, C
+				if ca == 1 {
+					a = nil
+				}
+				if cb == 1 {
+					b = nil
+				}
+				if cc == 1 {
+					c = nil
+				}
+				oK, ok1 := pl.groupOrder(a, b, g.k)
+				oM, ok2 := pl.groupOrder(a, c, g.m)
+				oN, ok3 := pl.groupOrder(b, c, g.n)
+				if !ok1 {
+					continue
+				}
+				// A free group that is not one run in both its tensors can
+				// keep its largest common run and loop over the rest as
+				// batch axes (stride 0 in the operand that lacks them).
+				var demoted []int
+				if !ok2 {
+					if a == nil || c == nil {
+						continue
+					}
+					var rest []int
+					var pen float64
+					oM, rest, pen = pl.splitRun(a, c, g.m)
+					demoted = append(demoted, rest...)
+					cost += pen * sa
+				}
+				if !ok3 {
+					if b == nil || c == nil {
+						continue
+					}
+					var rest []int
+					var pen float64
+					oN, rest, pen = pl.splitRun(b, c, g.n)
+					demoted = append(demoted, rest...)
+					cost += pen * sb
+				}
+				bt := g.bt
+				if len(demoted) > 0 {
+					bt = append(slices.Clone(g.bt), demoted...)
+					// Each extra GEMM call costs about as much as copying
+					// callCost elements.
+					calls, extra := 1.0, 1.0
+					for _, l := range g.bt {
+						calls *= float64(pl.sizes[l])
+					}
+					for _, l := range demoted {
+						extra *= float64(pl.sizes[l])
+					}
+					cost += (extra - 1) * calls * callCost
+				}
+				// Free-free groups: keep the order of an original layout.
+				if a == nil && b == nil {
+					oK = sortByStride(A, g.k)
+				}
+				if a == nil && c == nil {
+					oM = sortByStride(A, g.m)
+				}
+				if b == nil && c == nil {
+					oN = sortByStride(B, g.n)
+				}
+				// A GEMM operand read in place whose unit-stride axis is a
+				// batch axis is walked with poor locality: charge it.
+				for _, x := range [...]struct {
+					l    *lay
+					size float64
+				}{{a, sa}, {b, sb}, {c, sc}} {
+					if x.l != nil && pl.batchInnermost(x.l, bt) {
+						cost += batchPenalty * x.size
+					}
+				}
+				if best.ok && cost >= best.cost {
+					continue
+				}
+				best = decision{copyA: ca == 1, copyB: cb == 1, copyC: cc == 1, oK: oK, oM: oM, oN: oN, bt: bt, cost: cost, ok: true}
+			}
+		}
+	}
+	return best
+}
+
+// batchPenalty is the cost, in copies of the tensor, of a GEMM operand whose
+// smallest-stride axis is a batch axis.
+const batchPenalty = 0.75
+
+// mulPenalty is the cost, in copies of the tensor, of an elementwise
+// operand whose axis order differs from the result's.
+const mulPenalty = 0.5
+
+// compatible reports whether the labels x and y share (extent-1 labels
+// aside) come in the same stride order in both.
+func (pl *planner) compatible(x, y *lay) bool {
+	var cx, cy []int
+	for _, l := range x.labels {
+		if pl.sizes[l] != 1 && slices.Contains(y.labels, l) {
+			cx = append(cx, l)
+		}
+	}
+	for _, l := range y.labels {
+		if pl.sizes[l] != 1 && slices.Contains(x.labels, l) {
+			cy = append(cy, l)
+		}
+	}
+	return slices.Equal(sortByStride(x, cx), sortByStride(y, cy))
+}
+
+// batchInnermost reports whether the smallest-stride non-trivial axis of l
+// is one of the batch labels.
+func (pl *planner) batchInnermost(l *lay, bt []int) bool {
+	if len(bt) == 0 {
+		return false
+	}
+	best, bestStride := -1, 0
+	for i, x := range l.labels {
+		if pl.sizes[x] == 1 {
+			continue
+		}
+		if st := abs(l.strides[i]); best < 0 || st < bestStride {
+			best, bestStride = x, st
+		}
+	}
+	return best >= 0 && slices.Contains(bt, best)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// splitRun finds the largest run of free labels g (ordered by x's strides)
+// that is one run in both x and y; the other labels of g become batch axes.
+// It returns the run, the demoted labels and a cost factor (per element of
+// the operand) for the extra, smaller GEMMs.
+func (pl *planner) splitRun(x, y *lay, g []int) ([]int, []int, float64) {
+	o := sortByStride(x, g)
+	var best []int
+	bestExt := 0
+	for i := 0; i < len(o); {
+		j := i + 1
+		for j < len(o) && pl.mergeable(x, o[i:j+1]) && pl.mergeable(y, o[i:j+1]) {
+			j++
+		}
+		ext := 1
+		for _, l := range o[i:j] {
+			ext *= pl.sizes[l]
+		}
+		if ext > bestExt {
+			best, bestExt = o[i:j], ext
+		}
+		i = j
+	}
+	var rest []int
+	for _, l := range o {
+		if !slices.Contains(best, l) {
+			rest = append(rest, l)
+		}
+	}
+	pen := demotePenalty
+	if bestExt < 16 {
+		pen = 4 * demotePenalty
+	}
+	return slices.Clone(best), rest, pen
+}
+
+// callCost is the overhead of one GEMM call, in copied elements.
+const callCost = 8192
+
+// demotePenalty is the cost, in copies of the operand, of looping over free
+// labels as batch axes instead of copying a layout.
+const demotePenalty = 0.6
+
+// classify splits the labels of a binary step into groups, in the order
+// of the operands' layouts.
+func (pl *planner) classify(A, B *lay, out []int) groups {
+	return pl.classifySets(A.labels, B.labels, out)
+}
+
+// classifySets splits the labels of a binary contraction a·b → out into
+// groups (einsum.Classify), plus the extent-1 labels of out.
+func (pl *planner) classifySets(a, b, out []int) groups {
+	c := einsum.Classify(pl.sizes, a, b, out)
+	g := groups{bt: c.Batch, k: c.Contracted, m: c.LeftFree, n: c.RightFree}
+	for _, l := range out {
+		if pl.sizes[l] == 1 {
+			g.trivial = append(g.trivial, l)
+		}
+	}
+	return g
+}

@@ -1,0 +1,218 @@
+package einsum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBindErrors(t *testing.T) {
+	cases := []struct {
+		eq     string
+		shapes [][]int
+		kind   error
+		op     int
+	}{
+		{"ij,jk->ik", [][]int{{2, 3}}, ErrOperands, -1},
+		{"ij,jk->ik", [][]int{{2, 3}, {4, 5}}, ErrShape, 1},
+		{"ij,jk->ik", [][]int{{2, 3, 4}, {3, 5}}, ErrShape, 0},
+		{"ii->i", [][]int{{2, 3}}, ErrShape, 0},
+		{"...i,...i->...", [][]int{{2, 3}, {4, 3}}, ErrShape, 1},
+		{"ij...->", [][]int{{2}}, ErrShape, 0},
+		{"ij,jk->ik", [][]int{{2, 3}, {3, -1}}, ErrShape, 1},
+	}
+	for _, c := range cases {
+		_, err := NewPlan(c.eq, c.shapes)
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, c.kind) {
+			t.Errorf("NewPlan(%q, %v) = %v, want kind %v", c.eq, c.shapes, err, c.kind)
+			continue
+		}
+		if e.Operand != c.op {
+			t.Errorf("NewPlan(%q, %v): Operand %d, want %d", c.eq, c.shapes, e.Operand, c.op)
+		}
+	}
+	if _, err := NewPlan("ij,jk->ik", [][]int{{2, 3}, {3, 4}}, WithPath([][]int{{0, 2}})); !errors.Is(err, ErrPath) {
+		t.Errorf("bad path: %v, want ErrPath", err)
+	}
+	if _, err := NewPlan("ij,jk->ik", [][]int{{2, 3}, {3, 4}}, WithPath([][]int{})); !errors.Is(err, ErrPath) {
+		t.Errorf("empty path: %v, want ErrPath", err)
+	}
+	if _, err := NewPlan("ij,jk->ik", [][]int{{2, 3}, {3, 4}}, WithOptimizer("magic")); !errors.Is(err, ErrOptimizer) {
+		t.Errorf("bad optimizer: %v, want ErrOptimizer", err)
+	}
+	if _, err := NewPlan("ab,bc,cd->ad", [][]int{{8, 8}, {8, 8}, {8, 8}}, WithMemoryLimit(2), WithOptimizer(OptimizeGreedy)); !errors.Is(err, ErrMemoryLimit) {
+		t.Errorf("memory limit: %v, want ErrMemoryLimit", err)
+	}
+}
+
+// TestExplicitPathMemoryLimit: a given path whose intermediate exceeds the
+// memory limit is an ErrMemoryLimit error.
+func TestExplicitPathMemoryLimit(t *testing.T) {
+	if _, err := NewPlan("ab,bc->ac", [][]int{{4, 4}, {4, 4}}, WithPath([][]int{{0, 1}}), WithMemoryLimit(8)); !errors.Is(err, ErrMemoryLimit) {
+		t.Fatalf("explicit path over the memory limit: %v", err)
+	}
+}
+
+func TestDotGeneral(t *testing.T) {
+	p, err := NewPlan("bij,bjk->bki", [][]int{{2, 3, 4}, {2, 4, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := p.Steps[0].DotGeneral()
+	if !ok {
+		t.Fatal("no DotGeneral for a binary step")
+	}
+	s := p.Steps[0]
+	name := func(ls []int, axes []int) string {
+		var b strings.Builder
+		for _, a := range axes {
+			b.WriteString(p.Labels[ls[a]])
+		}
+		return b.String()
+	}
+	if name(s.LeftLabels, d.LhsBatch) != "b" || name(s.RightLabels, d.RhsBatch) != "b" ||
+		name(s.LeftLabels, d.LhsContract) != "j" || name(s.RightLabels, d.RhsContract) != "j" ||
+		name(s.LeftLabels, d.LhsFree) != "i" || name(s.RightLabels, d.RhsFree) != "k" {
+		t.Fatalf("dims %+v for %v,%v", d, s.LeftLabels, s.RightLabels)
+	}
+	// DotGeneral order is b, i, k; the output is b, k, i.
+	if got := fmt.Sprint(d.OutPerm); got != "[0 2 1]" {
+		t.Fatalf("OutPerm %s", got)
+	}
+}
+
+// TestContextEndsPlanning: a done context cuts a path search short (the
+// plan is still made, with a valid path). (Execution under a done context:
+// cpu's TestContractContextCanceled.)
+func TestContextEndsPlanning(t *testing.T) {
+	// A ring of 60 matrices.
+	var terms []string
+	var shapes [][]int
+	for i := 0; i < 60; i++ {
+		terms = append(terms, string([]rune{rune(0x100 + i), rune(0x100 + (i+1)%60)}))
+		shapes = append(shapes, []int{2 + i%3, 2 + (i+1)%60%3})
+	}
+	eq := strings.Join(terms, ",") + "->"
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p, err := NewPlanContext(ctx, eq, shapes, WithOptimizer(OptimizeSearch), WithSearch(1000, time.Minute, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Path) != 59 {
+		t.Fatalf("%d steps for 60 operands", len(p.Path))
+	}
+	if _, err := NewPlanContext(nil, "ij,jk->ik", [][]int{{3, 4}, {4, 5}}); err != nil { // nil means Background
+		t.Fatalf("nil context: %v", err)
+	}
+}
+
+// TestBindExtentTypes binds with extents of another comparable type, as a
+// compiler with symbolic extents does: "1" broadcasts, other names must be
+// equal.
+func TestBindExtentTypes(t *testing.T) {
+	e, err := Parse("ij,jk->ik")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Bind(e, [][]string{{"n", "1"}, {"m", "k"}}, "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(b.Labels, b.Sizes, b.Inputs, b.Output); got != "[i j k] [n m k] [[0 1] [1 2]] [0 2]" {
+		t.Fatalf("binding %s", got)
+	}
+	if _, err := Bind(e, [][]string{{"n", "m"}, {"p", "k"}}, "1"); !errors.Is(err, ErrShape) {
+		t.Fatalf("m against p: %v, want ErrShape", err)
+	}
+	if _, err := Bind(e, [][]string{{"n", "m"}}, "1"); !errors.Is(err, ErrOperands) {
+		t.Fatalf("one operand: %v, want ErrOperands", err)
+	}
+}
+
+// TestMinimizeObjective: WithMinimize takes "flops" and "size" and rejects
+// anything else.
+func TestMinimizeObjective(t *testing.T) {
+	eq, shapes := "ab,bc,cd,de->ae", [][]int{{2, 30}, {30, 3}, {3, 40}, {40, 5}}
+	for _, obj := range []string{MinimizeFlops, MinimizeSize} {
+		p, err := NewPlan(eq, shapes, WithOptimizer(OptimizeSearch), WithMinimize(obj), WithSearch(4, 0, 1))
+		if err != nil || len(p.Steps) != 3 {
+			t.Fatalf("%s: %v", obj, err)
+		}
+	}
+	if _, err := NewPlan(eq, shapes, WithMinimize("speed")); !errors.Is(err, ErrOptimizer) {
+		t.Fatalf("unknown objective: %v, want ErrOptimizer", err)
+	}
+}
+
+// TestReplaySteps: the binary steps a path replays to, with the label
+// orders executors and graph's lowering rely on.
+func TestReplaySteps(t *testing.T) {
+	shapes := [][]int{{2, 3}, {3, 4}, {4, 5}}
+	cases := []struct {
+		path  [][]int
+		steps string // per step: left,right: labels -> labels
+	}{
+		{[][]int{{0, 1}, {0, 1}}, "0,1: ij,jk->ik 2,3: kl,ik->li"},
+		// Positions count in ascending order whatever order they are given in.
+		{[][]int{{1, 0}, {1, 0}}, "0,1: ij,jk->ik 2,3: kl,ik->li"},
+		// A step of three operands folds left to right.
+		{[][]int{{0, 1, 2}}, "0,1: ij,jk->ik 3,2: ik,kl->li"},
+		// A single operand at the end permutes into the output.
+		{[][]int{{1, 2}, {0, 1}, {0}}, "1,2: jk,kl->jl 0,3: ij,jl->il 4,-1: il->li"},
+	}
+	for _, c := range cases {
+		p, err := NewPlan("ij,jk,kl->li", shapes, WithPath(c.path))
+		if err != nil {
+			t.Fatalf("%v: %v", c.path, err)
+		}
+		name := func(ls []int) string {
+			var b strings.Builder
+			for _, l := range ls {
+				b.WriteString(p.Labels[l])
+			}
+			return b.String()
+		}
+		var got []string
+		for i, s := range p.Steps {
+			lr := name(s.LeftLabels)
+			if s.Right >= 0 {
+				lr += "," + name(s.RightLabels)
+			}
+			got = append(got, fmt.Sprintf("%d,%d: %s->%s", s.Left, s.Right, lr, name(s.OutLabels)))
+			if d, ok := s.DotGeneral(); ok && i < len(p.Steps)-1 && !slices.Equal(d.OutPerm, []int{0, 1}) {
+				t.Errorf("%v: an intermediate is not in DotGeneral order: %v", c.path, d.OutPerm)
+			}
+		}
+		if s := strings.Join(got, " "); s != c.steps {
+			t.Errorf("path %v: steps %s, want %s", c.path, s, c.steps)
+		}
+	}
+}
+
+// TestSingleOperandSums: a lone operand's sums are its step's, not Prep's.
+func TestSingleOperandSums(t *testing.T) {
+	p, err := NewPlan("iij->j", [][]int{{3, 3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := p.Prep[0]
+	if len(pr.Summed) != 0 || len(pr.Diagonals) != 1 || !slices.Equal(pr.Kept(), pr.Labels) {
+		t.Fatalf("prep %+v", pr)
+	}
+	if s := p.Steps; len(s) != 1 || s[0].Right != -1 || !slices.Equal(s[0].OutLabels, p.Output) {
+		t.Fatalf("steps %+v", s)
+	}
+	q, err := NewPlan("ij,k->j", [][]int{{3, 4}, {5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(q.Prep[0].Summed, q.Prep[0].Kept(), q.Prep[1].Summed, q.Prep[1].Kept()); got != "[0] [1] [2] []" {
+		t.Fatalf("sums of two operands: %s", got)
+	}
+}
