@@ -38,6 +38,7 @@ var faults = []fault{
 	{inject: goferrotest.FaultPlacement, copy: driver.ErrTransferPlacement, result: driver.ErrOutputResidencyMismatch},
 	{inject: goferrotest.FaultForeignMemory, copy: driver.ErrTransferResidency, result: driver.ErrOutputResidencyMismatch},
 	{name: "other-engine-memory", edits: []edit{editMemory}, copy: driver.ErrTransferResidency, result: driver.ErrOutputResidencyMismatch, onlyDevices: true},
+	{name: "lying-length", edits: []edit{editLie}, copy: driver.ErrTransferResidency, result: driver.ErrOutputResidencyMismatch, onlyDevices: true},
 	{name: "overflow", edits: []edit{editOverflow}, copy: driver.ErrTransferElementCount, result: driver.ErrOutputMismatch},
 	{name: "other-domain", edits: []edit{editDomain}, copy: driver.ErrTransferPlacement, result: driver.ErrOutputResidencyMismatch},
 	// Several faults at once: the first in the documented order.
@@ -193,7 +194,7 @@ func TestMaterializeFailure(t *testing.T) {
 
 // editPanickyRelease: a release hook that gives the memory back, then
 // panics.
-var editPanickyRelease edit = func(s *driver.BufferSpec, _ *goferrotest.Device) {
+var editPanickyRelease edit = func(s *driver.BufferSpec, _, _ *goferrotest.Device) {
 	release := s.Release
 	s.Release = func() {
 		release()

@@ -103,9 +103,10 @@ func (r *rig) removeDevices(t *testing.T) {
 	}
 }
 
-// edit changes the description of a buffer handed to the runtime; other is
-// a device that does not own it.
-type edit func(s *driver.BufferSpec, other *goferrotest.Device)
+// edit changes the description of a buffer handed to the runtime; own is
+// the device it goes to or comes from (nil for the CPU engine), other a
+// device that does not own it.
+type edit func(s *driver.BufferSpec, own, other *goferrotest.Device)
 
 // corruptCopies makes every later copy into engine id go through edits.
 func (r *rig) corruptCopies(id driver.EngineID, edits ...edit) { r.setEdits(&r.copyEdits, id, edits) }
@@ -131,16 +132,19 @@ func (r *rig) corrupt(m *map[driver.EngineID][]edit, id driver.EngineID, good *d
 	if len(edits) == 0 {
 		return good
 	}
-	other := r.a
-	if id == idA {
-		other = r.b
+	own, other := (*goferrotest.Device)(nil), r.a
+	switch id {
+	case idA:
+		own, other = r.a, r.b
+	case idB:
+		own = r.b
 	}
 	s := driver.BufferSpec{
 		DType: good.DType(), Shape: good.Shape(), Strides: good.Strides(), Offset: good.Offset(), Len: good.Len(),
 		Placement: good.Placement(), Backend: good.Backend(), Payload: good.Payload(), Release: good.Release,
 	}
 	for _, e := range edits {
-		e(&s, other)
+		e(&s, own, other)
 	}
 	return driver.NewBuffer(s)
 }
@@ -148,26 +152,37 @@ func (r *rig) corrupt(m *map[driver.EngineID][]edit, id driver.EngineID, good *d
 // The edits: each breaks one rule of the contract.
 var (
 	// editCount: one element more than the memory holds.
-	editCount edit = func(s *driver.BufferSpec, _ *goferrotest.Device) {
+	editCount edit = func(s *driver.BufferSpec, _, _ *goferrotest.Device) {
 		n, _ := s.Shape.NumElements()
 		s.Shape, s.Strides = tensor.Shape{n + 1}, nil
 	}
 	// editOverflow: an element count that overflows.
-	editOverflow edit = func(s *driver.BufferSpec, _ *goferrotest.Device) {
+	editOverflow edit = func(s *driver.BufferSpec, _, _ *goferrotest.Device) {
 		s.Shape, s.Strides = tensor.Shape{1 << 40, 1 << 40}, []int{1, 1}
 	}
-	editDType edit = func(s *driver.BufferSpec, _ *goferrotest.Device) { s.DType = tensor.Float32 }
+	editDType edit = func(s *driver.BufferSpec, _, _ *goferrotest.Device) { s.DType = tensor.Float32 }
 	// editShape: another shape of the same element count.
-	editShape edit = func(s *driver.BufferSpec, _ *goferrotest.Device) {
+	editShape edit = func(s *driver.BufferSpec, _, _ *goferrotest.Device) {
 		n, _ := s.Shape.NumElements()
 		s.Shape, s.Strides = tensor.Shape{1, n}, nil
 	}
-	editLength edit = func(s *driver.BufferSpec, _ *goferrotest.Device) { s.Len-- }
+	editLength edit = func(s *driver.BufferSpec, _, _ *goferrotest.Device) { s.Len-- }
 	// editDomain: labelled with another engine's allocation domain.
-	editDomain edit = func(s *driver.BufferSpec, other *goferrotest.Device) { s.Placement.Domain = other.Domain() }
+	editDomain edit = func(s *driver.BufferSpec, _, other *goferrotest.Device) { s.Placement.Domain = other.Domain() }
+	// editLie: memory of the engine that really is its own, but half as
+	// long as the description says (the engine must measure it).
+	editLie edit = func(s *driver.BufferSpec, own, _ *goferrotest.Device) {
+		t, _ := s.Payload.(*tensor.Tensor)
+		n, _ := s.Shape.NumElements()
+		half, _ := t.Reshape(n)
+		half, _ = half.Slice(tensor.R(0, max(n/2, 1)))
+		short, _ := own.Upload(half.Clone())
+		s.Release()
+		s.Payload, s.Release = short.Payload(), short.Release
+	}
 	// editMemory: another engine's real memory, labelled as the right
 	// placement.
-	editMemory edit = func(s *driver.BufferSpec, other *goferrotest.Device) {
+	editMemory edit = func(s *driver.BufferSpec, _, other *goferrotest.Device) {
 		t, _ := s.Payload.(*tensor.Tensor)
 		ob, _ := other.Upload(t)
 		s.Release()

@@ -505,6 +505,22 @@ func TestRouteErrorIsTheLastAttempt(t *testing.T) {
 	}
 }
 
+// TestHostMemoryCannotBeForged: a device's buffer relabelled as host
+// memory is not the CPU engine's to take without a copy: no engine
+// accepts it, and preparation fails with ErrNoInputIngress.
+func TestHostMemoryCannotBeForged(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	xv, yv := randT(t, 1, 3), randT(t, 2, 3)
+	xa, _ := r.a.Upload(xv)
+	defer xa.Release()
+	forged := driver.NewBuffer(driver.BufferSpec{DType: xa.DType(), Shape: xa.Shape(), Strides: xa.Strides(), Len: xa.Len(),
+		Placement: driver.Placement{Class: driver.StorageHost, Domain: driver.HostDomain}, Backend: driver.BackendHost, Payload: xa.Payload()})
+	_, err := r.rt.Prepare(bg, negSum(t, 3), []*driver.Buffer{forged, driver.HostBuffer(yv, nil)})
+	if e := asError(t, err, goferro.ErrNoInputIngress); e.Input != 0 {
+		t.Errorf("error %v, want input 0 without ingress", err)
+	}
+}
+
 // fourEngines: four devices e0..e3 that all run both ops, each its own
 // class, and the program -x + y with x entering at the host and y at e3.
 // Providers: host→e1, e1→e2, e3→e2. Only (e1, e2) is a valid placement,

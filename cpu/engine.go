@@ -100,9 +100,13 @@ func NewEngine(opts ...EngineOption) driver.Engine {
 
 var hostPlacement = driver.Placement{Class: driver.StorageHost, Domain: driver.HostDomain}
 
+// resident reports whether b is host memory — made as such, not
+// relabelled (driver.Buffer.HostMemory) — whose description is its
+// tensor's: the engine measures the memory it owns rather than trusting
+// the label.
 func resident(b *driver.Buffer) bool {
-	_, ok := b.Tensor()
-	return ok && b.Placement() == hostPlacement && b.Backend() == driver.BackendHost
+	t, ok := b.Tensor()
+	return ok && b.HostMemory() && b.Describes(t)
 }
 
 func execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
@@ -115,10 +119,10 @@ func execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 	ins := arr[:0]
 	for i, b := range call.Inputs {
 		// The runtime checked residency when it published the operand;
-		// this cheaper check (a tensor in the host domain) keeps a
+		// this cheaper check (host memory by construction) keeps a
 		// misplaced buffer from being read all the same.
 		t, ok := b.Tensor()
-		if !ok || b.Placement().Domain != driver.HostDomain {
+		if !ok || !b.HostMemory() {
 			return nil, fmt.Errorf("cpu: operand %d is not host memory", i)
 		}
 		ins = append(ins, t)

@@ -52,6 +52,7 @@ type Buffer struct {
 	placement Placement
 	backend   string
 	payload   any
+	host      bool // made by HostBuffer or HostBuffers
 
 	once     sync.Once
 	release  func()
@@ -74,9 +75,32 @@ func NewBuffer(s BufferSpec) *Buffer {
 
 // HostBuffer wraps a host tensor (no copy) as a buffer in host memory:
 // storage class StorageHost, allocation domain HostDomain, backend "host".
-// The release hook may be nil. The CPU engine owns such buffers.
+// The release hook may be nil. The CPU engine owns such buffers, and only
+// such buffers (see HostMemory).
 func HostBuffer(t *tensor.Tensor, release func()) *Buffer {
-	return TensorBuffer(t, Placement{Class: StorageHost, Domain: HostDomain}, BackendHost, release)
+	b := TensorBuffer(t, hostPlacement, BackendHost, release)
+	b.host = true
+	return b
+}
+
+var hostPlacement = Placement{Class: StorageHost, Domain: HostDomain}
+
+// HostMemory reports whether b was made by HostBuffer or HostBuffers (or
+// is one of those under another release hook, WithRelease): host memory
+// by construction. Relabelling another engine's buffer as host memory
+// (NewBuffer, TensorBuffer) cannot forge it, which is how the CPU engine
+// tells host memory from a device's Go memory that claims to be.
+func (b *Buffer) HostMemory() bool { return b.host }
+
+// WithRelease returns a buffer that is b — the same description, payload
+// and proof of host memory — under another release hook, typically one
+// that records something and then releases b. Decorators of executors and
+// providers (counting, tracing) hand on what they wrap this way.
+func (b *Buffer) WithRelease(release func()) *Buffer {
+	return &Buffer{
+		dtype: b.dtype, shape: b.shape, strides: b.strides, offset: b.offset, length: b.length,
+		placement: b.placement, backend: b.backend, payload: b.payload, host: b.host, release: release,
+	}
 }
 
 // TensorBuffer wraps a tensor (no copy) as a buffer with the given placement
@@ -103,20 +127,21 @@ func (b *Buffer) wrap(t *tensor.Tensor, p Placement, backend string, release fun
 // results in. The buffers and the slice share allocations — one in all for
 // a single tensor — which is a measurable share of a small instruction.
 func HostBuffers(ts ...*tensor.Tensor) []*Buffer {
-	p := Placement{Class: StorageHost, Domain: HostDomain}
 	if len(ts) == 1 {
 		one := &struct {
 			b Buffer
 			s [1]*Buffer
 		}{}
-		one.b.wrap(ts[0], p, BackendHost, nil)
+		one.b.wrap(ts[0], hostPlacement, BackendHost, nil)
+		one.b.host = true
 		one.s[0] = &one.b
 		return one.s[:]
 	}
 	bufs := make([]Buffer, len(ts))
 	out := make([]*Buffer, len(ts))
 	for i, t := range ts {
-		bufs[i].wrap(t, p, BackendHost, nil)
+		bufs[i].wrap(t, hostPlacement, BackendHost, nil)
+		bufs[i].host = true
 		out[i] = &bufs[i]
 	}
 	return out

@@ -204,9 +204,19 @@ func testIngress(t *testing.T, newSubject func(t *testing.T) Subject) {
 		"length": func(b *driver.BufferSpec) { b.Len += 1000 },
 	}
 	for name, edit := range disagree {
-		if in.Accept(relabel(own, edit), class) == nil {
-			t.Errorf("a buffer whose %s disagrees with its memory is accepted", name)
+		if b := relabel(own, edit); in.Accept(b, class) == nil || in.Resident(b) {
+			t.Errorf("a buffer whose %s disagrees with its memory passes (accepted %v, resident %v)", name, in.Accept(b, class) == nil, in.Resident(b))
 		}
+	}
+	// The engine's own memory, half as long as the description says: a
+	// lying provider's copy, which only measuring the memory can catch.
+	half, _ := x.Reshape(12)
+	half, _ = half.Slice(tensor.R(0, 6))
+	short := s.upload(half.Clone())
+	defer short.Release()
+	lie := relabel(short, func(b *driver.BufferSpec) { b.Shape, b.Strides, b.Len = x.Shape(), nil, 12 })
+	if in.Resident(lie) || in.Accept(lie, class) == nil {
+		t.Error("the engine's own memory under a description twice as long passes")
 	}
 	other := start(t, newSubject(t))
 	if other.at.Domain == s.at.Domain {

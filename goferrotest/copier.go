@@ -88,5 +88,5 @@ func (c *Copier) copy(ctx context.Context, req *driver.TransferRequest) (*driver
 		return dst.upload(src, req.Dst.Class)
 	}
 	c.hostAllocs.Add(1)
-	return driver.TensorBuffer(src.Clone(), req.Dst, driver.BackendHost, func() { c.hostReleases.Add(1) }), nil
+	return driver.HostBuffer(src.Clone(), func() { c.hostReleases.Add(1) }), nil
 }

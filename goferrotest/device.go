@@ -147,10 +147,12 @@ func (d *Device) Stats() Stats {
 
 // Owns reports whether b is a live buffer of this device: its memory was
 // allocated from the device's pool and not released, it claims the
-// device's domain and the class it was allocated at.
+// device's domain and the class it was allocated at, and its description
+// is exactly that memory's (dtype, view, length): the device measures what
+// it owns rather than trusting the label.
 func (d *Device) Owns(b *driver.Buffer) bool {
 	t, ok := b.Tensor()
-	if !ok || b.Placement().Domain != d.domain {
+	if !ok || b.Placement().Domain != d.domain || !b.Describes(t) {
 		return false
 	}
 	d.mu.Lock()

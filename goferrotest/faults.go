@@ -207,12 +207,8 @@ func (t *Tap) count(b *driver.Buffer) *driver.Buffer {
 		return nil
 	}
 	t.buffers.Add(1)
-	return driver.NewBuffer(driver.BufferSpec{
-		DType: b.DType(), Shape: b.Shape(), Strides: b.Strides(), Offset: b.Offset(), Len: b.Len(),
-		Placement: b.Placement(), Backend: b.Backend(), Payload: b.Payload(),
-		Release: func() { // driver.Buffer runs it once
-			t.released.Add(1)
-			b.Release()
-		},
+	return b.WithRelease(func() { // driver.Buffer runs it once
+		t.released.Add(1)
+		b.Release()
 	})
 }

@@ -141,9 +141,12 @@ func (e *Engine) Registration() driver.Engine {
 	}
 }
 
+// resident reports whether b is live memory of e's context that b's
+// description measures up to (describes): the engine measures the memory
+// it owns rather than trusting the label.
 func (e *Engine) resident(b *driver.Buffer) bool {
 	t, ok := b.Payload().(*opencl.Tensor)
-	return ok && b.Backend() == Backend && b.Placement() == e.Placement() && e.Resident(t)
+	return ok && b.Backend() == Backend && b.Placement() == e.Placement() && e.Resident(t) && describes(b, t)
 }
 
 func (e *Engine) tensor(b *driver.Buffer) (*opencl.Tensor, error) {
