@@ -123,9 +123,11 @@ func (c *Config) Engines() []driver.Engine {
 // AddTransfer registers a provider for moving values from storage class src
 // to storage class dst (src may equal dst: engines sharing a class still own
 // distinct domains). Registering the same provider again for the same key
-// is a no-op — the same comparable value, or a function with the same code
-// — and a different provider for a taken key is an ErrProviderConflict
-// *ConfigError.
+// is a no-op; anything else for a taken key is an ErrProviderConflict
+// *ConfigError. "The same" is explicit: an equal comparable value (the same
+// pointer, typically). Functions cannot be compared, so a TransferFunc
+// registered again — two closures of one function literal, say, which may
+// serve different engines — is a conflict, never silently dropped.
 func (c *Config) AddTransfer(src, dst driver.StorageClass, p driver.TransferProvider) error {
 	for _, s := range []driver.StorageClass{src, dst} {
 		if err := s.Validate(); err != nil {
@@ -165,20 +167,11 @@ func isNilFunc(p driver.TransferProvider) bool {
 }
 
 // sameProvider reports whether two providers are the same value: equal
-// comparable values (the same pointer, typically), or functions with the
-// same code (closures of one literal count as the same function).
+// comparable values of one type. Anything else (functions, values of other
+// types) is not the same.
 func sameProvider(a, b driver.TransferProvider) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	if va.Type() != vb.Type() {
-		return false
-	}
-	if va.Kind() == reflect.Func {
-		return va.Pointer() == vb.Pointer()
-	}
-	if va.Type().Comparable() {
-		return a == b
-	}
-	return false
+	return va.Type() == vb.Type() && va.Type().Comparable() && a == b
 }
 
 // SetRoot names the engine that runs compiler-synthesized instructions (at

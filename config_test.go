@@ -3,6 +3,7 @@ package goferro_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -87,7 +88,17 @@ func configErrors(t *testing.T, c *goferro.Config, d *goferrotest.Device, eng dr
 	}
 	f := driver.TransferFunc(func(context.Context, *driver.TransferRequest) (*driver.Buffer, error) { return nil, nil })
 	kind("func provider", c.AddTransfer(classB, classA, f), nil)
-	kind("same func again", c.AddTransfer(classB, classA, f), nil)
+	// Functions cannot be compared: registering one again, like two
+	// closures of one literal (which may serve different engines), is a
+	// conflict rather than a provider silently dropped.
+	kind("same func again", c.AddTransfer(classB, classA, f), goferro.ErrProviderConflict)
+	closure := func(n int) driver.TransferFunc {
+		return func(context.Context, *driver.TransferRequest) (*driver.Buffer, error) {
+			return nil, fmt.Errorf("%d", n)
+		}
+	}
+	kind("closure", c.AddTransfer(classA, "storage.fake.c", closure(1)), nil)
+	kind("closure of the same literal", c.AddTransfer(classA, "storage.fake.c", closure(2)), goferro.ErrProviderConflict)
 	kind("nil provider", c.AddTransfer(classA, classA, nil), goferro.ErrInvalidConfig)
 	kind("bad key", c.AddTransfer("bad", classA, cp), driver.ErrInvalidID)
 	kind("remove unknown", c.RemoveEngine("no.such"), goferro.ErrUnknownEngine)

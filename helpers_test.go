@@ -225,6 +225,8 @@ func checkNoLeaks(t *testing.T, cp *goferrotest.Copier, devs []*goferrotest.Devi
 // mesh registers p for every ordered pair of distinct classes.
 func mesh(p driver.TransferProvider, classes ...driver.StorageClass) []goferro.Option {
 	var opts []goferro.Option
+	slices.Sort(classes)
+	classes = slices.Compact(classes)
 	for _, s := range classes {
 		for _, d := range classes {
 			if s != d {

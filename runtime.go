@@ -151,13 +151,19 @@ func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
 	n := len(s.classes)
 	s.providers = make([]driver.TransferProvider, n*n)
 	s.topo = schedule.Topology{NumClasses: n, Provider: make([]bool, n*n), Root: -1}
+	scoped := false
 	for k, p := range c.providers {
 		si, ok1 := s.classIdx[k.src]
 		di, ok2 := s.classIdx[k.dst]
 		if ok1 && ok2 {
 			s.providers[si*n+di] = p
 			s.topo.Provider[si*n+di] = true
+			_, ok := p.(driver.ScopedProvider)
+			scoped = scoped || ok
 		}
+	}
+	if scoped {
+		s.topo.Serves = s.serves
 	}
 	for i, e := range s.engines {
 		pe := schedule.Engine{Default: s.classIdx[e.DefaultStorage], Ingress: len(e.Ingress.Missing()) == 0}
@@ -174,6 +180,22 @@ func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
 		s.topo.Root = s.byID[c.root]
 	}
 	return s
+}
+
+// serves asks the provider between two locations, if it is a
+// driver.ScopedProvider, whether it serves their engines. A provider that
+// panics serves nothing.
+func (s *snapshot) serves(from, to schedule.Loc) (ok bool) {
+	sp, scoped := s.providers[from.Class*len(s.classes)+to.Class].(driver.ScopedProvider)
+	if !scoped {
+		return true
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return sp.Serves(s.engines[from.Engine].ID, s.engines[to.Engine].ID)
 }
 
 // location returns the public location of a plan location.

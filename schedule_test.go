@@ -571,3 +571,42 @@ func verifySchedule(prog *graph.Program, prep *goferro.Prepared, hasProvider fun
 	}
 	return nil
 }
+
+// scopedCopier is a copier that serves only transfers into the engines
+// it names.
+type scopedCopier struct {
+	*goferrotest.Copier
+	into []driver.EngineID
+}
+
+func (c scopedCopier) Serves(_, to driver.EngineID) bool { return slices.Contains(c.into, to) }
+
+// TestScopedProviderFailsAtPreparation: a provider that does not serve an
+// engine of its classes (driver.ScopedProvider) makes a transfer into that
+// engine a preparation error, never a failure at run time; once it serves
+// it, the same program runs.
+func TestScopedProviderFailsAtPreparation(t *testing.T) {
+	a := goferrotest.NewDevice(idA, goferrotest.WithStorage(classShared), goferrotest.WithFamilies(goferrotest.ArithFamily))
+	b := goferrotest.NewDevice(idB, goferrotest.WithStorage(classShared), goferrotest.WithFamilies(goferrotest.UnaryFamily))
+	for _, into := range [][]driver.EngineID{{idA}, {idA, idB}} {
+		cp := scopedCopier{goferrotest.NewCopier(a, b), into}
+		rt := newRuntime(t, append([]goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine()),
+			goferro.WithTransfer(classShared, classShared, cp)}, mesh(cp, driver.StorageHost, classShared)...)...)
+		xv, yv := randT(t, 1, 3), randT(t, 2, 3)
+		out, err := rt.Run(bg, negSum(t, 3), host(xv, yv))
+		if len(into) == 1 {
+			if e := asError(t, err, goferro.ErrMissingTransferProvider); e.Instruction != 1 {
+				t.Errorf("error %v, want instruction 1's operand unable to reach B", err)
+			}
+			if n := cp.Stats().Transfers; n != 0 {
+				t.Errorf("%d transfers ran", n)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkClose(t, out[0], negSumOf(t, xv, yv))
+		checkNoLeaks(t, cp.Copier, []*goferrotest.Device{a, b})
+	}
+}

@@ -137,6 +137,19 @@ func (f TransferFunc) Transfer(ctx context.Context, req *TransferRequest) (*Buff
 	return f(ctx, req)
 }
 
+// ScopedProvider is a TransferProvider that serves only some engines at
+// the two ends of its key: an OpenCL provider serves the devices it was
+// made for. The runtime asks Serves while it prepares a program, so that a
+// transfer the provider cannot make is a preparation error
+// (MissingTransferProvider), never a failure at run time. Serves must be
+// cheap and must not change its answer while the provider is registered.
+type ScopedProvider interface {
+	TransferProvider
+	// Serves reports whether the provider moves values from engine from
+	// to engine to.
+	Serves(from, to EngineID) bool
+}
+
 // Route is a transfer provider with the (source class, destination class)
 // key it is registered for. Engines that bring their own providers (an
 // OpenCL engine's host↔device copies) hand them out as routes.

@@ -399,7 +399,7 @@ func (s *searcher) reaches(from Loc, dsts []Loc) bool {
 		if slices.Contains(copies, d) {
 			continue
 		}
-		if !slices.ContainsFunc(copies, func(c Loc) bool { return t.HasProvider(c.Class, d.Class) }) {
+		if !slices.ContainsFunc(copies, func(c Loc) bool { return t.CanMove(c, d) }) {
 			return false
 		}
 		copies = append(copies, d)

@@ -49,10 +49,18 @@ type Topology struct {
 	// Root is the engine that synthesized instructions run on (at its
 	// default class) when it can, or -1.
 	Root int
+	// Serves, if not nil, reports whether the provider of the classes of
+	// from and to serves those two engines (a provider may serve only
+	// some engines of its classes).
+	Serves func(from, to Loc) bool
 }
 
-// HasProvider reports whether a direct provider exists from src to dst.
-func (t *Topology) HasProvider(src, dst int) bool { return t.Provider[src*t.NumClasses+dst] }
+// CanMove reports whether a copy at from can be made at to by one
+// provider: one is registered for the two classes and serves the two
+// engines.
+func (t *Topology) CanMove(from, to Loc) bool {
+	return t.Provider[from.Class*t.NumClasses+to.Class] && (t.Serves == nil || t.Serves(from, to))
+}
 
 // Instr is one instruction of a Program.
 type Instr struct {
@@ -160,8 +168,8 @@ type copyRec struct {
 // Build walks the instructions in order, placed at placement[i], with the
 // program inputs entering at ingress[k], and returns the schedule: before
 // each instruction a transfer for every operand without a copy at its
-// location (from the first copy, in the order they were made, with a direct
-// provider); after it, a release of every operand at its last use (all its
+// location (from the first copy, in the order they were made, that can be
+// moved there: CanMove); after it, a release of every operand at its last use (all its
 // copies) and of every result nobody reads. The error is a *RouteError.
 func Build(p *Program, u *Uses, t *Topology, placement, ingress []Loc) ([]Node, error) {
 	b := builder{p: p, u: u, t: t, copies: make([][]copyRec, p.NumSlots), readers: make([][]int, p.NumSlots)}
@@ -238,7 +246,7 @@ func (b *builder) copyAt(i, slot int, at Loc) (copyRec, error) {
 			return c, nil
 		}
 	}
-	src := slices.IndexFunc(cs, func(c copyRec) bool { return b.t.HasProvider(c.at.Class, at.Class) })
+	src := slices.IndexFunc(cs, func(c copyRec) bool { return b.t.CanMove(c.at, at) })
 	if src < 0 {
 		var avail []int
 		for _, c := range cs {
