@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/goferro/goferro"
@@ -12,6 +14,7 @@ import (
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/tensor"
+	"pgregory.net/rapid"
 )
 
 // fault is a way an engine can misbehave: a goferrotest fault its Tap
@@ -241,4 +244,82 @@ func TestReleasePanics(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestRandomFaultsNeverGiveWrongAnswers: random programs on random
+// topologies (per-instruction storage classes included) with random
+// misbehaviour — a provider or an executor that fails, panics or breaks
+// the contract into some engine, a copy whose memory is shorter than its
+// description, release hooks that panic — either give exactly the
+// reference results or fail with a typed error; never a wrong value, never
+// a crash, never a buffer left behind.
+func TestRandomFaultsNeverGiveWrongAnswers(t *testing.T) {
+	kinds := []error{goferro.ErrTransferFailed, goferro.ErrExecutorFailed, goferro.ErrPanic, driver.ErrOutputMismatch,
+		driver.ErrOutputResidencyMismatch, driver.ErrTransferElementCount, driver.ErrTransferDType, driver.ErrTransferShape,
+		driver.ErrTransferLength, driver.ErrTransferPlacement, driver.ErrTransferResidency}
+	rapid.Check(t, func(rt *rapid.T) {
+		var lie, panicky atomic.Value // driver.EngineID of the engine whose copies lie or whose release hooks panic
+		var devs []*goferrotest.Device
+		c := drawCase(rt, func(p driver.TransferProvider) driver.TransferProvider {
+			return driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
+				b, err := p.Transfer(ctx, req)
+				if err != nil || b == nil {
+					return b, err
+				}
+				s := specOf(b)
+				if lie.Load() == req.To.Engine {
+					if d := deviceOf(devs, req.To.Engine); d != nil {
+						editLie(&s, d, nil)
+					}
+				}
+				if panicky.Load() == req.To.Engine {
+					editPanickyRelease(&s, nil, nil)
+				}
+				return driver.NewBuffer(s), nil
+			})
+		})
+		defer c.release()
+		devs = c.devs
+		engines := []driver.EngineID{cpu.EngineID}
+		for _, d := range c.devs {
+			engines = append(engines, d.ID())
+		}
+		pick := func(name string) driver.EngineID { return rapid.SampledFrom(engines).Draw(rt, name) }
+		faults := append([]goferrotest.Fault{goferrotest.FaultNone}, goferrotest.Faults...)
+		c.tap.SetFaultAt(pick("copyFaultInto"), rapid.SampledFrom(faults).Draw(rt, "copyFault"))
+		c.devs[rapid.IntRange(0, len(c.devs)-1).Draw(rt, "faultyDevice")].SetFault(rapid.SampledFrom(faults).Draw(rt, "execFault"))
+		lie.Store(pick("lieInto"))
+		panicky.Store(pick("panicInto"))
+		for _, serial := range []bool{false, true} {
+			got, err := c.run(serial)
+			var e *goferro.Error
+			switch {
+			case err == nil:
+				c.checkOutputs(rt, got)
+			case !errors.As(err, &e):
+				rt.Fatalf("serial=%v: error %v is not a *goferro.Error", serial, err)
+			case slices.ContainsFunc(kinds, func(k error) bool { return errors.Is(err, k) }):
+			case slices.Contains([]error{goferro.ErrNoInputIngress, goferro.ErrMissingTransferProvider, goferro.ErrNoCapableEngine}, e.Kind):
+			default:
+				rt.Fatalf("serial=%v: unexpected error %v", serial, err)
+			}
+		}
+		c.checkNoLeaks(rt)
+	})
+}
+
+// specOf is b's description, with b's release hook.
+func specOf(b *driver.Buffer) driver.BufferSpec {
+	return driver.BufferSpec{DType: b.DType(), Shape: b.Shape(), Strides: b.Strides(), Offset: b.Offset(), Len: b.Len(),
+		Placement: b.Placement(), Backend: b.Backend(), Payload: b.Payload(), Release: b.Release}
+}
+
+// deviceOf returns the device with id, or nil.
+func deviceOf(devs []*goferrotest.Device, id driver.EngineID) *goferrotest.Device {
+	for _, d := range devs {
+		if d.ID() == id {
+			return d
+		}
+	}
+	return nil
 }

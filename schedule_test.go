@@ -270,140 +270,195 @@ func TestTransferNeedsDirectProvider(t *testing.T) {
 func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 	prepared := 0
 	rapid.Check(t, func(rt *rapid.T) {
-		nd := rapid.IntRange(1, 4).Draw(rt, "devices")
-		pool := []driver.StorageClass{"storage.p0.v1", "storage.p1.v1", "storage.p2.v1", driver.StorageHost}
-		var devs []*goferrotest.Device
-		for i := range nd {
-			cls := rapid.SliceOfNDistinct(rapid.SampledFrom(pool), 1, 2, rapid.ID[driver.StorageClass]).Draw(rt, fmt.Sprintf("classes%d", i))
-			fams := rapid.SliceOfNDistinct(rapid.SampledFrom(goferrotest.Families), 0, 2, rapid.ID[string]).Draw(rt, fmt.Sprintf("fams%d", i))
-			devs = append(devs, goferrotest.NewDevice(driver.EngineID(fmt.Sprintf("fake.d%d.v1", i)),
-				goferrotest.WithStorage(cls...), goferrotest.WithFamilies(fams...)))
-		}
-		cp := goferrotest.NewCopier(devs...)
-		var cpuOpts []cpu.EngineOption
-		if rapid.Bool().Draw(rt, "cpuRunsTestOps") {
-			cpuOpts = append(cpuOpts, cpu.WithFamilies(goferrotest.Families...))
-		}
-		opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine(cpuOpts...))}
-		classes := []driver.StorageClass{driver.StorageHost}
-		for _, d := range devs {
-			opts = append(opts, goferro.WithEngine(d.Engine()))
-			for _, c := range d.Storage() {
-				if !slices.Contains(classes, c) {
-					classes = append(classes, c)
-				}
-			}
-		}
-		providers := map[[2]driver.StorageClass]bool{}
-		for _, s := range classes {
-			for _, d := range classes {
-				if rapid.IntRange(0, 2).Draw(rt, "provider") > 0 {
-					providers[[2]driver.StorageClass{s, d}] = true
-					opts = append(opts, goferro.WithTransfer(s, d, cp))
-				}
-			}
-		}
-		r, err := goferro.NewRuntime(opts...)
+		c := drawCase(rt, nil)
+		defer c.release()
+		prep, err := c.rt.Prepare(bg, c.p, c.in)
 		if err != nil {
-			rt.Fatal(err)
-		}
-		b := graph.NewBuilder()
-		nin := rapid.IntRange(1, 3).Draw(rt, "inputs")
-		var vals []graph.Value
-		for i := range nin {
-			vals = append(vals, b.Input(fmt.Sprintf("x%d", i), tensor.Float64, graph.Dims(2)))
-		}
-		for range rapid.IntRange(1, 8).Draw(rt, "instructions") {
-			x := vals[rapid.IntRange(0, len(vals)-1).Draw(rt, "a")]
-			y := vals[rapid.IntRange(0, len(vals)-1).Draw(rt, "b")]
-			switch rapid.IntRange(0, 2).Draw(rt, "op") {
-			case 0:
-				vals = append(vals, goferrotest.Add(x, y))
-			case 1:
-				vals = append(vals, goferrotest.Mul(x, y))
-			default:
-				vals = append(vals, goferrotest.Neg(x))
-			}
-		}
-		outs := []graph.Value{vals[len(vals)-1]}
-		for range rapid.IntRange(0, 2).Draw(rt, "moreOutputs") {
-			outs = append(outs, vals[rapid.IntRange(0, len(vals)-1).Draw(rt, "out")]) // inputs too
-		}
-		p, err := graph.Compile(outs...)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		hostIn := make([]*tensor.Tensor, nin)
-		in := make([]*driver.Buffer, nin)
-		keep := make([]int64, nd)
-		for i := range nin {
-			hostIn[i], _ = tensor.Rand(tensor.Float64, uint64(i+1), 2)
-			where := rapid.IntRange(-1, nd-1).Draw(rt, "where")
-			if where < 0 {
-				in[i] = driver.HostBuffer(hostIn[i], nil)
-			} else {
-				in[i], _ = devs[where].Upload(hostIn[i])
-				keep[where]++
-			}
-		}
-		defer func() {
-			for _, x := range in {
-				x.Release()
-			}
-		}()
-		prep, err := r.Prepare(bg, p, in)
-		if err != nil {
-			var pe *goferro.Error
-			if !errors.As(err, &pe) {
-				rt.Fatalf("preparation error %v is not a *goferro.Error", err)
-			}
-			switch pe.Kind {
-			case goferro.ErrNoInputIngress, goferro.ErrMissingTransferProvider, goferro.ErrNoCapableEngine:
-			default:
-				rt.Fatalf("unexpected preparation error %v", err)
-			}
-			if cp.Stats().Transfers != 0 {
-				rt.Fatal("a failed preparation moved data")
-			}
+			c.checkPrepareError(rt, err)
 			return
 		}
 		prepared++
-		if err := verifySchedule(p, prep, func(s, d driver.StorageClass) bool { return providers[[2]driver.StorageClass{s, d}] }); err != nil {
-			rt.Fatalf("%v\n%v\n%v", err, p, prep)
-		}
-		expect, err := ref.Run(p, hostIn...)
-		if err != nil {
-			rt.Fatal(err)
+		if err := verifySchedule(c.p, prep, func(s, d driver.StorageClass) bool { return c.providers[[2]driver.StorageClass{s, d}] }); err != nil {
+			rt.Fatalf("%v\n%v\n%v", err, c.p, prep)
 		}
 		for _, serial := range []bool{false, true} {
-			var ro []goferro.RunOption
-			if serial {
-				ro = append(ro, goferro.Serial())
-			}
-			sp, err := r.Prepare(bg, p, in, ro...)
+			got, err := c.run(serial)
 			if err != nil {
-				rt.Fatal(err)
+				rt.Fatalf("serial=%v: %v\n%v\n%v", serial, err, c.p, prep)
 			}
-			got, err := r.Execute(bg, sp, in)
-			if err != nil {
-				rt.Fatalf("serial=%v: %v\n%v\n%v", serial, err, p, prep)
-			}
-			for i := range got {
-				if err := tensor.CheckClose(got[i], expect[i], 1e-12, 1e-12); err != nil {
-					rt.Fatalf("serial=%v output %d: %v", serial, i, err)
-				}
-			}
+			c.checkOutputs(rt, got)
 		}
-		for i, d := range devs {
-			if st := d.Stats(); st.Live != keep[i] {
-				rt.Fatalf("device %d holds %d buffers, want its %d inputs", i, st.Live, keep[i])
-			}
-		}
-		if st := cp.Stats(); st.LiveHostCopies != 0 {
-			rt.Fatalf("copier leaked %d host copies", st.LiveHostCopies)
-		}
+		c.checkNoLeaks(rt)
 	})
 	t.Logf("%d of the drawn cases prepared", prepared)
+}
+
+// randomCase is a random topology — the CPU engine and 1–4 fake devices
+// with random capabilities, one or two storage classes each (possibly
+// shared, possibly the host's), random providers — and a random program of
+// the goferrotest ops whose inputs live on random engines.
+type randomCase struct {
+	rt        *goferro.Runtime
+	devs      []*goferrotest.Device
+	cp        *goferrotest.Copier
+	tap       *goferrotest.Tap // between the runtime and cp
+	providers map[[2]driver.StorageClass]bool
+	p         *graph.Program
+	hostIn    []*tensor.Tensor
+	in        []*driver.Buffer
+	keep      []int64 // inputs per device
+	want      []*tensor.Tensor
+}
+
+// drawCase draws a case; wrap, if not nil, stands between the tapped
+// copier and the runtime.
+func drawCase(rt *rapid.T, wrap func(driver.TransferProvider) driver.TransferProvider) *randomCase {
+	c := &randomCase{tap: &goferrotest.Tap{}, providers: map[[2]driver.StorageClass]bool{}}
+	nd := rapid.IntRange(1, 4).Draw(rt, "devices")
+	pool := []driver.StorageClass{"storage.p0.v1", "storage.p1.v1", "storage.p2.v1", driver.StorageHost}
+	for i := range nd {
+		cls := rapid.SliceOfNDistinct(rapid.SampledFrom(pool), 1, 2, rapid.ID[driver.StorageClass]).Draw(rt, fmt.Sprintf("classes%d", i))
+		fams := rapid.SliceOfNDistinct(rapid.SampledFrom(goferrotest.Families), 0, 2, rapid.ID[string]).Draw(rt, fmt.Sprintf("fams%d", i))
+		c.devs = append(c.devs, goferrotest.NewDevice(driver.EngineID(fmt.Sprintf("fake.d%d.v1", i)),
+			goferrotest.WithStorage(cls...), goferrotest.WithFamilies(fams...)))
+	}
+	c.cp = goferrotest.NewCopier(c.devs...)
+	var provider driver.TransferProvider = c.tap.Provider(c.cp)
+	if wrap != nil {
+		provider = wrap(provider)
+	}
+	var cpuOpts []cpu.EngineOption
+	if rapid.Bool().Draw(rt, "cpuRunsTestOps") {
+		cpuOpts = append(cpuOpts, cpu.WithFamilies(goferrotest.Families...))
+	}
+	opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine(cpuOpts...))}
+	classes := []driver.StorageClass{driver.StorageHost}
+	for _, d := range c.devs {
+		opts = append(opts, goferro.WithEngine(d.Engine()))
+		for _, cl := range d.Storage() {
+			if !slices.Contains(classes, cl) {
+				classes = append(classes, cl)
+			}
+		}
+	}
+	for _, s := range classes {
+		for _, d := range classes {
+			if rapid.IntRange(0, 2).Draw(rt, "provider") > 0 {
+				c.providers[[2]driver.StorageClass{s, d}] = true
+				opts = append(opts, goferro.WithTransfer(s, d, provider))
+			}
+		}
+	}
+	var err error
+	if c.rt, err = goferro.NewRuntime(opts...); err != nil {
+		rt.Fatal(err)
+	}
+	c.drawProgram(rt)
+	if c.want, err = ref.Run(c.p, c.hostIn...); err != nil {
+		rt.Fatal(err)
+	}
+	return c
+}
+
+// drawProgram draws the program and its inputs.
+func (c *randomCase) drawProgram(rt *rapid.T) {
+	b := graph.NewBuilder()
+	nin := rapid.IntRange(1, 3).Draw(rt, "inputs")
+	var vals []graph.Value
+	for i := range nin {
+		vals = append(vals, b.Input(fmt.Sprintf("x%d", i), tensor.Float64, graph.Dims(2)))
+	}
+	for range rapid.IntRange(1, 8).Draw(rt, "instructions") {
+		x := vals[rapid.IntRange(0, len(vals)-1).Draw(rt, "a")]
+		y := vals[rapid.IntRange(0, len(vals)-1).Draw(rt, "b")]
+		switch rapid.IntRange(0, 2).Draw(rt, "op") {
+		case 0:
+			vals = append(vals, goferrotest.Add(x, y))
+		case 1:
+			vals = append(vals, goferrotest.Mul(x, y))
+		default:
+			vals = append(vals, goferrotest.Neg(x))
+		}
+	}
+	outs := []graph.Value{vals[len(vals)-1]}
+	for range rapid.IntRange(0, 2).Draw(rt, "moreOutputs") {
+		outs = append(outs, vals[rapid.IntRange(0, len(vals)-1).Draw(rt, "out")]) // inputs too
+	}
+	var err error
+	if c.p, err = graph.Compile(outs...); err != nil {
+		rt.Fatal(err)
+	}
+	c.keep = make([]int64, len(c.devs))
+	for i := range nin {
+		x, _ := tensor.Rand(tensor.Float64, uint64(i+1), 2)
+		c.hostIn = append(c.hostIn, x)
+		where := rapid.IntRange(-1, len(c.devs)-1).Draw(rt, "where")
+		if where < 0 {
+			c.in = append(c.in, driver.HostBuffer(x, nil))
+			continue
+		}
+		b, _ := c.devs[where].Upload(x)
+		c.in = append(c.in, b)
+		c.keep[where]++
+	}
+}
+
+// release releases the case's inputs.
+func (c *randomCase) release() {
+	for _, x := range c.in {
+		x.Release()
+	}
+}
+
+// run executes the program, serially or not.
+func (c *randomCase) run(serial bool) ([]*tensor.Tensor, error) {
+	var opts []goferro.RunOption
+	if serial {
+		opts = append(opts, goferro.Serial())
+	}
+	return c.rt.Run(bg, c.p, c.in, opts...)
+}
+
+// checkPrepareError checks that a preparation failed for a reason a
+// random topology may give, and moved nothing.
+func (c *randomCase) checkPrepareError(rt *rapid.T, err error) {
+	var pe *goferro.Error
+	if !errors.As(err, &pe) {
+		rt.Fatalf("preparation error %v is not a *goferro.Error", err)
+	}
+	switch pe.Kind {
+	case goferro.ErrNoInputIngress, goferro.ErrMissingTransferProvider, goferro.ErrNoCapableEngine:
+	default:
+		rt.Fatalf("unexpected preparation error %v", err)
+	}
+	if c.cp.Stats().Transfers != 0 {
+		rt.Fatal("a failed preparation moved data")
+	}
+}
+
+// checkOutputs checks outputs against the reference interpreter's.
+func (c *randomCase) checkOutputs(rt *rapid.T, got []*tensor.Tensor) {
+	for i := range got {
+		if err := tensor.CheckClose(got[i], c.want[i], 1e-12, 1e-12); err != nil {
+			rt.Fatalf("output %d: %v", i, err)
+		}
+	}
+}
+
+// checkNoLeaks checks that the devices hold only their inputs and that
+// every copy was released.
+func (c *randomCase) checkNoLeaks(rt *rapid.T) {
+	for i, d := range c.devs {
+		if st := d.Stats(); st.Live != c.keep[i] {
+			rt.Fatalf("device %d holds %d buffers, want its %d inputs", i, st.Live, c.keep[i])
+		}
+	}
+	if st := c.cp.Stats(); st.LiveHostCopies != 0 {
+		rt.Fatalf("copier leaked %d host copies", st.LiveHostCopies)
+	}
+	if st := c.tap.Stats(); st.Live != 0 {
+		rt.Fatalf("%d of %d copies not released", st.Live, st.Buffers)
+	}
 }
 
 // verifySchedule checks a prepared schedule by simulating its copies:
