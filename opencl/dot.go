@@ -219,3 +219,50 @@ func concat(xs ...[]int) []int {
 	}
 	return out
 }
+
+// MatMul returns the batched matrix product of a [..., m, k] and
+// b [..., k, n] as a new contiguous [..., m, n] tensor; batch axes
+// broadcast like numpy.matmul. Both operands need rank >= 2.
+func (q *Queue) MatMul(ctx context.Context, a, b *Tensor) (*Tensor, error) {
+	if err := q.sameContext("MatMul", a, b); err != nil {
+		return nil, err
+	}
+	if a.dtype != b.dtype {
+		return nil, newErr("MatMul", ErrArgument, fmt.Sprintf("dtypes %v and %v differ", a.dtype, b.dtype))
+	}
+	if a.Rank() < 2 || b.Rank() < 2 {
+		return nil, newErr("MatMul", ErrShape, fmt.Sprintf("operands of rank %d and %d; need at least 2", a.Rank(), b.Rank()))
+	}
+	ra, rb := a.Rank(), b.Rank()
+	m, k, k2, n := a.shape[ra-2], a.shape[ra-1], b.shape[rb-2], b.shape[rb-1]
+	if k != k2 {
+		return nil, newErr("MatMul", ErrShape, fmt.Sprintf("inner extents differ: %v @ %v", a.shape, b.shape))
+	}
+	batch, err := tensor.BroadcastShapes(a.shape[:ra-2], b.shape[:rb-2])
+	if err != nil {
+		return nil, &Error{Op: "MatMul", Kind: ErrShape, Msg: "batch axes do not broadcast", Err: err}
+	}
+	out, err := q.ctx.Empty(a.dtype, append(batch.Clone(), m, n)...)
+	if err != nil {
+		return nil, err
+	}
+	bstr := func(t *Tensor) []int {
+		r := t.Rank() - 2
+		st := make([]int, len(batch))
+		off := len(batch) - r
+		for i := 0; i < r; i++ {
+			if t.shape[i] == batch[off+i] {
+				st[off+i] = t.strides[i]
+			}
+		}
+		return st
+	}
+	ma := Matrix{Buf: a.buf, Offset: a.offset, RowStride: a.strides[ra-2], ColStride: a.strides[ra-1], BatchStrides: bstr(a)}
+	mb := Matrix{Buf: b.buf, Offset: b.offset, RowStride: b.strides[rb-2], ColStride: b.strides[rb-1], BatchStrides: bstr(b)}
+	mc := Matrix{Buf: out.buf, RowStride: n, ColStride: 1, BatchStrides: out.strides[:len(batch)]}
+	if _, err := q.Gemm(ctx, a.dtype, batch, m, n, k, 1, 0, ma, mb, mc); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}

@@ -7,6 +7,52 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
+// CopyInto enqueues dst[...] = src[...] for tensors of one dtype; src is
+// broadcast to dst's shape. It serves every dtype, and with permuted or
+// diagonal views it is the permutation kernel.
+func (q *Queue) CopyInto(ctx context.Context, dst, src *Tensor) (*Event, error) {
+	if err := q.sameContext("CopyInto", dst, src); err != nil {
+		return nil, err
+	}
+	if dst.dtype != src.dtype {
+		return nil, newErr("CopyInto", ErrArgument, fmt.Sprintf("copy %v into %v", src.dtype, dst.dtype))
+	}
+	if err := q.checkBroadcast("CopyInto", dst, src); err != nil {
+		return nil, err
+	}
+	return q.elementwise(ctx, "CopyInto", "cp", bitsType(dst.dtype.Size()), -1, dst, src)
+}
+
+// Contiguous returns a new row-major copy of t (always a copy).
+func (q *Queue) Contiguous(ctx context.Context, t *Tensor) (*Tensor, error) {
+	if err := q.owns("Contiguous", t); err != nil {
+		return nil, err
+	}
+	out, err := q.ctx.Empty(t.dtype, t.shape...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := q.CopyInto(ctx, out, t); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// Permute returns a new contiguous tensor holding t's axes in the order perm
+// (out axis i is t's axis perm[i]).
+func (q *Queue) Permute(ctx context.Context, t *Tensor, perm ...int) (*Tensor, error) {
+	if err := q.owns("Permute", t); err != nil {
+		return nil, err
+	}
+	v, err := t.Permute(perm...)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	return q.Contiguous(ctx, v)
+}
+
 // Slice returns a view of the selected ranges, with the semantics of
 // tensor.Tensor.Slice (Python start:stop:step, clamped). Axes beyond
 // len(ranges) are taken whole.
