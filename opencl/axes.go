@@ -4,140 +4,99 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/goferro/goferro/tensor"
+	"github.com/goferro/goferro/internal/strided"
 )
 
-// collapse drops extent-1 axes and merges neighbouring axes that are
-// contiguous with each other in every operand. It returns the axes innermost
-// first, as the kernels expect, and false when more than maxRank remain.
+// The kernels take at most maxRank axes, innermost first, with one stride
+// per operand (long8 vectors). These helpers bring any strided iteration
+// space into that form with the strided kit: merge the axes that are one run
+// in every operand, and move what still does not fit to a host loop.
+
+// collapse merges the axes of shape (strided.Merge: extent-1 axes dropped,
+// neighbours that are one run in every operand merged) and packs them
+// innermost first, as the kernels expect; ok is false when more than
+// maxRank remain.
 func collapse(shape []int, strides ...[]int) (rank int, sh long8, st []long8, ok bool) {
-	axes := mergeAxes(shape, strides...)
-	if len(axes) > maxRank {
+	msh, mst := strided.Merge(shape, nil, strides...)
+	if len(msh) > maxRank {
 		return 0, sh, nil, false
 	}
-	rank, sh, st = packAxes(axes, len(strides))
+	rank, sh, st = pack(msh, mst)
 	return rank, sh, st, true
 }
 
-// ax is one axis after collapsing: its extent and its stride in every
-// operand.
-type ax struct {
-	n int
-	s []int
-}
-
-// mergeAxes drops extent-1 axes and merges neighbouring axes that are
-// contiguous with each other in every operand, outermost first.
-func mergeAxes(shape []int, strides ...[]int) []ax {
-	var axes []ax
-	for i, d := range shape {
-		if d == 1 {
-			continue
-		}
-		cur := ax{n: d, s: make([]int, len(strides))}
-		for k := range strides {
-			cur.s[k] = strides[k][i]
-		}
-		if len(axes) > 0 {
-			p := &axes[len(axes)-1]
-			merge := true
-			for k := range strides {
-				if p.s[k] != cur.s[k]*cur.n {
-					merge = false
-					break
-				}
-			}
-			if merge {
-				p.n *= cur.n
-				copy(p.s, cur.s)
-				continue
-			}
-		}
-		axes = append(axes, cur)
-	}
-	return axes
-}
-
-// packAxes lays out at most maxRank axes innermost first, as the kernels
-// expect.
-func packAxes(axes []ax, nops int) (rank int, sh long8, st []long8) {
-	st = make([]long8, nops)
-	for i := range axes {
-		a := axes[len(axes)-1-i]
-		sh[i] = int64(a.n)
-		for k := range nops {
-			st[k][i] = int64(a.s[k])
+// pack lays out at most maxRank axes (outermost first in shape and
+// strides) innermost first, as the kernels expect; unused axes get extent 1.
+func pack(shape []int, strides [][]int) (rank int, sh long8, st []long8) {
+	st = make([]long8, len(strides))
+	r := len(shape)
+	for i := range r {
+		sh[i] = int64(shape[r-1-i])
+		for k, s := range strides {
+			st[k][i] = int64(s[r-1-i])
 		}
 	}
-	for i := len(axes); i < maxRank; i++ {
+	for i := r; i < maxRank; i++ {
 		sh[i] = 1
 	}
-	return len(axes), sh, st
+	return r, sh, st
 }
 
 // maxLoopLaunches caps the kernel launches splitHigh may ask for.
 const maxLoopLaunches = 1 << 16
 
-// splitHigh keeps at most maxRank of the axes for a kernel and moves the
-// others — those of the smallest extents — to a host loop: it returns the
-// kept axes (in their order) and the element offset of every operand for
-// every iteration of the loop (one iteration of offsets 0 when nothing is
-// split). ok is false when the loop would exceed maxLoopLaunches.
-func splitHigh(axes []ax, nops int) (keep []ax, offsets [][]int, ok bool) {
-	if len(axes) <= maxRank {
-		return axes, [][]int{make([]int, nops)}, true
+// splitHigh keeps at most maxRank of the merged axes (shape, strides) for a
+// kernel and moves the others — those of the smallest extents — to a host
+// loop. It returns the kept axes (in their order) and the offset table of
+// the loop (strided.OffsetTable: offsets[k][i] is operand k's element
+// offset at iteration i; one iteration of offsets 0 when nothing is split).
+// ok is false when the loop would exceed maxLoopLaunches iterations.
+func splitHigh(shape []int, strides [][]int) (kshape []int, kstrides, offsets [][]int, ok bool) {
+	nloop := max(len(shape)-maxRank, 0)
+	// The nloop axes of smallest extent go to the loop.
+	bySize := make([]int, len(shape))
+	for i := range bySize {
+		bySize[i] = i
 	}
-	order := make([]int, len(axes))
-	for i := range order {
-		order[i] = i
-	}
-	// the len-maxRank axes of smallest extent go to the loop
-	slices.SortStableFunc(order, func(a, b int) int { return axes[a].n - axes[b].n })
-	loop := map[int]bool{}
+	slices.SortStableFunc(bySize, func(a, b int) int { return shape[a] - shape[b] })
+	loop := make([]bool, len(shape))
 	iters := 1
-	for _, i := range order[:len(axes)-maxRank] {
+	for _, i := range bySize[:nloop] {
 		loop[i] = true
-		iters *= axes[i].n
-		if iters > maxLoopLaunches {
-			return nil, nil, false
+		if iters *= shape[i]; iters > maxLoopLaunches {
+			return nil, nil, nil, false
 		}
 	}
-	var loopAxes []ax
-	for i, a := range axes {
+	var lshape []int
+	lstrides := make([][]int, len(strides))
+	kstrides = make([][]int, len(strides))
+	for i, d := range shape {
 		if loop[i] {
-			loopAxes = append(loopAxes, a)
+			lshape = append(lshape, d)
 		} else {
-			keep = append(keep, a)
+			kshape = append(kshape, d)
 		}
-	}
-	offsets = [][]int{make([]int, nops)}
-	for _, a := range loopAxes {
-		next := make([][]int, 0, len(offsets)*a.n)
-		for _, o := range offsets {
-			for j := range a.n {
-				no := make([]int, nops)
-				for k := range nops {
-					no[k] = o[k] + j*a.s[k]
-				}
-				next = append(next, no)
+		for k, s := range strides {
+			if loop[i] {
+				lstrides[k] = append(lstrides[k], s[i])
+			} else {
+				kstrides[k] = append(kstrides[k], s[i])
 			}
 		}
-		offsets = next
 	}
-	return keep, offsets, true
+	return kshape, kstrides, strided.OffsetTable(lshape, lstrides...), true
 }
 
-// broadcastStrides returns t's strides broadcast to shape (already checked
-// compatible).
-func broadcastStrides(t *Tensor, shape tensor.Shape) []int {
-	st := make([]int, len(shape))
-	off := len(shape) - len(t.shape)
-	for i, d := range t.shape {
-		if d == shape[off+i] {
-			st[off+i] = t.strides[i]
-		}
+// operands returns the strides of dst and of every source broadcast to
+// dst's shape, operand 0 the destination, and the buffers the sources read.
+func operands(dst *Tensor, srcs []*Tensor) (strides [][]int, reads []*Buffer) {
+	strides = append(make([][]int, 0, 1+len(srcs)), dst.strides)
+	reads = make([]*Buffer, 0, len(srcs))
+	for _, s := range srcs {
+		strides = append(strides, strided.BroadcastStrides(s.shape, s.strides, dst.shape))
+		reads = append(reads, s.buf)
 	}
-	return st
+	return strides, reads
 }
 
 // checkOutput rejects an output that addresses one element twice through a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -190,26 +191,14 @@ func freeAxes(op string, rank int, batch, contract []int) ([]int, error) {
 // merged returns the single stride of axes [from, from+count) of t when they
 // address their elements as one strided axis (extent-1 axes ignored).
 func merged(t *Tensor, from, count int) (int, bool) {
-	stride, have := 0, false
-	prevExtent := 0
-	for i := from + count - 1; i >= from; i-- {
-		d, s := t.shape[i], t.strides[i]
-		if d == 1 {
-			continue
-		}
-		if !have {
-			stride, have, prevExtent = s, true, d
-			continue
-		}
-		if s != stride*prevExtent {
-			return 0, false
-		}
-		prevExtent *= d
-	}
-	if !have {
+	sh, st := strided.Merge(t.shape[from:from+count], nil, t.strides[from:from+count])
+	switch len(sh) {
+	case 0:
 		return 1, true
+	case 1:
+		return st[0][0], true
 	}
-	return stride, true
+	return 0, false
 }
 
 func concat(xs ...[]int) []int {
@@ -248,14 +237,7 @@ func (q *Queue) MatMul(ctx context.Context, a, b *Tensor) (*Tensor, error) {
 	}
 	bstr := func(t *Tensor) []int {
 		r := t.Rank() - 2
-		st := make([]int, len(batch))
-		off := len(batch) - r
-		for i := 0; i < r; i++ {
-			if t.shape[i] == batch[off+i] {
-				st[off+i] = t.strides[i]
-			}
-		}
-		return st
+		return strided.BroadcastStrides(t.shape[:r], t.strides[:r], batch)
 	}
 	ma := Matrix{Buf: a.buf, Offset: a.offset, RowStride: a.strides[ra-2], ColStride: a.strides[ra-1], BatchStrides: bstr(a)}
 	mb := Matrix{Buf: b.buf, Offset: b.offset, RowStride: b.strides[rb-2], ColStride: b.strides[rb-1], BatchStrides: bstr(b)}

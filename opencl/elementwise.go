@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -49,24 +50,19 @@ func (q *Queue) elementwise(ctx context.Context, op, prefix, t string, code int3
 	if dst.size == 0 {
 		return nil, nil
 	}
-	strides := [][]int{dst.strides}
-	reads := []*Buffer{}
-	for _, s := range srcs {
-		strides = append(strides, broadcastStrides(s, dst.shape))
-		reads = append(reads, s.buf)
-	}
-	keep, offsets, ok := splitHigh(mergeAxes(dst.shape, strides...), len(strides))
+	strides, reads := operands(dst, srcs)
+	kshape, kstrides, offsets, ok := splitHigh(strided.Merge(dst.shape, nil, strides...))
 	if !ok {
 		return nil, newErr(op, ErrUnsupported, fmt.Sprintf("too many independent axes after collapsing %v", dst.shape))
 	}
-	rank, sh, st := packAxes(keep, len(strides))
+	rank, sh, st := pack(kshape, kstrides)
 	size := 1
-	for _, a := range keep {
-		size *= a.n
+	for _, d := range kshape {
+		size *= d
 	}
 	var last *Event
-	for _, off := range offsets {
-		ev, err := q.elementwise1(ctx, op, prefix, t, code, dst, srcs, reads, rank, sh, st, size, off)
+	for i := range offsets[0] {
+		ev, err := q.elementwise1(ctx, op, prefix, t, code, dst, srcs, reads, rank, sh, st, size, offsets, i)
 		if err != nil {
 			return nil, err
 		}
@@ -75,14 +71,10 @@ func (q *Queue) elementwise(ctx context.Context, op, prefix, t string, code int3
 	return last, nil
 }
 
-// elementwise1 is one launch of elementwise over the collapsed axes, with
-// off added to every operand's offset.
+// elementwise1 is launch it of elementwise over the collapsed axes:
+// operand k's offset moves by off[k][it].
 func (q *Queue) elementwise1(ctx context.Context, op, prefix, t string, code int32, dst *Tensor, srcs []*Tensor, reads []*Buffer,
-	rank int, sh long8, st []long8, size int, off []int) (*Event, error) {
-	var args []any
-	if code >= 0 {
-		args = append(args, code)
-	}
+	rank int, sh long8, st []long8, size int, off [][]int, it int) (*Event, error) {
 	if rank <= 3 {
 		// 3-D range: axis 0 is the innermost axis unless it is short and
 		// another is long, so that work-groups stay full.
@@ -96,19 +88,30 @@ func (q *Queue) elementwise1(ctx context.Context, op, prefix, t string, code int
 			}
 			d[0], d[best] = d[best], d[0]
 		}
-		s4 := func(x long8) long4 { return long4{x[d[0]], x[d[1]], x[d[2]], 0} }
-		args = append(args, sh[d[0]], dst.buf, int64(dst.offset+off[0]), s4(st[0]))
-		for i, s := range srcs {
-			args = append(args, s.buf, int64(s.offset+off[i+1]), s4(st[i+1]))
-		}
+		s4 := func(k int) any { return long4{st[k][d[0]], st[k][d[1]], st[k][d[2]], 0} }
+		args := ewArgs(code, []any{sh[d[0]]}, dst, srcs, off, it, s4)
 		g := [3]int{int(sh[d[0]]), int(sh[d[1]]), int(sh[d[2]])}
 		return q.launch(ctx, op, prefix+"3_"+t, 3, g, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
 	}
-	args = append(args, int64(size), int32(rank), sh, dst.buf, int64(dst.offset+off[0]), st[0])
-	for i, s := range srcs {
-		args = append(args, s.buf, int64(s.offset+off[i+1]), st[i+1])
-	}
+	args := ewArgs(code, []any{int64(size), int32(rank), sh}, dst, srcs, off, it, func(k int) any { return st[k] })
 	return q.launch(ctx, op, prefix+"n_"+t, 1, [3]int{size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
+}
+
+// ewArgs returns an elementwise kernel's arguments: the op code (when
+// code >= 0), then head, then the buffer, offset and strides of the
+// destination and of every source. Operand k's offset moves by off[k][it];
+// its strides are strides(k).
+func ewArgs(code int32, head []any, dst *Tensor, srcs []*Tensor, off [][]int, it int, strides func(k int) any) []any {
+	var args []any
+	if code >= 0 {
+		args = append(args, code)
+	}
+	args = append(args, head...)
+	args = append(args, dst.buf, int64(dst.offset+off[0][it]), strides(0))
+	for i, s := range srcs {
+		args = append(args, s.buf, int64(s.offset+off[i+1][it]), strides(i+1))
+	}
+	return args
 }
 
 // SupportsUnary reports whether op runs on the device for dt.
@@ -264,23 +267,12 @@ func (q *Queue) elementwiseN(ctx context.Context, op, name string, code int32, d
 	if dst.size == 0 {
 		return nil, nil
 	}
-	strides := [][]int{dst.strides}
-	reads := []*Buffer{}
-	for _, s := range srcs {
-		strides = append(strides, broadcastStrides(s, dst.shape))
-		reads = append(reads, s.buf)
-	}
+	strides, reads := operands(dst, srcs)
 	rank, sh, st, ok := collapse(dst.shape, strides...)
 	if !ok {
 		return nil, newErr(op, ErrUnsupported, fmt.Sprintf("more than %d independent axes after collapsing %v", maxRank, dst.shape))
 	}
-	var args []any
-	if code >= 0 {
-		args = append(args, code)
-	}
-	args = append(args, int64(dst.size), int32(rank), sh, dst.buf, int64(dst.offset), st[0])
-	for i, s := range srcs {
-		args = append(args, s.buf, int64(s.offset), st[i+1])
-	}
+	noMove := strided.OffsetTable(nil, strides...)
+	args := ewArgs(code, []any{int64(dst.size), int32(rank), sh}, dst, srcs, noMove, 0, func(k int) any { return st[k] })
 	return q.launch(ctx, op, name, 1, [3]int{dst.size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
 }

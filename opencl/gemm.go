@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -74,27 +75,19 @@ func (q *Queue) Gemm(ctx context.Context, dt tensor.DType, batch []int, m, n, k 
 			return nil, newErr("Gemm", ErrArgument, fmt.Sprintf("C has a zero stride on batch axis %d", i))
 		}
 	}
-	if axes := mergeAxes(batch, a.BatchStrides, b.BatchStrides, c.BatchStrides); len(axes) > maxRank {
+	if bsh, bst := strided.Merge(batch, nil, a.BatchStrides, b.BatchStrides, c.BatchStrides); len(bsh) > maxRank {
 		// More independent batch axes than the kernels take: loop over
 		// the excess ones here, each iteration a GEMM over the rest.
-		keep, offs, ok := splitHigh(axes, 3)
+		kb, ks, offs, ok := splitHigh(bsh, bst)
 		if !ok {
-			return nil, newErr("Gemm", ErrUnsupported, fmt.Sprintf("too many independent batch axes (%d)", len(axes)))
+			return nil, newErr("Gemm", ErrUnsupported, fmt.Sprintf("too many independent batch axes (%d)", len(bsh)))
 		}
-		kb := make([]int, len(keep))
-		ks := [3][]int{make([]int, len(keep)), make([]int, len(keep)), make([]int, len(keep))}
-		for i, x := range keep {
-			kb[i] = x.n
-			for j := range 3 {
-				ks[j][i] = x.s[j]
-			}
-		}
-		sub := func(x Matrix, j, off int) Matrix {
-			return Matrix{Buf: x.Buf, Offset: x.Offset + off, RowStride: x.RowStride, ColStride: x.ColStride, BatchStrides: ks[j]}
+		sub := func(x Matrix, j, it int) Matrix {
+			return Matrix{Buf: x.Buf, Offset: x.Offset + offs[j][it], RowStride: x.RowStride, ColStride: x.ColStride, BatchStrides: ks[j]}
 		}
 		var last *Event
-		for _, off := range offs {
-			ev, err := q.Gemm(ctx, dt, kb, m, n, k, alpha, beta, sub(a, 0, off[0]), sub(b, 1, off[1]), sub(c, 2, off[2]))
+		for it := range offs[0] {
+			ev, err := q.Gemm(ctx, dt, kb, m, n, k, alpha, beta, sub(a, 0, it), sub(b, 1, it), sub(c, 2, it))
 			if err != nil {
 				return nil, err
 			}
@@ -288,21 +281,10 @@ func (q *Queue) checkMatrix(name string, x Matrix, dt tensor.DType, batch []int,
 	if rows == 0 || cols == 0 || nb == 0 {
 		return nil
 	}
-	lo, hi := x.Offset, x.Offset
-	span := func(n, s int) {
-		if s < 0 {
-			lo += (n - 1) * s
-		} else {
-			hi += (n - 1) * s
-		}
-	}
-	span(rows, x.RowStride)
-	span(cols, x.ColStride)
-	for i, d := range batch {
-		span(d, x.BatchStrides[i])
-	}
-	if lo < 0 || (hi+1)*dt.Size() > x.Buf.size {
-		return newErr("Gemm", ErrArgument, fmt.Sprintf("%s addresses elements [%d, %d] outside its buffer of %d bytes", name, lo, hi, x.Buf.size))
+	shape := append(append([]int(nil), batch...), rows, cols)
+	strides := append(append([]int(nil), x.BatchStrides...), x.RowStride, x.ColStride)
+	if !strided.InBounds(shape, strides, x.Offset, x.Buf.size/dt.Size()) {
+		return newErr("Gemm", ErrArgument, fmt.Sprintf("%s (offset %d, strides %v over %v) addresses elements outside its buffer of %d bytes", name, x.Offset, strides, shape, x.Buf.size))
 	}
 	return nil
 }

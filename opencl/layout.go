@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -42,38 +43,20 @@ func (q *Queue) Contiguous(ctx context.Context, t *Tensor) (*Tensor, error) {
 // Permute returns a new contiguous tensor holding t's axes in the order perm
 // (out axis i is t's axis perm[i]).
 func (q *Queue) Permute(ctx context.Context, t *Tensor, perm ...int) (*Tensor, error) {
-	if err := q.owns("Permute", t); err != nil {
+	return q.copyOf(ctx, "Permute", t, func() (*Tensor, error) { return t.Permute(perm...) })
+}
+
+// copyOf returns a new contiguous copy of the view of t that view makes.
+func (q *Queue) copyOf(ctx context.Context, op string, t *Tensor, view func() (*Tensor, error)) (*Tensor, error) {
+	if err := q.owns(op, t); err != nil {
 		return nil, err
 	}
-	v, err := t.Permute(perm...)
+	v, err := view()
 	if err != nil {
 		return nil, err
 	}
 	defer v.Release()
 	return q.Contiguous(ctx, v)
-}
-
-// Slice returns a view of the selected ranges, with the semantics of
-// tensor.Tensor.Slice (Python start:stop:step, clamped). Axes beyond
-// len(ranges) are taken whole.
-func (t *Tensor) Slice(ranges ...tensor.Range) (*Tensor, error) {
-	if len(ranges) > len(t.shape) {
-		return nil, newErr("Slice", ErrArgument, fmt.Sprintf("%d ranges for rank %d", len(ranges), len(t.shape)))
-	}
-	shape := t.shape.Clone()
-	strides := append([]int(nil), t.strides...)
-	off := t.offset
-	for i, r := range ranges {
-		start, count, step := r.Resolve(t.shape[i])
-		shape[i] = count
-		if count > 0 {
-			off += start * t.strides[i]
-		}
-		if count > 1 {
-			strides[i] = t.strides[i] * step
-		}
-	}
-	return t.view(shape, strides, off)
 }
 
 // Reshape returns t with a new shape of the same size: a view when t is
@@ -95,15 +78,7 @@ func (q *Queue) Reshape(ctx context.Context, t *Tensor, shape ...int) (*Tensor, 
 
 // Broadcast returns a new contiguous tensor holding t broadcast to shape.
 func (q *Queue) Broadcast(ctx context.Context, t *Tensor, shape ...int) (*Tensor, error) {
-	if err := q.owns("Broadcast", t); err != nil {
-		return nil, err
-	}
-	v, err := t.BroadcastTo(shape...)
-	if err != nil {
-		return nil, err
-	}
-	defer v.Release()
-	return q.Contiguous(ctx, v)
+	return q.copyOf(ctx, "Broadcast", t, func() (*Tensor, error) { return t.BroadcastTo(shape...) })
 }
 
 // Concatenate returns the tensors joined along axis (same dtype, equal
@@ -117,11 +92,9 @@ func (q *Queue) Concatenate(ctx context.Context, axis int, ts ...*Tensor) (*Tens
 	}
 	first := ts[0]
 	r := first.Rank()
-	if axis < -r || axis >= r {
-		return nil, newErr("Concatenate", ErrArgument, fmt.Sprintf("axis %d out of range for rank %d", axis, r))
-	}
-	if axis < 0 {
-		axis += r
+	axis, err := strided.Axis(axis, r)
+	if err != nil {
+		return nil, viewErr("Concatenate", err)
 	}
 	shape := first.shape.Clone()
 	shape[axis] = 0

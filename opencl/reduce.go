@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -17,11 +18,9 @@ func (q *Queue) SupportsReduce(op ReduceOp, dt tensor.DType) bool {
 func reduceAxes(op string, rank int, axes []int) ([]bool, error) {
 	mask := make([]bool, rank)
 	for _, a := range axes {
-		if a < -rank || a >= rank {
-			return nil, newErr(op, ErrArgument, fmt.Sprintf("axis %d out of range for rank %d", a, rank))
-		}
-		if a < 0 {
-			a += rank
+		a, err := strided.Axis(a, rank)
+		if err != nil {
+			return nil, viewErr(op, err)
 		}
 		if mask[a] {
 			return nil, newErr(op, ErrArgument, fmt.Sprintf("axis %d repeated in %v", a, axes))
