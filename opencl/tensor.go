@@ -210,174 +210,6 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 	return t.view(s, tensor.RowMajorStrides(s), t.offset)
 }
 
-// hostBytes returns the bytes of a contiguous host tensor's elements.
-func hostBytes(t *tensor.Tensor) []byte {
-	n := t.Len() * t.DType().Size()
-	if n == 0 {
-		return nil
-	}
-	off := t.Offset()
-	var p unsafe.Pointer
-	switch s := t.Data().(type) {
-	case []float32:
-		p = unsafe.Pointer(&s[off])
-	case []float64:
-		p = unsafe.Pointer(&s[off])
-	case []complex64:
-		p = unsafe.Pointer(&s[off])
-	case []complex128:
-		p = unsafe.Pointer(&s[off])
-	case []int32:
-		p = unsafe.Pointer(&s[off])
-	case []int64:
-		p = unsafe.Pointer(&s[off])
-	case []bool:
-		p = unsafe.Pointer(&s[off])
-	default:
-		return nil
-	}
-	return unsafe.Slice((*byte)(p), n)
-}
-
-// Upload copies a host tensor (any strides) into a new row-major device
-// tensor in q's context. It blocks until the copy is done, so src may be
-// modified as soon as it returns.
-func (q *Queue) Upload(ctx context.Context, src *tensor.Tensor) (*Tensor, error) {
-	if src == nil {
-		return nil, newErr("Upload", ErrArgument, "nil tensor")
-	}
-	dst, err := q.ctx.Empty(src.DType(), src.Shape()...)
-	if err != nil {
-		return nil, err
-	}
-	if err := q.UploadInto(ctx, dst, src); err != nil {
-		dst.Release()
-		return nil, err
-	}
-	return dst, nil
-}
-
-// UploadInto copies a host tensor into an existing device tensor of the
-// same dtype and shape (reusing its memory). A non-contiguous dst is filled
-// through a temporary. It blocks until the copy is done.
-func (q *Queue) UploadInto(ctx context.Context, dst *Tensor, src *tensor.Tensor) error {
-	if src == nil {
-		return newErr("Upload", ErrArgument, "nil tensor")
-	}
-	if err := q.owns("Upload", dst); err != nil {
-		return err
-	}
-	if dst.dtype != src.DType() || !dst.shape.Equal(src.Shape()) {
-		return newErr("Upload", ErrShape, fmt.Sprintf("host %v %v into device %v %v", src.DType(), src.Shape(), dst.dtype, dst.shape))
-	}
-	if err := ctx.Err(); err != nil {
-		return &Error{Op: "Upload", Kind: ErrArgument, Msg: "context done", Err: err}
-	}
-	if dst.size == 0 {
-		return nil
-	}
-	if !dst.IsContiguous() {
-		tmp, err := q.Upload(ctx, src)
-		if err != nil {
-			return err
-		}
-		defer tmp.Release()
-		ev, err := q.CopyInto(ctx, dst, tmp)
-		if err != nil {
-			return err
-		}
-		return ev.Wait(ctx)
-	}
-	b := hostBytes(src.Contiguous())
-	es := dst.dtype.Size()
-	if len(b) != dst.size*es {
-		return newErr("Upload", ErrArgument, fmt.Sprintf("host tensor has %d bytes, want %d", len(b), dst.size*es))
-	}
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return newErr("Upload", ErrReleased, "queue closed")
-	}
-	wl := q.waitList([]*Buffer{dst.buf})
-	c := cl.write(q.h, dst.buf.h, true, uintptr(dst.offset*es), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
-	q.mu.Unlock()
-	return clErr("clEnqueueWriteBuffer", c, fmt.Sprintf("%d bytes", len(b)))
-}
-
-// Download copies a device tensor of q's context into a new row-major host
-// tensor. It waits for pending writes to the tensor, on any queue, and
-// blocks until the copy is done.
-func (q *Queue) Download(ctx context.Context, src *Tensor) (*tensor.Tensor, error) {
-	if err := q.owns("Download", src); err != nil {
-		return nil, err
-	}
-	out, err := tensor.Zeros(src.dtype, src.shape...)
-	if err != nil {
-		return nil, &Error{Op: "Download", Kind: ErrShape, Msg: "host allocation", Err: err}
-	}
-	if err := q.DownloadInto(ctx, out, src); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// DownloadInto copies a device tensor into an existing host tensor of the
-// same dtype and shape (any strides; a non-contiguous dst is filled through
-// a temporary). It blocks until the copy is done.
-func (q *Queue) DownloadInto(ctx context.Context, dst *tensor.Tensor, src *Tensor) error {
-	if err := q.owns("Download", src); err != nil {
-		return err
-	}
-	if dst == nil {
-		return newErr("Download", ErrArgument, "nil host tensor")
-	}
-	if dst.DType() != src.dtype || !dst.Shape().Equal(src.shape) {
-		return newErr("Download", ErrShape, fmt.Sprintf("device %v %v into host %v %v", src.dtype, src.shape, dst.DType(), dst.Shape()))
-	}
-	if err := ctx.Err(); err != nil {
-		return &Error{Op: "Download", Kind: ErrArgument, Msg: "context done", Err: err}
-	}
-	if src.size == 0 {
-		return nil
-	}
-	if !dst.IsContiguous() {
-		tmp, err := q.Download(ctx, src)
-		if err != nil {
-			return err
-		}
-		if err := tensor.CopyInto(dst, tmp); err != nil {
-			return &Error{Op: "Download", Kind: ErrArgument, Msg: "host copy", Err: err}
-		}
-		return nil
-	}
-	dev := src
-	if !src.IsContiguous() {
-		var err error
-		if dev, err = q.Contiguous(ctx, src); err != nil {
-			return err
-		}
-		defer dev.Release()
-	}
-	b := hostBytes(dst)
-	es := src.dtype.Size()
-	if ctx.Done() != nil {
-		// Wait with cancellation first; the blocking read below then finds
-		// nothing pending on other queues.
-		if err := dev.Wait(ctx); err != nil {
-			return err
-		}
-	}
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return newErr("Download", ErrReleased, "queue closed")
-	}
-	wl := q.waitList([]*Buffer{dev.buf})
-	c := cl.read(q.h, dev.buf.h, true, uintptr(dev.offset*es), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
-	q.mu.Unlock()
-	return clErr("clEnqueueReadBuffer", c, fmt.Sprintf("%d bytes", len(b)))
-}
-
 // owns checks that t is a live tensor of q's context.
 func (q *Queue) owns(op string, t *Tensor) error {
 	if t == nil || t.buf == nil {
@@ -391,6 +223,12 @@ func (q *Queue) owns(op string, t *Tensor) error {
 	}
 	return nil
 }
+
+// Owns returns nil when t is a live tensor of q's context (q may operate
+// on it), and otherwise an error wrapping ErrArgument (nil tensor),
+// ErrForeign (a tensor of another context, the same device's included) or
+// ErrReleased.
+func (q *Queue) Owns(t *Tensor) error { return q.owns("Owns", t) }
 
 // Zero fills a tensor's whole buffer with zero bytes.
 func (q *Queue) Zero(ctx context.Context, t *Tensor) (*Event, error) {
