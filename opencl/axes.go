@@ -52,7 +52,10 @@ const maxLoopLaunches = 1 << 16
 // offset at iteration i; one iteration of offsets 0 when nothing is split).
 // ok is false when the loop would exceed maxLoopLaunches iterations.
 func splitHigh(shape []int, strides [][]int) (kshape []int, kstrides, offsets [][]int, ok bool) {
-	nloop := max(len(shape)-maxRank, 0)
+	if len(shape) <= maxRank {
+		return shape, strides, noLoop(len(strides)), true
+	}
+	nloop := len(shape) - maxRank
 	// The nloop axes of smallest extent go to the loop.
 	bySize := make([]int, len(shape))
 	for i := range bySize {
@@ -85,6 +88,17 @@ func splitHigh(shape []int, strides [][]int) (kshape []int, kstrides, offsets []
 		}
 	}
 	return kshape, kstrides, strided.OffsetTable(lshape, lstrides...), true
+}
+
+// noLoop is the offset table of a host loop of one iteration that moves
+// no operand (see splitHigh).
+func noLoop(nops int) [][]int {
+	tab := make([][]int, nops)
+	zeros := make([]int, nops)
+	for k := range tab {
+		tab[k] = zeros[k : k+1]
+	}
+	return tab
 }
 
 // operands returns the strides of dst and of every source broadcast to

@@ -272,7 +272,6 @@ func (q *Queue) elementwiseN(ctx context.Context, op, name string, code int32, d
 	if !ok {
 		return nil, newErr(op, ErrUnsupported, fmt.Sprintf("more than %d independent axes after collapsing %v", maxRank, dst.shape))
 	}
-	noMove := strided.OffsetTable(nil, strides...)
-	args := ewArgs(code, []any{int64(dst.size), int32(rank), sh}, dst, srcs, noMove, 0, func(k int) any { return st[k] })
+	args := ewArgs(code, []any{int64(dst.size), int32(rank), sh}, dst, srcs, noLoop(len(strides)), 0, func(k int) any { return st[k] })
 	return q.launch(ctx, op, name, 1, [3]int{dst.size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
 }

@@ -281,10 +281,19 @@ func (q *Queue) checkMatrix(name string, x Matrix, dt tensor.DType, batch []int,
 	if rows == 0 || cols == 0 || nb == 0 {
 		return nil
 	}
-	shape := append(append([]int(nil), batch...), rows, cols)
-	strides := append(append([]int(nil), x.BatchStrides...), x.RowStride, x.ColStride)
+	// The operand as one view: batch axes, then rows and columns (in a
+	// stack buffer unless the batch is long).
+	var buf [32]int
+	n := len(batch) + 2
+	ints := buf[:0]
+	if 2*n > len(buf) {
+		ints = make([]int, 0, 2*n)
+	}
+	shape := append(append(ints[:0:n], batch...), rows, cols)
+	strides := append(append(ints[n:n:2*n], x.BatchStrides...), x.RowStride, x.ColStride)
 	if !strided.InBounds(shape, strides, x.Offset, x.Buf.size/dt.Size()) {
-		return newErr("Gemm", ErrArgument, fmt.Sprintf("%s (offset %d, strides %v over %v) addresses elements outside its buffer of %d bytes", name, x.Offset, strides, shape, x.Buf.size))
+		return newErr("Gemm", ErrArgument, fmt.Sprintf("%s (%d×%d, offset %d, strides %d and %d, batch %v strides %v) addresses elements outside its buffer of %d bytes",
+			name, rows, cols, x.Offset, x.RowStride, x.ColStride, batch, x.BatchStrides, x.Buf.size))
 	}
 	return nil
 }

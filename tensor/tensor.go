@@ -71,7 +71,7 @@ func Buffer[T Elem](t *Tensor) ([]T, error) {
 
 // IsContiguous reports whether the tensor is row-major with no gaps, starting
 // anywhere in its buffer.
-func (t *Tensor) IsContiguous() bool { return t.layout().IsContiguous() }
+func (t *Tensor) IsContiguous() bool { return strided.IsRowMajor(t.shape, t.strides) }
 
 // New returns a row-major tensor over data (not copied) with the given shape.
 // len(data) must equal the product of the extents.

@@ -2,6 +2,7 @@ package strided
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -73,13 +74,19 @@ func (l Layout) Len() int {
 
 // IsContiguous reports whether the layout is row-major without gaps (an
 // empty layout is, whatever its strides).
-func (l Layout) IsContiguous() bool {
+func (l Layout) IsContiguous() bool { return IsRowMajor(l.Shape, l.Strides) }
+
+// IsRowMajor reports whether a view of shape with the given strides is
+// row-major without gaps (an empty view is, whatever its strides). It is
+// on the path of every small kernel call, hence a plain function of the
+// slices.
+func IsRowMajor(shape, strides []int) bool {
 	acc := 1
-	for i := len(l.Shape) - 1; i >= 0; i-- {
-		if l.Shape[i] != 1 && l.Strides[i] != acc {
-			return l.Len() == 0
+	for i := len(shape) - 1; i >= 0; i-- {
+		if shape[i] != 1 && strides[i] != acc {
+			return slices.Contains(shape, 0)
 		}
-		acc *= l.Shape[i]
+		acc *= shape[i]
 	}
 	return true
 }
