@@ -8,7 +8,7 @@ package strided
 //     largest strides.
 //   - Merge turns axes that are one run in every operand into one loop.
 //   - OffsetTable precomputes the offsets of a (short) loop nest.
-//   - Simplify (layout.go) is all of them for order-free loops, and Copy
+//   - Simplify (loops.go) is all of them for order-free loops, and Copy
 //     (copy.go) tiles transposing copies on top.
 
 // SortAxes sorts axes (indices into the strides) in place, outermost first:
