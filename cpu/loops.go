@@ -85,17 +85,7 @@ func flat(o *kernelArgs) (n int, offs, strides [4]int, ok bool) {
 
 // bstrides returns t's strides broadcast to shape (which t broadcasts to).
 func bstrides(t *tensor.Tensor, shape tensor.Shape) []int {
-	st := t.Strides()
-	off := len(shape) - len(st)
-	if off > 0 {
-		st = append(make([]int, off, len(shape)), st...)
-	}
-	for i := off; i < len(shape); i++ {
-		if t.Dim(i-off) == 1 {
-			st[i] = 0 // extent 1 (possibly broadcast): its stride is never used
-		}
-	}
-	return st
+	return strided.BroadcastStrides(t.ShapeView(), t.StridesView(), shape)
 }
 
 // layout collects the iteration space, strides and offsets of operands

@@ -9,10 +9,6 @@ import (
 	"unsafe"
 )
 
-// StorageClass is the storage class of OpenCL device memory (DESIGN.md §2).
-// Every Context is its own allocation domain within this class.
-const StorageClass = "storage.opencl.device.v1"
-
 var nextID atomic.Uint64
 
 // Context is an OpenCL context on one device: an allocation domain. Buffers
@@ -125,9 +121,6 @@ func (c *Context) SetPoolLimit(bytes int) {
 	c.poolMu.Unlock()
 	c.trimTo(c.poolLimit)
 }
-
-// Trim frees every pooled buffer.
-func (c *Context) Trim() { c.trimTo(0) }
 
 func (c *Context) trimTo(limit int) {
 	c.poolMu.Lock()
@@ -482,16 +475,6 @@ func (e *Event) Wait(ctx context.Context) error {
 	}
 }
 
-// WaitAll waits for every event.
-func WaitAll(ctx context.Context, evs ...*Event) error {
-	for _, e := range evs {
-		if err := e.Wait(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Queue is an in-order command queue on a context: an event domain.
 // Commands on one queue complete in order; a command that reads a buffer
 // last written on another queue waits for that write automatically. A Queue
@@ -540,16 +523,6 @@ func (q *Queue) Context() *Context { return q.ctx }
 // Domain returns the event-domain id of the queue, unique in the process
 // ("opencl.d0.ctx3.q4").
 func (q *Queue) Domain() string { return q.domain }
-
-// Flush submits enqueued commands to the device without waiting.
-func (q *Queue) Flush() error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed {
-		return newErr("Flush", ErrReleased, "queue closed")
-	}
-	return clErr("clFlush", code(call(cl.flush, uintptr(q.h))), "")
-}
 
 // Finish blocks until every command enqueued so far has completed, or ctx is
 // done.

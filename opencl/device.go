@@ -45,8 +45,9 @@ type Device struct {
 	Compiler bool
 }
 
-// ID returns the device's engine id, "opencl.d<index>.v1", a namespaced
-// lowercase identifier in the sense of DESIGN.md §2.
+// ID returns the device's identifier, "opencl.d<index>.v1": a namespaced
+// lowercase identifier in the sense of DESIGN.md §2, which opencl/clengine
+// takes as the engine id unless given another.
 func (d *Device) ID() string { return fmt.Sprintf("opencl.d%d.v1", d.Index) }
 
 // HasExtension reports whether the device lists the named extension.
@@ -82,13 +83,6 @@ var (
 func Devices() ([]*Device, error) {
 	devOnce.Do(func() { devList, devErr = discover() })
 	return append([]*Device(nil), devList...), devErr
-}
-
-// Available returns nil when at least one OpenCL device can be used, and the
-// reason otherwise.
-func Available() error {
-	_, err := Devices()
-	return err
 }
 
 func discover() ([]*Device, error) {

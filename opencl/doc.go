@@ -1,29 +1,33 @@
-// Package opencl is goferro's OpenCL device layer: every OpenCL device as an
-// engine with its own device memory, completion events and kernels. It
-// loads the OpenCL ICD loader (libOpenCL.so.1, then libOpenCL.so, or the
-// file named by GOFERRO_OPENCL_LIBRARY) at run time through purego, so it
-// builds with CGO_ENABLED=0, and on a machine without OpenCL Devices returns
-// no devices and an error wrapping ErrUnavailable that says why. On
-// CPU-only machines PoCL (Debian: ocl-icd-libopencl1 pocl-opencl-icd)
-// provides a device, so the engine is exercised in every test run.
+// Package opencl is goferro's OpenCL device layer: devices, their contexts
+// (allocation domains with the compiled kernels), in-order queues (event
+// domains), completion events, reference-counted buffers, strided tensors
+// over them, and the kernels that run every core op. It loads the OpenCL ICD
+// loader (libOpenCL.so.1, then libOpenCL.so, or the file named by
+// GOFERRO_OPENCL_LIBRARY) at run time through purego, so it builds with
+// CGO_ENABLED=0, and on a machine without OpenCL Devices returns no devices
+// and an error wrapping ErrUnavailable that says why. On CPU-only machines
+// PoCL (Debian: ocl-icd-libopencl1 pocl-opencl-icd) provides a device, so
+// the layer is exercised in every test run.
 //
-// # Vocabulary (DESIGN.md §2)
+// The runtime's vocabulary (engine ids, storage classes, placements, the
+// three-part ingress contract, transfer providers) is not here: package
+// opencl/clengine builds the engine from this layer against package driver.
 //
-//   - Engine: Open(ctx, dev) gives an *Engine = a Context + a Queue; its id
-//     is Device.ID() ("opencl.d0.v1").
-//   - Storage class: StorageClass ("storage.opencl.device.v1") for device
-//     memory; host tensors are HostStorageClass.
-//   - Allocation domain: one per Context (Context.Domain, e.g.
+// # Objects
+//
+//   - Device: Devices lists them; Device.ID() ("opencl.d0.v1") names one.
+//   - Context (NewContext): one allocation domain (Context.Domain, e.g.
 //     "opencl.d0.ctx1"). Buffers are tagged with their context; a buffer of
-//     another context is foreign (ErrForeign) even on the same device.
-//   - Event domain: one per in-order Queue (Queue.Domain). Commands return
-//     *Event; a command reading a buffer last written on another queue waits
-//     for that write automatically (each Buffer records its last write).
-//   - Ingress contract: Engine.Eligible (placement), Engine.Accept (runtime
-//     input) and Engine.Resident (residency).
-//   - Transfer providers: HostToDevice, DeviceToHost and DeviceToDevice (a
-//     device copy within one context, through the host between contexts).
-//   - Capabilities: Engine.Capabilities and Engine.Supports, per Family and
+//     another context is foreign (ErrForeign) even on the same device, and
+//     Queue.Owns tells whether a queue may use a tensor.
+//   - Queue (Context.NewQueue): one event domain (Queue.Domain). Commands
+//     return *Event; a command reading a buffer last written on another
+//     queue waits for that write automatically (each Buffer records its
+//     last write).
+//   - Copies between memories: Queue.Upload and Download, and HostToDevice,
+//     DeviceToHost and DeviceToDevice (a device copy within one context,
+//     through the host between contexts).
+//   - Capabilities: Queue.Capabilities and Queue.Supports, per Family and
 //     dtype. Float64 and complex128 need cl_khr_fp64 and are declined with
 //     ErrUnsupported without it; Bool moves but has no arithmetic.
 //
@@ -31,7 +35,7 @@
 //
 // A Buffer is reference counted (Retain, Release); its release is counted
 // in Context.Stats and reported to Context.OnRelease. The memory of a
-// released buffer goes to the context's pool (bounded; SetPoolLimit, Trim)
+// released buffer goes to the context's pool (bounded; SetPoolLimit)
 // and is reused by a later allocation of the same size once every command
 // enqueued before the release has completed. A Tensor is
 // a strided view over a Buffer (dtype, shape, strides and offset in
@@ -59,7 +63,7 @@
 //
 // # Operations
 //
-// Queue (and so Engine) methods cover the core op set of package graph on
+// Queue methods cover the core op set of package graph on
 // the device, each in an allocating form and an ...Into form writing a given
 // (possibly strided) output:
 //
@@ -74,7 +78,7 @@
 //     Broadcast, Concatenate, EmbedDiagonal;
 //   - contraction: Gemm (strided, batched), MatMul and DotGeneral.
 //
-// Package opencl/clengine turns an Engine into a driver.Engine registration
+// Package opencl/clengine registers a context and queue as a driver.Engine
 // with these as its executor.
 //
 // # Events and flushing

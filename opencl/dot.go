@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -190,26 +191,14 @@ func freeAxes(op string, rank int, batch, contract []int) ([]int, error) {
 // merged returns the single stride of axes [from, from+count) of t when they
 // address their elements as one strided axis (extent-1 axes ignored).
 func merged(t *Tensor, from, count int) (int, bool) {
-	stride, have := 0, false
-	prevExtent := 0
-	for i := from + count - 1; i >= from; i-- {
-		d, s := t.shape[i], t.strides[i]
-		if d == 1 {
-			continue
-		}
-		if !have {
-			stride, have, prevExtent = s, true, d
-			continue
-		}
-		if s != stride*prevExtent {
-			return 0, false
-		}
-		prevExtent *= d
-	}
-	if !have {
+	sh, st := strided.Merge(t.shape[from:from+count], nil, t.strides[from:from+count])
+	switch len(sh) {
+	case 0:
 		return 1, true
+	case 1:
+		return st[0][0], true
 	}
-	return stride, true
+	return 0, false
 }
 
 func concat(xs ...[]int) []int {
@@ -218,4 +207,44 @@ func concat(xs ...[]int) []int {
 		out = append(out, x...)
 	}
 	return out
+}
+
+// MatMul returns the batched matrix product of a [..., m, k] and
+// b [..., k, n] as a new contiguous [..., m, n] tensor; batch axes
+// broadcast like numpy.matmul. Both operands need rank >= 2.
+func (q *Queue) MatMul(ctx context.Context, a, b *Tensor) (*Tensor, error) {
+	if err := q.sameContext("MatMul", a, b); err != nil {
+		return nil, err
+	}
+	if a.dtype != b.dtype {
+		return nil, newErr("MatMul", ErrArgument, fmt.Sprintf("dtypes %v and %v differ", a.dtype, b.dtype))
+	}
+	if a.Rank() < 2 || b.Rank() < 2 {
+		return nil, newErr("MatMul", ErrShape, fmt.Sprintf("operands of rank %d and %d; need at least 2", a.Rank(), b.Rank()))
+	}
+	ra, rb := a.Rank(), b.Rank()
+	m, k, k2, n := a.shape[ra-2], a.shape[ra-1], b.shape[rb-2], b.shape[rb-1]
+	if k != k2 {
+		return nil, newErr("MatMul", ErrShape, fmt.Sprintf("inner extents differ: %v @ %v", a.shape, b.shape))
+	}
+	batch, err := tensor.BroadcastShapes(a.shape[:ra-2], b.shape[:rb-2])
+	if err != nil {
+		return nil, &Error{Op: "MatMul", Kind: ErrShape, Msg: "batch axes do not broadcast", Err: err}
+	}
+	out, err := q.ctx.Empty(a.dtype, append(batch.Clone(), m, n)...)
+	if err != nil {
+		return nil, err
+	}
+	bstr := func(t *Tensor) []int {
+		r := t.Rank() - 2
+		return strided.BroadcastStrides(t.shape[:r], t.strides[:r], batch)
+	}
+	ma := Matrix{Buf: a.buf, Offset: a.offset, RowStride: a.strides[ra-2], ColStride: a.strides[ra-1], BatchStrides: bstr(a)}
+	mb := Matrix{Buf: b.buf, Offset: b.offset, RowStride: b.strides[rb-2], ColStride: b.strides[rb-1], BatchStrides: bstr(b)}
+	mc := Matrix{Buf: out.buf, RowStride: n, ColStride: 1, BatchStrides: out.strides[:len(batch)]}
+	if _, err := q.Gemm(ctx, a.dtype, batch, m, n, k, 1, 0, ma, mb, mc); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
 }

@@ -4,30 +4,59 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
-// Slice returns a view of the selected ranges, with the semantics of
-// tensor.Tensor.Slice (Python start:stop:step, clamped). Axes beyond
-// len(ranges) are taken whole.
-func (t *Tensor) Slice(ranges ...tensor.Range) (*Tensor, error) {
-	if len(ranges) > len(t.shape) {
-		return nil, newErr("Slice", ErrArgument, fmt.Sprintf("%d ranges for rank %d", len(ranges), len(t.shape)))
+// CopyInto enqueues dst[...] = src[...] for tensors of one dtype; src is
+// broadcast to dst's shape. It serves every dtype, and with permuted or
+// diagonal views it is the permutation kernel.
+func (q *Queue) CopyInto(ctx context.Context, dst, src *Tensor) (*Event, error) {
+	if err := q.sameContext("CopyInto", dst, src); err != nil {
+		return nil, err
 	}
-	shape := t.shape.Clone()
-	strides := append([]int(nil), t.strides...)
-	off := t.offset
-	for i, r := range ranges {
-		start, count, step := r.Resolve(t.shape[i])
-		shape[i] = count
-		if count > 0 {
-			off += start * t.strides[i]
-		}
-		if count > 1 {
-			strides[i] = t.strides[i] * step
-		}
+	if dst.dtype != src.dtype {
+		return nil, newErr("CopyInto", ErrArgument, fmt.Sprintf("copy %v into %v", src.dtype, dst.dtype))
 	}
-	return t.view(shape, strides, off)
+	if err := q.checkBroadcast("CopyInto", dst, src); err != nil {
+		return nil, err
+	}
+	return q.elementwise(ctx, "CopyInto", "cp", bitsType(dst.dtype.Size()), -1, dst, src)
+}
+
+// Contiguous returns a new row-major copy of t (always a copy).
+func (q *Queue) Contiguous(ctx context.Context, t *Tensor) (*Tensor, error) {
+	if err := q.owns("Contiguous", t); err != nil {
+		return nil, err
+	}
+	out, err := q.ctx.Empty(t.dtype, t.shape...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := q.CopyInto(ctx, out, t); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// Permute returns a new contiguous tensor holding t's axes in the order perm
+// (out axis i is t's axis perm[i]).
+func (q *Queue) Permute(ctx context.Context, t *Tensor, perm ...int) (*Tensor, error) {
+	return q.copyOf(ctx, "Permute", t, func() (*Tensor, error) { return t.Permute(perm...) })
+}
+
+// copyOf returns a new contiguous copy of the view of t that view makes.
+func (q *Queue) copyOf(ctx context.Context, op string, t *Tensor, view func() (*Tensor, error)) (*Tensor, error) {
+	if err := q.owns(op, t); err != nil {
+		return nil, err
+	}
+	v, err := view()
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	return q.Contiguous(ctx, v)
 }
 
 // Reshape returns t with a new shape of the same size: a view when t is
@@ -49,15 +78,7 @@ func (q *Queue) Reshape(ctx context.Context, t *Tensor, shape ...int) (*Tensor, 
 
 // Broadcast returns a new contiguous tensor holding t broadcast to shape.
 func (q *Queue) Broadcast(ctx context.Context, t *Tensor, shape ...int) (*Tensor, error) {
-	if err := q.owns("Broadcast", t); err != nil {
-		return nil, err
-	}
-	v, err := t.BroadcastTo(shape...)
-	if err != nil {
-		return nil, err
-	}
-	defer v.Release()
-	return q.Contiguous(ctx, v)
+	return q.copyOf(ctx, "Broadcast", t, func() (*Tensor, error) { return t.BroadcastTo(shape...) })
 }
 
 // Concatenate returns the tensors joined along axis (same dtype, equal
@@ -71,11 +92,9 @@ func (q *Queue) Concatenate(ctx context.Context, axis int, ts ...*Tensor) (*Tens
 	}
 	first := ts[0]
 	r := first.Rank()
-	if axis < -r || axis >= r {
-		return nil, newErr("Concatenate", ErrArgument, fmt.Sprintf("axis %d out of range for rank %d", axis, r))
-	}
-	if axis < 0 {
-		axis += r
+	axis, err := strided.Axis(axis, r)
+	if err != nil {
+		return nil, viewErr("Concatenate", err)
 	}
 	shape := first.shape.Clone()
 	shape[axis] = 0

@@ -548,6 +548,13 @@ func TestPermuteAndViews(t *testing.T) {
 	if _, err := NewTensor(dev.Buffer(), tensor.Float32, tensor.Shape{1 << 20}, []int{1}, 0); !errors.Is(err, ErrShape) {
 		t.Fatalf("view past the buffer: %v", err)
 	}
+	// strides whose span wraps around int are caught, not trusted
+	if _, err := NewTensor(dev.Buffer(), tensor.Float32, tensor.Shape{2, 2}, []int{math.MaxInt, math.MaxInt}, 0); !errors.Is(err, ErrShape) {
+		t.Fatalf("view with a wrapping span: %v", err)
+	}
+	if _, err := dev.Diagonal(0, 0); !errors.Is(err, ErrArgument) {
+		t.Fatalf("repeated diagonal axis: %v", err)
+	}
 }
 
 func TestHighRankCollapse(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -61,16 +62,7 @@ func (t *Tensor) Wait(ctx context.Context) error { return t.buf.Wait(ctx) }
 func (t *Tensor) Ready() *Event { return t.buf.lastWrite() }
 
 // IsContiguous reports whether the tensor is row-major without gaps.
-func (t *Tensor) IsContiguous() bool {
-	acc := 1
-	for i := len(t.shape) - 1; i >= 0; i-- {
-		if t.shape[i] != 1 && t.strides[i] != acc {
-			return t.size == 0
-		}
-		acc *= t.shape[i]
-	}
-	return true
-}
+func (t *Tensor) IsContiguous() bool { return t.layout().IsContiguous() }
 
 // String describes the tensor's metadata.
 func (t *Tensor) String() string {
@@ -104,19 +96,8 @@ func checkView(op string, buf *Buffer, dt tensor.DType, shape tensor.Shape, stri
 	if len(strides) != len(shape) {
 		return nil, newErr(op, ErrShape, fmt.Sprintf("%d strides for %d axes", len(strides), len(shape)))
 	}
-	if n > 0 {
-		lo, hi := offset, offset
-		for i, d := range shape {
-			span := (d - 1) * strides[i]
-			if span < 0 {
-				lo += span
-			} else {
-				hi += span
-			}
-		}
-		if lo < 0 || (hi+1)*dt.Size() > buf.size {
-			return nil, newErr(op, ErrShape, fmt.Sprintf("shape %v strides %v offset %d address elements [%d, %d] outside a buffer of %d bytes", shape, strides, offset, lo, hi, buf.size))
-		}
+	if !strided.InBounds(shape, strides, offset, buf.size/dt.Size()) {
+		return nil, newErr(op, ErrShape, fmt.Sprintf("shape %v strides %v offset %d address elements outside a buffer of %d bytes", shape, strides, offset, buf.size))
 	}
 	return &Tensor{buf: buf, dtype: dt, shape: shape, strides: strides, offset: offset, size: n}, nil
 }
@@ -131,6 +112,33 @@ func (t *Tensor) view(shape tensor.Shape, strides []int, offset int) (*Tensor, e
 		n *= d
 	}
 	return &Tensor{buf: t.buf, dtype: t.dtype, shape: shape, strides: strides, offset: offset, size: n}, nil
+}
+
+// layout returns t's view metadata; it shares t's slices.
+func (t *Tensor) layout() strided.Layout {
+	return strided.Layout{Shape: t.shape, Strides: t.strides, Offset: t.offset}
+}
+
+// viewOf returns the view of t with layout l, made by op, or op's error.
+func (t *Tensor) viewOf(op string, l strided.Layout, err error) (*Tensor, error) {
+	if err != nil {
+		return nil, viewErr(op, err)
+	}
+	return t.view(l.Shape, l.Strides, l.Offset)
+}
+
+// viewErr turns the *strided.ViewError of a view method into op's *Error:
+// a bad axis argument is ErrArgument, extents that do not fit are ErrShape.
+func viewErr(op string, err error) error {
+	ve, ok := err.(*strided.ViewError)
+	if !ok {
+		return err
+	}
+	kind := ErrShape
+	if ve.Index {
+		kind = ErrArgument
+	}
+	return newErr(op, kind, ve.Msg)
 }
 
 // Empty allocates an uninitialised row-major tensor in c.
@@ -153,37 +161,10 @@ func (c *Context) Empty(dt tensor.DType, shape ...int) (*Tensor, error) {
 	return &Tensor{buf: b, dtype: dt, shape: s, strides: tensor.RowMajorStrides(s), size: n}, nil
 }
 
-func (t *Tensor) axis(op string, a int) (int, error) {
-	r := len(t.shape)
-	if a < -r || a >= r {
-		return 0, newErr(op, ErrArgument, fmt.Sprintf("axis %d out of range for rank %d", a, r))
-	}
-	if a < 0 {
-		a += r
-	}
-	return a, nil
-}
-
 // Permute returns a view whose axis i is t's axis perm[i].
 func (t *Tensor) Permute(perm ...int) (*Tensor, error) {
-	if len(perm) != len(t.shape) {
-		return nil, newErr("Permute", ErrArgument, fmt.Sprintf("permutation %v for rank %d", perm, len(t.shape)))
-	}
-	seen := make([]bool, len(perm))
-	shape := make(tensor.Shape, len(perm))
-	strides := make([]int, len(perm))
-	for i, p := range perm {
-		a, err := t.axis("Permute", p)
-		if err != nil {
-			return nil, err
-		}
-		if seen[a] {
-			return nil, newErr("Permute", ErrArgument, fmt.Sprintf("axis %d repeated in permutation %v", a, perm))
-		}
-		seen[a] = true
-		shape[i], strides[i] = t.shape[a], t.strides[a]
-	}
-	return t.view(shape, strides, t.offset)
+	l, err := t.layout().Permute(perm)
+	return t.viewOf("Permute", l, err)
 }
 
 // BroadcastTo returns a view with the given shape under numpy broadcasting.
@@ -192,54 +173,23 @@ func (t *Tensor) BroadcastTo(shape ...int) (*Tensor, error) {
 	if err := s.Validate(); err != nil {
 		return nil, &Error{Op: "BroadcastTo", Kind: ErrShape, Msg: "bad shape", Err: err}
 	}
-	if len(s) < len(t.shape) {
-		return nil, newErr("BroadcastTo", ErrShape, fmt.Sprintf("cannot broadcast %v to fewer axes %v", t.shape, s))
-	}
-	off := len(s) - len(t.shape)
-	strides := make([]int, len(s))
-	for i, d := range t.shape {
-		switch {
-		case d == s[off+i]:
-			strides[off+i] = t.strides[i]
-		case d == 1:
-		default:
-			return nil, newErr("BroadcastTo", ErrShape, fmt.Sprintf("cannot broadcast %v to %v", t.shape, s))
-		}
-	}
-	return t.view(s, strides, t.offset)
+	l, err := t.layout().BroadcastTo(s)
+	return t.viewOf("BroadcastTo", l, err)
 }
 
 // Diagonal returns the view walking the given axes together (same extent),
 // replaced by one axis at the first of them, as tensor.Tensor.Diagonal.
 func (t *Tensor) Diagonal(axes ...int) (*Tensor, error) {
-	if len(axes) < 2 {
-		return nil, newErr("Diagonal", ErrArgument, fmt.Sprintf("need at least two axes, got %v", axes))
-	}
-	marked := make([]bool, len(t.shape))
-	first, n, stride := len(t.shape), -1, 0
-	for _, a := range axes {
-		a, err := t.axis("Diagonal", a)
-		if err != nil {
-			return nil, err
-		}
-		if marked[a] {
-			return nil, newErr("Diagonal", ErrArgument, fmt.Sprintf("axis %d repeated in %v", a, axes))
-		}
-		if n >= 0 && t.shape[a] != n {
-			return nil, newErr("Diagonal", ErrShape, fmt.Sprintf("axes %v have different extents in %v", axes, t.shape))
-		}
-		marked[a], n, first = true, t.shape[a], min(first, a)
-		stride += t.strides[a]
-	}
-	shape, strides := tensor.Shape{}, []int{}
-	for i := range t.shape {
-		if i == first {
-			shape, strides = append(shape, n), append(strides, stride)
-		} else if !marked[i] {
-			shape, strides = append(shape, t.shape[i]), append(strides, t.strides[i])
-		}
-	}
-	return t.view(shape, strides, t.offset)
+	l, err := t.layout().Diagonal(axes)
+	return t.viewOf("Diagonal", l, err)
+}
+
+// Slice returns a view of the selected ranges, with the semantics of
+// tensor.Tensor.Slice (Python start:stop:step, clamped). Axes beyond
+// len(ranges) are taken whole.
+func (t *Tensor) Slice(ranges ...tensor.Range) (*Tensor, error) {
+	l, err := t.layout().Slice(len(ranges), func(i, n int) (int, int, int) { return ranges[i].Resolve(n) })
+	return t.viewOf("Slice", l, err)
 }
 
 // Reshape returns a row-major view of a contiguous tensor with a new shape of
@@ -260,174 +210,6 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 	return t.view(s, tensor.RowMajorStrides(s), t.offset)
 }
 
-// hostBytes returns the bytes of a contiguous host tensor's elements.
-func hostBytes(t *tensor.Tensor) []byte {
-	n := t.Len() * t.DType().Size()
-	if n == 0 {
-		return nil
-	}
-	off := t.Offset()
-	var p unsafe.Pointer
-	switch s := t.Data().(type) {
-	case []float32:
-		p = unsafe.Pointer(&s[off])
-	case []float64:
-		p = unsafe.Pointer(&s[off])
-	case []complex64:
-		p = unsafe.Pointer(&s[off])
-	case []complex128:
-		p = unsafe.Pointer(&s[off])
-	case []int32:
-		p = unsafe.Pointer(&s[off])
-	case []int64:
-		p = unsafe.Pointer(&s[off])
-	case []bool:
-		p = unsafe.Pointer(&s[off])
-	default:
-		return nil
-	}
-	return unsafe.Slice((*byte)(p), n)
-}
-
-// Upload copies a host tensor (any strides) into a new row-major device
-// tensor in q's context. It blocks until the copy is done, so src may be
-// modified as soon as it returns.
-func (q *Queue) Upload(ctx context.Context, src *tensor.Tensor) (*Tensor, error) {
-	if src == nil {
-		return nil, newErr("Upload", ErrArgument, "nil tensor")
-	}
-	dst, err := q.ctx.Empty(src.DType(), src.Shape()...)
-	if err != nil {
-		return nil, err
-	}
-	if err := q.UploadInto(ctx, dst, src); err != nil {
-		dst.Release()
-		return nil, err
-	}
-	return dst, nil
-}
-
-// UploadInto copies a host tensor into an existing device tensor of the
-// same dtype and shape (reusing its memory). A non-contiguous dst is filled
-// through a temporary. It blocks until the copy is done.
-func (q *Queue) UploadInto(ctx context.Context, dst *Tensor, src *tensor.Tensor) error {
-	if src == nil {
-		return newErr("Upload", ErrArgument, "nil tensor")
-	}
-	if err := q.owns("Upload", dst); err != nil {
-		return err
-	}
-	if dst.dtype != src.DType() || !dst.shape.Equal(src.Shape()) {
-		return newErr("Upload", ErrShape, fmt.Sprintf("host %v %v into device %v %v", src.DType(), src.Shape(), dst.dtype, dst.shape))
-	}
-	if err := ctx.Err(); err != nil {
-		return &Error{Op: "Upload", Kind: ErrArgument, Msg: "context done", Err: err}
-	}
-	if dst.size == 0 {
-		return nil
-	}
-	if !dst.IsContiguous() {
-		tmp, err := q.Upload(ctx, src)
-		if err != nil {
-			return err
-		}
-		defer tmp.Release()
-		ev, err := q.CopyInto(ctx, dst, tmp)
-		if err != nil {
-			return err
-		}
-		return ev.Wait(ctx)
-	}
-	b := hostBytes(src.Contiguous())
-	es := dst.dtype.Size()
-	if len(b) != dst.size*es {
-		return newErr("Upload", ErrArgument, fmt.Sprintf("host tensor has %d bytes, want %d", len(b), dst.size*es))
-	}
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return newErr("Upload", ErrReleased, "queue closed")
-	}
-	wl := q.waitList([]*Buffer{dst.buf})
-	c := cl.write(q.h, dst.buf.h, true, uintptr(dst.offset*es), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
-	q.mu.Unlock()
-	return clErr("clEnqueueWriteBuffer", c, fmt.Sprintf("%d bytes", len(b)))
-}
-
-// Download copies a device tensor of q's context into a new row-major host
-// tensor. It waits for pending writes to the tensor, on any queue, and
-// blocks until the copy is done.
-func (q *Queue) Download(ctx context.Context, src *Tensor) (*tensor.Tensor, error) {
-	if err := q.owns("Download", src); err != nil {
-		return nil, err
-	}
-	out, err := tensor.Zeros(src.dtype, src.shape...)
-	if err != nil {
-		return nil, &Error{Op: "Download", Kind: ErrShape, Msg: "host allocation", Err: err}
-	}
-	if err := q.DownloadInto(ctx, out, src); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// DownloadInto copies a device tensor into an existing host tensor of the
-// same dtype and shape (any strides; a non-contiguous dst is filled through
-// a temporary). It blocks until the copy is done.
-func (q *Queue) DownloadInto(ctx context.Context, dst *tensor.Tensor, src *Tensor) error {
-	if err := q.owns("Download", src); err != nil {
-		return err
-	}
-	if dst == nil {
-		return newErr("Download", ErrArgument, "nil host tensor")
-	}
-	if dst.DType() != src.dtype || !dst.Shape().Equal(src.shape) {
-		return newErr("Download", ErrShape, fmt.Sprintf("device %v %v into host %v %v", src.dtype, src.shape, dst.DType(), dst.Shape()))
-	}
-	if err := ctx.Err(); err != nil {
-		return &Error{Op: "Download", Kind: ErrArgument, Msg: "context done", Err: err}
-	}
-	if src.size == 0 {
-		return nil
-	}
-	if !dst.IsContiguous() {
-		tmp, err := q.Download(ctx, src)
-		if err != nil {
-			return err
-		}
-		if err := tensor.CopyInto(dst, tmp); err != nil {
-			return &Error{Op: "Download", Kind: ErrArgument, Msg: "host copy", Err: err}
-		}
-		return nil
-	}
-	dev := src
-	if !src.IsContiguous() {
-		var err error
-		if dev, err = q.Contiguous(ctx, src); err != nil {
-			return err
-		}
-		defer dev.Release()
-	}
-	b := hostBytes(dst)
-	es := src.dtype.Size()
-	if ctx.Done() != nil {
-		// Wait with cancellation first; the blocking read below then finds
-		// nothing pending on other queues.
-		if err := dev.Wait(ctx); err != nil {
-			return err
-		}
-	}
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return newErr("Download", ErrReleased, "queue closed")
-	}
-	wl := q.waitList([]*Buffer{dev.buf})
-	c := cl.read(q.h, dev.buf.h, true, uintptr(dev.offset*es), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
-	q.mu.Unlock()
-	return clErr("clEnqueueReadBuffer", c, fmt.Sprintf("%d bytes", len(b)))
-}
-
 // owns checks that t is a live tensor of q's context.
 func (q *Queue) owns(op string, t *Tensor) error {
 	if t == nil || t.buf == nil {
@@ -441,6 +223,12 @@ func (q *Queue) owns(op string, t *Tensor) error {
 	}
 	return nil
 }
+
+// Owns returns nil when t is a live tensor of q's context (q may operate
+// on it), and otherwise an error wrapping ErrArgument (nil tensor),
+// ErrForeign (a tensor of another context, the same device's included) or
+// ErrReleased.
+func (q *Queue) Owns(t *Tensor) error { return q.owns("Owns", t) }
 
 // Zero fills a tensor's whole buffer with zero bytes.
 func (q *Queue) Zero(ctx context.Context, t *Tensor) (*Event, error) {

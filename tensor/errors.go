@@ -3,6 +3,8 @@ package tensor
 import (
 	"errors"
 	"fmt"
+
+	"github.com/goferro/goferro/internal/strided"
 )
 
 // Sentinel errors that every *Error wraps, for errors.Is.
@@ -54,4 +56,18 @@ func (e *Error) Unwrap() []error {
 
 func newError(op string, kind error, format string, args ...any) *Error {
 	return &Error{Op: op, Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// viewError turns the *strided.ViewError of a view method into op's *Error:
+// a bad axis argument is ErrIndex, extents that do not fit are ErrShape.
+func viewError(op string, err error) error {
+	var ve *strided.ViewError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	kind := ErrShape
+	if ve.Index {
+		kind = ErrIndex
+	}
+	return &Error{Op: op, Kind: kind, Msg: ve.Msg}
 }

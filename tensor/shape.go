@@ -1,9 +1,6 @@
 package tensor
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/goferro/goferro/internal/strided"
 )
 
@@ -61,29 +58,10 @@ func (s Shape) Equal(o Shape) bool {
 func (s Shape) Clone() Shape { return append(Shape(nil), s...) }
 
 // String formats the shape as "(2, 3, 4)".
-func (s Shape) String() string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = strconv.Itoa(d)
-	}
-	if len(s) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
+func (s Shape) String() string { return strided.FormatShape(s) }
 
 // RowMajorStrides returns the row-major (C order) strides of s, in elements.
-func RowMajorStrides(s Shape) []int {
-	st := make([]int, len(s))
-	acc := 1
-	for i := len(s) - 1; i >= 0; i-- {
-		st[i] = acc
-		if s[i] > 0 {
-			acc *= s[i]
-		}
-	}
-	return st
-}
+func RowMajorStrides(s Shape) []int { return strided.RowMajorInto(make([]int, len(s)), s) }
 
 // ColMajorStrides returns the column-major (Fortran order) strides of s.
 func ColMajorStrides(s Shape) []int {

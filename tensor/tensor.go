@@ -71,16 +71,7 @@ func Buffer[T Elem](t *Tensor) ([]T, error) {
 
 // IsContiguous reports whether the tensor is row-major with no gaps, starting
 // anywhere in its buffer.
-func (t *Tensor) IsContiguous() bool {
-	acc := 1
-	for i := len(t.shape) - 1; i >= 0; i-- {
-		if t.shape[i] != 1 && t.strides[i] != acc {
-			return t.size == 0
-		}
-		acc *= t.shape[i]
-	}
-	return true
-}
+func (t *Tensor) IsContiguous() bool { return strided.IsRowMajor(t.shape, t.strides) }
 
 // New returns a row-major tensor over data (not copied) with the given shape.
 // len(data) must equal the product of the extents.
@@ -125,13 +116,7 @@ func newRowMajor(shape []int) *Tensor {
 	}
 	s, st := Shape(ints[:r:r]), ints[r:]
 	copy(s, shape)
-	acc := 1
-	for i := r - 1; i >= 0; i-- {
-		st[i] = acc
-		if s[i] > 0 {
-			acc *= s[i]
-		}
-	}
+	strided.RowMajorInto(st, s)
 	if r == 0 {
 		s = nil // as Shape(nil).Clone() gave before: rank-0 metadata stays comparable
 	}

@@ -16,37 +16,23 @@ func (t *Tensor) view(shape Shape, strides []int, offset int) *Tensor {
 	return &Tensor{dtype: t.dtype, shape: shape, strides: strides, offset: offset, data: t.data, size: n}
 }
 
-func (t *Tensor) axis(op string, a int) (int, error) {
-	r := len(t.shape)
-	if a < -r || a >= r {
-		return 0, newError(op, ErrIndex, "axis %d out of range for rank %d", a, r)
+// layout returns t's view metadata; it shares t's slices.
+func (t *Tensor) layout() strided.Layout {
+	return strided.Layout{Shape: t.shape, Strides: t.strides, Offset: t.offset}
+}
+
+// viewOf returns the view of t with layout l, made by op, or op's error.
+func (t *Tensor) viewOf(op string, l strided.Layout, err error) (*Tensor, error) {
+	if err != nil {
+		return nil, viewError(op, err)
 	}
-	if a < 0 {
-		a += r
-	}
-	return a, nil
+	return t.view(Shape(l.Shape), l.Strides, l.Offset), nil
 }
 
 // Permute returns a view whose axis i is t's axis perm[i].
 func (t *Tensor) Permute(perm ...int) (*Tensor, error) {
-	if len(perm) != len(t.shape) {
-		return nil, newError("Permute", ErrIndex, "permutation %v for rank %d", perm, len(t.shape))
-	}
-	seen := make([]bool, len(perm))
-	shape := make(Shape, len(perm))
-	strides := make([]int, len(perm))
-	for i, p := range perm {
-		a, err := t.axis("Permute", p)
-		if err != nil {
-			return nil, err
-		}
-		if seen[a] {
-			return nil, newError("Permute", ErrIndex, "axis %d repeated in permutation %v", a, perm)
-		}
-		seen[a] = true
-		shape[i], strides[i] = t.shape[a], t.strides[a]
-	}
-	return t.view(shape, strides, t.offset), nil
+	l, err := t.layout().Permute(perm)
+	return t.viewOf("Permute", l, err)
 }
 
 // T returns the view with the axes reversed (the matrix transpose for rank 2).
@@ -68,7 +54,7 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st, ok := reshapeStrides(t.shape, t.strides, s); ok {
+	if st, ok := t.layout().ReshapeStrides(s); ok {
 		return t.view(s, st, t.offset), nil
 	}
 	c, err := t.clone("Reshape")
@@ -112,80 +98,6 @@ func (t *Tensor) resolveReshape(shape []int) (Shape, error) {
 	return s, nil
 }
 
-// reshapeStrides finds strides for the new shape that address the same
-// elements in row-major order without copying, if they exist. It groups axes
-// of old and new shape into runs of equal element count; within a run the old
-// axes must be mergeable (stride[i] == stride[i+1]*shape[i+1]).
-func reshapeStrides(old Shape, oldStrides []int, shape Shape) ([]int, bool) {
-	st := make([]int, len(shape))
-	if len(shape) == 0 {
-		return st, true
-	}
-	// Drop extent-1 axes from the old layout: they constrain nothing.
-	var os []int
-	var oss []int
-	for i, d := range old {
-		if d == 0 {
-			return RowMajorStrides(shape), true
-		}
-		if d != 1 {
-			os = append(os, d)
-			oss = append(oss, oldStrides[i])
-		}
-	}
-	oi, ni := 0, 0
-	for ni < len(shape) {
-		if shape[ni] == 1 {
-			// Extent-1 new axes take any stride; pick one that keeps
-			// contiguity checks simple.
-			st[ni] = 1
-			if oi < len(os) {
-				st[ni] = oss[oi] * os[oi]
-			}
-			ni++
-			continue
-		}
-		if oi >= len(os) {
-			return nil, false
-		}
-		// Grow a run until both sides cover the same number of elements.
-		oStart, nStart := oi, ni
-		on, nn := os[oi], shape[ni]
-		oi++
-		ni++
-		for on != nn {
-			if on < nn {
-				if oi >= len(os) {
-					return nil, false
-				}
-				on *= os[oi]
-				oi++
-			} else {
-				for ni < len(shape) && shape[ni] == 1 {
-					ni++
-				}
-				if ni >= len(shape) {
-					return nil, false
-				}
-				nn *= shape[ni]
-				ni++
-			}
-		}
-		for k := oStart; k < oi-1; k++ {
-			if oss[k] != oss[k+1]*os[k+1] {
-				return nil, false
-			}
-		}
-		// Assign strides inside the run from its innermost old stride.
-		acc := oss[oi-1]
-		for k := ni - 1; k >= nStart; k-- {
-			st[k] = acc
-			acc *= shape[k]
-		}
-	}
-	return st, oi == len(os)
-}
-
 // Range selects indices Start, Start+Step, ... up to but not including Stop
 // along one axis, like Python's start:stop:step. Step 0 means 1. Negative
 // Start and Stop count from the end; a negative Step walks backwards, and
@@ -208,26 +120,8 @@ func R(start, stop int) Range { return Range{Start: start, Stop: stop, Step: 1} 
 // Slice returns a view of the selected ranges. Axes beyond len(ranges) are
 // taken whole.
 func (t *Tensor) Slice(ranges ...Range) (*Tensor, error) {
-	if len(ranges) > len(t.shape) {
-		return nil, newError("Slice", ErrIndex, "%d ranges for rank %d", len(ranges), len(t.shape))
-	}
-	shape := t.shape.Clone()
-	strides := append([]int(nil), t.strides...)
-	off := t.offset
-	for i, r := range ranges {
-		start, count, step := r.Resolve(t.shape[i])
-		shape[i] = count
-		if count > 0 {
-			off += start * t.strides[i]
-		}
-		// An axis of extent 0 or 1 never steps, so it keeps its stride:
-		// multiplying by a huge Step could overflow and leave a garbage
-		// stride behind for later reshapes to trip over.
-		if count > 1 {
-			strides[i] = t.strides[i] * step
-		}
-	}
-	return t.view(shape, strides, off), nil
+	l, err := t.layout().Slice(len(ranges), func(i, n int) (int, int, int) { return ranges[i].Resolve(n) })
+	return t.viewOf("Slice", l, err)
 }
 
 // Resolve applies the range to an axis of extent n, with Python's
@@ -279,22 +173,8 @@ func (t *Tensor) BroadcastTo(shape ...int) (*Tensor, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if len(s) < len(t.shape) {
-		return nil, newError("BroadcastTo", ErrShape, "cannot broadcast %v to fewer axes %v", t.shape, s)
-	}
-	off := len(s) - len(t.shape)
-	strides := make([]int, len(s))
-	for i := range t.shape {
-		switch d := t.shape[i]; {
-		case d == s[off+i]:
-			strides[off+i] = t.strides[i]
-		case d == 1:
-			strides[off+i] = 0
-		default:
-			return nil, newError("BroadcastTo", ErrShape, "cannot broadcast %v to %v: axis %d", t.shape, s, i)
-		}
-	}
-	return t.view(s, strides, t.offset), nil
+	l, err := t.layout().BroadcastTo(s)
+	return t.viewOf("BroadcastTo", l, err)
 }
 
 // Diagonal returns the view that walks the given axes together: they must all
@@ -302,85 +182,22 @@ func (t *Tensor) BroadcastTo(shape ...int) (*Tensor, error) {
 // them was, whose stride is the sum of theirs. Diagonal(0, 1) of a matrix is
 // its main diagonal; of an einsum "iij" operand it is the "ij" view.
 func (t *Tensor) Diagonal(axes ...int) (*Tensor, error) {
-	if len(axes) < 2 {
-		return nil, newError("Diagonal", ErrIndex, "need at least two axes, got %v", axes)
-	}
-	marked := make([]bool, len(t.shape))
-	first := len(t.shape)
-	n := -1
-	stride := 0
-	for _, a := range axes {
-		a, err := t.axis("Diagonal", a)
-		if err != nil {
-			return nil, err
-		}
-		if marked[a] {
-			return nil, newError("Diagonal", ErrIndex, "axis %d repeated in %v", a, axes)
-		}
-		if n >= 0 && t.shape[a] != n {
-			return nil, newError("Diagonal", ErrShape, "axes %v have different extents in %v", axes, t.shape)
-		}
-		marked[a], n, first = true, t.shape[a], min(first, a)
-		stride += t.strides[a]
-	}
-	var shape Shape
-	var strides []int
-	for i := range t.shape {
-		if i == first {
-			shape, strides = append(shape, n), append(strides, stride)
-		} else if !marked[i] {
-			shape, strides = append(shape, t.shape[i]), append(strides, t.strides[i])
-		}
-	}
-	return t.view(shape, strides, t.offset), nil
+	l, err := t.layout().Diagonal(axes)
+	return t.viewOf("Diagonal", l, err)
 }
 
 // Squeeze removes the given extent-1 axes, or every extent-1 axis when none
 // is given.
 func (t *Tensor) Squeeze(axes ...int) (*Tensor, error) {
-	drop := make([]bool, len(t.shape))
-	if len(axes) == 0 {
-		for i, d := range t.shape {
-			drop[i] = d == 1
-		}
-	}
-	for _, a := range axes {
-		a, err := t.axis("Squeeze", a)
-		if err != nil {
-			return nil, err
-		}
-		if t.shape[a] != 1 {
-			return nil, newError("Squeeze", ErrShape, "axis %d has extent %d, not 1", a, t.shape[a])
-		}
-		if drop[a] {
-			// Like numpy; a repeated axis is most likely a typo for another.
-			return nil, newError("Squeeze", ErrIndex, "axis %d repeated in %v", a, axes)
-		}
-		drop[a] = true
-	}
-	var shape Shape = Shape{}
-	strides := []int{}
-	for i := range t.shape {
-		if !drop[i] {
-			shape, strides = append(shape, t.shape[i]), append(strides, t.strides[i])
-		}
-	}
-	return t.view(shape, strides, t.offset), nil
+	l, err := t.layout().Squeeze(axes)
+	return t.viewOf("Squeeze", l, err)
 }
 
 // Unsqueeze inserts an extent-1 axis at position axis (0..Rank; negative
 // counts from the end of the result).
 func (t *Tensor) Unsqueeze(axis int) (*Tensor, error) {
-	r := len(t.shape) + 1
-	if axis < -r || axis >= r {
-		return nil, newError("Unsqueeze", ErrIndex, "axis %d out of range for rank %d", axis, r)
-	}
-	if axis < 0 {
-		axis += r
-	}
-	shape := append(append(t.shape[:axis:axis].Clone(), 1), t.shape[axis:]...)
-	strides := append(append(append([]int(nil), t.strides[:axis]...), 0), t.strides[axis:]...)
-	return t.view(shape, strides, t.offset), nil
+	l, err := t.layout().Unsqueeze(axis)
+	return t.viewOf("Unsqueeze", l, err)
 }
 
 // Contiguous returns t itself if it is already row-major without gaps, and a

@@ -104,7 +104,7 @@ func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  memory:        %d MiB global, largest buffer %d MiB, %d KiB local\n", d.GlobalMemory>>20, d.MaxAlloc>>20, d.LocalMemory>>10)
 		fmt.Fprintf(stdout, "  compute:       %d units at %d MHz, work groups up to %d\n", d.ComputeUnits, d.ClockMHz, d.MaxWorkGroup)
 		fmt.Fprintf(stdout, "  fp64:          %s\n", fp64)
-		fmt.Fprintf(stdout, "  storage:       %s (default); host tensors enter from %s\n", opencl.StorageClass, opencl.HostStorageClass)
+		fmt.Fprintf(stdout, "  storage:       %s (default); host tensors enter from %s\n", clengine.Class, driver.StorageHost)
 		// The event domain is the runtime's, allocated when the engine is
 		// registered, so open the device and register it next to the CPU.
 		ce, err := clengine.Open(ctx, d)

@@ -1,6 +1,9 @@
-// Package strided holds the strided-array loops shared by the tensor package
-// and the CPU kernels: layout simplification, multi-operand row iteration and
-// a cache-blocked copy between arbitrary strided layouts.
+// Package strided is the strided-loop kit shared by the tensor package, the
+// CPU kernels and the OpenCL device layer: loop order and axis merging
+// (Order, SortAxes, Merge, Simplify), offset tables of short loop nests,
+// multi-operand iteration (ForEach, Rows), a cache-blocked tiled copy
+// between arbitrary strided layouts (Copy) and checked address ranges
+// (AddressRange, InBounds).
 package strided
 
 import "unsafe"

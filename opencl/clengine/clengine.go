@@ -14,7 +14,11 @@
 // allocation and event domain) register under distinct ids with OpenAs.
 // Providers returns the transfer providers, to register or to wrap.
 //
-// Buffers of an engine carry the placement (opencl.StorageClass, the
+// Package opencl is the device layer (devices, contexts, queues, events,
+// tensors, kernels); this package is the engine: the driver vocabulary
+// (storage class Class, placements, engine ids), the three-part ingress
+// contract, the executor and the transfer providers, all written against
+// package driver. Buffers of an engine carry the placement (Class, the
 // engine's context domain), backend "opencl" and an *opencl.Tensor payload
 // whose release the runtime triggers through the buffer's release hook.
 package clengine
@@ -35,26 +39,36 @@ import (
 // Backend is the backend family of OpenCL buffers.
 const Backend = "opencl"
 
-// Class is the OpenCL device storage class as a driver.StorageClass.
-const Class = driver.StorageClass(opencl.StorageClass)
+// Class is the storage class of OpenCL device memory. Every engine's
+// context is its own allocation domain within it.
+const Class driver.StorageClass = "storage.opencl.device.v1"
 
 // Families are the op families the engine runs, all on the device.
 var Families = []string{graph.FamilyConstant, graph.FamilyElementwise, graph.FamilyReduce, graph.FamilyLayout, graph.FamilyDotGeneral}
 
-// Engine is an OpenCL engine ready to register with a runtime.
+// Engine is one OpenCL device as an execution engine, ready to register
+// with a runtime: a context (its allocation domain, with the compiled
+// kernels) and an in-order queue (its event domain). Every Queue method
+// (Upload, Binary, Gemm, ...) is available on it.
 type Engine struct {
-	*opencl.Engine
+	*opencl.Queue
 	id driver.EngineID // "" means the device's id
 }
 
-// Open opens an engine on dev (its context, queue and kernels). Its engine
-// id is the device's ("opencl.d0.v1").
+// Open opens an engine on dev: a context with its kernels compiled (once
+// per device per process; later engines load the cached binary) and an
+// in-order queue. Its engine id is the device's ("opencl.d0.v1").
 func Open(ctx context.Context, dev *opencl.Device) (*Engine, error) {
-	e, err := opencl.Open(ctx, dev)
+	c, err := opencl.NewContext(ctx, dev)
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{Engine: e}, nil
+	q, err := c.NewQueue()
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &Engine{Queue: q}, nil
 }
 
 // OpenAs is Open with a given engine id, so that several engines (each its
@@ -72,13 +86,19 @@ func OpenAs(ctx context.Context, dev *opencl.Device, id driver.EngineID) (*Engin
 	return e, nil
 }
 
+// Close releases the engine's queue and context.
+func (e *Engine) Close() error { return e.Context().Close() }
+
 // ID returns the engine id: the one given to OpenAs, else the device's.
 func (e *Engine) ID() string {
 	if e.id != "" {
 		return string(e.id)
 	}
-	return e.Engine.ID()
+	return e.Context().Device().ID()
 }
+
+// AllocationDomain returns the engine's allocation domain: its context's.
+func (e *Engine) AllocationDomain() string { return e.Context().Domain() }
 
 // Placement is where the engine's buffers live.
 func (e *Engine) Placement() driver.Placement {
@@ -112,25 +132,7 @@ func (e *Engine) Registration() driver.Engine {
 		DefaultStorage: Class,
 		Families:       append([]string(nil), Families...),
 		Executor:       driver.ExecutorFunc(e.execute),
-		Ingress: driver.Ingress{
-			Eligible: func(p driver.Placement, class driver.StorageClass) bool {
-				return e.Eligible(opencl.Placement{StorageClass: string(p.Class), Domain: string(p.Domain)}, string(class))
-			},
-			Accept: func(b *driver.Buffer, class driver.StorageClass) error {
-				if class != Class {
-					return fmt.Errorf("clengine: storage class %s is not %s", class, Class)
-				}
-				t, ok := b.Payload().(*opencl.Tensor)
-				if !ok {
-					return e.Accept(b.Payload())
-				}
-				if !describes(b, t) {
-					return fmt.Errorf("clengine: buffer metadata %v%v does not describe its tensor %v%v", b.DType(), b.Shape(), t.DType(), t.Shape())
-				}
-				return e.Accept(t)
-			},
-			Resident: e.resident,
-		},
+		Ingress:        driver.Ingress{Eligible: e.eligible, Accept: e.accept, Resident: e.resident},
 		Materializer: driver.MaterializerFunc(func(ctx context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
 			t, err := e.tensor(b)
 			if err != nil {
@@ -141,12 +143,50 @@ func (e *Engine) Registration() driver.Engine {
 	}
 }
 
-// resident reports whether b is live memory of e's context that b's
-// description measures up to (describes): the engine measures the memory
-// it owns rather than trusting the label.
+// eligible is ingress check (1), placement eligibility: a value placed at
+// p may enter the engine at class only if class is Class and p is the
+// engine's own placement. Host tensors and other contexts' buffers need a
+// transfer first.
+func (e *Engine) eligible(p driver.Placement, class driver.StorageClass) bool {
+	return class == Class && p == e.Placement()
+}
+
+// accept is ingress check (2), runtime-input acceptance: b's payload must
+// be a live *opencl.Tensor of the engine's context, matching b's metadata,
+// whose dtype the device can hold. Anything else is an error wrapping
+// opencl.ErrForeign (host memory, another context), ErrArgument,
+// ErrReleased or ErrUnsupported (a 64-bit type without cl_khr_fp64).
+func (e *Engine) accept(b *driver.Buffer, class driver.StorageClass) error {
+	if class != Class {
+		return fmt.Errorf("clengine: storage class %s is not %s", class, Class)
+	}
+	t, ok := b.Payload().(*opencl.Tensor)
+	switch {
+	case b.Payload() == nil:
+		return fmt.Errorf("clengine: buffer without a payload: %w", opencl.ErrArgument)
+	case !ok:
+		return fmt.Errorf("clengine: %T is not OpenCL device memory: transfer it to %s first: %w", b.Payload(), e.ID(), opencl.ErrForeign)
+	}
+	if err := e.Owns(t); err != nil {
+		return err
+	}
+	if !describes(b, t) {
+		return fmt.Errorf("clengine: buffer metadata %v%v does not describe its tensor %v%v", b.DType(), b.Shape(), t.DType(), t.Shape())
+	}
+	if !e.Supports(opencl.FamilyTransfer, t.DType()) {
+		return fmt.Errorf("clengine: %v tensor on a device without cl_khr_fp64: %w", t.DType(), opencl.ErrUnsupported)
+	}
+	return nil
+}
+
+// resident is ingress check (3), residency: whether b really is live
+// memory of the engine's context, not just a buffer claiming its
+// placement, and whether b's description measures up to that memory
+// (describes): the engine measures what it owns rather than trusting the
+// label.
 func (e *Engine) resident(b *driver.Buffer) bool {
 	t, ok := b.Payload().(*opencl.Tensor)
-	return ok && b.Backend() == Backend && b.Placement() == e.Placement() && e.Resident(t) && describes(b, t)
+	return ok && b.Backend() == Backend && b.Placement() == e.Placement() && e.Owns(t) == nil && describes(b, t)
 }
 
 func (e *Engine) tensor(b *driver.Buffer) (*opencl.Tensor, error) {

@@ -3,6 +3,8 @@ package clengine_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/goferro/goferro/driver"
@@ -168,5 +170,118 @@ func TestIngressContract(t *testing.T) {
 		Placement: e.Placement(), Backend: clengine.Backend, Payload: d2})
 	if reg.Ingress.Resident(fake) || reg.Ingress.Accept(fake, clengine.Class) == nil {
 		t.Fatal("buffer claiming the domain with foreign memory accepted")
+	}
+}
+
+// TestEngineIdentity checks the engine's vocabulary: its id, storage class
+// and placement, as the registration declares them.
+func TestEngineIdentity(t *testing.T) {
+	e := openEngine(t)
+	reg := e.Registration()
+	if !strings.HasPrefix(e.ID(), "opencl.") || reg.ID != driver.EngineID(e.ID()) || reg.ID.Validate() != nil {
+		t.Fatalf("engine id %q, registered as %q", e.ID(), reg.ID)
+	}
+	if reg.DefaultStorage != "storage.opencl.device.v1" || !slices.Equal(reg.Storage, []driver.StorageClass{clengine.Class}) {
+		t.Fatalf("storage %v, default %s", reg.Storage, reg.DefaultStorage)
+	}
+	if reg.Domain != driver.AllocationDomain(e.AllocationDomain()) || e.Placement() != (driver.Placement{Class: clengine.Class, Domain: reg.Domain}) {
+		t.Fatalf("domain %s, placement %v", reg.Domain, e.Placement())
+	}
+}
+
+// TestIngressAcrossContexts holds the three ingress checks to the contract
+// with two engines of one device, each its own context: placement,
+// acceptance and residency tell them apart, host memory needs a transfer,
+// and a device→device copy belongs to its destination only.
+func TestIngressAcrossContexts(t *testing.T) {
+	e1, e2 := openEngine(t), openEngine(t)
+	ctx := context.Background()
+	in1, in2 := e1.Registration().Ingress, e2.Registration().Ingress
+	h, _ := tensor.Rand(tensor.Float32, 2, 3, 4)
+	d1, err := e1.Upload(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d1.Release()
+	d2, err := e2.Upload(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Release()
+	b1, b2, hb := e1.Buffer(d1), e2.Buffer(d2), driver.HostBuffer(h, nil)
+	// (1) placement eligibility
+	if !in1.Eligible(b1.Placement(), clengine.Class) || in1.Eligible(b2.Placement(), clengine.Class) {
+		t.Fatal("placement eligibility wrong")
+	}
+	if in1.Eligible(hb.Placement(), clengine.Class) || in1.Eligible(b1.Placement(), driver.StorageHost) {
+		t.Fatal("host placement eligible")
+	}
+	// (2) acceptance
+	if err := in1.Accept(b1, clengine.Class); err != nil {
+		t.Fatal(err)
+	}
+	if err := in1.Accept(b2, clengine.Class); !errors.Is(err, opencl.ErrForeign) {
+		t.Fatalf("foreign tensor: %v", err)
+	}
+	if err := in1.Accept(hb, clengine.Class); !errors.Is(err, opencl.ErrForeign) {
+		t.Fatalf("host tensor: %v", err)
+	}
+	claim := func(payload any) *driver.Buffer {
+		return driver.NewBuffer(driver.BufferSpec{DType: tensor.Float32, Shape: tensor.Shape{2, 3, 4}, Len: 24,
+			Placement: e1.Placement(), Backend: clengine.Backend, Payload: payload})
+	}
+	if err := in1.Accept(claim(nil), clengine.Class); !errors.Is(err, opencl.ErrArgument) {
+		t.Fatalf("buffer without a payload: %v", err)
+	}
+	if err := in1.Accept(claim(3), clengine.Class); !errors.Is(err, opencl.ErrForeign) {
+		t.Fatalf("buffer with an int payload: %v", err)
+	}
+	if err := in1.Accept(claim((*opencl.Tensor)(nil)), clengine.Class); !errors.Is(err, opencl.ErrArgument) {
+		t.Fatalf("buffer with a nil tensor: %v", err)
+	}
+	// (3) residency
+	if !in1.Resident(b1) || in1.Resident(b2) || !in2.Resident(b2) || in1.Resident(hb) {
+		t.Fatal("residency wrong")
+	}
+	x, err := opencl.DeviceToDevice(ctx, e2.Queue, d1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Release()
+	if !in2.Resident(e2.Buffer(x)) || in1.Resident(e1.Buffer(x)) {
+		t.Fatal("transfer result in the wrong domain")
+	}
+}
+
+// TestAcceptWithoutFP64 opens an engine as a device without cl_khr_fp64
+// would have it: a float64 input is declined at ingress, not attempted.
+func TestAcceptWithoutFP64(t *testing.T) {
+	devs, err := opencl.Devices()
+	if err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+	ctx := context.Background()
+	dev := *devs[0]
+	dev.FP64 = false
+	e, err := clengine.Open(ctx, &dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	in := e.Registration().Ingress
+	for _, c := range []struct {
+		dt tensor.DType
+		ok bool
+	}{{tensor.Float64, false}, {tensor.Complex128, false}, {tensor.Float32, true}} {
+		h, _ := tensor.Rand(c.dt, 1, 4, 4)
+		d, err := e.Upload(ctx, h) // the bytes can still be stored
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = in.Accept(e.Buffer(d), clengine.Class)
+		if c.ok && err != nil || !c.ok && !errors.Is(err, opencl.ErrUnsupported) {
+			t.Fatalf("%v input: %v", c.dt, err)
+		}
+		d.Release()
 	}
 }

@@ -34,87 +34,45 @@ func Simplify(shape []int, strides [][]int, offs []int) (outShape []int, outStri
 			rank++
 		}
 	}
-	// One allocation for every int slice below.
-	ints := make([]int, nop+len(shape)+rank+rank+nop*rank)
+	// One allocation for every int slice below, one for the slices of
+	// strides (the results' and the reversed copies of the operands').
+	r := len(shape)
+	ints := make([]int, nop+nop*r+rank+rank+nop*rank)
 	outOffs, ints = ints[:nop:nop], ints[nop:]
 	copy(outOffs, offs)
-	outStrides = make([][]int, nop)
+	perOp := make([][]int, 2*nop)
+	outStrides, fwd := perOp[:nop:nop], perOp[nop:]
 	if rank == 0 {
 		for k := range outStrides {
 			outStrides[k] = []int{0}
 		}
 		return []int{1}, outStrides, outOffs, true
 	}
-	flip, ints := ints[:len(shape):len(shape)], ints[len(shape):]
+	for k := range fwd {
+		fwd[k], ints = ints[:r:r], ints[r:]
+		copy(fwd[k], strides[k])
+	}
 	axes, ints := ints[:0:rank], ints[rank:]
 	outShape, ints = ints[:0:rank], ints[rank:]
 	for k := range outStrides {
 		outStrides[k], ints = ints[:0:rank], ints[rank:]
 	}
 
-	// Gather the axes of extent > 1 and reverse those operand 0 walks
-	// backwards.
+	// Reverse, in every operand, the axes operand 0 walks backwards.
 	for i, d := range shape {
-		if d > 1 {
-			axes = append(axes, i)
+		if d == 1 {
+			continue
 		}
-	}
-	for _, ax := range axes {
-		if strides[0][ax] < 0 {
-			flip[ax] = 1
-			for k := 0; k < nop; k++ {
-				outOffs[k] += (shape[ax] - 1) * strides[k][ax]
+		axes = append(axes, i)
+		if strides[0][i] < 0 {
+			for k := range fwd {
+				outOffs[k] += (d - 1) * strides[k][i]
+				fwd[k][i] = -strides[k][i]
 			}
 		}
 	}
-	stride := func(k, ax int) int {
-		if flip[ax] != 0 {
-			return -strides[k][ax]
-		}
-		return strides[k][ax]
-	}
-
-	// Insertion sort (ranks are small): outer axes first.
-	outer := func(x, y int) bool {
-		for k := 0; k < nop; k++ {
-			sx, sy := abs(stride(k, x)), abs(stride(k, y))
-			if sx != sy {
-				return sx > sy
-			}
-		}
-		return false
-	}
-	for i := 1; i < len(axes); i++ {
-		for j := i; j > 0 && outer(axes[j], axes[j-1]); j-- {
-			axes[j], axes[j-1] = axes[j-1], axes[j]
-		}
-	}
-
-	// Merge axes that are contiguous in every operand.
-	for _, ax := range axes {
-		n := len(outShape)
-		if n > 0 {
-			merge := true
-			for k := 0; k < nop; k++ {
-				if outStrides[k][n-1] != stride(k, ax)*shape[ax] {
-					merge = false
-					break
-				}
-			}
-			if merge {
-				outShape[n-1] *= shape[ax]
-				for k := 0; k < nop; k++ {
-					outStrides[k][n-1] = stride(k, ax)
-				}
-				continue
-			}
-		}
-		outShape = append(outShape, shape[ax])
-		for k := 0; k < nop; k++ {
-			outStrides[k] = append(outStrides[k], stride(k, ax))
-		}
-	}
-	return outShape, outStrides, outOffs, true
+	SortAxes(axes, fwd...)
+	return merge(outShape, outStrides, shape, axes, fwd), outStrides, outOffs, true
 }
 
 // ForEach calls fn once for every multi-index of shape, in row-major order,

@@ -15,17 +15,26 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-// secondEngine opens a second engine on the shared device: its own context,
-// so its own allocation domain (its kernels load from the cached binary).
-func secondEngine(t *testing.T) *Engine {
+// secondQueue opens a queue on a second context of the shared device: its
+// own allocation domain (its kernels load from the cached binary).
+func secondQueue(t *testing.T) *Queue {
 	t.Helper()
-	q := testQueue(t)
-	e, err := Open(context.Background(), q.Context().Device())
+	return openQueue(t, testQueue(t).Context().Device())
+}
+
+// openQueue opens a context on dev and a queue on it, closed at cleanup.
+func openQueue(t *testing.T, dev *Device) *Queue {
+	t.Helper()
+	c, err := NewContext(context.Background(), dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	t.Cleanup(func() { c.Close() })
+	q, err := c.NewQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }
 
 func TestReleaseCounting(t *testing.T) {
@@ -74,6 +83,9 @@ func TestReleaseCounting(t *testing.T) {
 	if _, err := q.Unary(ctx, Neg, d); !errors.Is(err, ErrReleased) {
 		t.Fatalf("use after release: %v", err)
 	}
+	if err := q.Owns(d); !errors.Is(err, ErrReleased) {
+		t.Fatalf("released tensor owned: %v", err)
+	}
 	if _, err := d.Permute(1, 0); !errors.Is(err, ErrReleased) {
 		t.Fatalf("view of a released tensor: %v", err)
 	}
@@ -87,44 +99,30 @@ func TestReleaseCounting(t *testing.T) {
 func TestForeignContext(t *testing.T) {
 	q := testQueue(t)
 	ctx := context.Background()
-	e2 := secondEngine(t)
-	e1 := &Engine{Queue: q, dev: q.Context().Device()}
-	if e1.AllocationDomain() == e2.AllocationDomain() || e1.EventDomain() == e2.EventDomain() {
-		t.Fatal("engines share a domain")
+	q2 := secondQueue(t)
+	if q.Context().Domain() == q2.Context().Domain() || q.Domain() == q2.Domain() {
+		t.Fatal("contexts share a domain")
 	}
 	h, _ := tensor.Rand(tensor.Float32, 2, 3, 4)
 	d1, _ := q.Upload(ctx, h)
-	d2, err := e2.Upload(ctx, h)
+	d2, err := q2.Upload(ctx, h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d1.Release()
 	defer d2.Release()
-	// ingress (1) placement
-	if !e1.Eligible(d1.Placement(), StorageClass) || e1.Eligible(d2.Placement(), StorageClass) {
-		t.Fatal("placement eligibility wrong")
-	}
-	if e1.Eligible(HostPlacement, StorageClass) || e1.Eligible(d1.Placement(), HostStorageClass) {
-		t.Fatal("host placement eligible")
-	}
-	// ingress (2) acceptance
-	if err := e1.Accept(d1); err != nil {
+	// ownership, which the engine's ingress checks build on
+	if err := q.Owns(d1); err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []any{d2, h, nil, 3} {
-		if err := e1.Accept(v); err == nil {
-			t.Fatalf("accepted %T", v)
-		}
+	if err := q2.Owns(d2); err != nil {
+		t.Fatal(err)
 	}
-	if err := e1.Accept(d2); !errors.Is(err, ErrForeign) {
-		t.Fatalf("foreign tensor: %v", err)
+	if err := q.Owns(d2); !errors.Is(err, ErrForeign) {
+		t.Fatalf("foreign tensor owned: %v", err)
 	}
-	if err := e1.Accept(h); !errors.Is(err, ErrForeign) {
-		t.Fatalf("host tensor: %v", err)
-	}
-	// ingress (3) residency
-	if !e1.Resident(d1) || e1.Resident(d2) || !e2.Resident(d2.Buffer()) || e1.Resident(h) {
-		t.Fatal("residency wrong")
+	if err := q.Owns(nil); !errors.Is(err, ErrArgument) {
+		t.Fatalf("nil tensor owned: %v", err)
 	}
 	// ops refuse foreign operands
 	if _, err := q.Binary(ctx, Add, d1, d2); !errors.Is(err, ErrForeign) {
@@ -137,12 +135,12 @@ func TestForeignContext(t *testing.T) {
 		t.Fatalf("foreign copy: %v", err)
 	}
 	// device → device through the host, then directly within a context
-	x, err := DeviceToDevice(ctx, e2.Queue, d1)
+	x, err := DeviceToDevice(ctx, q2, d1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer x.Release()
-	if !e2.Resident(x) || e1.Resident(x) {
+	if q2.Owns(x) != nil || !errors.Is(q.Owns(x), ErrForeign) {
 		t.Fatal("transfer result in the wrong domain")
 	}
 	p, _ := d1.Permute(1, 0)
@@ -169,7 +167,7 @@ func TestForeignContext(t *testing.T) {
 	if err := tensor.CheckClose(got, h, 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	up, err := HostToDevice(ctx, e2.Queue, h)
+	up, err := HostToDevice(ctx, q2, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,15 +176,8 @@ func TestForeignContext(t *testing.T) {
 
 func TestCapabilities(t *testing.T) {
 	q := testQueue(t)
-	e := &Engine{Queue: q, dev: q.Context().Device()}
-	if !strings.HasPrefix(e.ID(), "opencl.") || len(strings.Split(e.ID(), ".")) < 2 {
-		t.Fatalf("engine id %q", e.ID())
-	}
-	if e.DefaultStorageClass() != "storage.opencl.device.v1" {
-		t.Fatal(e.DefaultStorageClass())
-	}
-	fp64 := e.Device().FP64
-	for _, c := range e.Capabilities() {
+	fp64 := q.Context().Device().FP64
+	for _, c := range q.Capabilities() {
 		t.Logf("%s: %v", c.Family, c.DTypes)
 		has := map[tensor.DType]bool{}
 		for _, dt := range c.DTypes {
@@ -303,8 +294,8 @@ func TestNoLibrary(t *testing.T) {
 		if len(devs) != 0 || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no-such-libOpenCL") {
 			t.Fatalf("Devices() = %v, %v", devs, err)
 		}
-		if _, err := Open(context.Background(), &Device{}); err == nil {
-			t.Fatal("Open without a library succeeded")
+		if _, err := NewContext(context.Background(), &Device{}); err == nil {
+			t.Fatal("NewContext without a library succeeded")
 		}
 		return
 	}
@@ -343,7 +334,7 @@ func TestBuildWithoutCgo(t *testing.T) {
 // a live buffer, so "everything released" checks stay exact.
 func TestScratchNotCounted(t *testing.T) {
 	ctx := context.Background()
-	e := secondEngine(t)
+	e := secondQueue(t)
 	h, _ := tensor.Rand(tensor.Float32, 1, 40, 40)
 	a, _ := e.Upload(ctx, h)
 	before := e.Context().Stats()
@@ -361,7 +352,7 @@ func TestScratchNotCounted(t *testing.T) {
 	}
 }
 
-// TestDeviceWithoutFP64 builds an engine as a device without cl_khr_fp64
+// TestDeviceWithoutFP64 builds a queue as a device without cl_khr_fp64
 // would have it (the program without double kernels) and checks that every
 // float64 and complex128 operation is declined, not attempted.
 func TestDeviceWithoutFP64(t *testing.T) {
@@ -369,11 +360,7 @@ func TestDeviceWithoutFP64(t *testing.T) {
 	ctx := context.Background()
 	dev := *q.Context().Device()
 	dev.FP64 = false
-	e, err := Open(ctx, &dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openQueue(t, &dev)
 	for _, f := range []Family{FamilyTransfer, FamilyPermute, FamilyElementwise, FamilyReduce, FamilyGEMM, FamilyComplexArith} {
 		if e.Supports(f, tensor.Float64) || e.Supports(f, tensor.Complex128) {
 			t.Fatalf("%s claims 64-bit floats", f)
@@ -388,9 +375,6 @@ func TestDeviceWithoutFP64(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Release()
-	if err := e.Accept(d); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("accepted a float64 input: %v", err)
-	}
 	if _, err := e.Binary(ctx, Add, d, d); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("float64 add: %v", err)
 	}
@@ -416,7 +400,7 @@ func TestDeviceWithoutFP64(t *testing.T) {
 
 func TestBufferPool(t *testing.T) {
 	ctx := context.Background()
-	e := secondEngine(t)
+	e := secondQueue(t)
 	c := e.Context()
 	h, _ := tensor.Rand(tensor.Float32, 1, 1<<16)
 	var released atomic.Int64
@@ -449,7 +433,7 @@ func TestBufferPool(t *testing.T) {
 	if err := e.UploadInto(ctx, b, h); err != nil {
 		t.Fatal(err)
 	}
-	if err := tensor.CheckClose(download(t, e.Queue, b), h, 0, 0); err != nil {
+	if err := tensor.CheckClose(download(t, e, b), h, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	b.Release()

@@ -1,0 +1,277 @@
+package opencl
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/goferro/goferro/internal/strided"
+	"github.com/goferro/goferro/tensor"
+)
+
+// dtypeOK reports whether the device can run arithmetic kernels of dt.
+func (q *Queue) dtypeOK(op string, dt tensor.DType) (string, error) {
+	t, ok := clType(dt)
+	if !ok {
+		return "", newErr(op, ErrUnsupported, fmt.Sprintf("%v arithmetic is not implemented on OpenCL devices", dt))
+	}
+	if (dt == tensor.Float64 || dt == tensor.Complex128) && !q.ctx.dev.FP64 {
+		return "", newErr(op, ErrUnsupported, fmt.Sprintf("%s has no cl_khr_fp64: %v declined", q.ctx.dev.Name, dt))
+	}
+	return t, nil
+}
+
+func (q *Queue) sameContext(op string, ts ...*Tensor) error {
+	for _, t := range ts {
+		if err := q.owns(op, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (q *Queue) checkBroadcast(op string, dst *Tensor, srcs ...*Tensor) error {
+	shapes := make([]tensor.Shape, len(srcs))
+	for i, s := range srcs {
+		shapes[i] = s.shape
+	}
+	bs, err := tensor.BroadcastShapes(shapes...)
+	if err != nil {
+		return &Error{Op: op, Kind: ErrShape, Msg: "operands do not broadcast", Err: err}
+	}
+	full, err := tensor.BroadcastShapes(bs, dst.shape)
+	if err != nil || !full.Equal(dst.shape) {
+		return newErr(op, ErrShape, fmt.Sprintf("operands broadcast to %v, not to the output shape %v", bs, dst.shape))
+	}
+	return checkOutput(op, dst)
+}
+
+// elementwise launches the prefix (un, bin, cp) kernel family of type t.
+func (q *Queue) elementwise(ctx context.Context, op, prefix, t string, code int32, dst *Tensor, srcs ...*Tensor) (*Event, error) {
+	if dst.size == 0 {
+		return nil, nil
+	}
+	strides, reads := operands(dst, srcs)
+	kshape, kstrides, offsets, ok := splitHigh(strided.Merge(dst.shape, nil, strides...))
+	if !ok {
+		return nil, newErr(op, ErrUnsupported, fmt.Sprintf("too many independent axes after collapsing %v", dst.shape))
+	}
+	rank, sh, st := pack(kshape, kstrides)
+	size := 1
+	for _, d := range kshape {
+		size *= d
+	}
+	var last *Event
+	for i := range offsets[0] {
+		ev, err := q.elementwise1(ctx, op, prefix, t, code, dst, srcs, reads, rank, sh, st, size, offsets, i)
+		if err != nil {
+			return nil, err
+		}
+		last = ev
+	}
+	return last, nil
+}
+
+// elementwise1 is launch it of elementwise over the collapsed axes:
+// operand k's offset moves by off[k][it].
+func (q *Queue) elementwise1(ctx context.Context, op, prefix, t string, code int32, dst *Tensor, srcs []*Tensor, reads []*Buffer,
+	rank int, sh long8, st []long8, size int, off [][]int, it int) (*Event, error) {
+	if rank <= 3 {
+		// 3-D range: axis 0 is the innermost axis unless it is short and
+		// another is long, so that work-groups stay full.
+		d := [3]int{0, 1, 2}
+		if sh[0] < 16 {
+			best := 0
+			for k := 1; k < 3; k++ {
+				if sh[k] > sh[best] {
+					best = k
+				}
+			}
+			d[0], d[best] = d[best], d[0]
+		}
+		s4 := func(k int) any { return long4{st[k][d[0]], st[k][d[1]], st[k][d[2]], 0} }
+		args := ewArgs(code, []any{sh[d[0]]}, dst, srcs, off, it, s4)
+		g := [3]int{int(sh[d[0]]), int(sh[d[1]]), int(sh[d[2]])}
+		return q.launch(ctx, op, prefix+"3_"+t, 3, g, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
+	}
+	args := ewArgs(code, []any{int64(size), int32(rank), sh}, dst, srcs, off, it, func(k int) any { return st[k] })
+	return q.launch(ctx, op, prefix+"n_"+t, 1, [3]int{size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
+}
+
+// ewArgs returns an elementwise kernel's arguments: the op code (when
+// code >= 0), then head, then the buffer, offset and strides of the
+// destination and of every source. Operand k's offset moves by off[k][it];
+// its strides are strides(k).
+func ewArgs(code int32, head []any, dst *Tensor, srcs []*Tensor, off [][]int, it int, strides func(k int) any) []any {
+	var args []any
+	if code >= 0 {
+		args = append(args, code)
+	}
+	args = append(args, head...)
+	args = append(args, dst.buf, int64(dst.offset+off[0][it]), strides(0))
+	for i, s := range srcs {
+		args = append(args, s.buf, int64(s.offset+off[i+1][it]), strides(i+1))
+	}
+	return args
+}
+
+// SupportsUnary reports whether op runs on the device for dt.
+func (q *Queue) SupportsUnary(op UnaryOp, dt tensor.DType) bool {
+	if op == Copy {
+		return dt.Valid()
+	}
+	_, err := q.dtypeOK("", dt)
+	return err == nil && unaryDefined(op, dt)
+}
+
+// SupportsBinary reports whether op runs on the device for dt.
+func (q *Queue) SupportsBinary(op BinaryOp, dt tensor.DType) bool {
+	_, err := q.dtypeOK("", dt)
+	return err == nil && binaryDefined(op, dt)
+}
+
+// UnaryInto enqueues dst = op(src), with src broadcast to dst's shape.
+func (q *Queue) UnaryInto(ctx context.Context, op UnaryOp, dst, src *Tensor) (*Event, error) {
+	if err := q.sameContext("Unary", dst, src); err != nil {
+		return nil, err
+	}
+	if op == Copy {
+		return q.CopyInto(ctx, dst, src)
+	}
+	want := src.dtype
+	if op == Abs {
+		want = src.dtype.Real()
+	}
+	if dst.dtype != want {
+		return nil, newErr("Unary", ErrArgument, fmt.Sprintf("%v of %v into %v", op, src.dtype, dst.dtype))
+	}
+	if !q.SupportsUnary(op, src.dtype) {
+		if _, err := q.dtypeOK("Unary", src.dtype); err != nil {
+			return nil, err
+		}
+		return nil, newErr("Unary", ErrUnsupported, fmt.Sprintf("%v is not defined for %v", op, src.dtype))
+	}
+	if err := q.checkBroadcast("Unary", dst, src); err != nil {
+		return nil, err
+	}
+	t, _ := clType(src.dtype)
+	if op == Abs && src.dtype.IsComplex() {
+		return q.elementwiseN(ctx, "Unary", "cabsn_"+t, -1, dst, src)
+	}
+	return q.elementwise(ctx, "Unary", "un", t, int32(op), dst, src)
+}
+
+// Unary returns a new tensor op(src).
+func (q *Queue) Unary(ctx context.Context, op UnaryOp, src *Tensor) (*Tensor, error) {
+	if err := q.owns("Unary", src); err != nil {
+		return nil, err
+	}
+	dt := src.dtype
+	if op == Abs {
+		dt = dt.Real()
+	}
+	out, err := q.ctx.Empty(dt, src.shape...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := q.UnaryInto(ctx, op, out, src); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// BinaryInto enqueues dst = a op b with numpy broadcasting of a and b to
+// dst's shape. Inputs may have any strides (including 0); dst may be one of
+// the inputs when their layouts are identical.
+func (q *Queue) BinaryInto(ctx context.Context, op BinaryOp, dst, a, b *Tensor) (*Event, error) {
+	if err := q.sameContext("Binary", dst, a, b); err != nil {
+		return nil, err
+	}
+	if a.dtype != b.dtype || dst.dtype != a.dtype {
+		return nil, newErr("Binary", ErrArgument, fmt.Sprintf("%v of %v and %v into %v", op, a.dtype, b.dtype, dst.dtype))
+	}
+	if !q.SupportsBinary(op, a.dtype) {
+		if _, err := q.dtypeOK("Binary", a.dtype); err != nil {
+			return nil, err
+		}
+		return nil, newErr("Binary", ErrUnsupported, fmt.Sprintf("%v is not defined for %v", op, a.dtype))
+	}
+	if err := q.checkBroadcast("Binary", dst, a, b); err != nil {
+		return nil, err
+	}
+	t, _ := clType(dst.dtype)
+	return q.elementwise(ctx, "Binary", "bin", t, int32(op), dst, a, b)
+}
+
+// Binary returns a new tensor a op b over the broadcast shape.
+func (q *Queue) Binary(ctx context.Context, op BinaryOp, a, b *Tensor) (*Tensor, error) {
+	if err := q.sameContext("Binary", a, b); err != nil {
+		return nil, err
+	}
+	s, err := tensor.BroadcastShapes(a.shape, b.shape)
+	if err != nil {
+		return nil, &Error{Op: "Binary", Kind: ErrShape, Msg: "operands do not broadcast", Err: err}
+	}
+	out, err := q.ctx.Empty(a.dtype, s...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := q.BinaryInto(ctx, op, out, a, b); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// fp64OK reports whether the device holds dt (64-bit types need
+// cl_khr_fp64).
+func (q *Queue) fp64OK(op string, dt tensor.DType) error {
+	if !dt.Valid() {
+		return newErr(op, ErrArgument, fmt.Sprintf("invalid dtype %v", dt))
+	}
+	if (dt == tensor.Float64 || dt == tensor.Complex128) && !q.ctx.dev.FP64 {
+		return newErr(op, ErrUnsupported, fmt.Sprintf("%s has no cl_khr_fp64: %v declined", q.ctx.dev.Name, dt))
+	}
+	return nil
+}
+
+// newBroadcast allocates a row-major tensor of dtype dt over the broadcast
+// shape of srcs and fills it with into.
+func (q *Queue) newBroadcast(ctx context.Context, op string, dt tensor.DType, into func(*Tensor) (*Event, error), srcs ...*Tensor) (*Tensor, error) {
+	if err := q.sameContext(op, srcs...); err != nil {
+		return nil, err
+	}
+	shapes := make([]tensor.Shape, len(srcs))
+	for i, s := range srcs {
+		shapes[i] = s.shape
+	}
+	shape, err := tensor.BroadcastShapes(shapes...)
+	if err != nil {
+		return nil, &Error{Op: op, Kind: ErrShape, Msg: "operands do not broadcast", Err: err}
+	}
+	out, err := q.ctx.Empty(dt, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := into(out); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// elementwiseN launches a rank-N elementwise kernel (no rank-1 variant):
+// args are op (when >= 0), n, rank, shape, then (buffer, offset, strides)
+// for dst and every source.
+func (q *Queue) elementwiseN(ctx context.Context, op, name string, code int32, dst *Tensor, srcs ...*Tensor) (*Event, error) {
+	if dst.size == 0 {
+		return nil, nil
+	}
+	strides, reads := operands(dst, srcs)
+	rank, sh, st, ok := collapse(dst.shape, strides...)
+	if !ok {
+		return nil, newErr(op, ErrUnsupported, fmt.Sprintf("more than %d independent axes after collapsing %v", maxRank, dst.shape))
+	}
+	args := ewArgs(code, []any{int64(dst.size), int32(rank), sh}, dst, srcs, noLoop(len(strides)), 0, func(k int) any { return st[k] })
+	return q.launch(ctx, op, name, 1, [3]int{dst.size, 1, 1}, [3]int{ewLocal, 1, 1}, reads, []*Buffer{dst.buf}, args...)
+}

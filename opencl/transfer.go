@@ -1,0 +1,238 @@
+package opencl
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// hostBytes returns the bytes of a contiguous host tensor's elements.
+func hostBytes(t *tensor.Tensor) []byte {
+	n := t.Len() * t.DType().Size()
+	if n == 0 {
+		return nil
+	}
+	off := t.Offset()
+	var p unsafe.Pointer
+	switch s := t.Data().(type) {
+	case []float32:
+		p = unsafe.Pointer(&s[off])
+	case []float64:
+		p = unsafe.Pointer(&s[off])
+	case []complex64:
+		p = unsafe.Pointer(&s[off])
+	case []complex128:
+		p = unsafe.Pointer(&s[off])
+	case []int32:
+		p = unsafe.Pointer(&s[off])
+	case []int64:
+		p = unsafe.Pointer(&s[off])
+	case []bool:
+		p = unsafe.Pointer(&s[off])
+	default:
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), n)
+}
+
+// Upload copies a host tensor (any strides) into a new row-major device
+// tensor in q's context. It blocks until the copy is done, so src may be
+// modified as soon as it returns.
+func (q *Queue) Upload(ctx context.Context, src *tensor.Tensor) (*Tensor, error) {
+	if src == nil {
+		return nil, newErr("Upload", ErrArgument, "nil tensor")
+	}
+	dst, err := q.ctx.Empty(src.DType(), src.Shape()...)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.UploadInto(ctx, dst, src); err != nil {
+		dst.Release()
+		return nil, err
+	}
+	return dst, nil
+}
+
+// UploadInto copies a host tensor into an existing device tensor of the
+// same dtype and shape (reusing its memory). A non-contiguous dst is filled
+// through a temporary. It blocks until the copy is done.
+func (q *Queue) UploadInto(ctx context.Context, dst *Tensor, src *tensor.Tensor) error {
+	if src == nil {
+		return newErr("Upload", ErrArgument, "nil tensor")
+	}
+	if err := q.owns("Upload", dst); err != nil {
+		return err
+	}
+	if dst.dtype != src.DType() || !dst.shape.Equal(src.Shape()) {
+		return newErr("Upload", ErrShape, fmt.Sprintf("host %v %v into device %v %v", src.DType(), src.Shape(), dst.dtype, dst.shape))
+	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Op: "Upload", Kind: ErrArgument, Msg: "context done", Err: err}
+	}
+	if dst.size == 0 {
+		return nil
+	}
+	if !dst.IsContiguous() {
+		tmp, err := q.Upload(ctx, src)
+		if err != nil {
+			return err
+		}
+		defer tmp.Release()
+		ev, err := q.CopyInto(ctx, dst, tmp)
+		if err != nil {
+			return err
+		}
+		return ev.Wait(ctx)
+	}
+	b := hostBytes(src.Contiguous())
+	es := dst.dtype.Size()
+	if len(b) != dst.size*es {
+		return newErr("Upload", ErrArgument, fmt.Sprintf("host tensor has %d bytes, want %d", len(b), dst.size*es))
+	}
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return newErr("Upload", ErrReleased, "queue closed")
+	}
+	wl := q.waitList([]*Buffer{dst.buf})
+	c := cl.write(q.h, dst.buf.h, true, uintptr(dst.offset*es), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
+	q.mu.Unlock()
+	return clErr("clEnqueueWriteBuffer", c, fmt.Sprintf("%d bytes", len(b)))
+}
+
+// Download copies a device tensor of q's context into a new row-major host
+// tensor. It waits for pending writes to the tensor, on any queue, and
+// blocks until the copy is done.
+func (q *Queue) Download(ctx context.Context, src *Tensor) (*tensor.Tensor, error) {
+	if err := q.owns("Download", src); err != nil {
+		return nil, err
+	}
+	out, err := tensor.Zeros(src.dtype, src.shape...)
+	if err != nil {
+		return nil, &Error{Op: "Download", Kind: ErrShape, Msg: "host allocation", Err: err}
+	}
+	if err := q.DownloadInto(ctx, out, src); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DownloadInto copies a device tensor into an existing host tensor of the
+// same dtype and shape (any strides; a non-contiguous dst is filled through
+// a temporary). It blocks until the copy is done.
+func (q *Queue) DownloadInto(ctx context.Context, dst *tensor.Tensor, src *Tensor) error {
+	if err := q.owns("Download", src); err != nil {
+		return err
+	}
+	if dst == nil {
+		return newErr("Download", ErrArgument, "nil host tensor")
+	}
+	if dst.DType() != src.dtype || !dst.Shape().Equal(src.shape) {
+		return newErr("Download", ErrShape, fmt.Sprintf("device %v %v into host %v %v", src.dtype, src.shape, dst.DType(), dst.Shape()))
+	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Op: "Download", Kind: ErrArgument, Msg: "context done", Err: err}
+	}
+	if src.size == 0 {
+		return nil
+	}
+	if !dst.IsContiguous() {
+		tmp, err := q.Download(ctx, src)
+		if err != nil {
+			return err
+		}
+		if err := tensor.CopyInto(dst, tmp); err != nil {
+			return &Error{Op: "Download", Kind: ErrArgument, Msg: "host copy", Err: err}
+		}
+		return nil
+	}
+	dev := src
+	if !src.IsContiguous() {
+		var err error
+		if dev, err = q.Contiguous(ctx, src); err != nil {
+			return err
+		}
+		defer dev.Release()
+	}
+	b := hostBytes(dst)
+	es := src.dtype.Size()
+	if ctx.Done() != nil {
+		// Wait with cancellation first; the blocking read below then finds
+		// nothing pending on other queues.
+		if err := dev.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return newErr("Download", ErrReleased, "queue closed")
+	}
+	wl := q.waitList([]*Buffer{dev.buf})
+	c := cl.read(q.h, dev.buf.h, true, uintptr(dev.offset*es), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
+	q.mu.Unlock()
+	return clErr("clEnqueueReadBuffer", c, fmt.Sprintf("%d bytes", len(b)))
+}
+
+// HostToDevice is the host→device transfer provider: a row-major copy of src
+// in dst's context, complete when it returns.
+func HostToDevice(ctx context.Context, dst *Queue, src *tensor.Tensor) (*Tensor, error) {
+	if dst == nil {
+		return nil, newErr("HostToDevice", ErrArgument, "nil queue")
+	}
+	return dst.Upload(ctx, src)
+}
+
+// DeviceToHost is the device→host transfer provider: a row-major host copy
+// of src, read through its context's transfer queue after src's pending
+// writes complete.
+func DeviceToHost(ctx context.Context, src *Tensor) (*tensor.Tensor, error) {
+	if src == nil || src.buf == nil {
+		return nil, newErr("DeviceToHost", ErrArgument, "nil tensor")
+	}
+	q, err := src.buf.ctx.transferQueue()
+	if err != nil {
+		return nil, err
+	}
+	return q.Download(ctx, src)
+}
+
+// DeviceToDevice is the device→device transfer provider: a row-major copy of
+// src in dst's context. Within one context it is a device copy enqueued on
+// dst (it may still be running when this returns; the result's buffer
+// records the event, so later commands on any queue wait for it). Between
+// contexts it goes through the host and is complete when it returns.
+func DeviceToDevice(ctx context.Context, dst *Queue, src *Tensor) (*Tensor, error) {
+	if dst == nil || src == nil || src.buf == nil {
+		return nil, newErr("DeviceToDevice", ErrArgument, "nil queue or tensor")
+	}
+	if src.buf.ctx == dst.ctx {
+		if src.IsContiguous() {
+			out, err := dst.ctx.Empty(src.dtype, src.shape...)
+			if err != nil {
+				return nil, err
+			}
+			es := src.dtype.Size()
+			if _, err := dst.CopyBuffer(ctx, out.buf, 0, src.buf, src.offset*es, src.size*es); err != nil {
+				out.Release()
+				return nil, err
+			}
+			return out, nil
+		}
+		return dst.Contiguous(ctx, src)
+	}
+	h, err := DeviceToHost(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	return dst.Upload(ctx, h)
+}
+
+// transferQueue returns the context's internal queue for transfers that
+// are not given one.
+func (c *Context) transferQueue() (*Queue, error) {
+	c.tqOnce.Do(func() { c.tq, c.tqErr = c.NewQueue() })
+	return c.tq, c.tqErr
+}
