@@ -167,9 +167,9 @@ func (t *Tap) Executor(ex driver.Executor) driver.Executor {
 	})
 }
 
-// Provider wraps p.
+// Provider wraps p; a driver.ScopedProvider stays one.
 func (t *Tap) Provider(p driver.TransferProvider) driver.TransferProvider {
-	return driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
+	tapped := driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 		f, err := t.enter(req.To.Engine)
 		if err != nil {
 			return nil, err
@@ -180,7 +180,20 @@ func (t *Tap) Provider(p driver.TransferProvider) driver.TransferProvider {
 		}
 		return corrupt(f, t.count(out)), nil
 	})
+	if sp, ok := p.(driver.ScopedProvider); ok {
+		return scoped{tapped, sp.Serves}
+	}
+	return tapped
 }
+
+// scoped is a wrapped driver.ScopedProvider.
+type scoped struct {
+	driver.TransferFunc
+	serves func(from, to driver.EngineID) bool
+}
+
+// Serves implements driver.ScopedProvider.
+func (s scoped) Serves(from, to driver.EngineID) bool { return s.serves(from, to) }
 
 // enter counts a call and applies the call-level faults; it returns the
 // fault to apply to the results.

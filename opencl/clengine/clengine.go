@@ -202,21 +202,40 @@ func (e *Engine) tensor(b *driver.Buffer) (*opencl.Tensor, error) {
 // device→device, one per key, each dispatching on the engines of the
 // request — to register with the runtime (goferro.WithRoutes) next to the
 // engines' registrations, or to wrap first (timing, counting, fault
-// injection).
+// injection). Register the providers of all the engines at once: they are
+// driver.ScopedProviders that serve only these engines, so a transfer into
+// an engine left out fails at preparation, and the providers of a second
+// call conflict with the first's.
 func Providers(engines ...*Engine) []driver.Route {
 	set := map[driver.EngineID]*Engine{}
 	for _, e := range engines {
 		set[driver.EngineID(e.ID())] = e
 	}
 	t := &transfers{engines: set}
-	mk := func(src, dst driver.StorageClass, f driver.TransferFunc) driver.Route {
-		return driver.Route{Src: src, Dst: dst, Provider: f}
-	}
 	return []driver.Route{
-		mk(driver.StorageHost, Class, t.hostToDevice),
-		mk(Class, driver.StorageHost, t.deviceToHost),
-		mk(Class, Class, t.deviceToDevice),
+		{Src: driver.StorageHost, Dst: Class, Provider: &provider{t, (*transfers).hostToDevice, false, true}},
+		{Src: Class, Dst: driver.StorageHost, Provider: &provider{t, (*transfers).deviceToHost, true, false}},
+		{Src: Class, Dst: Class, Provider: &provider{t, (*transfers).deviceToDevice, true, true}},
 	}
+}
+
+// provider is one route of Providers: a way of moving and which of its
+// ends are this package's engines (the other end is host memory).
+type provider struct {
+	t                    *transfers
+	move                 func(t *transfers, ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error)
+	fromDevice, toDevice bool
+}
+
+// Transfer implements driver.TransferProvider.
+func (p *provider) Transfer(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
+	return p.move(p.t, ctx, req)
+}
+
+// Serves implements driver.ScopedProvider: the device ends must be the
+// engines the provider was made for.
+func (p *provider) Serves(from, to driver.EngineID) bool {
+	return (!p.fromDevice || p.t.engines[from] != nil) && (!p.toDevice || p.t.engines[to] != nil)
 }
 
 type transfers struct{ engines map[driver.EngineID]*Engine }

@@ -381,3 +381,37 @@ func TestConcurrentBranches(t *testing.T) {
 	}
 	r.checkNoLeaks(t)
 }
+
+// TestProvidersServeTheirEngines: the providers of clengine.Providers(a)
+// serve a only. A second engine registered without providers of its own
+// makes a transfer into it a preparation error (its inputs have no
+// ingress), never a failure at run time; registering Providers(b) next to Providers(a) is a conflict (one
+// provider per key: register Providers(a, b) instead), and with that the
+// program runs on b.
+func TestProvidersServeTheirEngines(t *testing.T) {
+	a, b := openAs(t, "opencl.a.v1"), openAs(t, "opencl.b.v1")
+	p := expMatMul(t)
+	xv, wv := expMatMulInputs(t)
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Registration()),
+		goferro.WithRoutes(clengine.Providers(a)...), goferro.WithEngine(b.Registration()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rt.Run(bg, p, host(xv, wv), goferro.OnEngines(b.Registration().ID))
+	isKind(t, err, goferro.ErrNoInputIngress) // the host inputs cannot reach b
+	err = rt.Reconfigure(func(c *goferro.Config) error { return goferro.WithRoutes(clengine.Providers(b)...)(c) })
+	isKind(t, err, goferro.ErrProviderConflict)
+	if err := rt.Reconfigure(func(c *goferro.Config) error {
+		for _, r := range clengine.Providers(a) {
+			c.RemoveTransfer(r.Src, r.Dst)
+		}
+		return goferro.WithRoutes(clengine.Providers(a, b)...)(c)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := rt.Run(bg, p, host(xv, wv), goferro.OnEngines(b.Registration().ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOut(t, out, reference(t, p, xv, wv))
+}
