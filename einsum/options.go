@@ -64,8 +64,11 @@ func WithPath(p [][]int) Option {
 // OptimizeGreedy, OptimizeOptimal, OptimizeRandom or OptimizeSearch.
 func WithOptimizer(name string) Option { return func(c *config) { c.optimizer = name } }
 
-// WithMemoryLimit bounds the number of elements of every intermediate the
-// optimizer may choose (0: no limit).
+// WithMemoryLimit bounds the number of elements of every intermediate (0:
+// no limit). The optimizer looks for a path within the limit; when the
+// path it finds (or the one WithPath gives) has a larger intermediate, the
+// plan runs in slices (Plan.Slicing) whose intermediates fit. Only when no
+// slicing can meet the limit is it an ErrMemoryLimit error.
 func WithMemoryLimit(elements float64) Option { return func(c *config) { c.memLimit = elements } }
 
 // WithSearch sets the budget of OptimizeRandom and OptimizeSearch: at most
@@ -117,9 +120,14 @@ func newConfig(opts []Option) (config, error) {
 	return cfg, nil
 }
 
+// pathOptions are the path package's options for cfg.
+func (cfg *config) pathOptions() path.Options {
+	return path.Options{MemoryLimit: cfg.memLimit, Trials: cfg.trials, Time: cfg.budget, Seed: cfg.seed, Minimize: cfg.minimize, WriteWeight: cfg.writes}
+}
+
 // optimize runs the configured path optimizer on the network.
 func optimize(ctx context.Context, n path.Network, cfg *config) (path.Path, error) {
-	o := path.Options{MemoryLimit: cfg.memLimit, Trials: cfg.trials, Time: cfg.budget, Seed: cfg.seed, Minimize: cfg.minimize, WriteWeight: cfg.writes}
+	o := cfg.pathOptions()
 	var p path.Path
 	var err error
 	switch cfg.optimizer {

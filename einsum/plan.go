@@ -2,6 +2,7 @@ package einsum
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -61,6 +62,44 @@ type Plan struct {
 	// conventions, over the operands after diagonals).
 	Flops               float64
 	LargestIntermediate float64
+	// Slicing, when not nil, says how to run the plan in slices to stay
+	// within WithMemoryLimit; Path and Steps above are then those of the
+	// whole contraction, for executors that do not slice.
+	Slicing *Slicing
+}
+
+// Slicing is a plan run in slices: for every assignment of values to the
+// sliced labels, the operands restricted to those values (the sliced axes
+// cut down to extent 1) are contracted by Plan, and the slices are summed
+// into the output — or, for sliced output labels, each written into its
+// block of the output. Every intermediate of one slice fits the memory
+// limit.
+type Slicing struct {
+	// Labels are the sliced labels, and Extents their extents.
+	Labels  []int
+	Extents []int
+	// Count is the number of slices: the product of Extents.
+	Count int
+	// Plan is the plan of one slice: the equation bound to the operand
+	// shapes with every sliced axis of extent 1.
+	Plan *Plan
+	// Flops is the cost of all the slices together; Flops / the plan's
+	// Flops is the price of slicing.
+	Flops float64
+	// Peak is the largest number of elements the intermediates of one
+	// slice hold at once.
+	Peak float64
+}
+
+// Values returns the value of each sliced label in slice k (0 ≤ k <
+// Count), the last label varying fastest.
+func (s *Slicing) Values(k int, vals []int) []int {
+	vals = append(vals[:0], make([]int, len(s.Extents))...)
+	for i := len(s.Extents) - 1; i >= 0; i-- {
+		vals[i] = k % s.Extents[i]
+		k /= s.Extents[i]
+	}
+	return vals
 }
 
 // Log10Flops returns log10 of Flops (0 when there are none).
@@ -105,19 +144,76 @@ func (e *Equation) PlanContext(ctx context.Context, shapes [][]int, opts ...Opti
 	if err != nil {
 		return nil, err
 	}
+	return e.plan(ctx, &cfg, shapes)
+}
+
+// plan binds the equation to shapes, chooses the path, replays it into
+// steps and slices the plan if the memory limit asks for it.
+func (e *Equation) plan(ctx context.Context, cfg *config, shapes [][]int) (*Plan, error) {
 	b, err := e.bind(shapes)
 	if err != nil {
 		return nil, err
 	}
 	p := newPlan(e, b, shapes)
 	full, reduced := p.networks()
-	if err := p.choosePath(ctx, &cfg, full, reduced); err != nil {
+	if err := p.choosePath(ctx, cfg, full, reduced); err != nil {
 		return nil, err
 	}
 	if p.Steps, err = p.replay(reduced.Inputs); err != nil {
 		return nil, err
 	}
+	if cfg.memLimit > 0 {
+		if p.Slicing, err = e.slice(ctx, cfg, p, reduced, shapes); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// slice returns how to run p in slices within cfg.memLimit, or nil when
+// its intermediates already fit.
+func (e *Equation) slice(ctx context.Context, cfg *config, p *Plan, reduced path.Network, shapes [][]int) (*Slicing, error) {
+	cost, err := path.Evaluate(reduced, p.Path)
+	if err != nil {
+		return nil, err
+	}
+	if largest := intermediates(cost); largest <= cfg.memLimit {
+		return nil, nil
+	}
+	sl, err := path.Slice(ctx, reduced, p.Path, cfg.memLimit, cfg.pathOptions())
+	if err != nil {
+		return nil, &Error{Kind: ErrMemoryLimit, Pos: -1, Operand: -1, Msg: "no slicing of the contraction meets the memory limit", Err: err}
+	}
+	s := &Slicing{Labels: sl.Labels, Count: 1, Flops: sl.Flops, Peak: sl.Peak}
+	for _, l := range sl.Labels {
+		s.Extents = append(s.Extents, p.Sizes[l])
+		s.Count *= p.Sizes[l]
+	}
+	sliceShapes := make([][]int, len(shapes))
+	for i, labs := range p.Inputs {
+		sliceShapes[i] = slices.Clone(shapes[i])
+		for ax, l := range labs {
+			if slices.Contains(sl.Labels, l) {
+				sliceShapes[i][ax] = 1
+			}
+		}
+	}
+	one := *cfg
+	one.memLimit, one.path, one.hasPath = 0, sl.Path, true
+	if s.Plan, err = e.plan(ctx, &one, sliceShapes); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// intermediates returns the element count of the largest intermediate of
+// a path's cost, the final result left out.
+func intermediates(c path.Cost) float64 {
+	l := 0.0
+	for _, st := range c.Steps[:max(len(c.Steps)-1, 0)] {
+		l = max(l, st.Size)
+	}
+	return l
 }
 
 // newPlan fills the plan's binding and single-operand work.
@@ -152,7 +248,14 @@ func (p *Plan) choosePath(ctx context.Context, cfg *config, full, reduced path.N
 	case len(p.Inputs) == 1:
 		pth = path.Path{{0}}
 	default:
-		if pth, err = optimize(ctx, reduced, cfg); err != nil {
+		pth, err = optimize(ctx, reduced, cfg)
+		if errors.Is(err, ErrMemoryLimit) {
+			// No path within the limit: take the best without and slice it.
+			unlimited := *cfg
+			unlimited.memLimit = 0
+			pth, err = optimize(ctx, reduced, &unlimited)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -162,9 +265,6 @@ func (p *Plan) choosePath(ctx context.Context, cfg *config, full, reduced path.N
 	cost, err := path.Evaluate(full, pth)
 	if err != nil {
 		return &Error{Kind: ErrPath, Pos: -1, Operand: -1, Msg: fmt.Sprintf("path %v does not fit the equation", pth), Err: err}
-	}
-	if cfg.hasPath && cfg.memLimit > 0 && cost.LargestIntermediate > cfg.memLimit {
-		return errf(ErrMemoryLimit, "path %v has an intermediate of %.0f elements, above the limit of %.0f", pth, cost.LargestIntermediate, cfg.memLimit)
 	}
 	if cost.LargestIntermediate > 1<<50 || float64(len(p.OutputShape)) > 0 && outElems(p.OutputShape) > 1<<50 {
 		return errf(ErrShape, "an intermediate or the output would have %.3g elements, too many to allocate", max(cost.LargestIntermediate, outElems(p.OutputShape)))

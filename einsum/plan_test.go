@@ -45,16 +45,58 @@ func TestBindErrors(t *testing.T) {
 	if _, err := NewPlan("ij,jk->ik", [][]int{{2, 3}, {3, 4}}, WithOptimizer("magic")); !errors.Is(err, ErrOptimizer) {
 		t.Errorf("bad optimizer: %v, want ErrOptimizer", err)
 	}
-	if _, err := NewPlan("ab,bc,cd->ad", [][]int{{8, 8}, {8, 8}, {8, 8}}, WithMemoryLimit(2), WithOptimizer(OptimizeGreedy)); !errors.Is(err, ErrMemoryLimit) {
+	// Every intermediate has at least one element: no slicing meets this.
+	if _, err := NewPlan("ab,bc,cd->ad", [][]int{{8, 8}, {8, 8}, {8, 8}}, WithMemoryLimit(0.5), WithOptimizer(OptimizeGreedy)); !errors.Is(err, ErrMemoryLimit) {
 		t.Errorf("memory limit: %v, want ErrMemoryLimit", err)
 	}
 }
 
-// TestExplicitPathMemoryLimit: a given path whose intermediate exceeds the
-// memory limit is an ErrMemoryLimit error.
-func TestExplicitPathMemoryLimit(t *testing.T) {
-	if _, err := NewPlan("ab,bc->ac", [][]int{{4, 4}, {4, 4}}, WithPath([][]int{{0, 1}}), WithMemoryLimit(8)); !errors.Is(err, ErrMemoryLimit) {
-		t.Fatalf("explicit path over the memory limit: %v", err)
+// TestMemoryLimitSlices: a path (found or given) whose intermediate
+// exceeds the memory limit makes a sliced plan: one slice's plan is the
+// equation on the operands with the sliced axes cut to extent 1, its
+// intermediates fit, and the slices cover every value of the sliced
+// labels. The final result is not an intermediate.
+func TestMemoryLimitSlices(t *testing.T) {
+	shapes := [][]int{{8, 6}, {6, 5}, {5, 4}}
+	for _, opts := range [][]Option{
+		{WithMemoryLimit(8), WithOptimizer(OptimizeGreedy)},
+		{WithMemoryLimit(8), WithPath([][]int{{0, 1}, {0, 1}})},
+	} {
+		p, err := NewPlan("ab,bc,cd->ad", shapes, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := p.Slicing
+		if s == nil || len(s.Labels) == 0 || s.Plan == nil {
+			t.Fatalf("plan %+v is not sliced", p)
+		}
+		count := 1
+		for i, l := range s.Labels {
+			if s.Extents[i] != p.Sizes[l] {
+				t.Errorf("label %d has extent %d, want %d", l, s.Extents[i], p.Sizes[l])
+			}
+			count *= s.Extents[i]
+		}
+		if s.Count != count || s.Plan.Slicing != nil {
+			t.Errorf("count %d, want %d; the slice plan is sliced again: %v", s.Count, count, s.Plan.Slicing)
+		}
+		for _, st := range s.Plan.Steps[:len(s.Plan.Steps)-1] {
+			if n := st.Size; n > 8 {
+				t.Errorf("an intermediate of one slice has %v elements", n)
+			}
+		}
+		seen := map[string]bool{}
+		for k := range s.Count {
+			seen[fmt.Sprint(s.Values(k, nil))] = true
+		}
+		if len(seen) != s.Count {
+			t.Errorf("%d distinct slices of %d", len(seen), s.Count)
+		}
+	}
+	// A limit the output alone exceeds is not slicing's concern.
+	p, err := NewPlan("ab,bc->ac", [][]int{{4, 4}, {4, 4}}, WithMemoryLimit(8))
+	if err != nil || p.Slicing != nil {
+		t.Fatalf("plan %+v, %v: want no slicing", p, err)
 	}
 }
 

@@ -1,0 +1,271 @@
+package path
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// Slicing is a way to contract a network in slices: fix the sliced labels
+// to each of their values in turn, contract each slice with Path (a path
+// of the sliced network, Sliced(n, Labels)), and sum the slices (or, for
+// sliced output labels, place each in its block of the output). Slicing
+// trades FLOPs for memory: every intermediate of one slice is smaller.
+type Slicing struct {
+	// Labels are the sliced labels, in the order they were chosen.
+	Labels []int
+	// Path is the contraction path of one slice.
+	Path Path
+	// Slices is the number of slices: the product of the sliced labels'
+	// sizes.
+	Slices float64
+	// Flops is the cost of all the slices: Slices times one slice's FLOPs.
+	Flops float64
+	// Peak is the peak of live intermediates of one slice, in elements
+	// (see Peak).
+	Peak float64
+}
+
+// Sliced returns n with the size of every label in labels set to 1: the
+// network of one slice.
+func Sliced(n Network, labels []int) Network {
+	n.Sizes = slices.Clone(n.Sizes)
+	for _, l := range labels {
+		n.Sizes[l] = 1
+	}
+	return n
+}
+
+// Peak returns the largest number of elements the intermediates of path p
+// hold at once while it runs — every intermediate made and not yet
+// consumed, the operands and the result of the running step included —
+// leaving out the inputs and the final result, which exist for the whole
+// contraction.
+func Peak(n Network, p Path) (float64, error) {
+	live, err := liveSizes(n, p)
+	if err != nil {
+		return 0, err
+	}
+	peak := 0.0
+	for _, x := range live {
+		peak = max(peak, x)
+	}
+	return peak, nil
+}
+
+// liveSizes returns, per step of p, the elements of intermediates held
+// while it runs (see Peak).
+func liveSizes(n Network, p Path) ([]float64, error) {
+	c, err := Evaluate(n, p)
+	if err != nil {
+		return nil, err
+	}
+	// terms[i] is the size of the i-th term of the current list if it is
+	// an intermediate, 0 for an input; held is their sum.
+	terms := make([]float64, len(n.Inputs))
+	held := 0.0
+	live := make([]float64, len(p))
+	for si, step := range p {
+		size := c.Steps[si].Size
+		if si == len(p)-1 {
+			size = 0 // the final result
+		}
+		live[si] = held + size // the operands are freed after the step
+		pos := slices.Sorted(slices.Values(step))
+		for i := len(pos) - 1; i >= 0; i-- {
+			held -= terms[pos[i]]
+			terms = slices.Delete(terms, pos[i], pos[i]+1)
+		}
+		held += size
+		terms = append(terms, size)
+	}
+	return live, nil
+}
+
+// largest returns the element count of the largest intermediate of p, the
+// final result left out.
+func largest(n Network, p Path) (float64, Cost, error) {
+	c, err := Evaluate(n, p)
+	if err != nil {
+		return 0, c, err
+	}
+	l := 0.0
+	for _, st := range c.Steps[:max(len(c.Steps)-1, 0)] {
+		l = max(l, st.Size)
+	}
+	return l, c, nil
+}
+
+// MaxSliceOverhead bounds the slicing Slice accepts: slices whose FLOPs
+// together exceed the unsliced path's by more than this factor are no
+// answer (the contraction would take that much longer), and the limit is
+// reported as one slicing cannot meet.
+const MaxSliceOverhead = 1024
+
+// sliceTrials is the number of slice choices Slice tries: the greedy one
+// and randomized variations of it.
+const sliceTrials = 4
+
+// Slice chooses labels of n to slice so that no intermediate of one slice
+// (the final result left out) holds more than limit elements, starting
+// from the path p, as cotengra's slice finder does: it slices, one label at
+// a time, the label that shrinks the largest intermediates the most for
+// the FLOPs it adds — greedily, then in a few randomized trials (seeded by
+// Options.Seed) — improving the path of the sliced network after each
+// choice under the limit (the better of subtree reconfiguration and
+// Search, each bounded by Options.Time, default 100 ms), and returns the
+// trial of fewest FLOPs. Peak then bounds what one
+// slice holds at once. The inputs and the final result exist whatever the
+// slicing. An error wrapping ErrMemoryLimit reports a limit no slicing of
+// at most MaxSliceOverhead times the FLOPs meets.
+func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Slicing, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := n.Validate(); err != nil {
+		return Slicing{}, err
+	}
+	ro := o
+	ro.MemoryLimit = limit
+	if ro.Time <= 0 {
+		ro.Time = 100 * time.Millisecond
+	}
+	c0, err := Evaluate(n, p)
+	if err != nil {
+		return Slicing{}, err
+	}
+	start := reoptimize(ctx, n, p, ro)
+	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+	var best Slicing
+	found := false
+	for trial := range sliceTrials {
+		s, ok := sliceTrial(ctx, n, start, ro, rng, 0.25*float64(trial), c0.Flops)
+		if ok && (!found || s.Flops < best.Flops) {
+			best, found = s, true
+		}
+		if ok && len(s.Labels) == 0 || ctx.Err() != nil {
+			break // nothing to slice, or out of time
+		}
+	}
+	if !found {
+		big, _, _ := largest(n, start)
+		return Slicing{}, fmt.Errorf("%w: an intermediate of %.0f elements, above the limit of %.0f, that no slicing of at most %d times the FLOPs shrinks enough", ErrMemoryLimit, big, limit, MaxSliceOverhead)
+	}
+	sliced := Sliced(n, best.Labels)
+	best.Path = reoptimize(ctx, sliced, best.Path, Options{MemoryLimit: limit, Time: ro.Time * 2, Seed: o.Seed, WriteWeight: o.WriteWeight})
+	c, _ := Evaluate(sliced, best.Path)
+	best.Flops = best.Slices * c.Flops
+	best.Peak, _ = Peak(sliced, best.Path)
+	return best, nil
+}
+
+// sliceTrial slices labels one at a time, chosen by bestSlice (with
+// randomness temp), improving the path (reoptimize) after each, until
+// every intermediate fits o.MemoryLimit; false when no label helps or the
+// FLOPs pass MaxSliceOverhead times flops0.
+func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Rand, temp, flops0 float64) (Slicing, bool) {
+	s := Slicing{Path: p, Slices: 1}
+	cur := n
+	for {
+		big, c, err := largest(cur, s.Path)
+		if err != nil {
+			return s, false
+		}
+		s.Flops = s.Slices * c.Flops
+		switch {
+		case s.Flops > MaxSliceOverhead*max(flops0, 1):
+			return s, false
+		case big <= o.MemoryLimit:
+			return s, true
+		}
+		l, ok := bestSlice(cur, s.Path, o.MemoryLimit, c.Flops, rng, temp)
+		if !ok {
+			return s, false
+		}
+		s.Labels = append(s.Labels, l)
+		s.Slices *= float64(cur.Sizes[l])
+		cur = Sliced(cur, []int{l})
+		s.Path = reoptimize(ctx, cur, s.Path, o)
+	}
+}
+
+// reoptimize returns the cheapest of p, p improved by Reconfigure and the
+// path Search finds, among those whose intermediates fit o.MemoryLimit (p
+// if none does).
+func reoptimize(ctx context.Context, n Network, p Path, o Options) Path {
+	best, bestFlops := p, math.Inf(1)
+	try := func(q Path, err error) {
+		if err != nil {
+			return
+		}
+		if big, c, err := largest(n, q); err == nil && big <= o.MemoryLimit && c.Flops < bestFlops {
+			best, bestFlops = q, c.Flops
+		}
+	}
+	try(p, nil)
+	try(Reconfigure(ctx, n, p, o))
+	try(Search(ctx, n, o))
+	return best
+}
+
+// bestSlice returns the label whose slicing shrinks the intermediates of p
+// above limit the most per FLOPs added: the score is log(their total size
+// before / after) over log(FLOPs of all its slices / FLOPs before). With
+// temp 0 it takes the best score (ties to the smaller label); otherwise it
+// draws a label with probability proportional to exp(score / (temp ·
+// best score)). It reports false when no label shrinks them.
+func bestSlice(n Network, p Path, limit, flops float64, rng *rand.Rand, temp float64) (int, bool) {
+	over := func(c Cost) float64 { // elements of the intermediates above the limit
+		t := 0.0
+		for _, st := range c.Steps[:len(c.Steps)-1] {
+			if st.Size > limit {
+				t += st.Size
+			}
+		}
+		return t
+	}
+	c0, _ := Evaluate(n, p)
+	before := over(c0)
+	var labels []int
+	var scores []float64
+	top := math.Inf(-1)
+	for l, size := range n.Sizes {
+		if size <= 1 {
+			continue
+		}
+		c, err := Evaluate(Sliced(n, []int{l}), p)
+		if err != nil {
+			continue
+		}
+		after := over(c)
+		if after >= before {
+			continue
+		}
+		gain := math.Log((before + limit) / (after + limit))
+		cost := math.Log(max(c.Flops*float64(size), 1) / max(flops, 1))
+		score := gain / max(cost, 1e-9)
+		labels, scores = append(labels, l), append(scores, score)
+		top = max(top, score)
+	}
+	if len(labels) == 0 {
+		return -1, false
+	}
+	if temp <= 0 {
+		return labels[slices.Index(scores, top)], true
+	}
+	total := 0.0
+	for i, sc := range scores {
+		scores[i] = math.Exp((sc/top - 1) / temp)
+		total += scores[i]
+	}
+	x := rng.Float64() * total
+	for i, w := range scores {
+		if x -= w; x <= 0 {
+			return labels[i], true
+		}
+	}
+	return labels[len(labels)-1], true
+}

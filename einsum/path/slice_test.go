@@ -1,0 +1,122 @@
+package path
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// A chain of matrices a·b·c·d with extents 2, 3, 4, 5, 6.
+func TestPeak(t *testing.T) {
+	n := Network{Inputs: [][]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}}, Output: []int{0, 4}, Sizes: []int{2, 3, 4, 5, 6}}
+	for _, c := range []struct {
+		p    Path
+		peak float64
+	}{
+		// Left to right: the second step holds ab (2×4) and makes abc
+		// (2×5); the last makes the output, which does not count.
+		{Path{{0, 1}, {0, 2}, {0, 1}}, 8 + 10},
+		// Both ends first: ab (2×4) is held while cd (4×6) is made, and
+		// both while the output is made.
+		{Path{{0, 1}, {0, 1}, {0, 1}}, 8 + 24},
+	} {
+		if peak, err := Peak(n, c.p); err != nil || peak != c.peak {
+			t.Errorf("path %v: peak %v (%v), want %v", c.p, peak, err, c.peak)
+		}
+	}
+}
+
+// lattice is an L×L square lattice of tensors with bonds of size d and no
+// open legs.
+func lattice(L, d int) Network {
+	var n Network
+	label := func() int { n.Sizes = append(n.Sizes, d); return len(n.Sizes) - 1 }
+	right := make([][]int, L)
+	down := make([][]int, L)
+	for i := range L {
+		right[i], down[i] = make([]int, L), make([]int, L)
+		for j := range L {
+			right[i][j], down[i][j] = -1, -1
+			if j+1 < L {
+				right[i][j] = label()
+			}
+			if i+1 < L {
+				down[i][j] = label()
+			}
+		}
+	}
+	for i := range L {
+		for j := range L {
+			var legs []int
+			for _, l := range []int{right[i][j], down[i][j]} {
+				if l >= 0 {
+					legs = append(legs, l)
+				}
+			}
+			if j > 0 {
+				legs = append(legs, right[i][j-1])
+			}
+			if i > 0 {
+				legs = append(legs, down[i-1][j])
+			}
+			n.Inputs = append(n.Inputs, legs)
+		}
+	}
+	return n
+}
+
+// Slicing a lattice to an eighth of its largest intermediate: every
+// intermediate of one slice fits, its path is a path of the sliced network
+// whose peak the slicing reports, every sliced label is distinct and
+// sliceable, and the FLOPs add up.
+func TestSliceLattice(t *testing.T) {
+	for _, L := range []int{4, 6, 8} {
+		n := lattice(L, 2)
+		p, err := Greedy(n, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := Evaluate(n, p)
+		big, _, _ := largest(n, p)
+		s, err := Slice(context.Background(), n, p, big/8, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sn := Sliced(n, s.Labels)
+		got, sc, err := largest(sn, s.Path)
+		if err != nil {
+			t.Fatalf("L=%d: the slice path does not fit the sliced network: %v", L, err)
+		}
+		if peak, _ := Peak(sn, s.Path); got > big/8 || s.Peak != peak {
+			t.Errorf("L=%d: one slice's largest intermediate %v (limit %v), peak %v reported %v", L, got, big/8, peak, s.Peak)
+		}
+		seen := map[int]bool{}
+		slices := 1.0
+		for _, l := range s.Labels {
+			if seen[l] || n.Sizes[l] < 2 {
+				t.Errorf("L=%d: label %d sliced twice or not sliceable", L, l)
+			}
+			seen[l] = true
+			slices *= float64(n.Sizes[l])
+		}
+		if s.Slices != slices || s.Flops != slices*sc.Flops || s.Flops < c.Flops*(1-1e-12) {
+			t.Errorf("L=%d: %v slices of %v FLOPs = %v, unsliced %v", L, s.Slices, sc.Flops, s.Flops, c.Flops)
+		}
+		t.Logf("L=%d: largest intermediate %v -> %v with %d labels sliced, FLOPs overhead %.2f", L, big, got, len(s.Labels), s.Flops/c.Flops)
+	}
+}
+
+// A limit no slicing can meet is ErrMemoryLimit.
+func TestSliceImpossible(t *testing.T) {
+	n := lattice(3, 2)
+	p, _ := Greedy(n, Options{})
+	if _, err := Slice(context.Background(), n, p, 0.5, Options{}); !errors.Is(err, ErrMemoryLimit) {
+		t.Fatalf("error %v, want ErrMemoryLimit", err)
+	}
+	// A limit already met slices nothing, and the path is not worse.
+	c, _ := Evaluate(n, p)
+	s, err := Slice(context.Background(), n, p, c.LargestIntermediate, Options{})
+	if err != nil || len(s.Labels) != 0 || s.Slices != 1 || s.Flops > c.Flops {
+		t.Fatalf("slicing %+v %v, want none", s, err)
+	}
+}
