@@ -49,6 +49,7 @@ func ContractContext(ctx context.Context, eq string, operands []*tensor.Tensor, 
 // reuse pooled workspaces.
 type Contraction struct {
 	prog    *einsumexec.Program
+	sliced  *slicedRun // the plan runs in slices (einsum.Slicing), or nil
 	threads int
 }
 
@@ -87,15 +88,26 @@ func NewContraction(p *einsum.Plan, opts ...ContractionOption) (*Contraction, er
 			o(&cfg)
 		}
 	}
-	prog, err := einsumexec.Lower(p, cfg.anyLayout)
+	c := &Contraction{threads: cfg.threads}
+	var err error
+	if p.Slicing != nil {
+		c.sliced, err = newSlicedRun(p, cfg.anyLayout)
+	} else {
+		c.prog, err = einsumexec.Lower(p, cfg.anyLayout)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return &Contraction{prog: prog, threads: cfg.threads}, nil
+	return c, nil
 }
 
 // Plan returns the plan the contraction runs.
-func (c *Contraction) Plan() *einsum.Plan { return c.prog.Plan() }
+func (c *Contraction) Plan() *einsum.Plan {
+	if c.sliced != nil {
+		return c.sliced.whole
+	}
+	return c.prog.Plan()
+}
 
 // Execute contracts operands (which must have the plan's shapes and one
 // common dtype) and returns a new tensor: row-major, or with
@@ -103,7 +115,15 @@ func (c *Contraction) Plan() *einsum.Plan { return c.prog.Plan() }
 // may be nil; when it is done between steps, Execute stops with an
 // einsum.ErrCanceled error. Errors are *einsum.Error values (ErrOperands,
 // ErrDType, ErrShape naming the operand).
+//
+// A sliced plan (einsum.Slicing) runs its slices on views of the operands,
+// spread over the threads, each slice's intermediates within the plan's
+// memory limit; slices over summed labels accumulate into one output
+// buffer per thread.
 func (c *Contraction) Execute(ctx context.Context, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	if c.sliced != nil {
+		return c.sliced.execute(ctx, c.threads, operands)
+	}
 	return c.prog.Execute(ctx, c.threads, operands...)
 }
 
@@ -113,5 +133,10 @@ func (c *Contraction) Execute(ctx context.Context, operands ...*tensor.Tensor) (
 type StepLayout = einsumexec.StepLayout
 
 // Layouts describes how the contraction runs each step of its plan, in the
-// order of the plan's Steps.
-func (c *Contraction) Layouts() []StepLayout { return c.prog.Layouts() }
+// order of the plan's Steps (of one slice's plan, for a sliced plan).
+func (c *Contraction) Layouts() []StepLayout {
+	if c.sliced != nil {
+		return c.sliced.one.Layouts()
+	}
+	return c.prog.Layouts()
+}

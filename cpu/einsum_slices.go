@@ -1,0 +1,189 @@
+package cpu
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/cpu/internal/einsumexec"
+	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/tensor"
+)
+
+// slicedRun runs a sliced plan (einsum.Slicing): every slice contracts
+// views of the operands with the sliced axes cut to one value, and the
+// results are summed into the output, or written into their blocks of it
+// for sliced output labels.
+type slicedRun struct {
+	whole *einsum.Plan
+	one   *einsumexec.Program // one slice's plan, lowered
+	// axes[i][j] are the axes of operand i that carry sliced label j;
+	// outAxis[j] is the output axis of sliced label j, or -1 when the
+	// slices over it are summed.
+	axes    [][][]int
+	outAxis []int
+	summed  bool // some sliced label is summed, not in the output
+}
+
+// newSlicedRun lowers the plan of one slice of p.
+func newSlicedRun(p *einsum.Plan, anyLayout bool) (*slicedRun, error) {
+	s := p.Slicing
+	one, err := einsumexec.Lower(s.Plan, anyLayout)
+	if err != nil {
+		return nil, err
+	}
+	r := &slicedRun{whole: p, one: one, axes: make([][][]int, len(p.Inputs))}
+	for i, labs := range p.Inputs {
+		r.axes[i] = make([][]int, len(s.Labels))
+		for ax, l := range labs {
+			if j := slices.Index(s.Labels, l); j >= 0 {
+				r.axes[i][j] = append(r.axes[i][j], ax)
+			}
+		}
+	}
+	for _, l := range s.Labels {
+		j := slices.Index(p.Output, l)
+		r.outAxis = append(r.outAxis, j)
+		r.summed = r.summed || j < 0
+	}
+	return r, nil
+}
+
+// execute contracts the operands slice by slice, the slices spread over
+// workers goroutines (each slice's GEMMs on threads/workers of them).
+// Slices over summed labels accumulate into one buffer per worker, added
+// together at the end: the memory of one output per worker.
+func (r *slicedRun) execute(ctx context.Context, threads int, operands []*tensor.Tensor) (*tensor.Tensor, error) {
+	if err := r.check(operands); err != nil {
+		return nil, err
+	}
+	if threads <= 0 {
+		threads = gemm.Threads()
+	}
+	count := r.whole.Slicing.Count
+	workers := max(1, min(threads, count))
+	out, err := tensor.Zeros(operands[0].DType(), r.whole.OutputShape...)
+	if err != nil {
+		return nil, err
+	}
+	accs := make([]*tensor.Tensor, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			accs[w], errs[w] = r.work(ctx, w, workers, max(1, threads/workers), operands, out)
+		})
+	}
+	wg.Wait()
+	for w := range workers {
+		if errs[w] != nil {
+			return nil, errs[w]
+		}
+		if accs[w] != out {
+			if err := accumulate(out, accs[w]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// work contracts slices w, w+workers, ... into an accumulator: out itself
+// when every slice writes its own block, a buffer of its own otherwise.
+func (r *slicedRun) work(ctx context.Context, w, workers, threads int, operands []*tensor.Tensor, out *tensor.Tensor) (*tensor.Tensor, error) {
+	acc := out
+	if r.summed {
+		var err error
+		if acc, err = tensor.Zeros(out.DType(), out.Shape()...); err != nil {
+			return nil, err
+		}
+	}
+	s := r.whole.Slicing
+	views := make([]*tensor.Tensor, len(operands))
+	var vals []int
+	for k := w; k < s.Count; k += workers {
+		if ctx != nil && ctx.Err() != nil {
+			return nil, &einsum.Error{Kind: einsum.ErrCanceled, Pos: -1, Operand: -1, Msg: "canceled between slices", Err: ctx.Err()}
+		}
+		vals = s.Values(k, vals)
+		for i, t := range operands {
+			v, err := cut(t, r.axes[i], vals)
+			if err != nil {
+				return nil, err
+			}
+			views[i] = v
+		}
+		part, err := r.one.Execute(ctx, threads, views...)
+		if err != nil {
+			return nil, err
+		}
+		block, err := cut(acc, outAxes(r.outAxis), vals)
+		if err != nil {
+			return nil, err
+		}
+		if err := accumulate(block, part); err != nil {
+			return nil, err
+		}
+	}
+	return acc, nil
+}
+
+// accumulate adds part into dst in place: a sum, or for Bool (einsum's OR
+// of ANDs) a logical or.
+func accumulate(dst, part *tensor.Tensor) error {
+	if dst.DType() == tensor.Bool {
+		return SelectInto(dst, part, part, dst)
+	}
+	return BinaryInto(OpAdd, dst, dst, part)
+}
+
+// outAxes lists each sliced label's output axis (none for a summed one),
+// in the form cut takes.
+func outAxes(outAxis []int) [][]int {
+	axes := make([][]int, len(outAxis))
+	for j, ax := range outAxis {
+		if ax >= 0 {
+			axes[j] = []int{ax}
+		}
+	}
+	return axes
+}
+
+// cut returns the view of t with every axis in axes[j] cut down to the
+// one value vals[j]; an axis of extent 1 broadcasts and stays whole.
+func cut(t *tensor.Tensor, axes [][]int, vals []int) (*tensor.Tensor, error) {
+	ranges := make([]tensor.Range, t.Rank())
+	for i := range ranges {
+		ranges[i] = tensor.All
+	}
+	for j, as := range axes {
+		for _, ax := range as {
+			if t.Dim(ax) != 1 {
+				ranges[ax] = tensor.R(vals[j], vals[j]+1)
+			}
+		}
+	}
+	return t.Slice(ranges...)
+}
+
+// check validates the operands against the whole plan's shapes and one
+// common dtype.
+func (r *slicedRun) check(operands []*tensor.Tensor) error {
+	p := r.whole
+	if len(operands) != len(p.InputShapes) {
+		return &einsum.Error{Kind: einsum.ErrOperands, Pos: -1, Operand: -1, Msg: fmt.Sprintf("%d operands, the plan takes %d", len(operands), len(p.InputShapes))}
+	}
+	for i, t := range operands {
+		switch {
+		case t == nil:
+			return &einsum.Error{Kind: einsum.ErrOperands, Pos: -1, Operand: i, Msg: fmt.Sprintf("operand %d is nil", i)}
+		case t.DType() != operands[0].DType():
+			return &einsum.Error{Kind: einsum.ErrDType, Pos: -1, Operand: i, Msg: fmt.Sprintf("operand %d is %v, operand 0 %v", i, t.DType(), operands[0].DType())}
+		case !t.ShapeView().Equal(p.InputShapes[i]):
+			return &einsum.Error{Kind: einsum.ErrShape, Pos: -1, Operand: i, Msg: fmt.Sprintf("operand %d has shape %v, the plan %v", i, t.Shape(), tensor.Shape(p.InputShapes[i]))}
+		}
+	}
+	return nil
+}
