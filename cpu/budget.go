@@ -1,0 +1,90 @@
+package cpu
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/tensor"
+)
+
+// Memory returns the bytes Execute needs for operands of dtype dt, the
+// operands themselves left out: the output, the intermediates, and for a
+// sliced plan those of the slices running at once (one per thread) with
+// their copies of the operands' slices and their output accumulators.
+func (c *Contraction) Memory(dt tensor.DType) int64 {
+	p := c.Plan()
+	out, _ := tensor.Shape(p.OutputShape).NumElements()
+	if c.sliced == nil {
+		return int64(out+c.prog.Workspace(true)) * int64(dt.Size())
+	}
+	s := p.Slicing
+	workers := max(1, min(c.workers(), s.Count))
+	one, _ := tensor.Shape(s.Plan.OutputShape).NumElements()
+	per := one + c.sliced.one.Workspace(false) // a slice's result, intermediates and operand copies
+	if c.sliced.summed {
+		per += out // the worker's accumulator
+	}
+	return int64(out+workers*per) * int64(dt.Size())
+}
+
+// workers is the number of goroutines Execute uses.
+func (c *Contraction) workers() int {
+	if c.threads > 0 {
+		return c.threads
+	}
+	return gemm.Threads()
+}
+
+// PlanWithin plans eq for operands of dtype dt and the given shapes so
+// that contracting them on threads goroutines (NewContraction with
+// WithThreads(threads)) needs at most budget bytes, the operands included:
+// it plans the whole contraction, and if that does not fit, slices it
+// under ever smaller memory limits (einsum.WithMemoryLimit) until it does.
+// A budget nothing fits — not even the operands and the output — is a
+// *driver.BudgetError naming the need. opts are passed to the planner.
+func PlanWithin(ctx context.Context, eq string, shapes [][]int, dt tensor.DType, budget int64, threads int, opts ...einsum.Option) (*einsum.Plan, error) {
+	var inputs int64
+	for _, s := range shapes {
+		n, err := tensor.Shape(s).NumElements()
+		if err != nil {
+			return nil, err
+		}
+		inputs += int64(n) * int64(dt.Size())
+	}
+	p, err := einsum.NewPlanContext(ctx, eq, shapes, opts...)
+	if err != nil {
+		return nil, err
+	}
+	need, err := memory(p, dt, threads)
+	if err != nil {
+		return nil, err
+	}
+	best := need
+	for limit := p.LargestIntermediate / 2; inputs+need > budget && limit >= 1; limit /= 2 {
+		q, err := einsum.NewPlanContext(ctx, eq, shapes, append(opts, einsum.WithMemoryLimit(limit))...)
+		if err != nil {
+			break // no slicing meets a smaller limit either
+		}
+		if need, err = memory(q, dt, threads); err != nil {
+			return nil, err
+		}
+		p, best = q, min(best, need)
+	}
+	if inputs+need > budget {
+		return nil, &driver.BudgetError{Where: "cpu", Need: inputs + best, Budget: budget,
+			Msg: fmt.Sprintf("%q on %d operands of %v", eq, len(shapes), dt)}
+	}
+	return p, nil
+}
+
+// memory is the Memory of p's contraction.
+func memory(p *einsum.Plan, dt tensor.DType, threads int) (int64, error) {
+	c, err := NewContraction(p, WithThreads(threads))
+	if err != nil {
+		return 0, err
+	}
+	return c.Memory(dt), nil
+}
