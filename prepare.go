@@ -192,6 +192,9 @@ func (s *snapshot) build(prog *graph.Program, bind map[string]int, inputs []*dri
 	for _, in := range inputs {
 		p.sigs = append(p.sigs, sigOf(in))
 	}
+	if err := s.checkMemory(sp, pl, types); err != nil {
+		return nil, err
+	}
 	p.compileExec()
 	return p, nil
 }

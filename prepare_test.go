@@ -1,6 +1,7 @@
 package goferro_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -642,5 +643,44 @@ func TestNoCapableEngine(t *testing.T) {
 	_, err := rt.Prepare(bg, negSum(t, 2), host(randT(t, 1, 2), randT(t, 2, 2)))
 	if e := asError(t, err, goferro.ErrNoCapableEngine); e.Instruction != 0 {
 		t.Fatalf("error %v, want NoCapableEngine for instruction 0", err)
+	}
+}
+
+// TestMemoryBudget: a program whose values at one engine would take more
+// than the engine's budget (driver.Engine.Memory) at once fails at
+// preparation with ErrMemoryBudget naming the engine, before anything
+// runs; within the budget it runs.
+func TestMemoryBudget(t *testing.T) {
+	d := goferrotest.NewDevice(idA, goferrotest.WithFamilies(goferrotest.ArithFamily, goferrotest.UnaryFamily))
+	p := negSum(t, 16) // x, y, their sum and its negation: 16 float64s each
+	for _, c := range []struct {
+		memory int64
+		fits   bool
+	}{{0, true}, {3 * 16 * 8, true}, {3*16*8 - 1, false}} {
+		e := d.Engine()
+		e.Memory = c.memory
+		rt, cp := meshRuntime(t, nil)
+		if err := rt.Reconfigure(func(cfg *goferro.Config) error { return cfg.AddEngine(e) }); err != nil {
+			t.Fatal(err)
+		}
+		xa, _ := d.UploadTo(randT(t, 1, 16), d.DefaultStorage())
+		ya, _ := d.UploadTo(randT(t, 2, 16), d.DefaultStorage())
+		ran := d.Stats().Executions
+		_, err := rt.Run(bg, p, []*driver.Buffer{xa, ya})
+		xa.Release()
+		ya.Release()
+		if c.fits {
+			if err != nil {
+				t.Fatalf("memory %d: %v", c.memory, err)
+			}
+			continue
+		}
+		var be *driver.BudgetError
+		if e := asError(t, err, driver.ErrMemoryBudget); e.Engine != idA || !errors.As(err, &be) || be.Budget != c.memory {
+			t.Fatalf("memory %d: error %v, want a budget error of %s", c.memory, err, idA)
+		}
+		if d.Stats().Executions != ran || cp.Stats().Transfers != 0 {
+			t.Error("something ran")
+		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/goferro/goferro/driver"
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/internal/placement"
+	"github.com/goferro/goferro/internal/schedule"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -169,6 +171,56 @@ func violation(check func() error) (kind error, result int, msg string) {
 		return v.Kind, v.Result, v.Msg
 	}
 	return nil, -1, ""
+}
+
+// checkMemory walks the schedule counting the bytes of the copies every
+// engine holds — inputs at their ingress, results, transferred copies,
+// until their release — and reports the first engine whose peak goes over
+// its budget (driver.Engine.Memory) as an ErrMemoryBudget *Error.
+func (s *snapshot) checkMemory(sp *schedule.Program, pl *placement.Plan, types []driver.ResultType) error {
+	held := make([]int64, len(s.engines))
+	where := make([][]int, sp.NumSlots) // the engines holding a copy of each slot
+	bytes := func(slot int) int64 {
+		n, _ := types[slot].Shape.NumElements()
+		return int64(n) * int64(types[slot].DType.Size())
+	}
+	hold := func(slot, e int) error {
+		held[e] += bytes(slot)
+		where[slot] = append(where[slot], e)
+		eng := &s.engines[e]
+		if eng.Memory > 0 && held[e] > eng.Memory {
+			err := newError(driver.ErrMemoryBudget, "the values the program holds there at once do not fit")
+			err.Engine, err.Slot = eng.ID, slot
+			err.Err = &driver.BudgetError{Where: "engine " + string(eng.ID), Need: held[e], Budget: eng.Memory}
+			return err
+		}
+		return nil
+	}
+	for i, slot := range sp.Inputs {
+		if err := hold(slot, pl.Ingress[i].Engine); err != nil {
+			return err
+		}
+	}
+	for _, n := range pl.Nodes {
+		switch n.Kind {
+		case schedule.Op:
+			for _, slot := range sp.Instrs[n.Instr].Out {
+				if err := hold(slot, n.At.Engine); err != nil {
+					return err
+				}
+			}
+		case schedule.Transfer:
+			if err := hold(n.Slot, n.At.Engine); err != nil {
+				return err
+			}
+		case schedule.Release:
+			for _, e := range where[n.Slot] {
+				held[e] -= bytes(n.Slot)
+			}
+			where[n.Slot] = nil
+		}
+	}
+	return nil
 }
 
 // checkMaterialized validates an engine's host copy of an output.

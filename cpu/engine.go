@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/internal/sysmem"
 
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/graph"
@@ -27,6 +28,7 @@ type EngineOption func(*engineConfig)
 type engineConfig struct {
 	id       driver.EngineID
 	families []string
+	memory   int64 // -1: the default
 }
 
 // WithEngineID sets the engine id (default EngineID).
@@ -37,6 +39,22 @@ func WithEngineID(id driver.EngineID) EngineOption { return func(c *engineConfig
 // Eval), for example extension families.
 func WithFamilies(families ...string) EngineOption {
 	return func(c *engineConfig) { c.families = append(c.families, families...) }
+}
+
+// WithMemory sets the engine's memory budget (driver.Engine.Memory) in
+// bytes; 0 means none. By default it is DefaultMemory().
+func WithMemory(bytes int64) EngineOption { return func(c *engineConfig) { c.memory = bytes } }
+
+// DefaultMemory is the CPU engine's default memory budget: three quarters
+// of what the process may still allocate (the host's available memory,
+// bounded by its control group's limit), or 0 (no budget) where the
+// system does not say.
+func DefaultMemory() int64 {
+	n, err := sysmem.Available()
+	if err != nil {
+		return 0
+	}
+	return n / 4 * 3
 }
 
 // NewEngine returns the registration of the CPU engine: host memory
@@ -52,11 +70,14 @@ func WithFamilies(families ...string) EngineOption {
 // are such buffers. Materializing a result returns its tensor without a
 // copy.
 func NewEngine(opts ...EngineOption) driver.Engine {
-	c := engineConfig{id: EngineID}
+	c := engineConfig{id: EngineID, memory: -1}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
 		}
+	}
+	if c.memory < 0 {
+		c.memory = DefaultMemory()
 	}
 	fams := slices.Clone(CoreFamilies)
 	for _, f := range c.families {
@@ -71,6 +92,7 @@ func NewEngine(opts ...EngineOption) driver.Engine {
 		Storage:        []driver.StorageClass{driver.StorageHost},
 		DefaultStorage: driver.StorageHost,
 		Families:       fams,
+		Memory:         c.memory,
 		Executor:       driver.ExecutorFunc(execute),
 		Ingress: driver.Ingress{
 			Eligible: func(p driver.Placement, class driver.StorageClass) bool {

@@ -41,6 +41,11 @@ type Engine struct {
 	// Materializer turns a buffer the engine owns into a host tensor; the
 	// runtime uses it to return program outputs held by this engine.
 	Materializer Materializer
+	// Memory is the budget of the engine's allocation domain in bytes: the
+	// most the values a prepared program holds there may take at once (its
+	// inputs entering there included). Zero means no budget. Engines set it
+	// by default to a safe fraction of the memory they really have.
+	Memory int64
 }
 
 // Ingress is the three-part contract an engine declares for values that

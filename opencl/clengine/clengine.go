@@ -122,7 +122,8 @@ func (e *Engine) Buffer(t *opencl.Tensor) *driver.Buffer {
 	})
 }
 
-// Registration returns the driver.Engine describing e.
+// Registration returns the driver.Engine describing e. Its memory budget
+// is three quarters of the device's global memory.
 func (e *Engine) Registration() driver.Engine {
 	return driver.Engine{
 		ID:             driver.EngineID(e.ID()),
@@ -131,6 +132,7 @@ func (e *Engine) Registration() driver.Engine {
 		Storage:        []driver.StorageClass{Class},
 		DefaultStorage: Class,
 		Families:       append([]string(nil), Families...),
+		Memory:         int64(e.Context().Device().GlobalMemory / 4 * 3),
 		Executor:       driver.ExecutorFunc(e.execute),
 		Ingress:        driver.Ingress{Eligible: e.eligible, Accept: e.accept, Resident: e.resident},
 		Materializer: driver.MaterializerFunc(func(ctx context.Context, b *driver.Buffer) (*tensor.Tensor, error) {
