@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/internal/errs"
 )
 
 // Sentinel errors. Every error of this package carries one of them (or,
@@ -125,11 +126,11 @@ func (e *Error) Error() string {
 	if e.Class != "" {
 		fmt.Fprintf(&b, " (to %s, available %v)", e.Class, e.Available)
 	}
-	return appendMsg(&b, e.Msg, e.Err)
+	return errs.Message(b.String(), e.Msg, e.Err)
 }
 
 // Unwrap returns the kind and the cause.
-func (e *Error) Unwrap() []error { return kindErr(e.Kind, e.Err) }
+func (e *Error) Unwrap() []error { return errs.Unwrap(e.Kind, e.Err) }
 
 // ConfigError reports an invalid configuration edit. Kind is one of
 // ErrInvalidConfig, ErrDuplicateEngine, ErrUnknownEngine,
@@ -155,31 +156,11 @@ func (e *ConfigError) Error() string {
 	if e.Src != "" || e.Dst != "" {
 		fmt.Fprintf(&b, " (%s -> %s)", e.Src, e.Dst)
 	}
-	return appendMsg(&b, e.Msg, e.Err)
+	return errs.Message(b.String(), e.Msg, e.Err)
 }
 
 // Unwrap returns the kind and the cause.
-func (e *ConfigError) Unwrap() []error { return kindErr(e.Kind, e.Err) }
-
-// kindErr is the shared Unwrap of the typed errors: the kind, then the cause.
-func kindErr(kind, cause error) []error {
-	if cause != nil {
-		return []error{kind, cause}
-	}
-	return []error{kind}
-}
-
-func appendMsg(b *strings.Builder, msg string, cause error) string {
-	if msg != "" {
-		b.WriteString(": ")
-		b.WriteString(msg)
-	}
-	if cause != nil {
-		b.WriteString(": ")
-		b.WriteString(cause.Error())
-	}
-	return b.String()
-}
+func (e *ConfigError) Unwrap() []error { return errs.Unwrap(e.Kind, e.Err) }
 
 // panicError is a recovered panic from engine code.
 type panicError struct{ v any }

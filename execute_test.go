@@ -271,29 +271,9 @@ func TestConcurrentEventDomains(t *testing.T) {
 	m := goferrotest.Mul(goferrotest.Add(x, y), x)                           // A
 	p := compile(t, m, goferrotest.Neg(goferrotest.Neg(goferrotest.Neg(y)))) // B, independent of A's branch
 	xv, yv := randT(t, 1, 16), randT(t, 2, 16)
-	var mu sync.Mutex
-	arrived := map[driver.EngineID]bool{}
-	open := make(chan struct{})
-	barrier := func(_ context.Context, call *driver.Call) error {
-		mu.Lock()
-		first := !arrived[call.Location.Engine]
-		arrived[call.Location.Engine] = true
-		if first && len(arrived) == 2 {
-			close(open)
-		}
-		mu.Unlock()
-		if !first {
-			return nil
-		}
-		select {
-		case <-open:
-			return nil
-		case <-time.After(5 * time.Second):
-			return errors.New("barrier: the other branch never started executing")
-		}
-	}
-	r.a.OnExecute(barrier)
-	r.b.OnExecute(barrier)
+	barrier := goferrotest.NewBarrier(2, 5*time.Second)
+	r.a.OnExecute(barrier.OnExecute)
+	r.b.OnExecute(barrier.OnExecute)
 	got, err := r.rt.Run(bg, p, host(xv, yv))
 	if err != nil {
 		t.Fatalf("concurrent run: %v", err)

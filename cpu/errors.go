@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 
+	"github.com/goferro/goferro/internal/errs"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -18,21 +19,10 @@ type KernelError struct {
 }
 
 // Error formats the error as "cpu.Op: message[: cause]".
-func (e *KernelError) Error() string {
-	s := "cpu." + e.Op + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
+func (e *KernelError) Error() string { return errs.Message("cpu."+e.Op, e.Msg, e.Err) }
 
 // Unwrap returns the kind and the cause, so errors.Is matches both.
-func (e *KernelError) Unwrap() []error {
-	if e.Err != nil {
-		return []error{e.Kind, e.Err}
-	}
-	return []error{e.Kind}
-}
+func (e *KernelError) Unwrap() []error { return errs.Unwrap(e.Kind, e.Err) }
 
 func errorf(op string, kind error, format string, args ...any) error {
 	return &KernelError{Op: op, Kind: kind, Msg: fmt.Sprintf(format, args...)}

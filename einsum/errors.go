@@ -3,6 +3,8 @@ package einsum
 import (
 	"errors"
 	"fmt"
+
+	"github.com/goferro/goferro/internal/errs"
 )
 
 // Error kinds: every *Error wraps one of these, so callers can branch with
@@ -48,23 +50,15 @@ type Error struct {
 
 // Error formats the message with the position when there is one.
 func (e *Error) Error() string {
-	s := "einsum: " + e.Msg
+	msg := e.Msg
 	if e.Pos >= 0 {
-		s += fmt.Sprintf(" (at position %d)", e.Pos)
+		msg += fmt.Sprintf(" (at position %d)", e.Pos)
 	}
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
+	return errs.Message("einsum", msg, e.Err)
 }
 
 // Unwrap returns the kind and the cause, so errors.Is matches both.
-func (e *Error) Unwrap() []error {
-	if e.Err != nil {
-		return []error{e.Kind, e.Err}
-	}
-	return []error{e.Kind}
-}
+func (e *Error) Unwrap() []error { return errs.Unwrap(e.Kind, e.Err) }
 
 func errf(kind error, format string, args ...any) *Error {
 	return &Error{Kind: kind, Pos: -1, Operand: -1, Msg: fmt.Sprintf(format, args...)}

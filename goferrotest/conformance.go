@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -290,11 +291,7 @@ func compile(t *testing.T, c sample, dt tensor.DType) *graph.Program {
 // runs reports whether the engine declares every family p uses.
 func (s *subject) runs(p *graph.Program) bool {
 	for _, ins := range p.Instructions {
-		found := false
-		for _, f := range s.Engine.Families {
-			found = found || f == ins.Family
-		}
-		if !found {
+		if !slices.Contains(s.Engine.Families, ins.Family) {
 			return false
 		}
 	}
@@ -306,13 +303,7 @@ func (s *subject) runs(p *graph.Program) bool {
 // materialized; every buffer it made is released.
 func (s *subject) run(ctx context.Context, p *graph.Program, inputs []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	slots := make([]*driver.Buffer, p.NumSlots())
-	defer func() {
-		for _, b := range slots {
-			if b != nil {
-				b.Release()
-			}
-		}
-	}()
+	defer releaseAll(slots)
 	for i, in := range p.Inputs {
 		b, err := s.Upload(inputs[i])
 		if err != nil {
@@ -393,6 +384,17 @@ func (s *subject) inputs() []*tensor.Tensor {
 	return []*tensor.Tensor{s.rand(1, 4, 3), s.rand(2, 4, 3), s.rand(3, 3, 5)}
 }
 
+// againstRef runs p on the reference and on the engine and returns the
+// engine's outputs and the reference's.
+func (s *subject) againstRef(p *graph.Program, in []*tensor.Tensor) (got, want []*tensor.Tensor, err error) {
+	want, err = ref.Run(p, in...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reference: %w", err)
+	}
+	got, err = s.run(context.Background(), p, in)
+	return got, want, err
+}
+
 func testExecute(t *testing.T, sub Subject) {
 	s := start(t, sub)
 	ran := 0
@@ -402,12 +404,7 @@ func testExecute(t *testing.T, sub Subject) {
 			continue
 		}
 		ran++
-		in := s.inputs()
-		want, err := ref.Run(p, in...)
-		if err != nil {
-			t.Fatalf("%s: reference: %v", c.name, err)
-		}
-		got, err := s.run(context.Background(), p, in)
+		got, want, err := s.againstRef(p, s.inputs())
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -631,30 +628,20 @@ func testConcurrent(t *testing.T, sub Subject) {
 	}
 	in := s.inputs()
 	var wg sync.WaitGroup
-	errs := make(chan error, 4*len(progs))
 	for range 4 {
 		for _, p := range progs {
 			wg.Go(func() {
-				want, err := ref.Run(p, in...)
-				if err != nil {
-					errs <- err
-					return
-				}
-				got, err := s.run(context.Background(), p, in)
+				got, want, err := s.againstRef(p, in)
 				for k := range got {
 					if err == nil {
 						err = tensor.CheckClose(got[k], want[k], 1e-5, 1e-5)
 					}
 				}
 				if err != nil {
-					errs <- err
+					t.Error(err) // safe from any goroutine, unlike t.Fatal
 				}
 			})
 		}
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 }

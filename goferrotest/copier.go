@@ -3,7 +3,6 @@ package goferrotest
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/goferro/goferro/driver"
@@ -27,8 +26,7 @@ type Copier struct {
 	tap    Tap
 	copier driver.TransferProvider // copy, through the tap
 
-	mu   sync.Mutex
-	hook func(context.Context, *driver.TransferRequest) error
+	onTransfer hook[*driver.TransferRequest]
 
 	hostAllocs, hostReleases atomic.Int64
 }
@@ -53,9 +51,7 @@ func (c *Copier) SetFaultTo(dst driver.EngineID, f Fault) { c.tap.SetFaultAt(dst
 // OnTransfer installs a hook called at the start of every transfer; a
 // non-nil error fails the transfer with it. nil removes it.
 func (c *Copier) OnTransfer(hook func(ctx context.Context, req *driver.TransferRequest) error) {
-	c.mu.Lock()
-	c.hook = hook
-	c.mu.Unlock()
+	c.onTransfer.set(hook)
 }
 
 // Stats returns the copier's counters.
@@ -72,13 +68,8 @@ func (c *Copier) Transfer(ctx context.Context, req *driver.TransferRequest) (*dr
 // copy copies the source into the destination device's pool, or into new
 // host memory for any other destination.
 func (c *Copier) copy(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
-	c.mu.Lock()
-	hook := c.hook
-	c.mu.Unlock()
-	if hook != nil {
-		if err := hook(ctx, req); err != nil {
-			return nil, err
-		}
+	if err := c.onTransfer.call(ctx, req); err != nil {
+		return nil, err
 	}
 	src, ok := req.Src.Tensor()
 	if !ok {

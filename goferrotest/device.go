@@ -49,8 +49,9 @@ type Device struct {
 
 	mu     sync.Mutex
 	live   map[*tensor.Tensor]driver.StorageClass
-	hook   func(context.Context, *driver.Call) error
 	reject bool
+
+	onExecute hook[*driver.Call]
 
 	execs, allocs, releases atomic.Int64
 }
@@ -126,9 +127,7 @@ func (d *Device) SetFault(f Fault) { d.tap.SetFault(f) }
 // non-nil error fails the execution with it. Tests use it to block, to
 // observe concurrency or to cancel. nil removes the hook.
 func (d *Device) OnExecute(hook func(ctx context.Context, call *driver.Call) error) {
-	d.mu.Lock()
-	d.hook = hook
-	d.mu.Unlock()
+	d.onExecute.set(hook)
 }
 
 // RejectIngress makes the device refuse (or again accept) program inputs
@@ -235,13 +234,8 @@ func (d *Device) materialize(_ context.Context, b *driver.Buffer) (*tensor.Tenso
 
 func (d *Device) execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 	d.execs.Add(1)
-	d.mu.Lock()
-	hook := d.hook
-	d.mu.Unlock()
-	if hook != nil {
-		if err := hook(ctx, call); err != nil {
-			return nil, err
-		}
+	if err := d.onExecute.call(ctx, call); err != nil {
+		return nil, err
 	}
 	ins := make([]*tensor.Tensor, len(call.Inputs))
 	for i, b := range call.Inputs {

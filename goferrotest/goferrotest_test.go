@@ -3,6 +3,7 @@ package goferrotest_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/goferro/goferro/driver"
 
@@ -92,5 +93,27 @@ func TestCopierCopies(t *testing.T) {
 func TestFaultNames(t *testing.T) {
 	if goferrotest.FaultForeignMemory.String() != "foreign-memory" || goferrotest.Fault(99).String() != "fault(99)" {
 		t.Fatal("names")
+	}
+}
+
+// TestBarrier: the first calls of two engines pass together, a later call
+// passes at once, and one engine alone gives up after the timeout.
+func TestBarrier(t *testing.T) {
+	b := goferrotest.NewBarrier(2, 5*time.Second)
+	errs := make(chan error, 2)
+	for _, id := range []driver.EngineID{"fake.a.v1", "fake.b.v1"} {
+		go func() { errs <- b.Wait(id) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Wait("fake.a.v1"); err != nil {
+		t.Fatalf("a later call: %v", err)
+	}
+	alone := goferrotest.NewBarrier(2, time.Millisecond)
+	if err := alone.Wait("fake.a.v1"); err == nil {
+		t.Fatal("one engine alone passed a barrier for two")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/goferro/goferro/internal/errs"
 )
 
 // Sentinel error kinds. Every *Error wraps exactly one of them, so callers can
@@ -53,24 +55,15 @@ type Error struct {
 
 // Error formats the error as "graph: <op> (instruction N): <msg>: <cause>".
 func (e *Error) Error() string {
-	s := "graph: " + e.Op
+	head := "graph: " + e.Op
 	if e.Instruction >= 0 {
-		s += " (instruction " + strconv.Itoa(e.Instruction) + ")"
+		head += " (instruction " + strconv.Itoa(e.Instruction) + ")"
 	}
-	s += ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
+	return errs.Message(head, e.Msg, e.Err)
 }
 
 // Unwrap returns the kind and the cause, so errors.Is matches both.
-func (e *Error) Unwrap() []error {
-	if e.Err != nil {
-		return []error{e.Kind, e.Err}
-	}
-	return []error{e.Kind}
-}
+func (e *Error) Unwrap() []error { return errs.Unwrap(e.Kind, e.Err) }
 
 // errorf builds an *Error not yet tied to an instruction.
 func errorf(op string, kind error, format string, args ...any) *Error {

@@ -97,13 +97,27 @@ func unptrInts(p *[]int) []int {
 	return *p
 }
 
+// intField is an []int attribute and its JSON field.
+type intField struct {
+	attr *[]int
+	json **[]int
+}
+
+// intFields pairs the []int attributes of a with their fields in j, so that
+// both directions of the conversion carry the same lists.
+func intFields(a *Attrs, j *jsonAttrs) []intField {
+	return []intField{
+		{&a.Axes, &j.Axes}, {&a.Perm, &j.Perm},
+		{&a.Start, &j.Start}, {&a.Limit, &j.Limit}, {&a.Stride, &j.Stride},
+		{&a.LhsBatch, &j.LhsBatch}, {&a.RhsBatch, &j.RhsBatch},
+		{&a.LhsContract, &j.LhsContract}, {&a.RhsContract, &j.RhsContract},
+	}
+}
+
 func toJSONAttrs(a *Attrs) jsonAttrs {
-	j := jsonAttrs{
-		Axes: ptrInts(a.Axes), Perm: ptrInts(a.Perm), Axis: a.Axis,
-		Start: ptrInts(a.Start), Limit: ptrInts(a.Limit), Stride: ptrInts(a.Stride),
-		LhsBatch: ptrInts(a.LhsBatch), RhsBatch: ptrInts(a.RhsBatch),
-		LhsContract: ptrInts(a.LhsContract), RhsContract: ptrInts(a.RhsContract),
-		Equation: a.Equation, Ext: a.Ext,
+	j := jsonAttrs{Axis: a.Axis, Equation: a.Equation, Ext: a.Ext}
+	for _, l := range intFields(a, &j) {
+		*l.json = ptrInts(*l.attr)
 	}
 	if a.Shape != nil {
 		s := a.Shape.Clone()
@@ -123,12 +137,9 @@ func toJSONAttrs(a *Attrs) jsonAttrs {
 }
 
 func fromJSONAttrs(j *jsonAttrs) (Attrs, error) {
-	a := Attrs{
-		Axes: unptrInts(j.Axes), Perm: unptrInts(j.Perm), Axis: j.Axis,
-		Start: unptrInts(j.Start), Limit: unptrInts(j.Limit), Stride: unptrInts(j.Stride),
-		LhsBatch: unptrInts(j.LhsBatch), RhsBatch: unptrInts(j.RhsBatch),
-		LhsContract: unptrInts(j.LhsContract), RhsContract: unptrInts(j.RhsContract),
-		Equation: j.Equation, Ext: j.Ext,
+	a := Attrs{Axis: j.Axis, Equation: j.Equation, Ext: j.Ext}
+	for _, l := range intFields(&a, j) {
+		*l.attr = unptrInts(*l.json)
 	}
 	if j.Shape != nil {
 		a.Shape = j.Shape.Clone()

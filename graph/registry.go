@@ -70,12 +70,7 @@ func (f *OpFamily) Impl(backend string) (any, bool) {
 func (f *OpFamily) Backends() []string {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	out := make([]string, 0, len(f.impls))
-	for k := range f.impls {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return sortedKeys(f.impls)
 }
 
 var registry struct {
@@ -172,8 +167,13 @@ func Family(name string) (*OpFamily, bool) {
 func Families() []string {
 	registry.mu.RLock()
 	defer registry.mu.RUnlock()
-	out := make([]string, 0, len(registry.families))
-	for k := range registry.families {
+	return sortedKeys(registry.families)
+}
+
+// sortedKeys returns the keys of m, sorted (empty, not nil, for an empty m).
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
 		out = append(out, k)
 	}
 	sort.Strings(out)

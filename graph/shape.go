@@ -3,6 +3,7 @@ package graph
 import (
 	"encoding/json"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -142,17 +143,7 @@ func (s Shape) Resolve(bindings map[string]int) (tensor.Shape, error) {
 
 // Equal reports whether two shapes have the same extents (symbols compared by
 // name).
-func (s Shape) Equal(o Shape) bool {
-	if len(s) != len(o) {
-		return false
-	}
-	for i := range s {
-		if s[i] != o[i] {
-			return false
-		}
-	}
-	return true
-}
+func (s Shape) Equal(o Shape) bool { return slices.Equal(s, o) }
 
 // Clone returns a copy of s that shares no memory with it.
 func (s Shape) Clone() Shape {

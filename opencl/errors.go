@@ -1,6 +1,10 @@
 package opencl
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/goferro/goferro/internal/errs"
+)
 
 // Sentinel errors wrapped by every *Error, for errors.Is.
 var (
@@ -40,30 +44,17 @@ type Error struct {
 }
 
 // Error formats the error as "opencl.Op: msg: CL_NAME (-n): cause".
-func (e *Error) Error() string {
-	s := "opencl." + e.Op
-	if e.Msg != "" {
-		s += ": " + e.Msg
-	}
-	if e.Code != CodeSuccess {
-		s += ": " + e.Code.Error()
-	}
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
+func (e *Error) Error() string { return errs.Message("opencl."+e.Op, e.Msg, e.code(), e.Err) }
 
 // Unwrap returns the kind, the status code (if any) and the cause.
-func (e *Error) Unwrap() []error {
-	errs := []error{e.Kind}
-	if e.Code != CodeSuccess {
-		errs = append(errs, e.Code)
+func (e *Error) Unwrap() []error { return errs.Unwrap(e.Kind, e.code(), e.Err) }
+
+// code is the status as an error, or nil for CodeSuccess.
+func (e *Error) code() error {
+	if e.Code == CodeSuccess {
+		return nil
 	}
-	if e.Err != nil {
-		errs = append(errs, e.Err)
-	}
-	return errs
+	return e.Code
 }
 
 func clErr(op string, c Code, msg string) error {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/goferro/goferro/internal/errs"
 	"github.com/goferro/goferro/internal/strided"
 )
 
@@ -38,21 +39,10 @@ type Error struct {
 }
 
 // Error formats the error as "tensor.Op: message: cause".
-func (e *Error) Error() string {
-	s := "tensor." + e.Op + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
+func (e *Error) Error() string { return errs.Message("tensor."+e.Op, e.Msg, e.Err) }
 
 // Unwrap returns the kind and the cause, so errors.Is matches both.
-func (e *Error) Unwrap() []error {
-	if e.Err != nil {
-		return []error{e.Kind, e.Err}
-	}
-	return []error{e.Kind}
-}
+func (e *Error) Unwrap() []error { return errs.Unwrap(e.Kind, e.Err) }
 
 func newError(op string, kind error, format string, args ...any) *Error {
 	return &Error{Op: op, Kind: kind, Msg: fmt.Sprintf(format, args...)}

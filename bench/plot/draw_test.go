@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -279,15 +278,7 @@ func TestDocsPlotsReproducible(t *testing.T) {
 		c := vgimg.PngCanvas{Canvas: vgimg.New(f.width, f.height)}
 		f.plot.Draw(draw.New(c))
 		got := c.Image()
-		fh, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := png.Decode(fh)
-		fh.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		want := readPNG(t, filepath.Join(dir, name))
 		if got.Bounds() != want.Bounds() {
 			t.Errorf("%s is %v, the drawing code makes %v: redraw with go run -C bench/plot . ../../docs/benchmarks", name, want.Bounds(), got.Bounds())
 			continue

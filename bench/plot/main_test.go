@@ -3,12 +3,28 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"image"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// readPNG decodes the PNG file at path.
+func readPNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	img, err := png.Decode(fh)
+	if err != nil {
+		t.Fatalf("%s: %v", filepath.Base(path), err)
+	}
+	return img
+}
 
 // writeResults writes rs as DIR/results.json in a new directory.
 func writeResults(t *testing.T, rs []result) string {
@@ -32,15 +48,7 @@ func TestRunWritesBothPlots(t *testing.T) {
 	}
 	for _, name := range []string{"einsum.png", "gemm.png"} {
 		path := filepath.Join(dir, name)
-		fh, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(fh)
-		fh.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		img := readPNG(t, path)
 		if img.Bounds().Dx() < 100 || img.Bounds().Dy() < 100 {
 			t.Errorf("%s is only %v", name, img.Bounds())
 		}

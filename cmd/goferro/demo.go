@@ -81,10 +81,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer closeEngines()
 
-	bufs := make([]*driver.Buffer, len(inputs))
-	for i, t := range inputs {
-		bufs[i] = driver.HostBuffer(t, nil)
-	}
+	bufs := hostBuffers(inputs)
 	prep, err := rt.Prepare(ctx, prog, bufs, place...)
 	if err != nil {
 		return err

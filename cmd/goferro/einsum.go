@@ -65,23 +65,15 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	fs.BoolVar(&f.rowMajor, "row-major", false, "instance mode: always materialise a row-major result")
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintln(stdout, einsumUsage)
-				fs.SetOutput(stdout)
-				fs.PrintDefaults()
-				return nil
-			}
-			return usagef("%v\n%s", err, einsumUsage)
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+	pos, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stdout, einsumUsage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return nil
+	}
+	if err != nil {
+		return usagef("%v\n%s", err, einsumUsage)
 	}
 	if f.runs < 1 {
 		return usagef("--runs must be at least 1")
@@ -240,11 +232,7 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		slices.Sort(cpuMS)
 		fmt.Fprintf(stdout, "# median process CPU per run: %.3f ms\n", cpuMS[len(cpuMS)/2])
 	}
-	slices.Sort(times)
-	med := times[len(times)/2]
-	if len(times)%2 == 0 {
-		med = (times[len(times)/2-1] + times[len(times)/2]) / 2
-	}
+	med := median(times)
 	if f.check {
 		if err := checkResult(stdout, p, ops, out); err != nil {
 			return err

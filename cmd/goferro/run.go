@@ -85,21 +85,13 @@ func newJobFlags(name, usage string) *jobFlags {
 // parse parses flags interleaved with positional arguments. It returns
 // flag.ErrHelp for -h after printing the usage to stdout.
 func (j *jobFlags) parse(args []string, stdout io.Writer) error {
-	var pos []string
-	for {
-		if err := j.fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintln(stdout, j.usage)
-				return err
-			}
-			return usagef("%v (see goferro %s -h)", err, j.fs.Name())
-		}
-		args = j.fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+	pos, err := parseInterleaved(j.fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stdout, j.usage)
+		return err
+	}
+	if err != nil {
+		return usagef("%v (see goferro %s -h)", err, j.fs.Name())
 	}
 	modes := 0
 	for _, set := range []bool{len(pos) > 0, j.eq != "", j.inst != ""} {

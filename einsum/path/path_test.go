@@ -44,14 +44,7 @@ func TestOptimalIsOptimal(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 60; trial++ {
 		n := randomNetwork(r, 2+r.IntN(5))
-		p, err := Optimal(n, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := Evaluate(n, p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCost(t, n, must(Optimal(n, Options{})))
 		best := bruteForce(n)
 		if c.Flops > best*(1+1e-9) {
 			t.Fatalf("%+v: optimal %g flops, brute force %g", n, c.Flops, best)
@@ -146,15 +139,7 @@ func TestMemoryLimit(t *testing.T) {
 func TestRandomGreedyDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	n := randomNetwork(r, 12)
-	o := Options{Trials: 20, Seed: 42, Time: 10 * time.Second}
-	p1, err := RandomGreedy(context.Background(), n, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p2, _ := RandomGreedy(context.Background(), n, o)
-	if p1.String() != p2.String() {
-		t.Fatalf("same seed, different paths: %v vs %v", p1, p2)
-	}
+	checkDeterministic(t, RandomGreedy, n, Options{Trials: 20, Seed: 42, Time: 10 * time.Second})
 	if s := (Path{{0, 1}, {0, 1}}).String(); s != "[[0,1],[0,1]]" {
 		t.Fatalf("String %q", s)
 	}

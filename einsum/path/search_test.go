@@ -53,10 +53,7 @@ func TestReconfigureFindsOptimum(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for trial := 0; trial < 80; trial++ {
 		n := randomNetwork(r, 3+r.IntN(8))
-		g, err := Greedy(n, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := must(Greedy(n, Options{}))
 		// A subtree as large as the network is the whole tree.
 		p, err := Reconfigure(context.Background(), n, g, Options{Subtree: MaxOptimal})
 		if err != nil {
@@ -110,10 +107,7 @@ func TestSearchBeatsGreedy(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for trial := 0; trial < 25; trial++ {
 		n := graphNetwork(r, 10+r.IntN(50))
-		g, err := Greedy(n, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := must(Greedy(n, Options{}))
 		for _, opt := range []func() (Path, error){
 			func() (Path, error) {
 				return Search(context.Background(), n, Options{Trials: 16, Seed: uint64(trial), Time: time.Minute})
@@ -133,15 +127,7 @@ func TestSearchBeatsGreedy(t *testing.T) {
 
 func TestSearchDeterministic(t *testing.T) {
 	n := graphNetwork(rand.New(rand.NewPCG(1, 1)), 60)
-	o := Options{Trials: 12, Seed: 3, Time: time.Minute}
-	a, err := Search(context.Background(), n, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := Search(context.Background(), n, o)
-	if a.String() != b.String() {
-		t.Fatalf("same seed, different paths:\n%v\n%v", a, b)
-	}
+	checkDeterministic(t, Search, n, Options{Trials: 12, Seed: 3, Time: time.Minute})
 	c, _ := Auto(context.Background(), n, Options{})
 	d, _ := Auto(context.Background(), n, Options{})
 	if c.String() != d.String() {
@@ -175,6 +161,20 @@ func TestSearchMemoryLimit(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkDeterministic runs opt twice with the same options and fails unless
+// both runs find the same path.
+func checkDeterministic(t *testing.T, opt func(context.Context, Network, Options) (Path, error), n Network, o Options) {
+	t.Helper()
+	a, err := opt(context.Background(), n, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := opt(context.Background(), n, o)
+	if a.String() != b.String() {
+		t.Fatalf("same seed, different paths:\n%v\n%v", a, b)
 	}
 }
 

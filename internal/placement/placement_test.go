@@ -32,12 +32,19 @@ func onlyAt(e int) func(i, eng, c int) (bool, error) {
 	return func(i, eng, c int) (bool, error) { return eng == e, nil }
 }
 
-func TestSplitChain(t *testing.T) {
-	r := &Request{Prog: chain([]int{0}, []int{1}), Topo: topo([2]int{0, 1}), InputOK: onlyAt(0), Class: -1, Budget: 100}
+// mustSearch searches r and fails the test on an error.
+func mustSearch(t *testing.T, r *Request) *Plan {
+	t.Helper()
 	p, err := Search(r)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+func TestSplitChain(t *testing.T) {
+	r := &Request{Prog: chain([]int{0}, []int{1}), Topo: topo([2]int{0, 1}), InputOK: onlyAt(0), Class: -1, Budget: 100}
+	p := mustSearch(t, r)
 	want := []schedule.NodeKind{schedule.Op, schedule.Release, schedule.Transfer, schedule.Op, schedule.Release}
 	if len(p.Nodes) != len(want) {
 		t.Fatalf("nodes %+v", p.Nodes)
@@ -69,10 +76,7 @@ func TestAnchorThenCartesian(t *testing.T) {
 	// Both instructions may run on 0 or 1; the input only enters at 1 and
 	// nothing moves: the anchor pass for engine 0 fails, for engine 1 works.
 	r := &Request{Prog: chain([]int{0, 1}, []int{0, 1}), Topo: topo(), InputOK: onlyAt(1), Class: -1, Budget: 100}
-	p, err := Search(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustSearch(t, r)
 	if p.Placement[0].Engine != 1 || p.Placement[1].Engine != 1 || p.Builds != 2 {
 		t.Errorf("placement %v after %d builds", p.Placement, p.Builds)
 	}
@@ -112,10 +116,7 @@ func TestSynthAtRoot(t *testing.T) {
 	tp := topo([2]int{0, 1}, [2]int{1, 0})
 	tp.Root = 1
 	r := &Request{Prog: p, Topo: tp, InputOK: onlyAt(0), Class: -1, Budget: 100}
-	pl, err := Search(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl := mustSearch(t, r)
 	if pl.Placement[0].Engine != 1 || pl.Placement[1].Engine != 0 {
 		t.Errorf("placement %v, want the synthesized instruction at root 1", pl.Placement)
 	}
@@ -131,10 +132,7 @@ func TestLeastCost(t *testing.T) {
 			}
 			return 2
 		}}
-	p, err := Search(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustSearch(t, r)
 	if p.Placement[0].Engine != 0 || p.Placement[1].Engine != 1 || p.Builds != 4 {
 		t.Errorf("placement %v after %d builds", p.Placement, p.Builds)
 	}
