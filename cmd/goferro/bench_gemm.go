@@ -26,6 +26,8 @@ func runBenchGemm(ctx context.Context, args []string, stdout io.Writer) error {
 	threads := fs.Int("threads", 0, "goroutines (0: GOMAXPROCS)")
 	batch := fs.Int("batch", 1, "independent products in one batched call")
 	runs := fs.Int("runs", 0, "timed runs (0: enough for about a second, at least 3)")
+	var budget budgetFlag
+	fs.Var(&budget, "memory-limit", "memory budget of the three matrices (512MiB, 8GB, none; default: 3/4 of what the machine still has)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -44,6 +46,10 @@ func runBenchGemm(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	var run func() error
 	flops := 2 * float64(*n) * float64(*n) * float64(*n) * float64(*batch)
+	size := map[string]float64{"float64": 8, "float32": 4, "complex128": 16, "complex64": 8}[*dtype]
+	if err := fitsBudget("bench gemm", 3*float64(*batch)*float64(*n)*float64(*n)*size, budget.get()); err != nil {
+		return err
+	}
 	switch *dtype {
 	case "float64":
 		run = gemmRunner[float64](*n, *batch, th, func(r *rand.Rand) float64 { return r.Float64() })

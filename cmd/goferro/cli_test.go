@@ -543,3 +543,48 @@ func TestBenchAllDefaultInstances(t *testing.T) {
 		t.Errorf("the permutation-pattern file was not reported as skipped:\n%s", r.stdout)
 	}
 }
+
+// TestMemoryBudget: work over the memory budget runs sliced when slicing
+// fits it (einsum -v reports the slices, --check agrees) and otherwise
+// ends with one line and exit status 3, never a crash: an outer product
+// too large for the machine, a chain under a budget smaller than its
+// operands, a GEMM too large for the machine.
+func TestMemoryBudget(t *testing.T) {
+	dir := t.TempDir()
+	shapes := [][]int{{4, 64}, {64, 64}, {64, 64}, {64, 4}}
+	var files []string
+	for i, s := range shapes {
+		x, _ := tensor.Rand(tensor.Float64, uint64(i+1), s...)
+		files = append(files, filepath.Join(dir, fmt.Sprintf("m%d.npy", i)))
+		if err := tensor.SaveNpy(files[i], x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, _ := tensor.Zeros(tensor.Float64, 200000)
+	big := filepath.Join(dir, "v.npy")
+	if err := tensor.SaveNpy(big, v); err != nil {
+		t.Fatal(err)
+	}
+	chain := append([]string{"einsum", "ab,bc,cd,de->ae"}, files...)
+	chain = append(chain, "--path", "[[1,2],[0,2],[0,1]]", "-o", filepath.Join(dir, "out.npy"), "-v", "--check")
+	r := cli(t, append(chain, "--memory-limit", "80KiB")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "sliced over") || !strings.Contains(r.stdout, "check: ok") {
+		t.Fatalf("a budget slicing meets: exit %d\nstdout:%s\nstderr:%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"operands over budget", append(chain, "--memory-limit", "60KiB")},
+		{"outer product", []string{"einsum", "i,j->ij", big, big, "-o", filepath.Join(dir, "op.npy")}},
+		{"gemm", []string{"bench", "gemm", "-n", "100000"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := cli(t, c.args...)
+			msg := strings.TrimSpace(r.stderr)
+			if r.code != 3 || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "memory budget") {
+				t.Fatalf("exit %d, want 3 with one line naming the memory budget\nstderr:%s", r.code, r.stderr)
+			}
+		})
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/einsum/instance"
 	"github.com/goferro/goferro/einsum/naive"
+	"github.com/goferro/goferro/einsum/path"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -39,7 +40,8 @@ type einsumFlags struct {
 	seed                    uint64
 	check, verbose          bool
 	runs, threads, trials   int
-	memLimit, writeWeight   float64
+	budget                  budgetFlag
+	writeWeight             float64
 	searchTime              time.Duration
 	cpuProfile              string
 	rowMajor                bool
@@ -60,7 +62,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&f.runs, "runs", 5, "timed runs after one warm-up (instance mode)")
 	fs.IntVar(&f.threads, "threads", 0, "GEMM goroutines (0: GOMAXPROCS)")
 	fs.IntVar(&f.trials, "trials", 1024, "random search trials (within --search-time)")
-	fs.Float64Var(&f.memLimit, "memory-limit", 0, "largest intermediate, in elements, the optimizer may choose (0: none)")
+	fs.Var(&f.budget, "memory-limit", "memory budget of the contraction, operands included (512MiB, 8GB, none; default: 3/4 of what the machine still has): a plan that needs more runs in slices, and one that no slicing fits is refused")
 	fs.Float64Var(&f.writeWeight, "write-weight", einsum.DefaultWriteWeight, "FLOPs one written intermediate element counts as in the path cost (0: FLOPs only)")
 	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
@@ -101,8 +103,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 
 // options returns the planning options the flags set.
 func (f *einsumFlags) options() ([]einsum.Option, error) {
-	opts := []einsum.Option{einsum.WithMemoryLimit(f.memLimit), einsum.WithWriteWeight(f.writeWeight),
-		einsum.WithSearch(f.trials, f.searchTime, f.seed)}
+	opts := []einsum.Option{einsum.WithWriteWeight(f.writeWeight), einsum.WithSearch(f.trials, f.searchTime, f.seed)}
 	switch f.optimize {
 	case "auto", "greedy", "optimal", "random", "search":
 		opts = append(opts, einsum.WithOptimizer(f.optimize))
@@ -142,7 +143,10 @@ func runEquation(ctx context.Context, f *einsumFlags, eq string, files []string,
 		}
 		ops[i], shapes[i] = t, t.Shape()
 	}
-	c, err := f.contraction(ctx, eq, shapes, opts)
+	if len(ops) == 0 {
+		return usagef("no operands")
+	}
+	c, err := f.contraction(ctx, eq, shapes, ops[0].DType(), opts)
 	if err != nil {
 		return planErr(err)
 	}
@@ -154,7 +158,7 @@ func runEquation(ctx context.Context, f *einsumFlags, eq string, files []string,
 		return planErr(err)
 	}
 	if f.check {
-		if err := checkResult(stdout, c.Plan(), ops, out); err != nil {
+		if err := f.checkResult(ctx, stdout, c.Plan(), ops, out); err != nil {
 			return err
 		}
 	}
@@ -182,8 +186,12 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	default:
 		return usagef("unknown --strategy %q (want opt_flops, opt_size or search)", f.strategy)
 	}
+	dt, err := in.ElemType()
+	if err != nil {
+		return err
+	}
 	t0 := time.Now()
-	c, err := f.contraction(ctx, in.Equation(), in.Shapes, opts)
+	c, err := f.contraction(ctx, in.Equation(), in.Shapes, dt, opts)
 	if err != nil {
 		return planErr(err)
 	}
@@ -234,7 +242,7 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	}
 	med := median(times)
 	if f.check {
-		if err := checkResult(stdout, p, ops, out); err != nil {
+		if err := f.checkResult(ctx, stdout, p, ops, out); err != nil {
 			return err
 		}
 	}
@@ -243,12 +251,13 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	return nil
 }
 
-// contraction plans eq over the shapes and lowers the plan for the CPU
-// with the flags' execution options: threads and, for instances unless
-// --row-major, any result layout (like the peers: torch and numpy return
-// views, so the result may stay in the axis order the last step writes).
-func (f *einsumFlags) contraction(ctx context.Context, eq string, shapes [][]int, opts []einsum.Option) (*cpu.Contraction, error) {
-	p, err := einsum.NewPlanContext(ctx, eq, shapes, opts...)
+// contraction plans eq over the shapes within the memory budget (sliced
+// if need be) and lowers the plan for the CPU with the flags' execution
+// options: threads and, for instances unless --row-major, any result layout
+// (like the peers: torch and numpy return views, so the result may stay in
+// the axis order the last step writes).
+func (f *einsumFlags) contraction(ctx context.Context, eq string, shapes [][]int, dt tensor.DType, opts []einsum.Option) (*cpu.Contraction, error) {
+	p, err := f.plan(ctx, eq, shapes, dt, f.budget.get(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -257,6 +266,14 @@ func (f *einsumFlags) contraction(ctx context.Context, eq string, shapes [][]int
 		exec = append(exec, cpu.WithAnyOutputLayout())
 	}
 	return cpu.NewContraction(p, exec...)
+}
+
+// plan plans eq within budget bytes (0: no budget).
+func (f *einsumFlags) plan(ctx context.Context, eq string, shapes [][]int, dt tensor.DType, budget int64, opts []einsum.Option) (*einsum.Plan, error) {
+	if budget == 0 {
+		return einsum.NewPlanContext(ctx, eq, shapes, opts...)
+	}
+	return cpu.PlanWithin(ctx, eq, shapes, dt, budget, f.threads, opts...)
 }
 
 func einsumChecksum(t *tensor.Tensor) complex128 {
@@ -269,8 +286,9 @@ func einsumChecksum(t *tensor.Tensor) complex128 {
 
 // checkResult compares out against the naive step-by-step replay when the
 // plan is small enough, else against the same contraction along a path
-// found independently (greedy), and reports the largest relative error.
-func checkResult(stdout io.Writer, p *einsum.Plan, ops []*tensor.Tensor, out *tensor.Tensor) error {
+// found independently (greedy), planned within what the memory budget
+// leaves beside out, and reports the largest relative error.
+func (f *einsumFlags) checkResult(ctx context.Context, stdout io.Writer, p *einsum.Plan, ops []*tensor.Tensor, out *tensor.Tensor) error {
 	var ref *tensor.Tensor
 	var how string
 	var err error
@@ -279,14 +297,21 @@ func checkResult(stdout io.Writer, p *einsum.Plan, ops []*tensor.Tensor, out *te
 		ref, err = naive.Replay(p, ops)
 	} else {
 		how = "greedy-path evaluation"
+		budget := f.budget.get()
+		if budget > 0 {
+			budget = max(1, budget-int64(out.Len()*out.DType().Size()))
+		}
+		plan := func(opts ...einsum.Option) (*einsum.Plan, error) {
+			return f.plan(ctx, p.Equation, p.InputShapes, out.DType(), budget, opts)
+		}
 		var q *einsum.Plan
-		q, err = einsum.NewPlan(p.Equation, p.InputShapes, einsum.WithOptimizer(einsum.OptimizeGreedy))
+		q, err = plan(einsum.WithOptimizer(einsum.OptimizeGreedy))
 		if err == nil && slices.EqualFunc(q.Path, p.Path, slices.Equal) {
-			q, err = einsum.NewPlan(p.Equation, p.InputShapes, einsum.WithOptimizer(einsum.OptimizeRandom), einsum.WithSearch(8, time.Second, 7))
+			q, err = plan(einsum.WithOptimizer(einsum.OptimizeRandom), einsum.WithSearch(8, time.Second, 7))
 		}
 		var c *cpu.Contraction
 		if err == nil {
-			c, err = cpu.NewContraction(q)
+			c, err = cpu.NewContraction(q, cpu.WithThreads(f.threads))
 		}
 		if err == nil {
 			ref, err = c.Execute(context.Background(), ops...)
@@ -333,9 +358,15 @@ func printPlan(w io.Writer, c *cpu.Contraction) {
 		}
 		return sb.String()
 	}
-	fmt.Fprintf(w, "# %s\n# log10_flops=%.4f log2_size=%.4f path=%v\n", filepath.Base(p.Equation), p.Log10Flops(), p.Log2Size(), p.Path)
+	fmt.Fprintf(w, "# %s\n# log10_flops=%.4f log2_size=%.4f path=%s\n", filepath.Base(p.Equation), p.Log10Flops(), p.Log2Size(), path.Path(p.Path))
+	steps := p.Steps
+	if s := p.Slicing; s != nil {
+		steps = s.Plan.Steps
+		fmt.Fprintf(w, "# sliced over %s (extents %v): %d slices, FLOPs overhead %.3f, peak of intermediates per slice %.4g elements, slice path=%s\n",
+			name(s.Labels), s.Extents, s.Count, s.Flops/max(p.Flops, 1), s.Peak, path.Path(s.Plan.Path))
+	}
 	for i, l := range c.Layouts() {
 		fmt.Fprintf(w, "# step %3d: %s,%s->%s batch=%s contract=%s copies=%d flops=%.3g\n", i,
-			name(l.LeftLabels), name(l.RightLabels), name(l.OutLabels), name(l.Batch), name(l.Contracted), l.Copies, p.Steps[i].Flops)
+			name(l.LeftLabels), name(l.RightLabels), name(l.OutLabels), name(l.Batch), name(l.Contracted), l.Copies, steps[i].Flops)
 	}
 }

@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+
 	"errors"
 	"flag"
 	"fmt"
@@ -22,6 +23,8 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+
+	"github.com/goferro/goferro/driver"
 )
 
 // command is one subcommand of the CLI. Each lives in its own file and adds
@@ -69,7 +72,8 @@ func main() {
 }
 
 // run executes the command line and returns the process exit status:
-// 0 on success, 2 for usage errors and bad input, 1 for other failures.
+// 0 on success, 2 for usage errors and bad input, 3 for work that does not
+// fit the memory budget even sliced, 1 for other failures.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printHelp(stdout)
@@ -86,7 +90,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "goferro %s: %v\n", args[0], err)
 	var ue *usageError
-	if errors.As(err, &ue) || isInputError(err) {
+	switch {
+	case errors.Is(err, driver.ErrMemoryBudget):
+		return 3
+	case errors.As(err, &ue) || isInputError(err):
 		return 2
 	}
 	return 1
