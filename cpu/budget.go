@@ -18,12 +18,12 @@ func (c *Contraction) Memory(dt tensor.DType) int64 {
 	p := c.Plan()
 	out, _ := tensor.Shape(p.OutputShape).NumElements()
 	if c.sliced == nil {
-		return int64(out+c.prog.Workspace(true)) * int64(dt.Size())
+		return int64(out+c.prog.Workspace()) * int64(dt.Size())
 	}
 	s := p.Slicing
 	workers := max(1, min(c.workers(), s.Count))
 	one, _ := tensor.Shape(s.Plan.OutputShape).NumElements()
-	per := one + c.sliced.one.Workspace(false) // a slice's result, intermediates and operand copies
+	per := one + c.sliced.one.Workspace() + c.sliced.copies() // a slice's result, intermediates and operand copies
 	if c.sliced.summed {
 		per += out // the worker's accumulator
 	}
@@ -62,20 +62,23 @@ func PlanWithin(ctx context.Context, eq string, shapes [][]int, dt tensor.DType,
 	if err != nil {
 		return nil, err
 	}
-	best := need
+	// Slice under smaller and smaller limits, keeping the plan that needs
+	// least: slicing adds per-thread accumulators and copies of the
+	// operands' slices, so it does not always help.
 	for limit := p.LargestIntermediate / 2; inputs+need > budget && limit >= 1; limit /= 2 {
 		q, err := einsum.NewPlanContext(ctx, eq, shapes, append(opts, einsum.WithMemoryLimit(limit))...)
 		if err != nil {
 			break // no slicing meets a smaller limit either
 		}
-		if need, err = memory(q, dt, threads); err != nil {
+		if n, err := memory(q, dt, threads); err != nil {
 			return nil, err
+		} else if n < need {
+			p, need = q, n
 		}
-		p, best = q, min(best, need)
 	}
 	if inputs+need > budget {
-		return nil, &driver.BudgetError{Where: "cpu", Need: inputs + best, Budget: budget,
-			Msg: fmt.Sprintf("%q on %d operands of %v", eq, len(shapes), dt)}
+		return nil, &driver.BudgetError{Where: "the contraction", Need: inputs + need, Budget: budget,
+			Msg: fmt.Sprintf("%d operands of %v, the operands alone %s", len(shapes), dt, driver.FormatBytes(inputs))}
 	}
 	return p, nil
 }

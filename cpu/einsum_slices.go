@@ -51,6 +51,22 @@ func newSlicedRun(p *einsum.Plan, anyLayout bool) (*slicedRun, error) {
 	return r, nil
 }
 
+// copies returns the elements of the contiguous copies one slice makes of
+// the operands it cuts (a cut along an inner axis is strided).
+func (r *slicedRun) copies() int {
+	n := 0
+	for i, axes := range r.axes {
+		for _, as := range axes {
+			if len(as) > 0 {
+				e, _ := tensor.Shape(r.whole.Slicing.Plan.InputShapes[i]).NumElements()
+				n += e
+				break
+			}
+		}
+	}
+	return n
+}
+
 // execute contracts the operands slice by slice, the slices spread over
 // workers goroutines (each slice's GEMMs on threads/workers of them).
 // Slices over summed labels accumulate into one buffer per worker, added

@@ -3,6 +3,7 @@ package cpu_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -102,5 +103,42 @@ func TestInstancesSliced(t *testing.T) {
 			continue
 		}
 		t.Logf("%-52s %6d slices of labels %v, FLOPs overhead %.2f", in.Name, s.Count, s.Labels, s.Flops/whole.Flops)
+	}
+}
+
+// BenchmarkSlices contracts an instance sliced to an eighth of its largest
+// intermediate on 1 and 2 threads: the slices run in parallel.
+func BenchmarkSlices(b *testing.B) {
+	for _, in := range loadInstances(b) {
+		if in.Name != "lm_batch_likelihood_sentence_4_4d" && in.Name != "str_nw_mera_closed_120" {
+			continue
+		}
+		sp := in.Paths["opt_flops"]
+		whole, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
+		if err != nil {
+			b.Fatal(err)
+		}
+		largest := 0.0
+		for _, st := range whole.Steps[:len(whole.Steps)-1] {
+			largest = max(largest, st.Size)
+		}
+		p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path), einsum.WithMemoryLimit(largest/8))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ops, err := in.Inputs(1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, threads := range []int{1, 2} {
+			c := mustContraction(b, p, cpu.WithThreads(threads))
+			b.Run(fmt.Sprintf("%s/slices=%d/threads=%d", in.Name, p.Slicing.Count, threads), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := c.Execute(context.Background(), ops...); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
