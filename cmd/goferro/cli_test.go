@@ -373,7 +373,7 @@ func TestRunInstance(t *testing.T) {
 func TestExplain(t *testing.T) {
 	args := []string{"explain", fix("prog.json"), "--input", "a=" + fix("a.npy"), "--input", "b=" + fix("b.npy"), "--engines", "cpu,fake:1", "--place", "fake.d0.v1"}
 	r := mustRun(t, args...)
-	for _, want := range []string{"inputs:", "schedule:", "transfer", "fake.d0.v1/event.2/storage.fake.d0.v1", "peak live memory per location:", "dot_general"} {
+	for _, want := range []string{"inputs:", "schedule:", "transfer", "fake.d0.v1/event.2/storage.fake.d0.v1", "peak live memory per location", "budget ", "dot_general"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("explain output lacks %q:\n%s", want, r.stdout)
 		}

@@ -171,7 +171,9 @@ func writeExplain(w io.Writer, name string, set *engineSet, st *planStats) {
 		name, len(prog.Inputs), len(prog.Instructions), len(prog.Outputs), prog.Fingerprint())
 	cfg := set.rt.Config()
 	fmt.Fprintln(w, "engines:")
+	budgets := map[driver.EngineID]int64{}
 	for _, e := range cfg.Engines() {
+		budgets[e.ID] = e.Memory
 		id := e.ID
 		d, _ := set.rt.EventDomain(id)
 		role := "runs ops"
@@ -210,9 +212,13 @@ func writeExplain(w io.Writer, name string, set *engineSet, st *planStats) {
 			fmt.Fprintf(w, "  %4d release  %%%d\n", k, s.Slot)
 		}
 	}
-	fmt.Fprintln(w, "peak live memory per location:")
+	fmt.Fprintln(w, "peak live memory per location (and the budget of its engine):")
 	for _, at := range st.locations {
-		fmt.Fprintf(w, "  %-50s %10d B\n", at, st.peak[at])
+		budget := "no budget"
+		if b := budgets[at.Engine]; b > 0 {
+			budget = "budget " + driver.FormatBytes(b)
+		}
+		fmt.Fprintf(w, "  %-50s %10d B  (%s)\n", at, st.peak[at], budget)
 	}
 	fmt.Fprintf(w, "program=%s ops=%d placement=%s transfers=%d bytes_moved=%d peak_bytes=%s\n",
 		name, st.ops, st.opsPerEngine(), st.transfers, st.bytesMoved, st.peakList())
