@@ -13,7 +13,7 @@ import (
 )
 
 // slicedRun runs a sliced plan (einsum.Slicing): every slice contracts
-// views of the operands with the sliced axes cut to one value, and the
+// views of the operands with the sliced axes cut to a block, and the
 // results are summed into the output, or written into their blocks of it
 // for sliced output labels.
 type slicedRun struct {
@@ -125,7 +125,7 @@ func (r *slicedRun) work(ctx context.Context, w, workers, threads int, operands 
 		}
 		vals = s.Values(k, vals)
 		for i, t := range operands {
-			v, err := cut(t, r.axes[i], vals)
+			v, err := cut(t, r.axes[i], vals, s.Blocks)
 			if err != nil {
 				return nil, err
 			}
@@ -135,7 +135,7 @@ func (r *slicedRun) work(ctx context.Context, w, workers, threads int, operands 
 		if err != nil {
 			return nil, err
 		}
-		block, err := cut(acc, outAxes(r.outAxis), vals)
+		block, err := cut(acc, outAxes(r.outAxis), vals, s.Blocks)
 		if err != nil {
 			return nil, err
 		}
@@ -168,8 +168,9 @@ func outAxes(outAxis []int) [][]int {
 }
 
 // cut returns the view of t with every axis in axes[j] cut down to the
-// one value vals[j]; an axis of extent 1 broadcasts and stays whole.
-func cut(t *tensor.Tensor, axes [][]int, vals []int) (*tensor.Tensor, error) {
+// block of blocks[j] values starting at vals[j]; an axis of extent 1
+// broadcasts and stays whole.
+func cut(t *tensor.Tensor, axes [][]int, vals, blocks []int) (*tensor.Tensor, error) {
 	ranges := make([]tensor.Range, t.Rank())
 	for i := range ranges {
 		ranges[i] = tensor.All
@@ -177,7 +178,7 @@ func cut(t *tensor.Tensor, axes [][]int, vals []int) (*tensor.Tensor, error) {
 	for j, as := range axes {
 		for _, ax := range as {
 			if t.Dim(ax) != 1 {
-				ranges[ax] = tensor.R(vals[j], vals[j]+1)
+				ranges[ax] = tensor.R(vals[j], vals[j]+blocks[j])
 			}
 		}
 	}

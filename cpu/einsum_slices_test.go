@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/cpu"
@@ -13,13 +14,14 @@ import (
 )
 
 // TestRandomSlicedAgainstNaive: random equations under a memory limit a
-// quarter of their largest intermediate run in slices — summed, or
-// written into output blocks — on one thread or several, and give the
+// quarter of their largest intermediate run in slices — one value or a
+// longer block of a label at a time; summed, or written into output
+// blocks — on one thread or several, and give the
 // naive result; a limit no slicing meets is ErrMemoryLimit.
 func TestRandomSlicedAgainstNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	dtypes := []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Int64, tensor.Bool, tensor.Float32}
-	sliced := 0
+	sliced, blocked := 0, 0
 	for i := range 400 {
 		c := genEquationSized(r, true, 6, 5, 4, 5)
 		p, err := einsum.NewPlan(c.eq, c.shapes, c.opts...)
@@ -42,15 +44,18 @@ func TestRandomSlicedAgainstNaive(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q %v: %v", c.eq, c.shapes, err)
 		}
-		if sp.Slicing != nil {
+		if s := sp.Slicing; s != nil {
 			sliced++
+			if slices.ContainsFunc(s.Blocks, func(b int) bool { return b > 1 }) {
+				blocked++
+			}
 		}
 		checkCase(t, r, c, dtypes[i%len(dtypes)])
 	}
-	if sliced < 50 {
-		t.Errorf("only %d cases ran sliced", sliced)
+	if sliced < 50 || blocked < 5 {
+		t.Errorf("only %d cases ran sliced, %d of them in blocks longer than 1", sliced, blocked)
 	}
-	t.Logf("%d cases ran sliced", sliced)
+	t.Logf("%d cases ran sliced, %d in blocks longer than 1", sliced, blocked)
 }
 
 // TestInstancesSliced runs the cheaper benchmark instances under a memory

@@ -68,20 +68,23 @@ type Plan struct {
 	Slicing *Slicing
 }
 
-// Slicing is a plan run in slices: for every assignment of values to the
-// sliced labels, the operands restricted to those values (the sliced axes
-// cut down to extent 1) are contracted by Plan, and the slices are summed
-// into the output — or, for sliced output labels, each written into its
-// block of the output. Every intermediate of one slice fits the memory
-// limit.
+// Slicing is a plan run in slices: the range of every sliced label is cut
+// into blocks, and for every combination of blocks the operands restricted
+// to them (the sliced axes cut down to a block) are contracted by Plan;
+// the slices are summed into the output — or, for sliced output labels,
+// each written into its block of the output. Every intermediate of one
+// slice fits the memory limit.
 type Slicing struct {
-	// Labels are the sliced labels, and Extents their extents.
+	// Labels are the sliced labels, Extents their extents and Blocks
+	// their extents within one slice (each divides the extent; 1 is
+	// cotengra's slicing, one value at a time).
 	Labels  []int
 	Extents []int
-	// Count is the number of slices: the product of Extents.
+	Blocks  []int
+	// Count is the number of slices: the product of Extents[j]/Blocks[j].
 	Count int
 	// Plan is the plan of one slice: the equation bound to the operand
-	// shapes with every sliced axis of extent 1.
+	// shapes with every sliced axis cut to its block.
 	Plan *Plan
 	// Flops is the cost of all the slices together; Flops / the plan's
 	// Flops is the price of slicing.
@@ -91,13 +94,14 @@ type Slicing struct {
 	Peak float64
 }
 
-// Values returns the value of each sliced label in slice k (0 ≤ k <
-// Count), the last label varying fastest.
+// Values returns where slice k (0 ≤ k < Count) starts along each sliced
+// label: the first value of its block, the last label varying fastest.
 func (s *Slicing) Values(k int, vals []int) []int {
 	vals = append(vals[:0], make([]int, len(s.Extents))...)
 	for i := len(s.Extents) - 1; i >= 0; i-- {
-		vals[i] = k % s.Extents[i]
-		k /= s.Extents[i]
+		blocks := s.Extents[i] / s.Blocks[i]
+		vals[i] = k % blocks * s.Blocks[i]
+		k /= blocks
 	}
 	return vals
 }
@@ -184,17 +188,17 @@ func (e *Equation) slice(ctx context.Context, cfg *config, p *Plan, reduced path
 	if err != nil {
 		return nil, &Error{Kind: ErrMemoryLimit, Pos: -1, Operand: -1, Msg: "no slicing of the contraction meets the memory limit", Err: err}
 	}
-	s := &Slicing{Labels: sl.Labels, Count: 1, Flops: sl.Flops, Peak: sl.Peak}
-	for _, l := range sl.Labels {
+	s := &Slicing{Labels: sl.Labels, Blocks: sl.Sizes, Count: 1, Flops: sl.Flops, Peak: sl.Peak}
+	for j, l := range sl.Labels {
 		s.Extents = append(s.Extents, p.Sizes[l])
-		s.Count *= p.Sizes[l]
+		s.Count *= p.Sizes[l] / sl.Sizes[j]
 	}
 	sliceShapes := make([][]int, len(shapes))
 	for i, labs := range p.Inputs {
 		sliceShapes[i] = slices.Clone(shapes[i])
 		for ax, l := range labs {
-			if slices.Contains(sl.Labels, l) {
-				sliceShapes[i][ax] = 1
+			if j := slices.Index(sl.Labels, l); j >= 0 && shapes[i][ax] != 1 {
+				sliceShapes[i][ax] = sl.Sizes[j]
 			}
 		}
 	}

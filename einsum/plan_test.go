@@ -53,7 +53,7 @@ func TestBindErrors(t *testing.T) {
 
 // TestMemoryLimitSlices: a path (found or given) whose intermediate
 // exceeds the memory limit makes a sliced plan: one slice's plan is the
-// equation on the operands with the sliced axes cut to extent 1, its
+// equation on the operands with the sliced axes cut to their blocks, its
 // intermediates fit, and the slices cover every value of the sliced
 // labels. The final result is not an intermediate.
 func TestMemoryLimitSlices(t *testing.T) {
@@ -72,10 +72,10 @@ func TestMemoryLimitSlices(t *testing.T) {
 		}
 		count := 1
 		for i, l := range s.Labels {
-			if s.Extents[i] != p.Sizes[l] {
-				t.Errorf("label %d has extent %d, want %d", l, s.Extents[i], p.Sizes[l])
+			if s.Extents[i] != p.Sizes[l] || s.Extents[i]%s.Blocks[i] != 0 {
+				t.Errorf("label %d has extent %d in blocks of %d, want extent %d", l, s.Extents[i], s.Blocks[i], p.Sizes[l])
 			}
-			count *= s.Extents[i]
+			count *= s.Extents[i] / s.Blocks[i]
 		}
 		if s.Count != count || s.Plan.Slicing != nil {
 			t.Errorf("count %d, want %d; the slice plan is sliced again: %v", s.Count, count, s.Plan.Slicing)

@@ -362,8 +362,12 @@ func printPlan(w io.Writer, c *cpu.Contraction) {
 	steps := p.Steps
 	if s := p.Slicing; s != nil {
 		steps = s.Plan.Steps
-		fmt.Fprintf(w, "# sliced over %s (extents %v): %d slices, FLOPs overhead %.3f, peak of intermediates per slice %.4g elements, slice path=%s\n",
-			name(s.Labels), s.Extents, s.Count, s.Flops/max(p.Flops, 1), s.Peak, path.Path(s.Plan.Path))
+		cuts := make([]string, len(s.Labels))
+		for j, l := range s.Labels {
+			cuts[j] = fmt.Sprintf("%s %d/%d", p.Labels[l], s.Blocks[j], s.Extents[j])
+		}
+		fmt.Fprintf(w, "# sliced over %s (label block/extent): %d slices, FLOPs overhead %.3f, peak of intermediates per slice %.4g elements, slice path=%s\n",
+			strings.Join(cuts, ", "), s.Count, s.Flops/max(p.Flops, 1), s.Peak, path.Path(s.Plan.Path))
 	}
 	for i, l := range c.Layouts() {
 		fmt.Fprintf(w, "# step %3d: %s,%s->%s batch=%s contract=%s copies=%d flops=%.3g\n", i,

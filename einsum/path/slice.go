@@ -9,18 +9,24 @@ import (
 	"time"
 )
 
-// Slicing is a way to contract a network in slices: fix the sliced labels
-// to each of their values in turn, contract each slice with Path (a path
-// of the sliced network, Sliced(n, Labels)), and sum the slices (or, for
-// sliced output labels, place each in its block of the output). Slicing
-// trades FLOPs for memory: every intermediate of one slice is smaller.
+// Slicing is a way to contract a network in slices: cut the range of
+// every sliced label into blocks of its size in Sizes, contract each
+// combination of blocks (a slice) with Path, a path of the sliced network
+// (Network), and sum the slices (or, for sliced output labels, place each
+// in its block of the output). Slicing trades FLOPs for memory: every
+// intermediate of one slice is smaller. A label sliced to blocks of 1 is
+// cotengra's slicing; larger blocks of a long label (a batch, say) cost
+// less recomputation than slicing it whole.
 type Slicing struct {
 	// Labels are the sliced labels, in the order they were chosen.
 	Labels []int
+	// Sizes are the sliced labels' sizes within one slice; each divides
+	// the label's size in the network.
+	Sizes []int
 	// Path is the contraction path of one slice.
 	Path Path
-	// Slices is the number of slices: the product of the sliced labels'
-	// sizes.
+	// Slices is the number of slices: the product over the sliced labels
+	// of their size over their size in one slice.
 	Slices float64
 	// Flops is the cost of all the slices: Slices times one slice's FLOPs.
 	Flops float64
@@ -29,12 +35,12 @@ type Slicing struct {
 	Peak float64
 }
 
-// Sliced returns n with the size of every label in labels set to 1: the
-// network of one slice.
-func Sliced(n Network, labels []int) Network {
+// Network returns n with every sliced label at its size within one slice:
+// the network of one slice.
+func (s Slicing) Network(n Network) Network {
 	n.Sizes = slices.Clone(n.Sizes)
-	for _, l := range labels {
-		n.Sizes[l] = 1
+	for j, l := range s.Labels {
+		n.Sizes[l] = s.Sizes[j]
 	}
 	return n
 }
@@ -117,7 +123,10 @@ const sliceTrials = 4
 // Options.Seed) — improving the path of the sliced network after each
 // choice under the limit (the better of subtree reconfiguration and
 // Search, each bounded by Options.Time, default 100 ms), and returns the
-// trial of fewest FLOPs. Peak then bounds what one
+// trial of fewest FLOPs. Every trial runs twice: slicing labels one value
+// at a time, as cotengra does, and in blocks of any size that divides
+// them (a long batch label cut in a few blocks costs less recomputation
+// than cut into single values). Peak then bounds what one
 // slice holds at once. The inputs and the final result exist whatever the
 // slicing. An error wrapping ErrMemoryLimit reports a limit no slicing of
 // at most MaxSliceOverhead times the FLOPs meets.
@@ -141,20 +150,23 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	var best Slicing
 	found := false
+trials:
 	for trial := range sliceTrials {
-		s, ok := sliceTrial(ctx, n, start, ro, rng, 0.25*float64(trial), c0.Flops)
-		if ok && (!found || s.Flops < best.Flops) {
-			best, found = s, true
-		}
-		if ok && len(s.Labels) == 0 || ctx.Err() != nil {
-			break // nothing to slice, or out of time
+		for _, blocks := range []bool{false, true} {
+			s, ok := sliceTrial(ctx, n, start, ro, rng, 0.25*float64(trial), c0.Flops, blocks)
+			if ok && (!found || s.Flops < best.Flops) {
+				best, found = s, true
+			}
+			if ok && len(s.Labels) == 0 || ctx.Err() != nil {
+				break trials // nothing to slice, or out of time
+			}
 		}
 	}
 	if !found {
 		big, _, _ := largest(n, start)
 		return Slicing{}, fmt.Errorf("%w: an intermediate of %.0f elements, above the limit of %.0f, that no slicing of at most %d times the FLOPs shrinks enough", ErrMemoryLimit, big, limit, MaxSliceOverhead)
 	}
-	sliced := Sliced(n, best.Labels)
+	sliced := best.Network(n)
 	best.Path = reoptimize(ctx, sliced, best.Path, Options{MemoryLimit: limit, Time: ro.Time * 2, Seed: o.Seed, WriteWeight: o.WriteWeight})
 	c, _ := Evaluate(sliced, best.Path)
 	best.Flops = best.Slices * c.Flops
@@ -165,8 +177,9 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 // sliceTrial slices labels one at a time, chosen by bestSlice (with
 // randomness temp), improving the path (reoptimize) after each, until
 // every intermediate fits o.MemoryLimit; false when no label helps or the
-// FLOPs pass MaxSliceOverhead times flops0.
-func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Rand, temp, flops0 float64) (Slicing, bool) {
+// FLOPs pass MaxSliceOverhead times flops0. A label may be sliced again
+// into smaller blocks.
+func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Rand, temp, flops0 float64, blocks bool) (Slicing, bool) {
 	s := Slicing{Path: p, Slices: 1}
 	cur := n
 	for {
@@ -181,13 +194,17 @@ func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Ran
 		case big <= o.MemoryLimit:
 			return s, true
 		}
-		l, ok := bestSlice(cur, s.Path, o.MemoryLimit, c.Flops, rng, temp)
+		l, size, ok := bestSlice(cur, s.Path, o.MemoryLimit, c.Flops, rng, temp, blocks)
 		if !ok {
 			return s, false
 		}
-		s.Labels = append(s.Labels, l)
-		s.Slices *= float64(cur.Sizes[l])
-		cur = Sliced(cur, []int{l})
+		s.Slices *= float64(cur.Sizes[l] / size)
+		if j := slices.Index(s.Labels, l); j >= 0 {
+			s.Sizes[j] = size
+		} else {
+			s.Labels, s.Sizes = append(s.Labels, l), append(s.Sizes, size)
+		}
+		cur = s.Network(n)
 		s.Path = reoptimize(ctx, cur, s.Path, o)
 	}
 }
@@ -211,13 +228,15 @@ func reoptimize(ctx context.Context, n Network, p Path, o Options) Path {
 	return best
 }
 
-// bestSlice returns the label whose slicing shrinks the intermediates of p
-// above limit the most per FLOPs added: the score is log(their total size
-// before / after) over log(FLOPs of all its slices / FLOPs before). With
-// temp 0 it takes the best score (ties to the smaller label); otherwise it
-// draws a label with probability proportional to exp(score / (temp ·
-// best score)). It reports false when no label shrinks them.
-func bestSlice(n Network, p Path, limit, flops float64, rng *rand.Rand, temp float64) (int, bool) {
+// bestSlice returns the label, and its size within one slice, whose
+// slicing shrinks the intermediates of p above limit the most per FLOPs
+// added: the score is log(their total size before / after) over log(FLOPs
+// of all its slices / FLOPs before). A label of size d is cut into d
+// blocks of 1, or with blocks into k blocks for any divisor k > 1 of d. With temp 0 it takes the best score
+// (ties to the smaller label, then the fewer blocks); otherwise it draws a
+// choice with probability proportional to exp(score / (temp · best
+// score)). It reports false when no choice shrinks them.
+func bestSlice(n Network, p Path, limit, flops float64, rng *rand.Rand, temp float64, blocks bool) (label, size int, ok bool) {
 	over := func(c Cost) float64 { // elements of the intermediates above the limit
 		t := 0.0
 		for _, st := range c.Steps[:len(c.Steps)-1] {
@@ -229,43 +248,67 @@ func bestSlice(n Network, p Path, limit, flops float64, rng *rand.Rand, temp flo
 	}
 	c0, _ := Evaluate(n, p)
 	before := over(c0)
-	var labels []int
+	type choice struct{ label, size int }
+	var choices []choice
 	var scores []float64
 	top := math.Inf(-1)
-	for l, size := range n.Sizes {
-		if size <= 1 {
-			continue
+	one := n
+	one.Sizes = slices.Clone(n.Sizes)
+	for l, d := range n.Sizes {
+		ks := []int{d}
+		if blocks {
+			ks = divisors(d)[1:]
 		}
-		c, err := Evaluate(Sliced(n, []int{l}), p)
-		if err != nil {
-			continue
+		for _, k := range ks {
+			one.Sizes[l] = d / k
+			c, err := Evaluate(one, p)
+			if err != nil {
+				continue
+			}
+			after := over(c)
+			if after >= before {
+				continue
+			}
+			gain := math.Log((before + limit) / (after + limit))
+			cost := math.Log(max(c.Flops*float64(k), 1) / max(flops, 1))
+			score := gain / max(cost, 1e-9)
+			choices, scores = append(choices, choice{l, d / k}), append(scores, score)
+			top = max(top, score)
 		}
-		after := over(c)
-		if after >= before {
-			continue
+		one.Sizes[l] = d
+	}
+	if len(choices) == 0 {
+		return -1, 0, false
+	}
+	pick := choices[slices.Index(scores, top)]
+	if temp > 0 {
+		total := 0.0
+		for i, sc := range scores {
+			scores[i] = math.Exp((sc/top - 1) / temp)
+			total += scores[i]
 		}
-		gain := math.Log((before + limit) / (after + limit))
-		cost := math.Log(max(c.Flops*float64(size), 1) / max(flops, 1))
-		score := gain / max(cost, 1e-9)
-		labels, scores = append(labels, l), append(scores, score)
-		top = max(top, score)
-	}
-	if len(labels) == 0 {
-		return -1, false
-	}
-	if temp <= 0 {
-		return labels[slices.Index(scores, top)], true
-	}
-	total := 0.0
-	for i, sc := range scores {
-		scores[i] = math.Exp((sc/top - 1) / temp)
-		total += scores[i]
-	}
-	x := rng.Float64() * total
-	for i, w := range scores {
-		if x -= w; x <= 0 {
-			return labels[i], true
+		x := rng.Float64() * total
+		for i, w := range scores {
+			if x -= w; x <= 0 {
+				pick = choices[i]
+				break
+			}
 		}
 	}
-	return labels[len(labels)-1], true
+	return pick.label, pick.size, true
+}
+
+// divisors returns the divisors of d > 0 in increasing order.
+func divisors(d int) []int {
+	var low, high []int
+	for i := 1; i*i <= d; i++ {
+		if d%i == 0 {
+			low = append(low, i)
+			if i != d/i {
+				high = append(high, d/i)
+			}
+		}
+	}
+	slices.Reverse(high)
+	return append(low, high...)
 }
