@@ -86,6 +86,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	if f.threads > 0 {
 		gemm.SetThreads(f.threads)
 	}
+	defer f.budget.hold()()
 	if f.inst != "" {
 		if len(pos) > 0 {
 			return usagef("--instance takes no positional arguments (got %q)\n%s", pos, einsumUsage)

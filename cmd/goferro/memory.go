@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -87,4 +88,18 @@ func fitsBudget(what string, need float64, budget int64) error {
 		return &driver.BudgetError{Where: what, Need: int64(min(need, math.MaxInt64)), Budget: budget}
 	}
 	return nil
+}
+
+// hold asks the Go runtime to keep the process within the budget (a soft
+// limit: the collector runs more often near it; see debug.SetMemoryLimit)
+// and returns the function that restores the previous limit. Without it
+// the heap grows to twice what is live between collections, and a run
+// planned to fit the budget would hold up to twice as much.
+func (b *budgetFlag) hold() (restore func()) {
+	n := b.get()
+	if n <= 0 {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(n)
+	return func() { debug.SetMemoryLimit(prev) }
 }
