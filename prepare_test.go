@@ -2,6 +2,7 @@ package goferro_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -683,4 +684,41 @@ func TestMemoryBudget(t *testing.T) {
 			t.Error("something ran")
 		}
 	}
+}
+
+// TestSlicedEinsumMeetsTheBudget: a contraction whose intermediates pass
+// the CPU engine's budget is refused at preparation; compiled under a
+// limit (graph.EinsumWithin) the same contraction runs in slices within
+// the budget and gives the same result.
+func TestSlicedEinsumMeetsTheBudget(t *testing.T) {
+	// Every path makes an intermediate of w and two of i, j, k: 4096
+	// float64s, twice the operands.
+	const eq = "wi,wj,wk,ijk->w"
+	shapes := [][]int{{64, 8}, {64, 8}, {64, 8}, {8, 8, 8}}
+	b := graph.NewBuilder()
+	var xs []graph.Value
+	var ts []*tensor.Tensor
+	for i, s := range shapes {
+		xs = append(xs, b.Input(fmt.Sprint("x", i), tensor.Float64, graph.Dims(s...)))
+		ts = append(ts, randT(t, uint64(i+1), s...))
+	}
+	whole := compile(t, graph.Einsum(eq, xs...))
+	sliced := compile(t, graph.EinsumWithin(eq, nil, 512, xs...))
+	if !slices.ContainsFunc(sliced.Instructions, func(ins graph.Instruction) bool { return ins.Op == "slice" }) {
+		t.Fatalf("not sliced:\n%v", sliced)
+	}
+	const budget = 40 << 10
+	rt := newRuntime(t, goferro.WithEngine(cpu.NewEngine(cpu.WithMemory(budget))))
+	if _, err := rt.Run(bg, whole, host(ts...)); !errors.Is(err, driver.ErrMemoryBudget) {
+		t.Fatalf("the unsliced contraction: %v, want ErrMemoryBudget", err)
+	}
+	out, err := rt.Run(bg, sliced, host(ts...))
+	if err != nil {
+		t.Fatalf("sliced: %v", err)
+	}
+	w, err := cpu.Contract(eq, ts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, out[0], w)
 }

@@ -373,9 +373,32 @@ func Einsum(equation string, xs ...Value) Value {
 // once by einsum.OptimizeSearch. Compile reports an ErrAttr error when the
 // path does not fit the equation.
 func EinsumPath(equation string, path [][]int, xs ...Value) Value {
+	if path == nil {
+		path = [][]int{}
+	}
+	return apply1("einsum", Attrs{Equation: equation, EinsumPath: clonePath(path)}, xs...)
+}
+
+// EinsumWithin is EinsumPath (path may be nil) with no intermediate
+// holding more than limit elements: Compile slices the contraction as
+// einsum.WithMemoryLimit does, and lowers every slice into ordinary
+// instructions — slices of the operands, the slice's contractions, and
+// the adds and concatenations that combine the slices — so a runtime
+// places the slices like any other work, on any engine, with explicit
+// transfers. The operands' extents must be concrete. Compile reports an
+// ErrAttr error wrapping einsum.ErrMemoryLimit when no slicing fits.
+func EinsumWithin(equation string, path [][]int, limit float64, xs ...Value) Value {
+	return apply1("einsum", Attrs{Equation: equation, EinsumPath: clonePath(path), EinsumLimit: limit}, xs...)
+}
+
+// clonePath copies a contraction path (nil stays nil: the planner chooses).
+func clonePath(path [][]int) [][]int {
+	if path == nil {
+		return nil
+	}
 	p := make([][]int, len(path))
 	for i, s := range path {
 		p[i] = append([]int(nil), s...)
 	}
-	return apply1("einsum", Attrs{Equation: equation, EinsumPath: p}, xs...)
+	return p
 }

@@ -83,6 +83,24 @@ func (c *compiler) lowerEinsum(n *node, args []Slot) (Slot, error) {
 	if err != nil {
 		return 0, err
 	}
+	var s Slot
+	if plan.Slicing != nil {
+		s, err = c.lowerSlices(plan, args)
+	} else {
+		s, err = c.lowerPlan(plan, args)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if want := n.types[0]; !c.types[s].Equal(want) {
+		return 0, errorf("einsum", ErrShape, "lowering produced %v, inference %v", c.types[s], want)
+	}
+	return s, nil
+}
+
+// lowerPlan lowers an unsliced plan on the operands in args.
+func (c *compiler) lowerPlan(plan *einsum.Plan, args []Slot) (Slot, error) {
+	var err error
 	vals := make([]eval, len(args))
 	for k, s := range args {
 		if vals[k], err = c.prepEinsum(s, plan.Inputs[k], &plan.Prep[k]); err != nil {
@@ -106,14 +124,80 @@ func (c *compiler) lowerEinsum(n *node, args []Slot) (Slot, error) {
 		}
 		vals = append(vals, v)
 	}
-	s, err := c.finishEinsum(vals[len(vals)-1], plan.Output, contracted)
-	if err != nil {
-		return 0, err
+	return c.finishEinsum(vals[len(vals)-1], plan.Output, contracted)
+}
+
+// lowerSlices lowers a sliced plan (einsum.Slicing): every slice is the
+// one-slice plan lowered on slices of the operands, and the slices
+// combine label by label, in the order they are emitted — summed with an
+// add right after each (so a schedule in program order holds one slice's
+// intermediates at a time), or, for an output label, concatenated along
+// its output axis. Work that does not depend on a sliced label is the
+// same in every slice and compiles once (instructions are deduplicated).
+func (c *compiler) lowerSlices(plan *einsum.Plan, args []Slot) (Slot, error) {
+	sl := plan.Slicing
+	// Output labels outermost: the sums then run over blocks of the
+	// output, not over whole outputs.
+	var order []int
+	for _, outer := range []bool{true, false} {
+		for j, l := range sl.Labels {
+			if slices.Contains(plan.Output, l) == outer {
+				order = append(order, j)
+			}
+		}
 	}
-	if want := n.types[0]; !c.types[s].Equal(want) {
-		return 0, errorf("einsum", ErrShape, "lowering produced %v, inference %v", c.types[s], want)
+	starts := make([]int, len(sl.Labels))
+	var combine func(i int) (Slot, error)
+	combine = func(i int) (Slot, error) {
+		if i == len(order) {
+			return c.lowerSlice(plan, args, starts)
+		}
+		j := order[i]
+		axis := slices.Index(plan.Output, sl.Labels[j])
+		var parts []Slot
+		for start := 0; start < sl.Extents[j]; start += sl.Blocks[j] {
+			starts[j] = start
+			r, err := combine(i + 1)
+			if err != nil {
+				return 0, err
+			}
+			if axis < 0 && len(parts) == 1 {
+				if parts[0], err = c.emit1("add", Attrs{}, []Slot{parts[0], r}, true); err != nil {
+					return 0, err
+				}
+				continue
+			}
+			parts = append(parts, r)
+		}
+		if axis < 0 || len(parts) == 1 {
+			return parts[0], nil
+		}
+		return c.emit1("concatenate", Attrs{Axis: axis}, parts, true)
 	}
-	return s, nil
+	return combine(0)
+}
+
+// lowerSlice lowers the slice of plan whose sliced labels start at starts:
+// the operands' axes that carry a sliced label (and are not broadcast)
+// are cut to its block.
+func (c *compiler) lowerSlice(plan *einsum.Plan, args []Slot, starts []int) (Slot, error) {
+	sl := plan.Slicing
+	cut := make([]Slot, len(args))
+	for k, s := range args {
+		shape := c.types[s].Shape
+		a := Attrs{Start: make([]int, len(shape)), Limit: make([]int, len(shape)), Stride: make([]int, len(shape))}
+		for ax, d := range shape {
+			a.Limit[ax], a.Stride[ax] = d.Size, 1
+			if j := slices.Index(sl.Labels, plan.Inputs[k][ax]); j >= 0 && d.Size != 1 {
+				a.Start[ax], a.Limit[ax] = starts[j], starts[j]+sl.Blocks[j]
+			}
+		}
+		var err error
+		if cut[k], err = c.emit1("slice", a, []Slot{s}, true); err != nil {
+			return 0, err
+		}
+	}
+	return c.lowerPlan(sl.Plan, cut)
 }
 
 // planEinsum plans the einsum of node n with the einsum planner, on the
@@ -135,9 +219,20 @@ func (c *compiler) planEinsum(n *node, args []Slot) (*einsum.Plan, error) {
 	if n.attrs.EinsumPath != nil {
 		opts = append(opts, einsum.WithPath(n.attrs.EinsumPath))
 	}
+	if limit := n.attrs.EinsumLimit; limit > 0 {
+		for k, s := range args {
+			if !c.types[s].Shape.IsConcrete() {
+				return nil, errorf("einsum", ErrShape, "operand %d has a symbolic extent: a memory limit needs the extents to choose the slices", k)
+			}
+		}
+		opts = append(opts, einsum.WithMemoryLimit(limit))
+	}
 	plan, err := einsum.NewPlan(n.attrs.Equation, shapes, opts...)
 	if errors.Is(err, einsum.ErrPath) {
 		return nil, &Error{Op: "einsum", Instruction: -1, Kind: ErrAttr, Msg: "the contraction path does not fit the equation", Err: err}
+	}
+	if errors.Is(err, einsum.ErrMemoryLimit) {
+		return nil, &Error{Op: "einsum", Instruction: -1, Kind: ErrAttr, Msg: "no slicing of the contraction meets the memory limit", Err: err}
 	}
 	if err != nil {
 		return nil, &Error{Op: "einsum", Instruction: -1, Kind: ErrShape, Msg: "einsum planner failed", Err: err}

@@ -151,6 +151,10 @@ type Attrs struct {
 	// format (see einsum.WithPath); nil lets the planner choose
 	// (einsum.OptimizeAuto). Only the builder sees it.
 	EinsumPath [][]int
+	// EinsumLimit: the most elements an intermediate of einsum may hold;
+	// a plan over it is lowered in slices (einsum.WithMemoryLimit). 0: no
+	// limit. Only the builder sees it.
+	EinsumLimit float64
 	// Value: the tensor of a constant (row-major, owned by the program; do
 	// not modify it).
 	Value *tensor.Tensor

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/cpu"
@@ -76,4 +77,84 @@ func TestEinsumNamedBroadcast(t *testing.T) {
 	e := graph.Einsum("ij,jk->ik", b.Input("x", tensor.Float64, graph.Dims(2, 1)), b.Input("y", tensor.Float64, graph.Dims(4, 5)))
 	got := run(t, []graph.Value{e}, x, y)
 	check(t, "broadcast einsum", got[0], must(cpu.Contract("ij,jk->ik", x, y)), 1e-12)
+}
+
+// TestEinsumWithin: under a memory limit the contraction compiles into
+// slices of its operands, each slice's contractions and the adds and
+// concatenations that combine them (summed labels, output labels, blocks
+// longer than one value, broadcast axes), no contraction's result but a
+// slice's final one exceeds the limit, and the program computes the unsliced
+// contraction.
+func TestEinsumWithin(t *testing.T) {
+	blocked := false
+	for _, c := range []struct {
+		eq     string
+		shapes [][]int
+		limit  float64
+	}{
+		{"ab,bc,cd->ad", [][]int{{8, 6}, {6, 5}, {5, 4}}, 8},               // a chain
+		{"ab,bc,cd->abd", [][]int{{8, 1}, {6, 5}, {5, 4}}, 8},              // b broadcasts in the first operand
+		{"ab,bc,cd,da->", [][]int{{6, 6}, {6, 6}, {6, 6}, {6, 6}}, 10},     // a ring: summed labels sliced
+		{"wi,ij,wj,jk->wk", [][]int{{12, 5}, {5, 6}, {12, 6}, {6, 7}}, 30}, // a batch label
+		{"wi,ij,jk,wk->w", [][]int{{30, 8}, {8, 8}, {8, 2}, {30, 2}}, 15},  // a batch label cut in blocks
+	} {
+		p, err := einsum.NewPlan(c.eq, c.shapes, einsum.WithMemoryLimit(c.limit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Slicing == nil {
+			t.Fatalf("%s under %v elements is not sliced", c.eq, c.limit)
+		}
+		b := graph.NewBuilder()
+		var xs []graph.Value
+		var ts []*tensor.Tensor
+		for i, s := range c.shapes {
+			xs = append(xs, b.Input(fmt.Sprint("x", i), tensor.Float64, graph.Dims(s...)))
+			ts = append(ts, must(tensor.Rand(tensor.Float64, uint64(i+1), s...)))
+		}
+		prog, err := graph.Compile(graph.EinsumWithin(c.eq, nil, c.limit, xs...))
+		if err != nil {
+			t.Fatalf("%s: %v", c.eq, err)
+		}
+		// A slice's final result is exempt, as the whole result is.
+		bound := c.limit
+		if n, _ := tensor.Shape(p.Slicing.Plan.OutputShape).NumElements(); float64(n) > bound {
+			bound = float64(n)
+		}
+		ops := map[string]int{}
+		for _, ins := range prog.Instructions {
+			ops[ins.Op]++
+			if ins.Op == "dot_general" {
+				if n, _ := prog.SlotType(ins.Outputs[0].Slot).Shape.NumElements(); float64(n) > bound {
+					t.Errorf("%s: a contraction of %d elements, limit %v", c.eq, n, c.limit)
+				}
+			}
+		}
+		if ops["slice"] == 0 || ops["add"]+ops["concatenate"] == 0 {
+			t.Errorf("%s sliced %d ways (labels %v, blocks %v) compiles to %v", c.eq, p.Slicing.Count, p.Slicing.Labels, p.Slicing.Blocks, ops)
+		}
+		got, err := ref.Run(prog, ts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, c.eq, got[0], must(cpu.Contract(c.eq, ts...)), 1e-12)
+		if slices.ContainsFunc(p.Slicing.Blocks, func(b int) bool { return b > 1 }) {
+			blocked = true
+		}
+		t.Logf("%-16s labels %v in blocks %v of %v: %d slices, %v", c.eq, p.Slicing.Labels, p.Slicing.Blocks, p.Slicing.Extents, p.Slicing.Count, ops)
+	}
+	if !blocked {
+		t.Error("no case sliced in blocks longer than one value")
+	}
+	b := graph.NewBuilder()
+	x := b.Input("x", tensor.Float64, graph.Dims(4, 4))
+	y := b.Input("y", tensor.Float64, graph.Dims(4, 4))
+	z := b.Input("z", tensor.Float64, graph.Dims(4, 4))
+	if _, err := graph.Compile(graph.EinsumWithin("ab,bc,cd->ad", nil, 0.5, x, y, z)); !errors.Is(err, graph.ErrAttr) || !errors.Is(err, einsum.ErrMemoryLimit) {
+		t.Errorf("a limit no slicing meets: %v, want ErrAttr wrapping einsum.ErrMemoryLimit", err)
+	}
+	s := b.Input("s", tensor.Float64, graph.Shape{graph.Sym("n"), graph.Size(4)})
+	if _, err := graph.Compile(graph.EinsumWithin("ab,bc,cd->ad", nil, 2, s, y, z)); !errors.Is(err, graph.ErrShape) {
+		t.Errorf("a symbolic extent under a limit: %v, want ErrShape", err)
+	}
 }
