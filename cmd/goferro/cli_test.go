@@ -571,11 +571,33 @@ func TestMemoryBudget(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "sliced over") || !strings.Contains(r.stdout, "check: ok") {
 		t.Fatalf("a budget slicing meets: exit %d\nstdout:%s\nstderr:%s", r.code, r.stdout, r.stderr)
 	}
+	// run and explain: the einsum compiles in slices until its schedule
+	// fits the CPU engine's budget, with the unsliced result.
+	runArgs := []string{"run", "--einsum", "wi,wj,wk,ijk->w"} // every path holds w and two of i, j, k
+	for i, s := range [][]int{{64, 8}, {64, 8}, {64, 8}, {8, 8, 8}} {
+		x, _ := tensor.Rand(tensor.Float64, uint64(i+1), s...)
+		f := filepath.Join(dir, fmt.Sprintf("w%d.npy", i))
+		if err := tensor.SaveNpy(f, x); err != nil {
+			t.Fatal(err)
+		}
+		runArgs = append(runArgs, "--input", f)
+	}
+	whole := cli(t, runArgs...)
+	sliced := cli(t, append(runArgs, "--memory-limit", "40KiB")...)
+	sum := func(out string) string { _, s, _ := strings.Cut(out, "checksum="); return s }
+	if whole.code != 0 || sliced.code != 0 || sum(sliced.stdout) == "" || sum(sliced.stdout) != sum(whole.stdout) || sliced.stdout == whole.stdout {
+		t.Fatalf("run sliced: exit %d, %d\nwhole:%s\nsliced:%s%s", whole.code, sliced.code, whole.stdout, sliced.stdout, sliced.stderr)
+	}
+	explain := cli(t, append([]string{"explain"}, append(runArgs[1:], "--memory-limit", "40KiB")...)...)
+	if explain.code != 0 || !strings.Contains(explain.stdout, "compiled in slices") || !strings.Contains(explain.stdout, "budget 40 KiB") {
+		t.Fatalf("explain sliced: exit %d\n%s%s", explain.code, explain.stdout, explain.stderr)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
 	}{
 		{"operands over budget", append(chain, "--memory-limit", "60KiB")},
+		{"run, operands over budget", append(runArgs, "--memory-limit", "16KiB")},
 		{"outer product", []string{"einsum", "i,j->ij", big, big, "-o", filepath.Join(dir, "op.npy")}},
 		{"gemm", []string{"bench", "gemm", "-n", "100000"}},
 	} {

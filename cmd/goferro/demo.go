@@ -71,7 +71,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prog, err := einsumProgram(in.Equation(), inputs)
+	prog, err := einsumProgram(in.Equation(), inputs, 0)
 	if err != nil {
 		return err
 	}

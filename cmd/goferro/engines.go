@@ -93,9 +93,9 @@ func (s *engineSet) close() {
 	}
 }
 
-// buildEngines registers the CPU engine, the listed engines and their copiers,
+// buildEngines registers the CPU engine (with cpuOpts), the listed engines and their copiers,
 // wrapping every executor and provider with rec so runs can be traced.
-func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engineSet, error) {
+func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder, cpuOpts ...cpu.EngineOption) (*engineSet, error) {
 	set := &engineSet{aliases: map[string]driver.EngineID{}, rec: rec}
 	var opts []goferro.Option
 	var ids []driver.EngineID
@@ -108,7 +108,7 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder) (*engi
 	addTransfer := func(src, dst driver.StorageClass, p driver.TransferProvider) {
 		opts = append(opts, goferro.WithTransfer(src, dst, rec.wrapTransfer(p)))
 	}
-	addEngine(cpu.NewEngine())
+	addEngine(cpu.NewEngine(cpuOpts...))
 	set.aliases["cpu"] = cpu.EngineID
 	var cl []*clengine.Engine // the OpenCL engines opened, for their providers
 	for _, sp := range specs {

@@ -150,7 +150,7 @@ func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer set.close()
-	prep, err := set.rt.Prepare(ctx, jb.prog, hostBuffers(jb.inputs), opts...)
+	prep, err := jb.prepare(ctx, set.rt, hostBuffers(jb.inputs), opts)
 	if err != nil {
 		return planError(err)
 	}
@@ -158,6 +158,9 @@ func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
 	if *dot {
 		writeDot(stdout, jb.name, st)
 		return nil
+	}
+	if jb.sliceLimit > 0 {
+		fmt.Fprintf(stdout, "einsum compiled in slices, no intermediate over %.0f elements: unsliced, its schedule does not fit an engine's memory budget\n", jb.sliceLimit)
 	}
 	writeExplain(stdout, jb.name, set, st)
 	return nil

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/driver"
 
 	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/einsum/instance"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/tensor"
@@ -55,6 +57,7 @@ type jobFlags struct {
 	engines  string
 	place    string
 	serial   bool
+	budget   budgetFlag
 	fs       *flag.FlagSet
 	usage    string
 	operands []string
@@ -78,6 +81,7 @@ func newJobFlags(name, usage string) *jobFlags {
 	fs.StringVar(&j.engines, "engines", "cpu", "engines: cpu, fake:N, opencl:I, comma-separated")
 	fs.StringVar(&j.place, "place", "", "restrict every op to this engine")
 	fs.BoolVar(&j.serial, "serial", false, "run every node on one goroutine, in schedule order")
+	fs.Var(&j.budget, "memory-limit", "the CPU engine's memory budget (512MiB, 8GB, none; default: 3/4 of what the machine still has); an einsum whose schedule does not fit an engine's budget is compiled in slices")
 	j.fs = fs
 	return j
 }
@@ -120,6 +124,11 @@ type job struct {
 	name   string
 	prog   *graph.Program
 	inputs []*tensor.Tensor
+	// eq is the equation of an einsum job, which prepare may compile
+	// again in slices; sliceLimit is then the limit on the elements of
+	// an intermediate it was compiled under.
+	eq         string
+	sliceLimit float64
 }
 
 // inputError marks an error as the user's bad input (exit status 2) while
@@ -147,11 +156,11 @@ func (j *jobFlags) load() (*job, error) {
 		if err != nil {
 			return nil, err
 		}
-		prog, err := einsumProgram(in.Equation(), ops)
+		prog, err := einsumProgram(in.Equation(), ops, 0)
 		if err != nil {
 			return nil, err
 		}
-		return &job{name: in.Name, prog: prog, inputs: ops}, nil
+		return &job{name: in.Name, prog: prog, inputs: ops, eq: in.Equation()}, nil
 	case j.eq != "":
 		if len(j.inputs) == 0 {
 			return nil, usagef("--einsum needs its operands as --input FILE.npy, in order")
@@ -168,11 +177,11 @@ func (j *jobFlags) load() (*job, error) {
 			}
 			ops[i] = t
 		}
-		prog, err := einsumProgram(j.eq, ops)
+		prog, err := einsumProgram(j.eq, ops, 0)
 		if err != nil {
 			return nil, err
 		}
-		return &job{name: "einsum", prog: prog, inputs: ops}, nil
+		return &job{name: "einsum", prog: prog, inputs: ops, eq: j.eq}, nil
 	}
 	data, err := os.ReadFile(j.program)
 	if err != nil {
@@ -225,18 +234,55 @@ func (j *jobFlags) load() (*job, error) {
 }
 
 // einsumProgram traces one einsum over inputs of the operands' types and
-// compiles it; a bad equation is the user's input error.
-func einsumProgram(eq string, ops []*tensor.Tensor) (*graph.Program, error) {
+// compiles it, in slices when limit (elements of an intermediate; 0: none)
+// is set; a bad equation is the user's input error.
+func einsumProgram(eq string, ops []*tensor.Tensor, limit float64) (*graph.Program, error) {
 	b := graph.NewBuilder()
 	xs := make([]graph.Value, len(ops))
 	for i, t := range ops {
 		xs[i] = b.Input(fmt.Sprintf("x%d", i), t.DType(), graph.FromTensorShape(t.Shape()))
 	}
-	prog, err := graph.Compile(graph.Einsum(eq, xs...))
+	prog, err := graph.Compile(graph.EinsumWithin(eq, nil, limit, xs...))
+	if errors.Is(err, einsum.ErrMemoryLimit) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, badInput("einsum %q: %w", eq, err)
 	}
 	return prog, nil
+}
+
+// prepare prepares the job on rt. An einsum whose schedule does not fit an
+// engine's memory budget is compiled again in slices under smaller and
+// smaller limits on its intermediates until one fits; the first budget
+// error stands when none does.
+func (jb *job) prepare(ctx context.Context, rt *goferro.Runtime, bufs []*driver.Buffer, opts []goferro.RunOption) (*goferro.Prepared, error) {
+	prep, err := rt.Prepare(ctx, jb.prog, bufs, opts...)
+	if jb.eq == "" || !errors.Is(err, driver.ErrMemoryBudget) {
+		return prep, err
+	}
+	shapes := make([][]int, len(jb.inputs))
+	for i, t := range jb.inputs {
+		shapes[i] = t.Shape()
+	}
+	p, perr := einsum.NewPlanContext(ctx, jb.eq, shapes)
+	if perr != nil {
+		return nil, err
+	}
+	for limit := p.LargestIntermediate / 2; limit >= 1; limit /= 2 {
+		prog, cerr := einsumProgram(jb.eq, jb.inputs, limit)
+		if cerr != nil {
+			break // no slicing meets a smaller limit either
+		}
+		q, qerr := rt.Prepare(ctx, prog, bufs, opts...)
+		if !errors.Is(qerr, driver.ErrMemoryBudget) {
+			if qerr == nil {
+				jb.prog, jb.sliceLimit = prog, limit
+			}
+			return q, qerr
+		}
+	}
+	return nil, err
 }
 
 // setup loads the job and builds the runtime with its placement options.
@@ -249,7 +295,7 @@ func (j *jobFlags) setup(ctx context.Context, rec *recorder) (*job, *engineSet, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	set, err := buildEngines(ctx, specs, rec)
+	set, err := buildEngines(ctx, specs, rec, cpu.WithMemory(j.budget.get()))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -290,6 +336,7 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	if *runs < 1 || *warmup < 0 {
 		return usagef("--runs must be at least 1 and --warmup not negative")
 	}
+	defer j.budget.hold()()
 	rec := newRecorder()
 	jb, set, opts, err := j.setup(ctx, rec)
 	if err != nil {
@@ -298,7 +345,7 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	defer set.close()
 	bufs := hostBuffers(jb.inputs)
 	t0 := time.Now()
-	prep, err := set.rt.Prepare(ctx, jb.prog, bufs, opts...)
+	prep, err := jb.prepare(ctx, set.rt, bufs, opts)
 	if err != nil {
 		return planError(err)
 	}
