@@ -10,6 +10,7 @@ import (
 
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/einsum/instance"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -28,10 +29,7 @@ func TestRandomSlicedAgainstNaive(t *testing.T) {
 		if err != nil || len(p.Steps) < 2 {
 			continue
 		}
-		largest := 0.0
-		for _, st := range p.Steps[:len(p.Steps)-1] {
-			largest = max(largest, st.Size)
-		}
+		largest := largestIntermediate(p)
 		if largest < 4 {
 			continue
 		}
@@ -68,14 +66,7 @@ func TestInstancesSliced(t *testing.T) {
 		if !ok || sp.Log10Flops > 8.5 {
 			continue
 		}
-		whole, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		largest := 0.0
-		for _, st := range whole.Steps[:len(whole.Steps)-1] {
-			largest = max(largest, st.Size)
-		}
+		whole, largest := storedPlan(t, in)
 		if largest == 0 {
 			continue // one step: nothing to slice
 		}
@@ -119,14 +110,7 @@ func BenchmarkSlices(b *testing.B) {
 			continue
 		}
 		sp := in.Paths["opt_flops"]
-		whole, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
-		if err != nil {
-			b.Fatal(err)
-		}
-		largest := 0.0
-		for _, st := range whole.Steps[:len(whole.Steps)-1] {
-			largest = max(largest, st.Size)
-		}
+		_, largest := storedPlan(b, in)
 		p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path), einsum.WithMemoryLimit(largest/8))
 		if err != nil {
 			b.Fatal(err)
@@ -146,4 +130,25 @@ func BenchmarkSlices(b *testing.B) {
 			})
 		}
 	}
+}
+
+// storedPlan plans an instance along its stored opt_flops path and returns
+// the plan and its largest intermediate.
+func storedPlan(tb testing.TB, in *instance.Instance) (*einsum.Plan, float64) {
+	tb.Helper()
+	p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(in.Paths["opt_flops"].Path))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p, largestIntermediate(p)
+}
+
+// largestIntermediate returns the elements of the largest result of p's
+// steps but the last (0 for a single step).
+func largestIntermediate(p *einsum.Plan) float64 {
+	largest := 0.0
+	for _, st := range p.Steps[:len(p.Steps)-1] {
+		largest = max(largest, st.Size)
+	}
+	return largest
 }
