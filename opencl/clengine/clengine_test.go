@@ -17,13 +17,9 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-func openEngine(t *testing.T) *clengine.Engine {
+func openEngine(t testing.TB) *clengine.Engine {
 	t.Helper()
-	devs, err := opencl.Devices()
-	if err != nil {
-		t.Skipf("no OpenCL device: %v", err)
-	}
-	e, err := clengine.Open(context.Background(), devs[0])
+	e, err := clengine.Open(context.Background(), openDevice(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,5 +279,38 @@ func TestAcceptWithoutFP64(t *testing.T) {
 			t.Fatalf("%v input: %v", c.dt, err)
 		}
 		d.Release()
+	}
+}
+
+// BenchmarkExecute runs one compiled add of two 16-element vectors through
+// the engine's executor and waits for it: the cost of one instruction's
+// dispatch and launch.
+func BenchmarkExecute(b *testing.B) {
+	e := openEngine(b)
+	ctx := context.Background()
+	g := graph.NewBuilder()
+	p, err := graph.Compile(graph.Add(g.Input("x", tensor.Float32, graph.Dims(16)), g.Input("y", tensor.Float32, graph.Dims(16))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, _ := tensor.Rand(tensor.Float32, 1, 16)
+	d, err := e.Upload(ctx, h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Release()
+	in := e.Buffer(d)
+	call := &driver.Call{Instruction: &p.Instructions[0], Inputs: []*driver.Buffer{in, in},
+		Results: []driver.ResultType{{DType: tensor.Float32, Shape: tensor.Shape{16}}}}
+	ex := e.Registration().Executor
+	b.ResetTimer()
+	for range b.N {
+		out, err := ex.Execute(ctx, call)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t, _ := out[0].Payload().(*opencl.Tensor)
+		t.Wait(ctx)
+		t.Release()
 	}
 }
