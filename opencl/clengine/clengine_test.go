@@ -35,10 +35,7 @@ func program(t *testing.T, dt tensor.DType) *graph.Program {
 	v := b.Input("v", dt, graph.Dims(5))
 	y := graph.Einsum("ij,jk,k->ik", x, w, v)
 	z := graph.Add(graph.Mul(y, y), graph.ReduceSum(graph.Exp(y), 1, 0))
-	p, err := graph.Compile(graph.Sub(z, graph.Einsum("ij->i", graph.Transpose(graph.MatMul(x, w)))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := compile(t, graph.Sub(z, graph.Einsum("ij->i", graph.Transpose(graph.MatMul(x, w)))))
 	return p
 }
 
@@ -58,14 +55,7 @@ func TestRuntimeOnDevice(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Complex64} {
 		p := program(t, dt)
 		host := inputs(dt)
-		cpuRT, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := cpuRT.RunTensors(ctx, p, host)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := reference(t, p, host...)
 		rt, err := goferro.NewRuntime(goferro.WithEngine(e.Registration()), goferro.WithRoutes(clengine.Providers(e)...))
 		if err != nil {
 			t.Fatal(err)
@@ -289,10 +279,7 @@ func BenchmarkExecute(b *testing.B) {
 	e := openEngine(b)
 	ctx := context.Background()
 	g := graph.NewBuilder()
-	p, err := graph.Compile(graph.Add(g.Input("x", tensor.Float32, graph.Dims(16)), g.Input("y", tensor.Float32, graph.Dims(16))))
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := compile(b, graph.Add(g.Input("x", tensor.Float32, graph.Dims(16)), g.Input("y", tensor.Float32, graph.Dims(16))))
 	h, _ := tensor.Rand(tensor.Float32, 1, 16)
 	d, err := e.Upload(ctx, h)
 	if err != nil {
