@@ -258,22 +258,7 @@ func CopyInto(dst, src *Tensor) error {
 		}
 		src = c
 	}
-	switch d := dst.data.(type) {
-	case []float32:
-		strided.Copy(d, dst.offset, dst.strides, src.data.([]float32), src.offset, src.strides, dst.shape)
-	case []float64:
-		strided.Copy(d, dst.offset, dst.strides, src.data.([]float64), src.offset, src.strides, dst.shape)
-	case []complex64:
-		strided.Copy(d, dst.offset, dst.strides, src.data.([]complex64), src.offset, src.strides, dst.shape)
-	case []complex128:
-		strided.Copy(d, dst.offset, dst.strides, src.data.([]complex128), src.offset, src.strides, dst.shape)
-	case []int32:
-		strided.Copy(d, dst.offset, dst.strides, src.data.([]int32), src.offset, src.strides, dst.shape)
-	case []int64:
-		strided.Copy(d, dst.offset, dst.strides, src.data.([]int64), src.offset, src.strides, dst.shape)
-	case []bool:
-		strided.Copy(d, dst.offset, dst.strides, src.data.([]bool), src.offset, src.strides, dst.shape)
-	}
+	elems[dst.dtype].copy(dst, src)
 	return nil
 }
 
