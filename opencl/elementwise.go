@@ -31,9 +31,10 @@ func (q *Queue) sameContext(op string, ts ...*Tensor) error {
 
 // broadcastShape returns the shape srcs broadcast to, or op's ErrShape.
 func broadcastShape(op string, srcs []*Tensor) (tensor.Shape, error) {
-	shapes := make([]tensor.Shape, len(srcs))
-	for i, s := range srcs {
-		shapes[i] = s.shape
+	var buf [4]tensor.Shape // the operands of every op, without an allocation
+	shapes := buf[:0]
+	for _, s := range srcs {
+		shapes = append(shapes, s.shape)
 	}
 	bs, err := tensor.BroadcastShapes(shapes...)
 	if err != nil {

@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"slices"
+
 	"github.com/goferro/goferro/internal/strided"
 )
 
@@ -98,8 +100,10 @@ func BroadcastShapes(shapes ...Shape) (Shape, error) {
 			case o == 1:
 				out[off+i] = d
 			default:
+				// A copy of shapes goes into the error, so that the
+				// caller's argument list does not escape to the heap.
 				return nil, newError("BroadcastShapes", ErrShape,
-					"shapes %v cannot be broadcast: axis %d has extents %d and %d", shapes, off+i-rank, o, d)
+					"shapes %v cannot be broadcast: axis %d has extents %d and %d", slices.Clone(shapes), off+i-rank, o, d)
 			}
 		}
 	}
