@@ -44,17 +44,7 @@ func (s Shape) Validate() error {
 }
 
 // Equal reports whether two shapes have the same extents.
-func (s Shape) Equal(o Shape) bool {
-	if len(s) != len(o) {
-		return false
-	}
-	for i := range s {
-		if s[i] != o[i] {
-			return false
-		}
-	}
-	return true
-}
+func (s Shape) Equal(o Shape) bool { return slices.Equal(s, o) }
 
 // Clone returns a copy of s that shares no memory with it.
 func (s Shape) Clone() Shape { return append(Shape(nil), s...) }
