@@ -678,8 +678,8 @@ func (q *Queue) lockOpen(op string) error {
 // begin starts enqueueing a command of op: ctx must be live and the queue
 // open. On success the caller holds q.mu.
 func (q *Queue) begin(ctx context.Context, op string) error {
-	if err := ctxDone(op, ctx); err != nil {
-		return err
+	if ctx.Err() != nil {
+		return ctxDone(op, ctx)
 	}
 	return q.lockOpen(op)
 }
