@@ -80,16 +80,16 @@ func (q *Queue) DotGeneral(ctx context.Context, a, b *Tensor, lhsBatch, rhsBatch
 		return q.dotByReduce(ctx, av, bv, nb, nl, nr, nc)
 	}
 	// av as (row, k) matrices and bv as (k, col) matrices
-	ma, at, err := q.matrixOf(ctx, av, nb, nl, nc)
+	ma, releaseA, err := q.matrixOf(ctx, av, nb, nl, nc)
 	if err != nil {
 		return nil, err
 	}
-	defer at.Release()
-	mb, bt, err := q.matrixOf(ctx, bv, nb, nc, nr)
+	defer releaseA()
+	mb, releaseB, err := q.matrixOf(ctx, bv, nb, nc, nr)
 	if err != nil {
 		return nil, err
 	}
-	defer bt.Release()
+	defer releaseB()
 	return q.newFilled(a.dtype, out, func(res *Tensor) (*Event, error) {
 		cb := make([]int, nb)
 		acc := m * n
@@ -104,27 +104,23 @@ func (q *Queue) DotGeneral(ctx context.Context, a, b *Tensor, lhsBatch, rhsBatch
 
 // matrixOf returns t, whose axes are nb batch axes, then rows axes, then
 // cols axes, as a batch of matrices (the row and column axes merged into
-// one stride each), and the tensor they address, for the caller to
-// release: a view of t, or a contiguous copy of t when its row or column
-// axes do not merge.
-func (q *Queue) matrixOf(ctx context.Context, t *Tensor, nb, rows, cols int) (Matrix, *Tensor, error) {
-	v, err := t.view(t.shape, t.strides, t.offset)
-	if err != nil {
-		return Matrix{}, nil, err
-	}
-	rs, ok := merged(v, nb, rows)
-	cs, ok2 := merged(v, nb+rows, cols)
+// one stride each), and a function releasing what it made for them: a
+// contiguous copy of t when its row or column axes do not merge. Call it
+// when done with the matrices.
+func (q *Queue) matrixOf(ctx context.Context, t *Tensor, nb, rows, cols int) (Matrix, func(), error) {
+	rs, ok := merged(t, nb, rows)
+	cs, ok2 := merged(t, nb+rows, cols)
+	release := func() {}
 	if !ok || !ok2 {
-		c, err := q.Contiguous(ctx, v)
-		v.Release()
+		c, err := q.Contiguous(ctx, t)
 		if err != nil {
 			return Matrix{}, nil, err
 		}
-		v = c
-		rs, _ = merged(v, nb, rows)
-		cs, _ = merged(v, nb+rows, cols)
+		t, release = c, func() { c.Release() }
+		rs, _ = merged(t, nb, rows)
+		cs, _ = merged(t, nb+rows, cols)
 	}
-	return Matrix{Buf: v.buf, Offset: v.offset, RowStride: rs, ColStride: cs, BatchStrides: v.strides[:nb]}, v, nil
+	return Matrix{Buf: t.buf, Offset: t.offset, RowStride: rs, ColStride: cs, BatchStrides: t.strides[:nb]}, release, nil
 }
 
 // dotByReduce computes dot_general as sum over k of a broadcast product,

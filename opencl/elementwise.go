@@ -33,6 +33,9 @@ func (q *Queue) sameContext(op string, ts ...*Tensor) error {
 func broadcastShape(op string, srcs []*Tensor) (tensor.Shape, error) {
 	var buf [4]tensor.Shape // the operands of every op, without an allocation
 	shapes := buf[:0]
+	if len(srcs) > len(buf) {
+		shapes = make([]tensor.Shape, 0, len(srcs))
+	}
 	for _, s := range srcs {
 		shapes = append(shapes, s.shape)
 	}
