@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"io"
 	"unsafe"
-
-	"github.com/goferro/goferro/internal/strided"
 )
 
 // elemOps are the operations on the buffer of one dtype whose code is the
@@ -14,18 +12,11 @@ import (
 // element type through elems[dt] rather than a type switch of its own.
 // Every method expects data (or a tensor's) of that element type.
 type elemOps interface {
-	// make returns a zeroed buffer of n elements.
-	make(n int) any
 	// get returns element p of data.
 	get(data any, p int) any
 	// set stores v at element p of data if v has the element type, and
 	// reports whether it did.
 	set(data any, p int, v any) bool
-	// copy copies src's elements into dst (same shape and dtype).
-	copy(dst, src *Tensor)
-	// addr returns the address of data's first element, or 0 if it has
-	// none.
-	addr(data any) uintptr
 	// bytes returns the memory of data's elements.
 	bytes(data any) []byte
 	// read reads n elements in the given byte order (see readElems).
@@ -46,8 +37,6 @@ var elems = [...]elemOps{
 	Bool:       elemsOf[bool]{},
 }
 
-func (elemsOf[T]) make(n int) any { return make([]T, n) }
-
 func (elemsOf[T]) get(data any, p int) any { return data.([]T)[p] }
 
 func (elemsOf[T]) set(data any, p int, v any) bool {
@@ -56,18 +45,6 @@ func (elemsOf[T]) set(data any, p int, v any) bool {
 		data.([]T)[p] = x
 	}
 	return ok
-}
-
-func (elemsOf[T]) copy(dst, src *Tensor) {
-	strided.Copy(dst.data.([]T), dst.offset, dst.strides, src.data.([]T), src.offset, src.strides, dst.shape)
-}
-
-func (elemsOf[T]) addr(data any) uintptr {
-	b := data.([]T)
-	if cap(b) == 0 {
-		return 0
-	}
-	return uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 }
 
 func (elemsOf[T]) bytes(data any) []byte { return bytesOf(data.([]T)) }

@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"unsafe"
+
 	"github.com/goferro/goferro/internal/strided"
 )
 
@@ -17,7 +19,7 @@ func overlaps(a, b *Tensor) bool {
 	if !aok || !bok {
 		return true
 	}
-	pa, pb := elems[a.dtype].addr(a.data), elems[b.dtype].addr(b.data)
+	pa, pb := bufferAddr(a.data), bufferAddr(b.data)
 	if pa == 0 || pb == 0 {
 		return false
 	}
@@ -28,4 +30,34 @@ func overlaps(a, b *Tensor) bool {
 	a0, a1 := pa+uintptr(alo)*es, pa+uintptr(ahi+1)*es
 	b0, b1 := pb+uintptr(blo)*es, pb+uintptr(bhi+1)*es
 	return a0 < b1 && b0 < a1
+}
+
+// bufferAddr returns the address of the first element of a typed buffer, or
+// 0 if it has none. A switch, not elems: every CopyInto asks, and the call
+// through elems costs measurably more.
+func bufferAddr(data any) uintptr {
+	switch b := data.(type) {
+	case []float32:
+		return sliceAddr(b)
+	case []float64:
+		return sliceAddr(b)
+	case []complex64:
+		return sliceAddr(b)
+	case []complex128:
+		return sliceAddr(b)
+	case []int32:
+		return sliceAddr(b)
+	case []int64:
+		return sliceAddr(b)
+	case []bool:
+		return sliceAddr(b)
+	}
+	return 0
+}
+
+func sliceAddr[T any](b []T) uintptr {
+	if cap(b) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 }

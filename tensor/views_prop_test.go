@@ -87,7 +87,7 @@ func (m model) remap(shape []int, oldIdx func([]int) []int) model {
 
 // sameBuffer reports whether two typed buffers start at the same address.
 func sameBuffer(a, b any) bool {
-	return elems[dtypeOfBuffer(a)].addr(a) == elems[dtypeOfBuffer(b)].addr(b)
+	return bufferAddr(a) == bufferAddr(b)
 }
 
 // valuesOf returns Values[T] for x's element type, as complex128.
@@ -269,7 +269,7 @@ func stridedOf(t *rapid.T, dt DType, n int, shape, strides []int, offset int) (*
 // dtypeOfBuffer returns the DType of a typed buffer.
 func dtypeOfBuffer(buf any) DType {
 	for _, dt := range DTypes {
-		if reflect.TypeOf(buf) == reflect.TypeOf(elems[dt].make(0)) {
+		if b, _ := MakeBuffer(dt, 0); reflect.TypeOf(buf) == reflect.TypeOf(b) {
 			return dt
 		}
 	}
