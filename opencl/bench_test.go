@@ -14,37 +14,47 @@ import (
 // reporting GFLOP/s (real flops: 8 per complex multiply-add).
 func BenchmarkGemm(b *testing.B) {
 	q := testQueue(b)
-	ctx := context.Background()
 	for _, dt := range gemmDTypes(q) {
 		for _, n := range []int{128, 256, 512, 1024} {
 			b.Run(fmt.Sprintf("%v/%d", dt, n), func(b *testing.B) {
 				ha, _ := tensor.Rand(dt, 1, n, n)
-				a, err := q.Upload(ctx, ha)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer a.Release()
-				c := mustEmpty(b, q, dt, n, n)
-				m := func(t *Tensor) Matrix { return Matrix{Buf: t.Buffer(), RowStride: n, ColStride: 1} }
-				if _, err := q.Gemm(ctx, dt, nil, n, n, n, 1, 0, m(a), m(a), m(c)); err != nil {
-					b.Fatal(err)
-				}
-				q.Finish(ctx)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					q.Gemm(ctx, dt, nil, n, n, n, 1, 0, m(a), m(a), m(c))
-				}
-				if err := q.Finish(ctx); err != nil {
-					b.Fatal(err)
-				}
 				flops := 2 * float64(n) * float64(n) * float64(n)
 				if dt.IsComplex() {
 					flops *= 4 // a complex multiply-add is 8 real flops
 				}
-				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				benchGemm(b, q, ha, n, flops)
 			})
 		}
 	}
+}
+
+// benchGemm measures the n×n product of the host matrix ha with itself on
+// the device, reporting GFLOP/s of flops per product.
+func benchGemm(b *testing.B, q *Queue, ha *tensor.Tensor, n int, flops float64) {
+	ctx := context.Background()
+	dt := ha.DType()
+	a, err := q.Upload(ctx, ha)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Release()
+	c := mustEmpty(b, q, dt, n, n)
+	m := func(t *Tensor) Matrix { return Matrix{Buf: t.Buffer(), RowStride: n, ColStride: 1} }
+	gemm := func() {
+		if _, err := q.Gemm(ctx, dt, nil, n, n, n, 1, 0, m(a), m(a), m(c)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gemm()
+	q.Finish(ctx)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		gemm()
+	}
+	if err := q.Finish(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 // BenchmarkBatchedGemm measures many small products in one launch.
@@ -177,7 +187,6 @@ func BenchmarkLaunchOverhead(b *testing.B) {
 // GFLOP/s compare side by side.
 func BenchmarkGemmVsCPU(b *testing.B) {
 	q := testQueue(b)
-	ctx := context.Background()
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		if !slices.Contains(gemmDTypes(q), dt) {
 			continue
@@ -185,27 +194,7 @@ func BenchmarkGemmVsCPU(b *testing.B) {
 		for _, n := range []int{256, 512, 1024} {
 			flops := 2 * float64(n) * float64(n) * float64(n)
 			ha, _ := tensor.Rand(dt, 1, n, n)
-			b.Run(fmt.Sprintf("opencl/%v/%d", dt, n), func(b *testing.B) {
-				a, err := q.Upload(ctx, ha)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer a.Release()
-				c := mustEmpty(b, q, dt, n, n)
-				m := func(t *Tensor) Matrix { return Matrix{Buf: t.Buffer(), RowStride: n, ColStride: 1} }
-				q.Gemm(ctx, dt, nil, n, n, n, 1, 0, m(a), m(a), m(c))
-				q.Finish(ctx)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if _, err := q.Gemm(ctx, dt, nil, n, n, n, 1, 0, m(a), m(a), m(c)); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := q.Finish(ctx); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			})
+			b.Run(fmt.Sprintf("opencl/%v/%d", dt, n), func(b *testing.B) { benchGemm(b, q, ha, n, flops) })
 			b.Run(fmt.Sprintf("cpu/%v/%d", dt, n), func(b *testing.B) {
 				switch dt {
 				case tensor.Float32:

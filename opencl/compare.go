@@ -22,15 +22,10 @@ const (
 	numCompare
 )
 
-var compareNames = [...]string{"eq", "ne", "lt", "le", "gt", "ge"}
+var compareNames = [numCompare]string{"eq", "ne", "lt", "le", "gt", "ge"}
 
 // String returns the op's name.
-func (o CompareOp) String() string {
-	if o >= 0 && o < numCompare {
-		return compareNames[o]
-	}
-	return "compare(?)"
-}
+func (o CompareOp) String() string { return opName(o, compareNames[:], "compare(?)") }
 
 // SupportsCompare reports whether op runs on the device for dt.
 func (q *Queue) SupportsCompare(op CompareOp, dt tensor.DType) bool {
@@ -49,10 +44,7 @@ func (q *Queue) CompareInto(ctx context.Context, op CompareOp, dst, a, b *Tensor
 		return nil, newErr("Compare", ErrArgument, fmt.Sprintf("%v of %v and %v into %v", op, a.dtype, b.dtype, dst.dtype))
 	}
 	if !q.SupportsCompare(op, a.dtype) {
-		if err := q.fp64OK("Compare", a.dtype); err != nil {
-			return nil, err
-		}
-		return nil, newErr("Compare", ErrUnsupported, fmt.Sprintf("%v is not defined for %v", op, a.dtype))
+		return nil, undefined("Compare", op, a.dtype, q.fp64OK("Compare", a.dtype))
 	}
 	if err := q.checkBroadcast("Compare", dst, a, b); err != nil {
 		return nil, err

@@ -59,8 +59,8 @@ func NewContext(ctx context.Context, dev *Device) (*Context, error) {
 	if err := load(); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, &Error{Op: "NewContext", Kind: ErrArgument, Msg: "context done", Err: err}
+	if err := ctxDone("NewContext", ctx); err != nil {
+		return nil, err
 	}
 	h, c := cl.newContext(dev.id)
 	if c != CodeSuccess {
@@ -75,9 +75,9 @@ func NewContext(ctx context.Context, dev *Device) (*Context, error) {
 		return nil, err
 	}
 	cx.prog = p
-	if err := ctx.Err(); err != nil {
+	if err := ctxDone("NewContext", ctx); err != nil {
 		cx.Close()
-		return nil, &Error{Op: "NewContext", Kind: ErrArgument, Msg: "context done", Err: err}
+		return nil, err
 	}
 	return cx, nil
 }
@@ -527,10 +527,8 @@ func (q *Queue) Domain() string { return q.domain }
 // Finish blocks until every command enqueued so far has completed, or ctx is
 // done.
 func (q *Queue) Finish(ctx context.Context) error {
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return newErr("Finish", ErrReleased, "queue closed")
+	if err := q.lockOpen("Finish"); err != nil {
+		return err
 	}
 	q.mu.Unlock()
 	done := make(chan Code, 1)
@@ -607,14 +605,10 @@ type long4 [4]int64
 // buffers the command uses, for cross-queue ordering. Args are *Buffer,
 // int32, int64, float32, float64, [2]float32, [2]float64, long4 or long8.
 func (q *Queue) launch(ctx context.Context, op, name string, dims uint32, global, local [3]int, reads, writes []*Buffer, args ...any) (*Event, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, &Error{Op: op, Kind: ErrArgument, Msg: "context done", Err: err}
+	if err := q.begin(ctx, op); err != nil {
+		return nil, err
 	}
-	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
-		return nil, newErr(op, ErrReleased, "queue closed")
-	}
 	k, err := q.kernel(name)
 	if err != nil {
 		return nil, err
@@ -659,12 +653,47 @@ func (q *Queue) launch(ctx context.Context, op, name string, dims uint32, global
 	if c := cl.ndrange(q.h, k, dims, &g, &l, wl, &ev); c != CodeSuccess {
 		return nil, clErr("clEnqueueNDRangeKernel", c, name)
 	}
-	e := newEvent(q, ev, nil)
+	return q.enqueued(ev, g[0]*g[1]*g[2], writes...), nil
+}
+
+// ctxDone returns op's error for a done ctx, or nil while ctx is live.
+func ctxDone(op string, ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return &Error{Op: op, Kind: ErrArgument, Msg: "context done", Err: err}
+	}
+	return nil
+}
+
+// lockOpen takes q.mu for op, unless the queue is closed: then it returns
+// an error wrapping ErrReleased and does not hold the lock.
+func (q *Queue) lockOpen(op string) error {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return newErr(op, ErrReleased, "queue closed")
+	}
+	return nil
+}
+
+// begin starts enqueueing a command of op: ctx must be live and the queue
+// open. On success the caller holds q.mu.
+func (q *Queue) begin(ctx context.Context, op string) error {
+	if ctx.Err() != nil {
+		return ctxDone(op, ctx)
+	}
+	return q.lockOpen(op)
+}
+
+// enqueued records the command of event h, of items work items, as the
+// last write of the buffers it writes, and returns its Event. Callers hold
+// q.mu.
+func (q *Queue) enqueued(h clEvent, items uintptr, writes ...*Buffer) *Event {
+	e := newEvent(q, h, nil)
 	for _, b := range writes {
 		b.setLastWrite(e)
 	}
-	q.submitted(e, g[0]*g[1]*g[2])
-	return e, nil
+	q.submitted(e, items)
+	return e
 }
 
 // Flushing policy: a clFlush costs tens of microseconds on PoCL, so small
@@ -745,12 +774,14 @@ func buildProgram(c *Context) (clProgram, error) {
 	return p, nil
 }
 
+// programLog returns the program's build log on d, "(no log)" when there
+// is none.
 func programLog(p clProgram, d clDevice) string {
-	var n uintptr
-	if cl.buildInfo(p, d, clProgramBuildLog, 0, nil, &n) != CodeSuccess || n == 0 {
+	log := infoString(func(size uintptr, val unsafe.Pointer, ret *uintptr) Code {
+		return cl.buildInfo(p, d, clProgramBuildLog, size, val, ret)
+	})
+	if log == "" {
 		return "(no log)"
 	}
-	b := make([]byte, n)
-	cl.buildInfo(p, d, clProgramBuildLog, n, unsafe.Pointer(&b[0]), nil)
-	return string(b)
+	return log
 }

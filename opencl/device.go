@@ -157,28 +157,33 @@ func describe(p clPlatform, id clDevice) *Device {
 	return d
 }
 
-func platformString(p clPlatform, param uint32) string {
+// infoQuery is a clGet*Info call with its object and parameter bound.
+type infoQuery func(size uintptr, val unsafe.Pointer, ret *uintptr) Code
+
+// infoString returns the string value of an info query without its
+// terminating NULs, or "" when the query fails or is empty.
+func infoString(query infoQuery) string {
 	var n uintptr
-	if cl.platformInfo(p, param, 0, nil, &n) != CodeSuccess || n == 0 {
+	if query(0, nil, &n) != CodeSuccess || n == 0 {
 		return ""
 	}
 	b := make([]byte, n)
-	if cl.platformInfo(p, param, n, unsafe.Pointer(&b[0]), nil) != CodeSuccess {
+	if query(n, unsafe.Pointer(&b[0]), nil) != CodeSuccess {
 		return ""
 	}
 	return strings.TrimRight(string(b), "\x00")
 }
 
+func platformString(p clPlatform, param uint32) string {
+	return infoString(func(size uintptr, val unsafe.Pointer, ret *uintptr) Code {
+		return cl.platformInfo(p, param, size, val, ret)
+	})
+}
+
 func deviceString(d clDevice, param uint32) string {
-	var n uintptr
-	if cl.deviceInfo(d, param, 0, nil, &n) != CodeSuccess || n == 0 {
-		return ""
-	}
-	b := make([]byte, n)
-	if cl.deviceInfo(d, param, n, unsafe.Pointer(&b[0]), nil) != CodeSuccess {
-		return ""
-	}
-	return strings.TrimRight(string(b), "\x00")
+	return infoString(func(size uintptr, val unsafe.Pointer, ret *uintptr) Code {
+		return cl.deviceInfo(d, param, size, val, ret)
+	})
 }
 
 func deviceU64(d clDevice, param uint32) uint64 {

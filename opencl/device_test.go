@@ -212,29 +212,16 @@ func TestCrossQueueOrdering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer q2.Close()
+	t.Cleanup(func() { q2.Close() }) // after the tensors' releases
 	h, _ := tensor.Rand(tensor.Float32, 3, 256, 256)
-	a, _ := q1.Upload(ctx, h)
-	defer a.Release()
+	a := keep(t)(q1.Upload(ctx, h))
 	// a long command on q1, read at once on q2: q2 must wait for it.
-	c, err := q1.MatMul(ctx, a, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Release()
-	s, err := q2.Reduce(ctx, Sum, c, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
+	c := keep(t)(q1.MatMul(ctx, a, a))
+	s := keep(t)(q2.Reduce(ctx, Sum, c, false))
 	if got := s.Ready().Queue(); got != q2 {
 		t.Fatal("result's last write not on q2")
 	}
-	ref, err := q1.Reduce(ctx, Sum, c, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Release()
+	ref := keep(t)(q1.Reduce(ctx, Sum, c, false))
 	if err := tensor.CheckClose(download(t, q2, s), download(t, q1, ref), 1e-5, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -389,13 +376,8 @@ func TestDeviceWithoutFP64(t *testing.T) {
 	}
 	// float32 still works on it
 	h32, _ := tensor.Rand(tensor.Float32, 1, 20, 20)
-	d32, _ := e.Upload(ctx, h32)
-	defer d32.Release()
-	m, err := e.MatMul(ctx, d32, d32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Release()
+	d32 := keep(t)(e.Upload(ctx, h32))
+	keep(t)(e.MatMul(ctx, d32, d32))
 }
 
 func TestBufferPool(t *testing.T) {

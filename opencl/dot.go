@@ -79,49 +79,48 @@ func (q *Queue) DotGeneral(ctx context.Context, a, b *Tensor, lhsBatch, rhsBatch
 		// the launches and idle work items.
 		return q.dotByReduce(ctx, av, bv, nb, nl, nr, nc)
 	}
-	// merged (row, k) strides of av and (k, col) strides of bv
-	ars, aok := merged(av, nb, nl)
-	acs, aok2 := merged(av, nb+nl, nc)
-	brs, bok := merged(bv, nb, nc)
-	bcs, bok2 := merged(bv, nb+nc, nr)
-	if !aok || !aok2 {
-		c, err := q.Contiguous(ctx, av)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Release()
-		av = c
-		ars, _ = merged(av, nb, nl)
-		acs, _ = merged(av, nb+nl, nc)
-	}
-	if !bok || !bok2 {
-		c, err := q.Contiguous(ctx, bv)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Release()
-		bv = c
-		brs, _ = merged(bv, nb, nc)
-		bcs, _ = merged(bv, nb+nc, nr)
-	}
-	res, err := q.ctx.Empty(a.dtype, out...)
+	// av as (row, k) matrices and bv as (k, col) matrices
+	ma, releaseA, err := q.matrixOf(ctx, av, nb, nl, nc)
 	if err != nil {
 		return nil, err
 	}
-	cb := make([]int, nb)
-	acc := m * n
-	for i := nb - 1; i >= 0; i-- {
-		cb[i] = acc
-		acc *= batch[i]
-	}
-	ma := Matrix{Buf: av.buf, Offset: av.offset, RowStride: ars, ColStride: acs, BatchStrides: av.strides[:nb]}
-	mb := Matrix{Buf: bv.buf, Offset: bv.offset, RowStride: brs, ColStride: bcs, BatchStrides: bv.strides[:nb]}
-	mc := Matrix{Buf: res.buf, RowStride: n, ColStride: 1, BatchStrides: cb}
-	if _, err := q.Gemm(ctx, a.dtype, batch, m, n, k, 1, 0, ma, mb, mc); err != nil {
-		res.Release()
+	defer releaseA()
+	mb, releaseB, err := q.matrixOf(ctx, bv, nb, nc, nr)
+	if err != nil {
 		return nil, err
 	}
-	return res, nil
+	defer releaseB()
+	return q.newFilled(a.dtype, out, func(res *Tensor) (*Event, error) {
+		cb := make([]int, nb)
+		acc := m * n
+		for i := nb - 1; i >= 0; i-- {
+			cb[i] = acc
+			acc *= batch[i]
+		}
+		mc := Matrix{Buf: res.buf, RowStride: n, ColStride: 1, BatchStrides: cb}
+		return q.Gemm(ctx, a.dtype, batch, m, n, k, 1, 0, ma, mb, mc)
+	})
+}
+
+// matrixOf returns t, whose axes are nb batch axes, then rows axes, then
+// cols axes, as a batch of matrices (the row and column axes merged into
+// one stride each), and a function releasing what it made for them: a
+// contiguous copy of t when its row or column axes do not merge. Call it
+// when done with the matrices.
+func (q *Queue) matrixOf(ctx context.Context, t *Tensor, nb, rows, cols int) (Matrix, func(), error) {
+	rs, ok := merged(t, nb, rows)
+	cs, ok2 := merged(t, nb+rows, cols)
+	release := func() {}
+	if !ok || !ok2 {
+		c, err := q.Contiguous(ctx, t)
+		if err != nil {
+			return Matrix{}, nil, err
+		}
+		t, release = c, func() { c.Release() }
+		rs, _ = merged(t, nb, rows)
+		cs, _ = merged(t, nb+rows, cols)
+	}
+	return Matrix{Buf: t.buf, Offset: t.offset, RowStride: rs, ColStride: cs, BatchStrides: t.strides[:nb]}, release, nil
 }
 
 // dotByReduce computes dot_general as sum over k of a broadcast product,
@@ -231,20 +230,14 @@ func (q *Queue) MatMul(ctx context.Context, a, b *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, &Error{Op: "MatMul", Kind: ErrShape, Msg: "batch axes do not broadcast", Err: err}
 	}
-	out, err := q.ctx.Empty(a.dtype, append(batch.Clone(), m, n)...)
-	if err != nil {
-		return nil, err
-	}
 	bstr := func(t *Tensor) []int {
 		r := t.Rank() - 2
 		return strided.BroadcastStrides(t.shape[:r], t.strides[:r], batch)
 	}
-	ma := Matrix{Buf: a.buf, Offset: a.offset, RowStride: a.strides[ra-2], ColStride: a.strides[ra-1], BatchStrides: bstr(a)}
-	mb := Matrix{Buf: b.buf, Offset: b.offset, RowStride: b.strides[rb-2], ColStride: b.strides[rb-1], BatchStrides: bstr(b)}
-	mc := Matrix{Buf: out.buf, RowStride: n, ColStride: 1, BatchStrides: out.strides[:len(batch)]}
-	if _, err := q.Gemm(ctx, a.dtype, batch, m, n, k, 1, 0, ma, mb, mc); err != nil {
-		out.Release()
-		return nil, err
-	}
-	return out, nil
+	return q.newFilled(a.dtype, append(batch.Clone(), m, n), func(out *Tensor) (*Event, error) {
+		ma := Matrix{Buf: a.buf, Offset: a.offset, RowStride: a.strides[ra-2], ColStride: a.strides[ra-1], BatchStrides: bstr(a)}
+		mb := Matrix{Buf: b.buf, Offset: b.offset, RowStride: b.strides[rb-2], ColStride: b.strides[rb-1], BatchStrides: bstr(b)}
+		mc := Matrix{Buf: out.buf, RowStride: n, ColStride: 1, BatchStrides: out.strides[:len(batch)]}
+		return q.Gemm(ctx, a.dtype, batch, m, n, k, 1, 0, ma, mb, mc)
+	})
 }

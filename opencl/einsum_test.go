@@ -1,8 +1,6 @@
 package opencl
 
 import (
-	"context"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/goferro/goferro/tensor"
@@ -13,9 +11,7 @@ import (
 // products, reductions and batched GEMM — entirely on the device, and
 // checks them against naive host loops.
 func TestEinsumLoweringOnDevice(t *testing.T) {
-	q := testQueue(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(23, 24))
+	q, ctx, r := testRig(t, 23)
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Complex64} {
 		const I, J, K, B = 5, 7, 6, 3
 		// "iij,bjk,k->bik"
@@ -26,47 +22,23 @@ func TestEinsumLoweringOnDevice(t *testing.T) {
 		defer dy.Release()
 		defer dz.Release()
 		// 1. iij -> ij : a diagonal view, no copy
-		diag, err := dx.Diagonal(0, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer diag.Release()
+		diag := keep(t)(dx.Diagonal(0, 1))
 		// 2. bjk,k -> bjk : broadcasting product
-		yz, err := q.Binary(ctx, Mul, dy, dz)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer yz.Release()
+		yz := keep(t)(q.Binary(ctx, Mul, dy, dz))
 		// 3. ij,bjk -> bik : batched GEMM with a broadcast batch axis
 		d3, err := diag.Reshape(1, I, J)
 		if err != nil {
 			// the diagonal view is not contiguous: make it so (permute family)
-			c, err := q.Contiguous(ctx, diag)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Release()
+			c := keep(t)(q.Contiguous(ctx, diag))
 			if d3, err = c.Reshape(1, I, J); err != nil {
 				t.Fatal(err)
 			}
 		}
 		defer d3.Release()
-		out, err := q.MatMul(ctx, d3, yz)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer out.Release()
+		out := keep(t)(q.MatMul(ctx, d3, yz))
 		// 4. bik -> ki : a sum over b and a transpose, as "bik->ki"
-		s, err := q.Reduce(ctx, Sum, out, false, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Release()
-		ki, err := q.Permute(ctx, s, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ki.Release()
+		s := keep(t)(q.Reduce(ctx, Sum, out, false, 0))
+		ki := keep(t)(q.Permute(ctx, s, 1, 0))
 
 		want, _ := tensor.Zeros(dt, B, I, K)
 		forEach(want.Shape(), func(idx []int) {

@@ -29,14 +29,29 @@ func (q *Queue) sameContext(op string, ts ...*Tensor) error {
 	return nil
 }
 
-func (q *Queue) checkBroadcast(op string, dst *Tensor, srcs ...*Tensor) error {
-	shapes := make([]tensor.Shape, len(srcs))
-	for i, s := range srcs {
-		shapes[i] = s.shape
+// broadcastShape returns the shape srcs broadcast to, or op's ErrShape.
+func broadcastShape(op string, srcs []*Tensor) (tensor.Shape, error) {
+	var buf [4]tensor.Shape // the operands of every op, without an allocation
+	shapes := buf[:0]
+	if len(srcs) > len(buf) {
+		shapes = make([]tensor.Shape, 0, len(srcs))
+	}
+	for _, s := range srcs {
+		shapes = append(shapes, s.shape)
 	}
 	bs, err := tensor.BroadcastShapes(shapes...)
 	if err != nil {
-		return &Error{Op: op, Kind: ErrShape, Msg: "operands do not broadcast", Err: err}
+		return nil, &Error{Op: op, Kind: ErrShape, Msg: "operands do not broadcast", Err: err}
+	}
+	return bs, nil
+}
+
+// checkBroadcast checks that srcs broadcast to dst's shape and that dst
+// addresses each element once.
+func (q *Queue) checkBroadcast(op string, dst *Tensor, srcs ...*Tensor) error {
+	bs, err := broadcastShape(op, srcs)
+	if err != nil {
+		return err
 	}
 	full, err := tensor.BroadcastShapes(bs, dst.shape)
 	if err != nil || !full.Equal(dst.shape) {
@@ -145,10 +160,8 @@ func (q *Queue) UnaryInto(ctx context.Context, op UnaryOp, dst, src *Tensor) (*E
 		return nil, newErr("Unary", ErrArgument, fmt.Sprintf("%v of %v into %v", op, src.dtype, dst.dtype))
 	}
 	if !q.SupportsUnary(op, src.dtype) {
-		if _, err := q.dtypeOK("Unary", src.dtype); err != nil {
-			return nil, err
-		}
-		return nil, newErr("Unary", ErrUnsupported, fmt.Sprintf("%v is not defined for %v", op, src.dtype))
+		_, err := q.dtypeOK("Unary", src.dtype)
+		return nil, undefined("Unary", op, src.dtype, err)
 	}
 	if err := q.checkBroadcast("Unary", dst, src); err != nil {
 		return nil, err
@@ -169,15 +182,7 @@ func (q *Queue) Unary(ctx context.Context, op UnaryOp, src *Tensor) (*Tensor, er
 	if op == Abs {
 		dt = dt.Real()
 	}
-	out, err := q.ctx.Empty(dt, src.shape...)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := q.UnaryInto(ctx, op, out, src); err != nil {
-		out.Release()
-		return nil, err
-	}
-	return out, nil
+	return q.newFilled(dt, src.shape, func(out *Tensor) (*Event, error) { return q.UnaryInto(ctx, op, out, src) })
 }
 
 // BinaryInto enqueues dst = a op b with numpy broadcasting of a and b to
@@ -191,10 +196,8 @@ func (q *Queue) BinaryInto(ctx context.Context, op BinaryOp, dst, a, b *Tensor) 
 		return nil, newErr("Binary", ErrArgument, fmt.Sprintf("%v of %v and %v into %v", op, a.dtype, b.dtype, dst.dtype))
 	}
 	if !q.SupportsBinary(op, a.dtype) {
-		if _, err := q.dtypeOK("Binary", a.dtype); err != nil {
-			return nil, err
-		}
-		return nil, newErr("Binary", ErrUnsupported, fmt.Sprintf("%v is not defined for %v", op, a.dtype))
+		_, err := q.dtypeOK("Binary", a.dtype)
+		return nil, undefined("Binary", op, a.dtype, err)
 	}
 	if err := q.checkBroadcast("Binary", dst, a, b); err != nil {
 		return nil, err
@@ -205,22 +208,7 @@ func (q *Queue) BinaryInto(ctx context.Context, op BinaryOp, dst, a, b *Tensor) 
 
 // Binary returns a new tensor a op b over the broadcast shape.
 func (q *Queue) Binary(ctx context.Context, op BinaryOp, a, b *Tensor) (*Tensor, error) {
-	if err := q.sameContext("Binary", a, b); err != nil {
-		return nil, err
-	}
-	s, err := tensor.BroadcastShapes(a.shape, b.shape)
-	if err != nil {
-		return nil, &Error{Op: "Binary", Kind: ErrShape, Msg: "operands do not broadcast", Err: err}
-	}
-	out, err := q.ctx.Empty(a.dtype, s...)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := q.BinaryInto(ctx, op, out, a, b); err != nil {
-		out.Release()
-		return nil, err
-	}
-	return out, nil
+	return q.newBroadcast(ctx, "Binary", a.dtype, func(out *Tensor) (*Event, error) { return q.BinaryInto(ctx, op, out, a, b) }, a, b)
 }
 
 // fp64OK reports whether the device holds dt (64-bit types need
@@ -241,23 +229,34 @@ func (q *Queue) newBroadcast(ctx context.Context, op string, dt tensor.DType, in
 	if err := q.sameContext(op, srcs...); err != nil {
 		return nil, err
 	}
-	shapes := make([]tensor.Shape, len(srcs))
-	for i, s := range srcs {
-		shapes[i] = s.shape
-	}
-	shape, err := tensor.BroadcastShapes(shapes...)
+	shape, err := broadcastShape(op, srcs)
 	if err != nil {
-		return nil, &Error{Op: op, Kind: ErrShape, Msg: "operands do not broadcast", Err: err}
+		return nil, err
 	}
+	return q.newFilled(dt, shape, into)
+}
+
+// newFilled allocates a row-major tensor of dtype dt and the given shape
+// and fills it with fill, releasing it when fill fails.
+func (q *Queue) newFilled(dt tensor.DType, shape tensor.Shape, fill func(out *Tensor) (*Event, error)) (*Tensor, error) {
 	out, err := q.ctx.Empty(dt, shape...)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := into(out); err != nil {
+	if _, err := fill(out); err != nil {
 		out.Release()
 		return nil, err
 	}
 	return out, nil
+}
+
+// undefined is the error for op not running on dt: the device's dtype
+// error when there is one (dtypeErr), else ErrUnsupported.
+func undefined(name string, op fmt.Stringer, dt tensor.DType, dtypeErr error) error {
+	if dtypeErr != nil {
+		return dtypeErr
+	}
+	return newErr(name, ErrUnsupported, fmt.Sprintf("%v is not defined for %v", op, dt))
 }
 
 // elementwiseN launches a rank-N elementwise kernel (no rank-1 variant):

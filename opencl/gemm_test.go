@@ -218,9 +218,7 @@ func TestBatchedGemm(t *testing.T) {
 }
 
 func TestMatMul(t *testing.T) {
-	q := testQueue(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(17, 18))
+	q, ctx, r := testRig(t, 17)
 	ha, da := stridedPair(t, q, r, tensor.Float32, tensor.Shape{2, 1, 19, 23})
 	hb, db := stridedPair(t, q, r, tensor.Float32, tensor.Shape{3, 23, 21})
 	defer da.Release()

@@ -2,6 +2,8 @@ package opencl
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -47,6 +49,14 @@ func testQueue(t testing.TB) *Queue {
 		t.Fatalf("OpenCL setup: %v", sharedErr)
 	}
 	return shared.q
+}
+
+// testRig returns the shared queue (see testQueue), a background context
+// and a random source seeded with seed and seed+1: the setup of the
+// randomized tests.
+func testRig(t testing.TB, seed uint64) (*Queue, context.Context, *rand.Rand) {
+	t.Helper()
+	return testQueue(t), context.Background(), rand.New(rand.NewPCG(seed, seed+1))
 }
 
 func isUnavailable(err error) bool {
@@ -170,4 +180,112 @@ func arithDTypes(q *Queue) []tensor.DType {
 		dts = append(dts, tensor.Float64, tensor.Complex128)
 	}
 	return dts
+}
+
+// devDTypes returns the dtypes q's device holds (64-bit types only with
+// cl_khr_fp64).
+func devDTypes(q *Queue) []tensor.DType {
+	var dts []tensor.DType
+	for _, dt := range tensor.DTypes {
+		if q.fp64OK("", dt) == nil {
+			dts = append(dts, dt)
+		}
+	}
+	return dts
+}
+
+// movableDTypes returns every dtype but float64 on a device without
+// cl_khr_fp64: the dtypes the transfer and permutation tests move.
+func movableDTypes(q *Queue) []tensor.DType {
+	var dts []tensor.DType
+	for _, dt := range tensor.DTypes {
+		if dt != tensor.Float64 || q.Context().Device().FP64 {
+			dts = append(dts, dt)
+		}
+	}
+	return dts
+}
+
+// mustEmpty allocates a device tensor released when the test ends.
+func mustEmpty(t testing.TB, q *Queue, dt tensor.DType, shape ...int) *Tensor {
+	t.Helper()
+	e, err := q.Context().Empty(dt, shape...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Release() })
+	return e
+}
+
+// unsupported reports whether op is unsupported on dt (supported is
+// false), and then checks that running it (run, on a small tensor of dt)
+// is declined with ErrUnsupported.
+func unsupported(t testing.TB, q *Queue, op fmt.Stringer, dt tensor.DType, supported bool, run func(x *Tensor) error) bool {
+	t.Helper()
+	if supported {
+		return false
+	}
+	if err := run(mustEmpty(t, q, dt, 2)); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("%v %v: want ErrUnsupported, got %v", op, dt, err)
+	}
+	return true
+}
+
+// broadcastCase checks a binary op on random strided operands of dtype dt
+// that broadcast to each other: its result on the device (run) against
+// ref of the broadcast host operands.
+type broadcastCase struct {
+	op         fmt.Stringer
+	dt, out    tensor.DType // the operands' dtype and the result's
+	same       bool         // both operands are one tensor (equal elements)
+	rtol, atol float64
+	run        func(a, b *Tensor) (*Tensor, error)
+	ref        func(x, y complex128) complex128
+}
+
+// check runs the case once on new random operands.
+func (c broadcastCase) check(t *testing.T, q *Queue, r *rand.Rand) {
+	t.Helper()
+	_, sa, sb := broadcastShapes(r)
+	ha, da := stridedPair(t, q, r, c.dt, sa)
+	hb, db := stridedPair(t, q, r, c.dt, sb)
+	if c.same {
+		hb, db = ha, da
+		if err := da.Buffer().Retain(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := c.run(da, db)
+	if err != nil {
+		t.Fatalf("%v %v: %v", c.op, c.dt, err)
+	}
+	shape := out.Shape()
+	ba, _ := ha.BroadcastTo(shape...)
+	bb, _ := hb.BroadcastTo(shape...)
+	want, _ := tensor.Zeros(c.out, shape...)
+	forEach(shape, func(idx []int) {
+		x, _ := ba.Complex128At(idx...)
+		y, _ := bb.Complex128At(idx...)
+		want.SetComplex128(c.ref(x, y), idx...)
+	})
+	if err := tensor.CheckClose(download(t, q, out), want, c.rtol, c.atol); err != nil {
+		t.Fatalf("%v %v %v ⊕ %v: %v", c.op, c.dt, sa, sb, err)
+	}
+	da.Release()
+	db.Release()
+	out.Release()
+}
+
+// keep returns a function taking a device tensor and the error of the call
+// that made it: it fails the test on the error, and releases the tensor
+// when the test ends. c := keep(t)(q.MatMul(ctx, a, b)).
+func keep(t testing.TB) func(*Tensor, error) *Tensor {
+	return func(x *Tensor, err error) *Tensor {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Release() })
+		return x
+	}
 }

@@ -29,15 +29,7 @@ func (q *Queue) Contiguous(ctx context.Context, t *Tensor) (*Tensor, error) {
 	if err := q.owns("Contiguous", t); err != nil {
 		return nil, err
 	}
-	out, err := q.ctx.Empty(t.dtype, t.shape...)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := q.CopyInto(ctx, out, t); err != nil {
-		out.Release()
-		return nil, err
-	}
-	return out, nil
+	return q.newFilled(t.dtype, t.shape, func(out *Tensor) (*Event, error) { return q.CopyInto(ctx, out, t) })
 }
 
 // Permute returns a new contiguous tensor holding t's axes in the order perm

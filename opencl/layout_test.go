@@ -1,18 +1,14 @@
 package opencl
 
 import (
-	"context"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/goferro/goferro/tensor"
 )
 
 func TestLayoutOps(t *testing.T) {
-	q := testQueue(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(31, 32))
+	q, ctx, r := testRig(t, 31)
 	host, dev := stridedPair(t, q, r, tensor.Float64, tensor.Shape{4, 6, 5})
 	defer dev.Release()
 	for _, rs := range [][]tensor.Range{

@@ -13,13 +13,8 @@ import (
 )
 
 func TestTransfersRoundTrip(t *testing.T) {
-	q := testQueue(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(1, 2))
-	for _, dt := range tensor.DTypes {
-		if dt == tensor.Float64 && !q.Context().Device().FP64 {
-			continue
-		}
+	q, ctx, r := testRig(t, 1)
+	for _, dt := range movableDTypes(q) {
 		for _, shape := range []tensor.Shape{{}, {0}, {1}, {7}, {3, 0, 2}, {5, 3}, {2, 3, 4, 5}, {1000}} {
 			host, dev := stridedPair(t, q, r, dt, shape)
 			// device view → host
@@ -92,15 +87,10 @@ func unaryRef(op UnaryOp, dt tensor.DType, x complex128) complex128 {
 }
 
 func TestUnary(t *testing.T) {
-	q := testQueue(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(3, 4))
+	q, ctx, r := testRig(t, 3)
 	for _, dt := range arithDTypes(q) {
 		for op := UnaryOp(0); op < numUnary; op++ {
-			if !q.SupportsUnary(op, dt) {
-				if _, err := q.Unary(ctx, op, mustEmpty(t, q, dt, 2)); !errors.Is(err, ErrUnsupported) {
-					t.Fatalf("%v %v: want ErrUnsupported, got %v", op, dt, err)
-				}
+			if unsupported(t, q, op, dt, q.SupportsUnary(op, dt), func(x *Tensor) error { _, err := q.Unary(ctx, op, x); return err }) {
 				continue
 			}
 			shape := randShape(r, r.IntN(5), 6)
@@ -129,16 +119,6 @@ func TestUnary(t *testing.T) {
 			out.Release()
 		}
 	}
-}
-
-func mustEmpty(t testing.TB, q *Queue, dt tensor.DType, shape ...int) *Tensor {
-	t.Helper()
-	e, err := q.Context().Empty(dt, shape...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Release() })
-	return e
 }
 
 func binaryRef(op BinaryOp, dt tensor.DType, cx, cy complex128) complex128 {
@@ -229,51 +209,26 @@ func broadcastShapes(r *rand.Rand) (out, a, b tensor.Shape) {
 }
 
 func TestBinaryBroadcast(t *testing.T) {
-	q := testQueue(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(5, 6))
+	q, ctx, r := testRig(t, 5)
 	for _, dt := range arithDTypes(q) {
 		for op := BinaryOp(0); op < numBinary; op++ {
-			if !q.SupportsBinary(op, dt) {
-				x := mustEmpty(t, q, dt, 3)
-				if _, err := q.Binary(ctx, op, x, x); !errors.Is(err, ErrUnsupported) {
-					t.Fatalf("%v %v: want ErrUnsupported, got %v", op, dt, err)
-				}
+			if unsupported(t, q, op, dt, q.SupportsBinary(op, dt), func(x *Tensor) error { _, err := q.Binary(ctx, op, x, x); return err }) {
 				continue
 			}
+			rt, at := tol(dt)
+			c := broadcastCase{op: op, dt: dt, out: dt, rtol: rt, atol: at,
+				run: func(a, b *Tensor) (*Tensor, error) { return q.Binary(ctx, op, a, b) },
+				ref: func(x, y complex128) complex128 { return binaryRef(op, dt, x, y) },
+			}
 			for trial := 0; trial < 3; trial++ {
-				_, sa, sb := broadcastShapes(r)
-				ha, da := stridedPair(t, q, r, dt, sa)
-				hb, db := stridedPair(t, q, r, dt, sb)
-				out, err := q.Binary(ctx, op, da, db)
-				if err != nil {
-					t.Fatalf("%v %v: %v", op, dt, err)
-				}
-				shape := out.Shape()
-				ba, _ := ha.BroadcastTo(shape...)
-				bb, _ := hb.BroadcastTo(shape...)
-				want, _ := tensor.Zeros(dt, shape...)
-				forEach(shape, func(idx []int) {
-					x, _ := ba.Complex128At(idx...)
-					y, _ := bb.Complex128At(idx...)
-					want.SetComplex128(binaryRef(op, dt, x, y), idx...)
-				})
-				rt, at := tol(dt)
-				if err := tensor.CheckClose(download(t, q, out), want, rt, at); err != nil {
-					t.Fatalf("%v %v %v ⊕ %v: %v", op, dt, sa, sb, err)
-				}
-				da.Release()
-				db.Release()
-				out.Release()
+				c.check(t, q, r)
 			}
 		}
 	}
 }
 
 func TestBinaryIntoStridedOutput(t *testing.T) {
-	q := testQueue(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(7, 8))
+	q, ctx, r := testRig(t, 7)
 	shape := tensor.Shape{4, 5, 3}
 	ha, da := stridedPair(t, q, r, tensor.Float32, shape)
 	hb, db := stridedPair(t, q, r, tensor.Float32, tensor.Shape{5, 1})
@@ -373,16 +328,11 @@ func reduceRef(op ReduceOp, dt tensor.DType, host *tensor.Tensor, mask []bool, o
 }
 
 func TestReduce(t *testing.T) {
-	q := testQueue(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(9, 10))
+	q, ctx, r := testRig(t, 9)
 	shapes := []tensor.Shape{{7}, {3, 1000}, {2000, 3}, {33, 17}}
 	for _, dt := range arithDTypes(q) {
 		for op := ReduceOp(0); op < numReduce; op++ {
-			if !q.SupportsReduce(op, dt) {
-				if _, err := q.Reduce(ctx, op, mustEmpty(t, q, dt, 2), false); !errors.Is(err, ErrUnsupported) {
-					t.Fatalf("%v %v: want ErrUnsupported, got %v", op, dt, err)
-				}
+			if unsupported(t, q, op, dt, q.SupportsReduce(op, dt), func(x *Tensor) error { _, err := q.Reduce(ctx, op, x, false); return err }) {
 				continue
 			}
 			for trial := 0; trial < 6; trial++ {
@@ -482,13 +432,8 @@ func TestReduceEdgeCases(t *testing.T) {
 }
 
 func TestPermuteAndViews(t *testing.T) {
-	q := testQueue(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(11, 12))
-	for _, dt := range tensor.DTypes {
-		if dt == tensor.Float64 && !q.Context().Device().FP64 {
-			continue
-		}
+	q, ctx, r := testRig(t, 11)
+	for _, dt := range movableDTypes(q) {
 		for trial := 0; trial < 3; trial++ {
 			shape := randShape(r, 1+r.IntN(6), 4)
 			host, dev := stridedPair(t, q, r, dt, shape)
@@ -655,9 +600,7 @@ func ExampleDevices() {
 }
 
 func TestUploadDownloadInto(t *testing.T) {
-	q := testQueue(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(19, 20))
+	q, ctx, r := testRig(t, 19)
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Complex128, tensor.Bool} {
 		shape := tensor.Shape{3, 4, 5}
 		host, _ := tensor.Rand(dt, r.Uint64(), shape...)
@@ -692,5 +635,125 @@ func TestUploadDownloadInto(t *testing.T) {
 		}
 		c.Release()
 		dv.Release()
+	}
+}
+
+func TestCompare(t *testing.T) {
+	q, ctx, r := testRig(t, 25)
+	for _, dt := range devDTypes(q) {
+		for op := CompareOp(0); op < numCompare; op++ {
+			if unsupported(t, q, op, dt, q.SupportsCompare(op, dt), func(x *Tensor) error { _, err := q.Compare(ctx, op, x, x); return err }) {
+				continue
+			}
+			c := broadcastCase{op: op, dt: dt, out: tensor.Bool,
+				same: dt == tensor.Int32 || dt == tensor.Bool, // make equal elements likely
+				run:  func(a, b *Tensor) (*Tensor, error) { return q.Compare(ctx, op, a, b) },
+			}
+			c.ref = func(x, y complex128) complex128 {
+				var v bool
+				switch op {
+				case Eq:
+					v = x == y
+				case Ne:
+					v = x != y
+				case Lt:
+					v = real(x) < real(y)
+				case Le:
+					v = real(x) <= real(y)
+				case Gt:
+					v = real(x) > real(y)
+				case Ge:
+					v = real(x) >= real(y)
+				}
+				if v {
+					return 1
+				}
+				return 0
+			}
+			c.check(t, q, r)
+		}
+	}
+}
+
+func TestSelect(t *testing.T) {
+	q, ctx, r := testRig(t, 27)
+	for _, dt := range devDTypes(q) {
+		hc, dc := stridedPair(t, q, r, tensor.Bool, tensor.Shape{4, 1})
+		ha, da := stridedPair(t, q, r, dt, tensor.Shape{3})
+		hb, db := stridedPair(t, q, r, dt, tensor.Shape{4, 3})
+		out, err := q.Select(ctx, dc, da, db)
+		if err != nil {
+			t.Fatalf("%v: %v", dt, err)
+		}
+		want, _ := tensor.Zeros(dt, 4, 3)
+		forEach(want.Shape(), func(idx []int) {
+			c, _ := hc.Complex128At(idx[0], 0)
+			v, _ := hb.Complex128At(idx...)
+			if c != 0 {
+				v, _ = ha.Complex128At(idx[1])
+			}
+			want.SetComplex128(v, idx...)
+		})
+		if err := tensor.CheckClose(download(t, q, out), want, 0, 0); err != nil {
+			t.Fatalf("%v: %v", dt, err)
+		}
+		if _, err := q.Select(ctx, da, da, db); dt != tensor.Bool && !errors.Is(err, ErrArgument) {
+			t.Fatalf("non-bool condition: %v", err)
+		}
+		for _, x := range []*Tensor{dc, da, db, out} {
+			x.Release()
+		}
+	}
+}
+
+func TestConvert(t *testing.T) {
+	q, ctx, r := testRig(t, 29)
+	for _, from := range devDTypes(q) {
+		h, d := stridedPair(t, q, r, from, tensor.Shape{3, 5})
+		if from.IsFloat() || from.IsComplex() {
+			// spread values over (-50, 50) so integer truncation is exercised
+			s, _ := tensor.Full(from, 100, 1)
+			o, _ := tensor.Full(from, -50, 1)
+			ds, _ := q.Upload(ctx, s)
+			do, _ := q.Upload(ctx, o)
+			m, _ := q.Binary(ctx, Mul, d, ds)
+			a, _ := q.Binary(ctx, Add, m, do)
+			for _, x := range []*Tensor{ds, do, m, d} {
+				x.Release()
+			}
+			d = a
+			h = download(t, q, d)
+		}
+		for _, to := range devDTypes(q) {
+			out, err := q.Convert(ctx, d, to)
+			if err != nil {
+				t.Fatalf("%v→%v: %v", from, to, err)
+			}
+			want, _ := tensor.Zeros(to, 3, 5)
+			forEach(want.Shape(), func(idx []int) {
+				v, _ := h.Complex128At(idx...)
+				switch {
+				case to == tensor.Bool:
+					if v != 0 {
+						v = 1
+					}
+				case !to.IsComplex():
+					v = complex(real(v), 0)
+					if to.IsInt() {
+						v = complex(float64(int64(real(v))), 0)
+					}
+				}
+				want.SetComplex128(v, idx...)
+			})
+			rt, at := tol(to)
+			if from == tensor.Float32 || from == tensor.Complex64 {
+				rt, at = 1e-6, 1e-6
+			}
+			if err := tensor.CheckClose(download(t, q, out), want, rt, at); err != nil {
+				t.Fatalf("%v→%v: %v", from, to, err)
+			}
+			out.Release()
+		}
+		d.Release()
 	}
 }

@@ -158,13 +158,5 @@ func (q *Queue) Reduce(ctx context.Context, op ReduceOp, src *Tensor, keepDims b
 			shape = append(shape, 1)
 		}
 	}
-	out, err := q.ctx.Empty(src.dtype, shape...)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := q.ReduceInto(ctx, op, out, src, axes...); err != nil {
-		out.Release()
-		return nil, err
-	}
-	return out, nil
+	return q.newFilled(src.dtype, shape, func(out *Tensor) (*Event, error) { return q.ReduceInto(ctx, op, out, src, axes...) })
 }

@@ -63,6 +63,18 @@ const header = `
 #define RANK_STEP(k, ADV) if (rank > k) { long i_ = rem % sh.s##k; rem /= sh.s##k; ADV(k) }
 #define RANK_ALL(ADV) RANK_STEP(0, ADV) RANK_STEP(1, ADV) RANK_STEP(2, ADV) RANK_STEP(3, ADV) \
 	RANK_STEP(4, ADV) RANK_STEP(5, ADV) RANK_STEP(6, ADV) RANK_STEP(7, ADV)
+// ND_ITEM(ADV) starts a rank-N kernel of one work item per element (n of
+// them, shape sh): the item's element g, its operand offsets advanced by ADV
+// over g's index.
+#define ND_ITEM(ADV) long g = get_global_id(0); if (g >= n) return; long rem = g; RANK_ALL(ADV)
+// GEMM_PARAMS(T) are the parameters of the strided GEMM kernels: sizes,
+// scalars, each operand's buffer, offset and row and column strides, and
+// the batch axes (rank, extents sh, each operand's strides).
+#define GEMM_PARAMS(T) int m, int n, int k, T alpha, T beta, \
+	__global const T* A, long ao, long ars, long acs, \
+	__global const T* B, long bo, long brs, long bcs, \
+	__global T* C, long co, long crs, long ccs, \
+	int rank, long8 sh, long8 bsa, long8 bsb, long8 bsc
 `
 
 // Elementwise kernels: one work item per output element. The op is a
@@ -94,10 +106,7 @@ void un3_T(int op, long n0, __global T* o, long oo, long4 so, __global const T* 
 }
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void unn_T(int op, long n, int rank, long8 sh, __global T* o, long oo, long8 so, __global const T* a, long ao, long8 sa) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	long rem = g;
-	RANK_ALL(ADV1)
+	ND_ITEM(ADV1)
 	o[oo] = un_T(op, a[ao]);
 }
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
@@ -107,10 +116,7 @@ void bin3_T(int op, long n0, __global T* o, long oo, long4 so, __global const T*
 }
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void binn_T(int op, long n, int rank, long8 sh, __global T* o, long oo, long8 so, __global const T* a, long ao, long8 sa, __global const T* b, long bo, long8 sb) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	long rem = g;
-	RANK_ALL(ADV2)
+	ND_ITEM(ADV2)
 	o[oo] = bin_T(op, a[ao], b[bo]);
 }
 
@@ -138,10 +144,7 @@ inline T redinit_T(int op) {
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void red_T(int op, long n, int rank, long8 sh, __global T* o, long oo, long8 so, __global const T* a, long ao, long8 sa,
 		int rrank, long8 rsh, long8 sr, long nred) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	long rem = g;
-	RANK_ALL(ADVO)
+	ND_ITEM(ADVO)
 	T acc = redinit_T(op);
 	long inner = rsh.s0, sin = sr.s0;
 	long nouter = nred / inner;
@@ -196,10 +199,7 @@ void cp3_B(long n0, __global B* o, long oo, long4 so, __global const B* a, long 
 }
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void cpn_B(long n, int rank, long8 sh, __global B* o, long oo, long8 so, __global const B* a, long ao, long8 sa) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	long rem = g;
-	RANK_ALL(ADV1)
+	ND_ITEM(ADV1)
 	o[oo] = a[ao];
 }
 `
@@ -214,11 +214,7 @@ const gemmTemplate = `
 #define RN (TN / LX)
 #define ADVB(k) ao += i_ * bsa.s##k; bo += i_ * bsb.s##k; co += i_ * bsc.s##k;
 __kernel __attribute__((reqd_work_group_size(LX, LY, 1)))
-void gemm_T(int m, int n, int k, T alpha, T beta,
-		__global const T* A, long ao, long ars, long acs,
-		__global const T* B, long bo, long brs, long bcs,
-		__global T* C, long co, long crs, long ccs,
-		int rank, long8 sh, long8 bsa, long8 bsb, long8 bsc) {
+void gemm_T(GEMM_PARAMS(T)) {
 	__local T As[TK][TM];
 	__local T Bs[TK][TN];
 	int tx = get_local_id(0), ty = get_local_id(1);
@@ -302,11 +298,7 @@ void gemmv_T(int m, int n, int k, T alpha, T beta,
 }
 // Small or skinny products: one work item per element of C.
 __kernel __attribute__((reqd_work_group_size(SL, SL, 1)))
-void gemms_T(int m, int n, int k, T alpha, T beta,
-		__global const T* A, long ao, long ars, long acs,
-		__global const T* B, long bo, long brs, long bcs,
-		__global T* C, long co, long crs, long ccs,
-		int rank, long8 sh, long8 bsa, long8 bsb, long8 bsc) {
+void gemms_T(GEMM_PARAMS(T)) {
 	int c = get_global_id(0), r = get_global_id(1);
 	long rem = get_global_id(2);
 	RANK_ALL(ADVB)
@@ -367,11 +359,7 @@ inline T cpow_T(const T x, const T y) {
 
 const complexGemmTemplate = `
 __kernel __attribute__((reqd_work_group_size(SL, SL, 1)))
-void gemmc_T(int m, int n, int k, T alpha, T beta,
-		__global const T* A, long ao, long ars, long acs,
-		__global const T* B, long bo, long brs, long bcs,
-		__global T* C, long co, long crs, long ccs,
-		int rank, long8 sh, long8 bsa, long8 bsb, long8 bsc) {
+void gemmc_T(GEMM_PARAMS(T)) {
 	int c = get_global_id(0), r = get_global_id(1);
 	long rem = get_global_id(2);
 	RANK_ALL(ADVB)
@@ -389,10 +377,7 @@ void gemmc_T(int m, int n, int k, T alpha, T beta,
 const cabsTemplate = `
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void cabsn_T(long n, int rank, long8 sh, __global R* o, long oo, long8 so, __global const T* a, long ao, long8 sa) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	long rem = g;
-	RANK_ALL(ADV1)
+	ND_ITEM(ADV1)
 	o[oo] = hypot(a[ao].x, a[ao].y);
 }
 `
@@ -407,10 +392,7 @@ CMP_CASES
 }
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void cmpn_T(int op, long n, int rank, long8 sh, __global uchar* o, long oo, long8 so, __global const T* a, long ao, long8 sa, __global const T* b, long bo, long8 sb) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	long rem = g;
-	RANK_ALL(ADV2)
+	ND_ITEM(ADV2)
 	o[oo] = cmpop_T(op, a[ao], b[bo]);
 }
 `
@@ -421,10 +403,7 @@ const selectTemplate = `
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void seln_B(long n, int rank, long8 sh, __global B* o, long oo, long8 so, __global const uchar* c, long co, long8 sc,
 		__global const B* a, long ao, long8 sa, __global const B* b, long bo, long8 sb) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	long rem = g;
-	RANK_ALL(ADV3)
+	ND_ITEM(ADV3)
 	o[oo] = c[co] ? a[ao] : b[bo];
 }
 `
@@ -433,10 +412,7 @@ void seln_B(long n, int rank, long8 sh, __global B* o, long oo, long8 so, __glob
 const convertTemplate = `
 __kernel __attribute__((reqd_work_group_size(EWL, 1, 1)))
 void cv_S_D(long n, int rank, long8 sh, __global DSTT* o, long oo, long8 so, __global const SRCT* a, long ao, long8 sa) {
-	long g = get_global_id(0);
-	if (g >= n) return;
-	long rem = g;
-	RANK_ALL(ADV1)
+	ND_ITEM(ADV1)
 	SRCT x = a[ao];
 	o[oo] = CONV(x);
 }
@@ -466,15 +442,10 @@ const (
 	numUnary
 )
 
-var unaryNames = [...]string{"copy", "neg", "abs", "square", "relu", "exp", "log", "sqrt", "sin", "cos", "tanh", "recip", "conj"}
+var unaryNames = [numUnary]string{"copy", "neg", "abs", "square", "relu", "exp", "log", "sqrt", "sin", "cos", "tanh", "recip", "conj"}
 
 // String returns the op's name.
-func (o UnaryOp) String() string {
-	if o >= 0 && o < numUnary {
-		return unaryNames[o]
-	}
-	return "unary(?)"
-}
+func (o UnaryOp) String() string { return opName(o, unaryNames[:], "unary(?)") }
 
 // BinaryOp is an elementwise operation of two broadcast operands.
 type BinaryOp int32
@@ -495,15 +466,10 @@ const (
 	numBinary
 )
 
-var binaryNames = [...]string{"add", "sub", "mul", "max", "min", "div", "pow"}
+var binaryNames = [numBinary]string{"add", "sub", "mul", "max", "min", "div", "pow"}
 
 // String returns the op's name.
-func (o BinaryOp) String() string {
-	if o >= 0 && o < numBinary {
-		return binaryNames[o]
-	}
-	return "binary(?)"
-}
+func (o BinaryOp) String() string { return opName(o, binaryNames[:], "binary(?)") }
 
 // ReduceOp is a reduction over axes.
 type ReduceOp int32
@@ -519,14 +485,18 @@ const (
 	numReduce
 )
 
-var reduceNames = [...]string{"sum", "prod", "max", "min"}
+var reduceNames = [numReduce]string{"sum", "prod", "max", "min"}
 
 // String returns the op's name.
-func (o ReduceOp) String() string {
-	if o >= 0 && o < numReduce {
-		return reduceNames[o]
+func (o ReduceOp) String() string { return opName(o, reduceNames[:], "reduce(?)") }
+
+// opName returns the name of op o from names, or unknown for a number
+// that names no op.
+func opName[Op ~int32](o Op, names []string, unknown string) string {
+	if o >= 0 && int(o) < len(names) {
+		return names[o]
 	}
-	return "reduce(?)"
+	return unknown
 }
 
 func unaryDefined(o UnaryOp, dt tensor.DType) bool {

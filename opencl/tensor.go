@@ -238,24 +238,17 @@ func (q *Queue) Zero(ctx context.Context, t *Tensor) (*Event, error) {
 	if t.buf.size == 0 {
 		return nil, nil
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, &Error{Op: "Zero", Kind: ErrArgument, Msg: "context done", Err: err}
+	if err := q.begin(ctx, "Zero"); err != nil {
+		return nil, err
 	}
-	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
-		return nil, newErr("Zero", ErrReleased, "queue closed")
-	}
 	var pat uint8
 	var ev clEvent
 	wl := q.waitList([]*Buffer{t.buf})
 	if c := cl.fill(q.h, t.buf.h, unsafe.Pointer(&pat), 1, 0, uintptr(t.buf.size), wl, &ev); c != CodeSuccess {
 		return nil, clErr("clEnqueueFillBuffer", c, "")
 	}
-	e := newEvent(q, ev, nil)
-	t.buf.setLastWrite(e)
-	q.submitted(e, uintptr(t.buf.size))
-	return e, nil
+	return q.enqueued(ev, uintptr(t.buf.size), t.buf), nil
 }
 
 // CopyBuffer enqueues a raw copy of size bytes from src at srcOff to dst at
@@ -276,21 +269,14 @@ func (q *Queue) CopyBuffer(ctx context.Context, dst *Buffer, dstOff int, src *Bu
 	if size == 0 {
 		return nil, nil
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, &Error{Op: "CopyBuffer", Kind: ErrArgument, Msg: "context done", Err: err}
+	if err := q.begin(ctx, "CopyBuffer"); err != nil {
+		return nil, err
 	}
-	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
-		return nil, newErr("CopyBuffer", ErrReleased, "queue closed")
-	}
 	var ev clEvent
 	wl := q.waitList([]*Buffer{src, dst})
 	if c := cl.copy(q.h, src.h, dst.h, uintptr(srcOff), uintptr(dstOff), uintptr(size), wl, &ev); c != CodeSuccess {
 		return nil, clErr("clEnqueueCopyBuffer", c, "")
 	}
-	e := newEvent(q, ev, nil)
-	dst.setLastWrite(e)
-	q.submitted(e, uintptr(size))
-	return e, nil
+	return q.enqueued(ev, uintptr(size), dst), nil
 }

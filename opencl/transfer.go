@@ -44,15 +44,7 @@ func (q *Queue) Upload(ctx context.Context, src *tensor.Tensor) (*Tensor, error)
 	if src == nil {
 		return nil, newErr("Upload", ErrArgument, "nil tensor")
 	}
-	dst, err := q.ctx.Empty(src.DType(), src.Shape()...)
-	if err != nil {
-		return nil, err
-	}
-	if err := q.UploadInto(ctx, dst, src); err != nil {
-		dst.Release()
-		return nil, err
-	}
-	return dst, nil
+	return q.newFilled(src.DType(), src.ShapeView(), func(dst *Tensor) (*Event, error) { return nil, q.UploadInto(ctx, dst, src) })
 }
 
 // UploadInto copies a host tensor into an existing device tensor of the
@@ -65,14 +57,8 @@ func (q *Queue) UploadInto(ctx context.Context, dst *Tensor, src *tensor.Tensor)
 	if err := q.owns("Upload", dst); err != nil {
 		return err
 	}
-	if dst.dtype != src.DType() || !dst.shape.Equal(src.Shape()) {
-		return newErr("Upload", ErrShape, fmt.Sprintf("host %v %v into device %v %v", src.DType(), src.Shape(), dst.dtype, dst.shape))
-	}
-	if err := ctx.Err(); err != nil {
-		return &Error{Op: "Upload", Kind: ErrArgument, Msg: "context done", Err: err}
-	}
-	if dst.size == 0 {
-		return nil
+	if n, err := checkHostCopy(ctx, "Upload", dst, src); n == 0 {
+		return err
 	}
 	if !dst.IsContiguous() {
 		tmp, err := q.Upload(ctx, src)
@@ -91,15 +77,7 @@ func (q *Queue) UploadInto(ctx context.Context, dst *Tensor, src *tensor.Tensor)
 	if len(b) != dst.size*es {
 		return newErr("Upload", ErrArgument, fmt.Sprintf("host tensor has %d bytes, want %d", len(b), dst.size*es))
 	}
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return newErr("Upload", ErrReleased, "queue closed")
-	}
-	wl := q.waitList([]*Buffer{dst.buf})
-	c := cl.write(q.h, dst.buf.h, true, uintptr(dst.offset*es), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
-	q.mu.Unlock()
-	return clErr("clEnqueueWriteBuffer", c, fmt.Sprintf("%d bytes", len(b)))
+	return q.hostCopy("Upload", "clEnqueueWriteBuffer", cl.write, dst.buf, dst.offset*es, b)
 }
 
 // Download copies a device tensor of q's context into a new row-major host
@@ -129,14 +107,8 @@ func (q *Queue) DownloadInto(ctx context.Context, dst *tensor.Tensor, src *Tenso
 	if dst == nil {
 		return newErr("Download", ErrArgument, "nil host tensor")
 	}
-	if dst.DType() != src.dtype || !dst.Shape().Equal(src.shape) {
-		return newErr("Download", ErrShape, fmt.Sprintf("device %v %v into host %v %v", src.dtype, src.shape, dst.DType(), dst.Shape()))
-	}
-	if err := ctx.Err(); err != nil {
-		return &Error{Op: "Download", Kind: ErrArgument, Msg: "context done", Err: err}
-	}
-	if src.size == 0 {
-		return nil
+	if n, err := checkHostCopy(ctx, "Download", src, dst); n == 0 {
+		return err
 	}
 	if !dst.IsContiguous() {
 		tmp, err := q.Download(ctx, src)
@@ -165,15 +137,38 @@ func (q *Queue) DownloadInto(ctx context.Context, dst *tensor.Tensor, src *Tenso
 			return err
 		}
 	}
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return newErr("Download", ErrReleased, "queue closed")
+	return q.hostCopy("Download", "clEnqueueReadBuffer", cl.read, dev.buf, dev.offset*es, b)
+}
+
+// checkHostCopy checks a copy by op between the host tensor h and the
+// device tensor d (Upload copies h into d, Download d into h): one dtype
+// and shape, and ctx live. It returns the number of elements to copy, and
+// an error (with 0) when the copy may not go ahead.
+func checkHostCopy(ctx context.Context, op string, d *Tensor, h *tensor.Tensor) (int, error) {
+	if d.dtype != h.DType() || !d.shape.Equal(h.ShapeView()) {
+		from, to := fmt.Sprintf("host %v %v", h.DType(), h.ShapeView()), fmt.Sprintf("device %v %v", d.dtype, d.shape)
+		if op == "Download" {
+			from, to = to, from
+		}
+		return 0, newErr(op, ErrShape, from+" into "+to)
 	}
-	wl := q.waitList([]*Buffer{dev.buf})
-	c := cl.read(q.h, dev.buf.h, true, uintptr(dev.offset*es), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
+	if err := ctxDone(op, ctx); err != nil {
+		return 0, err
+	}
+	return d.size, nil
+}
+
+// hostCopy makes the blocking host copy op of b to or from buf's bytes
+// from off with enqueue (cl.write or cl.read, the C function fn), after
+// the pending writes to buf on other queues.
+func (q *Queue) hostCopy(op, fn string, enqueue func(q clQueue, m clMem, blocking bool, off, size uintptr, p unsafe.Pointer, wait []clEvent, ev *clEvent) Code,
+	buf *Buffer, off int, b []byte) error {
+	if err := q.lockOpen(op); err != nil {
+		return err
+	}
+	c := enqueue(q.h, buf.h, true, uintptr(off), uintptr(len(b)), unsafe.Pointer(&b[0]), q.waitList([]*Buffer{buf}), nil)
 	q.mu.Unlock()
-	return clErr("clEnqueueReadBuffer", c, fmt.Sprintf("%d bytes", len(b)))
+	return clErr(fn, c, fmt.Sprintf("%d bytes", len(b)))
 }
 
 // HostToDevice is the host→device transfer provider: a row-major copy of src
@@ -210,16 +205,10 @@ func DeviceToDevice(ctx context.Context, dst *Queue, src *Tensor) (*Tensor, erro
 	}
 	if src.buf.ctx == dst.ctx {
 		if src.IsContiguous() {
-			out, err := dst.ctx.Empty(src.dtype, src.shape...)
-			if err != nil {
-				return nil, err
-			}
 			es := src.dtype.Size()
-			if _, err := dst.CopyBuffer(ctx, out.buf, 0, src.buf, src.offset*es, src.size*es); err != nil {
-				out.Release()
-				return nil, err
-			}
-			return out, nil
+			return dst.newFilled(src.dtype, src.shape, func(out *Tensor) (*Event, error) {
+				return dst.CopyBuffer(ctx, out.buf, 0, src.buf, src.offset*es, src.size*es)
+			})
 		}
 		return dst.Contiguous(ctx, src)
 	}

@@ -83,7 +83,7 @@ func (t *Tensor) String() string {
 func (t *Tensor) format(sb *strings.Builder, idx []int) {
 	if len(idx) == len(t.shape) {
 		p, _ := t.index("String", idx)
-		fmt.Fprint(sb, getAny(t.data, p))
+		fmt.Fprint(sb, elems[t.dtype].get(t.data, p))
 		return
 	}
 	sb.WriteByte('[')

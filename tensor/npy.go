@@ -205,47 +205,36 @@ func parseDescr(d string) (DType, binary.ByteOrder, error) {
 			code = d[1:]
 		}
 	}
-	var dt DType
-	switch code {
-	case "f4":
-		dt = Float32
-	case "f8":
-		dt = Float64
-	case "c8":
-		dt = Complex64
-	case "c16":
-		dt = Complex128
-	case "i4":
-		dt = Int32
-	case "i8":
-		dt = Int64
-	case "b1", "?":
-		dt = Bool
-	default:
-		return Invalid, nil, newError("ReadNpy", ErrDType, "unsupported dtype descr %q (supported: f4 f8 c8 c16 i4 i8 b1)", d)
+	if code == "?" { // numpy's character code of bool
+		return Bool, order, nil
 	}
-	return dt, order, nil
+	for _, dt := range DTypes {
+		if code == dtypeCodes[dt] {
+			return dt, order, nil
+		}
+	}
+	return Invalid, nil, newError("ReadNpy", ErrDType, "unsupported dtype descr %q (supported: f4 f8 c8 c16 i4 i8 b1)", d)
 }
 
-// descrOf returns the little-endian numpy type string of dt.
-func descrOf(dt DType) string {
-	switch dt {
-	case Float32:
-		return "<f4"
-	case Float64:
-		return "<f8"
-	case Complex64:
-		return "<c8"
-	case Complex128:
-		return "<c16"
-	case Int32:
-		return "<i4"
-	case Int64:
-		return "<i8"
-	case Bool:
-		return "|b1"
+// npyDescrs are the little-endian numpy type strings of the dtypes ("|"
+// for bool: byte order does not apply to one byte).
+var npyDescrs = func() (d [len(dtypeCodes)]string) {
+	for _, dt := range DTypes {
+		order := "<"
+		if dt == Bool {
+			order = "|"
+		}
+		d[dt] = order + dtypeCodes[dt]
 	}
-	return ""
+	return d
+}()
+
+// descrOf returns the .npy type string of dt, or "" for an invalid dtype.
+func descrOf(dt DType) string {
+	if !dt.Valid() {
+		return ""
+	}
+	return npyDescrs[dt]
 }
 
 // hdrParser reads the small subset of Python literal syntax a .npy header
@@ -463,25 +452,16 @@ func parseNpyHeader(b []byte) (npyHeader, error) {
 
 // readNpyData reads n elements of dt in the given byte order.
 func readNpyData(r io.Reader, dt DType, order binary.ByteOrder, n int, sized bool) (any, error) {
-	switch dt {
-	case Float32:
-		return readElems[float32](r, n, 4, order, sized)
-	case Float64:
-		return readElems[float64](r, n, 8, order, sized)
-	case Complex64:
-		// A complex number is two floats, each in the file's byte order.
-		return readElems[complex64](r, n, 4, order, sized)
-	case Complex128:
-		return readElems[complex128](r, n, 8, order, sized)
-	case Int32:
-		return readElems[int32](r, n, 4, order, sized)
-	case Int64:
-		return readElems[int64](r, n, 8, order, sized)
-	case Bool:
-		return readElems[bool](r, n, 1, order, sized)
+	if !dt.Valid() {
+		return nil, newError("ReadNpy", ErrDType, "unsupported dtype %v", dt)
 	}
-	return nil, newError("ReadNpy", ErrDType, "unsupported dtype %v", dt)
+	return elems[dt].read(r, n, wordSize(dt), order, sized)
 }
+
+// wordSize is the size of the words of dt that byte order applies to: an
+// element, or half of a complex one (a complex number is two floats, each
+// in the file's byte order).
+func wordSize(dt DType) int { return dt.Real().Size() }
 
 // nativeIsLittle reports the host byte order.
 var nativeIsLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
@@ -489,15 +469,6 @@ var nativeIsLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // sameOrder reports whether data in order needs no swapping on this host.
 func sameOrder(order binary.ByteOrder) bool {
 	return (order.Uint16([]byte{1, 0}) == 1) == nativeIsLittle
-}
-
-// bytesOf returns the memory of a slice of pointer-free elements as bytes.
-func bytesOf[T Elem](s []T) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	var z T
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }
 
 // swapWords reverses the byte order of every unit-byte word of b in place.
@@ -630,31 +601,16 @@ func writeNpyData(w io.Writer, t *Tensor) error {
 		// An empty view's offset is unchecked and may lie past the buffer.
 		return nil
 	}
-	switch b := t.data.(type) {
-	case []float32:
-		return writeElems(w, b[lo:lo+n], 4)
-	case []float64:
-		return writeElems(w, b[lo:lo+n], 8)
-	case []complex64:
-		return writeElems(w, b[lo:lo+n], 4)
-	case []complex128:
-		return writeElems(w, b[lo:lo+n], 8)
-	case []int32:
-		return writeElems(w, b[lo:lo+n], 4)
-	case []int64:
-		return writeElems(w, b[lo:lo+n], 8)
-	case []bool:
-		// Go stores a bool as one byte holding 0 or 1, as numpy does.
-		return writeElems(w, b[lo:lo+n], 1)
-	}
-	return fmt.Errorf("unsupported buffer %T", t.data)
+	// The elements' memory as is: Go stores a bool as one byte holding 0
+	// or 1, as numpy does.
+	es := t.dtype.Size()
+	return writeElems(w, elems[t.dtype].bytes(t.data)[lo*es:(lo+n)*es], wordSize(t.dtype))
 }
 
-// writeElems writes vals little-endian. On a little-endian host that is their
-// memory, written as is; elsewhere words of unit bytes are swapped through a
-// small scratch buffer, a chunk at a time.
-func writeElems[T Elem](w io.Writer, vals []T, unit int) error {
-	mem := bytesOf(vals)
+// writeElems writes the memory of elements little-endian. On a
+// little-endian host that is the memory as is; elsewhere words of unit bytes
+// are swapped through a small scratch buffer, a chunk at a time.
+func writeElems(w io.Writer, mem []byte, unit int) error {
 	if nativeIsLittle || unit == 1 {
 		_, err := w.Write(mem)
 		return err

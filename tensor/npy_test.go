@@ -615,30 +615,10 @@ func TestNpyForeignHostOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mem := append([]byte(nil), bytesOfAny(back.data)...)
+		mem := append([]byte(nil), elems[back.dtype].bytes(back.data)...)
 		swapWords(mem, unit)
-		if !bytes.Equal(mem, bytesOfAny(normalBack.data)) {
+		if !bytes.Equal(mem, elems[normalBack.dtype].bytes(normalBack.data)) {
 			t.Fatalf("%v: reader did not swap words of %d bytes", dt, unit)
 		}
 	}
-}
-
-func bytesOfAny(data any) []byte {
-	switch b := data.(type) {
-	case []float32:
-		return bytesOf(b)
-	case []float64:
-		return bytesOf(b)
-	case []complex64:
-		return bytesOf(b)
-	case []complex128:
-		return bytesOf(b)
-	case []int32:
-		return bytesOf(b)
-	case []int64:
-		return bytesOf(b)
-	case []bool:
-		return bytesOf(b)
-	}
-	return nil
 }

@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"slices"
+
 	"github.com/goferro/goferro/internal/strided"
 )
 
@@ -42,17 +44,7 @@ func (s Shape) Validate() error {
 }
 
 // Equal reports whether two shapes have the same extents.
-func (s Shape) Equal(o Shape) bool {
-	if len(s) != len(o) {
-		return false
-	}
-	for i := range s {
-		if s[i] != o[i] {
-			return false
-		}
-	}
-	return true
-}
+func (s Shape) Equal(o Shape) bool { return slices.Equal(s, o) }
 
 // Clone returns a copy of s that shares no memory with it.
 func (s Shape) Clone() Shape { return append(Shape(nil), s...) }
@@ -98,8 +90,10 @@ func BroadcastShapes(shapes ...Shape) (Shape, error) {
 			case o == 1:
 				out[off+i] = d
 			default:
+				// A copy of shapes goes into the error, so that the
+				// caller's argument list does not escape to the heap.
 				return nil, newError("BroadcastShapes", ErrShape,
-					"shapes %v cannot be broadcast: axis %d has extents %d and %d", shapes, off+i-rank, o, d)
+					"shapes %v cannot be broadcast: axis %d has extents %d and %d", slices.Clone(shapes), off+i-rank, o, d)
 			}
 		}
 	}

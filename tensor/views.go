@@ -258,6 +258,9 @@ func CopyInto(dst, src *Tensor) error {
 		}
 		src = c
 	}
+	// A switch, not elems: every Clone and Contiguous copies here, and the
+	// call through elems costs measurably more (about 60 instructions a
+	// copy).
 	switch d := dst.data.(type) {
 	case []float32:
 		strided.Copy(d, dst.offset, dst.strides, src.data.([]float32), src.offset, src.strides, dst.shape)

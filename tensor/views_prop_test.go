@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -257,21 +258,8 @@ func stridedOf(t *rapid.T, dt DType, n int, shape, strides []int, offset int) (*
 	for i := range n {
 		setFlat(buf, i, complex(float64(i), 0))
 	}
-	var x *Tensor
-	switch b := buf.(type) {
-	case []float32:
-		x, err = FromStrided(b, shape, strides, offset)
-	case []float64:
-		x, err = FromStrided(b, shape, strides, offset)
-	case []complex64:
-		x, err = FromStrided(b, shape, strides, offset)
-	case []complex128:
-		x, err = FromStrided(b, shape, strides, offset)
-	case []int32:
-		x, err = FromStrided(b, shape, strides, offset)
-	case []int64:
-		x, err = FromStrided(b, shape, strides, offset)
-	}
+	// FromStrided's view, for a dtype known at run time.
+	x, err := newView(dt, buf, n, Shape(shape).Clone(), append([]int(nil), strides...), offset)
 	if err != nil {
 		t.Fatalf("FromStrided(%v, %v, %d) over %d: %v", shape, strides, offset, n, err)
 	}
@@ -280,21 +268,10 @@ func stridedOf(t *rapid.T, dt DType, n int, shape, strides []int, offset int) (*
 
 // dtypeOfBuffer returns the DType of a typed buffer.
 func dtypeOfBuffer(buf any) DType {
-	switch buf.(type) {
-	case []float32:
-		return Float32
-	case []float64:
-		return Float64
-	case []complex64:
-		return Complex64
-	case []complex128:
-		return Complex128
-	case []int32:
-		return Int32
-	case []int64:
-		return Int64
-	case []bool:
-		return Bool
+	for _, dt := range DTypes {
+		if b, _ := MakeBuffer(dt, 0); reflect.TypeOf(buf) == reflect.TypeOf(b) {
+			return dt
+		}
 	}
 	return Invalid
 }
@@ -349,13 +326,40 @@ func axisSpelling(t *rapid.T, a, rank int) int {
 
 type viewOp func(t *rapid.T, x *Tensor, m model) (*Tensor, model, string)
 
-func opPermute(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
-	r := len(m.shape)
+// drawPerm draws a permutation of 0..r-1.
+func drawPerm(t *rapid.T, r int, label string) []int {
 	axes := make([]int, r)
 	for i := range axes {
 		axes[i] = i
 	}
-	perm := rapid.Permutation(axes).Draw(t, "perm")
+	return rapid.Permutation(axes).Draw(t, label)
+}
+
+// viewResult is what a view op returns: its result y (err fails the test)
+// and y's model, m over shape, where result index idx is m's index
+// oldIdx(idx).
+func viewResult(t *rapid.T, y *Tensor, err error, what string, m model, shape []int, oldIdx func(idx []int) []int) (*Tensor, model, string) {
+	if err != nil {
+		t.Fatalf("%s of %v: %v", what, m.shape, err)
+	}
+	return y, m.remap(shape, oldIdx), what
+}
+
+// fromAxes returns the index map of a result whose axis j is axis src[j]
+// of a rank-r tensor (the other axes at 0).
+func fromAxes(r int, src []int) func(idx []int) []int {
+	return func(idx []int) []int {
+		o := make([]int, r)
+		for j, a := range src {
+			o[a] = idx[j]
+		}
+		return o
+	}
+}
+
+func opPermute(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
+	r := len(m.shape)
+	perm := drawPerm(t, r, "perm")
 	spelled := make([]int, r)
 	shape := make([]int, r)
 	for i, p := range perm {
@@ -363,31 +367,17 @@ func opPermute(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
 		shape[i] = m.shape[p]
 	}
 	y, err := x.Permute(spelled...)
-	if err != nil {
-		t.Fatalf("Permute(%v): %v", spelled, err)
-	}
-	return y, m.remap(shape, func(idx []int) []int {
-		old := make([]int, r)
-		for i, p := range perm {
-			old[p] = idx[i]
-		}
-		return old
-	}), fmt.Sprintf("Permute%v", spelled)
+	return viewResult(t, y, err, fmt.Sprintf("Permute%v", spelled), m, shape, fromAxes(r, perm))
 }
 
 func opTranspose(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
 	r := len(m.shape)
 	shape := make([]int, r)
+	src := make([]int, r)
 	for i := range shape {
-		shape[i] = m.shape[r-1-i]
+		shape[i], src[i] = m.shape[r-1-i], r-1-i
 	}
-	return x.T(), m.remap(shape, func(idx []int) []int {
-		old := make([]int, r)
-		for i := range old {
-			old[i] = idx[r-1-i]
-		}
-		return old
-	}), "T"
+	return viewResult(t, x.T(), nil, "T", m, shape, fromAxes(r, src))
 }
 
 func opSlice(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
@@ -412,16 +402,13 @@ func opSlice(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
 		shape[i] = len(sel[i])
 	}
 	y, err := x.Slice(ranges...)
-	if err != nil {
-		t.Fatalf("Slice(%+v): %v", ranges, err)
-	}
-	return y, m.remap(shape, func(idx []int) []int {
+	return viewResult(t, y, err, fmt.Sprintf("Slice%+v", ranges), m, shape, func(idx []int) []int {
 		old := make([]int, r)
 		for i, v := range idx {
 			old[i] = sel[i][v]
 		}
 		return old
-	}), fmt.Sprintf("Slice%+v", ranges)
+	})
 }
 
 func opBroadcast(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
@@ -441,11 +428,8 @@ func opBroadcast(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
 		return x, m, "BroadcastTo skipped"
 	}
 	y, err := x.BroadcastTo(shape...)
-	if err != nil {
-		t.Fatalf("BroadcastTo(%v) of %v: %v", shape, m.shape, err)
-	}
 	old := m.shape
-	return y, m.remap(shape, func(idx []int) []int {
+	return viewResult(t, y, err, fmt.Sprintf("BroadcastTo%v", shape), m, shape, func(idx []int) []int {
 		o := make([]int, r)
 		for i := range o {
 			if old[i] != 1 {
@@ -453,7 +437,7 @@ func opBroadcast(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
 			}
 		}
 		return o
-	}), fmt.Sprintf("BroadcastTo%v", shape)
+	})
 }
 
 func opDiagonal(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
@@ -493,24 +477,15 @@ func opDiagonal(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
 		}
 	}
 	y, err := x.Diagonal(spelled...)
-	if err != nil {
-		t.Fatalf("Diagonal(%v) of %v: %v", spelled, m.shape, err)
-	}
-	return y, m.remap(shape, func(idx []int) []int {
-		o := make([]int, r)
-		for j, a := range src {
-			if a == first {
-				for b := range r {
-					if marked[b] {
-						o[b] = idx[j]
-					}
-				}
-			} else {
-				o[a] = idx[j]
+	return viewResult(t, y, err, fmt.Sprintf("Diagonal%v", spelled), m, shape, func(idx []int) []int {
+		o := fromAxes(r, src)(idx)
+		for b := range r {
+			if marked[b] {
+				o[b] = o[first]
 			}
 		}
 		return o
-	}), fmt.Sprintf("Diagonal%v", spelled)
+	})
 }
 
 func opSqueeze(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
@@ -539,16 +514,7 @@ func opSqueeze(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
 		}
 	}
 	y, err := x.Squeeze(axes...)
-	if err != nil {
-		t.Fatalf("Squeeze(%v) of %v: %v", axes, m.shape, err)
-	}
-	return y, m.remap(shape, func(idx []int) []int {
-		o := make([]int, r)
-		for j, a := range src {
-			o[a] = idx[j]
-		}
-		return o
-	}), fmt.Sprintf("Squeeze%v", axes)
+	return viewResult(t, y, err, fmt.Sprintf("Squeeze%v", axes), m, shape, fromAxes(r, src))
 }
 
 func opUnsqueeze(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
@@ -560,12 +526,9 @@ func opUnsqueeze(t *rapid.T, x *Tensor, m model) (*Tensor, model, string) {
 	spelled := axisSpelling(t, a, r+1)
 	shape := append(append(append([]int(nil), m.shape[:a]...), 1), m.shape[a:]...)
 	y, err := x.Unsqueeze(spelled)
-	if err != nil {
-		t.Fatalf("Unsqueeze(%d) of %v: %v", spelled, m.shape, err)
-	}
-	return y, m.remap(shape, func(idx []int) []int {
+	return viewResult(t, y, err, fmt.Sprintf("Unsqueeze(%d)", spelled), m, shape, func(idx []int) []int {
 		return append(append([]int(nil), idx[:a]...), idx[a+1:]...)
-	}), fmt.Sprintf("Unsqueeze(%d)", spelled)
+	})
 }
 
 // drawShapeOfSize draws a shape with n elements (n > 0) of rank up to 5.
@@ -720,11 +683,7 @@ func TestViewChainsProperty(t *testing.T) {
 		}
 		// Copy the result into a destination of another layout.
 		r := x.Rank()
-		axes := make([]int, r)
-		for i := range axes {
-			axes[i] = i
-		}
-		perm := rapid.Permutation(axes).Draw(t, "dst layout")
+		perm := drawPerm(t, r, "dst layout")
 		inv := make([]int, r)
 		shape := make([]int, r)
 		for i, p := range perm {

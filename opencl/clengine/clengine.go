@@ -302,15 +302,65 @@ func (t *transfers) deviceToDevice(ctx context.Context, req *driver.TransferRequ
 	return dst.Buffer(d), nil
 }
 
-// Graph op names → device ops.
+// The device ops of the graph's elementwise and reduction op codes.
 var (
-	unaryOps = map[string]opencl.UnaryOp{"neg": opencl.Neg, "abs": opencl.Abs, "exp": opencl.Exp, "log": opencl.Log,
-		"sqrt": opencl.Sqrt, "reciprocal": opencl.Recip, "square": opencl.Square, "conj": opencl.Conj}
-	binaryOps = map[string]opencl.BinaryOp{"add": opencl.Add, "sub": opencl.Sub, "mul": opencl.Mul, "div": opencl.Div,
-		"pow": opencl.Pow, "max": opencl.Max, "min": opencl.Min}
-	compareOps = map[string]opencl.CompareOp{"eq": opencl.Eq, "ne": opencl.Ne, "lt": opencl.Lt, "le": opencl.Le, "gt": opencl.Gt, "ge": opencl.Ge}
-	reduceOps  = map[string]opencl.ReduceOp{"reduce_sum": opencl.Sum, "reduce_prod": opencl.Prod, "reduce_max": opencl.ReduceMax, "reduce_min": opencl.ReduceMin}
+	unaryOps = map[graph.OpCode]opencl.UnaryOp{graph.OpNeg: opencl.Neg, graph.OpAbs: opencl.Abs, graph.OpExp: opencl.Exp,
+		graph.OpLog: opencl.Log, graph.OpSqrt: opencl.Sqrt, graph.OpReciprocal: opencl.Recip, graph.OpSquare: opencl.Square,
+		graph.OpConj: opencl.Conj}
+	binaryOps = map[graph.OpCode]opencl.BinaryOp{graph.OpAdd: opencl.Add, graph.OpSub: opencl.Sub, graph.OpMul: opencl.Mul,
+		graph.OpDiv: opencl.Div, graph.OpPow: opencl.Pow, graph.OpMax: opencl.Max, graph.OpMin: opencl.Min}
+	compareOps = map[graph.OpCode]opencl.CompareOp{graph.OpEq: opencl.Eq, graph.OpNe: opencl.Ne, graph.OpLt: opencl.Lt,
+		graph.OpLe: opencl.Le, graph.OpGt: opencl.Gt, graph.OpGe: opencl.Ge}
+	reduceOps = map[graph.OpCode]opencl.ReduceOp{graph.OpReduceSum: opencl.Sum, graph.OpReduceProd: opencl.Prod,
+		graph.OpReduceMax: opencl.ReduceMax, graph.OpReduceMin: opencl.ReduceMin}
+	// otherOps are the other op codes the engine runs (each its own case
+	// in run), with their number of operands; -1 takes any number.
+	otherOps = map[graph.OpCode]int8{graph.OpConstant: -1, graph.OpSelect: 3, graph.OpConvert: 1, graph.OpReshape: 1,
+		graph.OpBroadcast: 1, graph.OpPermute: 1, graph.OpDiagonal: 1, graph.OpEmbedDiagonal: 1, graph.OpSlice: 1,
+		graph.OpConcatenate: -1, graph.OpDotGeneral: 2}
 )
+
+// opFamily says how the engine runs an op code.
+type opFamily uint8
+
+const (
+	notRun opFamily = iota // an op the engine does not run
+	unaryFamily
+	binaryFamily
+	compareFamily
+	reduceFamily
+	otherFamily
+)
+
+// deviceOp is how the engine runs an op code: its family, its op within
+// the family (for the unary, binary, compare and reduce families) and its
+// number of operands (-1: any).
+type deviceOp struct {
+	family opFamily
+	op     int32
+	arity  int8
+}
+
+// deviceOps maps every graph op code to its deviceOp, built once: run
+// indexes it with the code the compiler resolved (graph.Instruction.Code)
+// instead of looking up the op's name.
+var deviceOps = func() (t [256]deviceOp) {
+	addOps(&t, unaryFamily, 1, unaryOps)
+	addOps(&t, binaryFamily, 2, binaryOps)
+	addOps(&t, compareFamily, 2, compareOps)
+	addOps(&t, reduceFamily, 1, reduceOps)
+	for c, n := range otherOps {
+		t[c] = deviceOp{otherFamily, 0, n}
+	}
+	return t
+}()
+
+// addOps enters the ops of family f, each taking arity operands, in t.
+func addOps[Op ~int32](t *[256]deviceOp, f opFamily, arity int8, ops map[graph.OpCode]Op) {
+	for c, op := range ops {
+		t[c] = deviceOp{f, int32(op), arity}
+	}
+}
 
 // errOp reports an instruction the engine cannot run.
 var errOp = errors.New("clengine: unsupported instruction")
@@ -341,82 +391,44 @@ func (e *Engine) run(ctx context.Context, call *driver.Call, in []*opencl.Tensor
 		return nil, fmt.Errorf("%w: %d results", errOp, len(call.Results))
 	}
 	res := call.Results[0]
-	arity := func(n int) error {
-		if len(in) != n {
-			return fmt.Errorf("%w: %d operands, want %d", errOp, len(in), n)
-		}
-		return nil
+	d := deviceOps[ins.Code]
+	switch {
+	case d.family == notRun:
+		return nil, fmt.Errorf("%w: op %q", errOp, ins.Op)
+	case d.arity >= 0 && len(in) != int(d.arity):
+		return nil, fmt.Errorf("%w: %d operands, want %d", errOp, len(in), d.arity)
 	}
-	op := ins.Op
-	if u, ok := unaryOps[op]; ok {
-		if err := arity(1); err != nil {
-			return nil, err
-		}
-		return e.Unary(ctx, u, in[0])
+	switch d.family {
+	case unaryFamily:
+		return e.Unary(ctx, opencl.UnaryOp(d.op), in[0])
+	case binaryFamily:
+		return e.Binary(ctx, opencl.BinaryOp(d.op), in[0], in[1])
+	case compareFamily:
+		return e.Compare(ctx, opencl.CompareOp(d.op), in[0], in[1])
+	case reduceFamily:
+		return e.Reduce(ctx, opencl.ReduceOp(d.op), in[0], false, a.Axes...)
 	}
-	if b, ok := binaryOps[op]; ok {
-		if err := arity(2); err != nil {
-			return nil, err
-		}
-		return e.Binary(ctx, b, in[0], in[1])
-	}
-	if c, ok := compareOps[op]; ok {
-		if err := arity(2); err != nil {
-			return nil, err
-		}
-		return e.Compare(ctx, c, in[0], in[1])
-	}
-	if r, ok := reduceOps[op]; ok {
-		if err := arity(1); err != nil {
-			return nil, err
-		}
-		return e.Reduce(ctx, r, in[0], false, a.Axes...)
-	}
-	switch op {
-	case "constant":
+	switch ins.Code {
+	case graph.OpConstant:
 		if a.Value == nil {
 			return nil, fmt.Errorf("%w: constant without a value", errOp)
 		}
 		return e.Upload(ctx, a.Value)
-	case "select":
-		if err := arity(3); err != nil {
-			return nil, err
-		}
+	case graph.OpSelect:
 		return e.Select(ctx, in[0], in[1], in[2])
-	case "convert":
-		if err := arity(1); err != nil {
-			return nil, err
-		}
+	case graph.OpConvert:
 		return e.Convert(ctx, in[0], a.DType)
-	case "reshape":
-		if err := arity(1); err != nil {
-			return nil, err
-		}
+	case graph.OpReshape:
 		return e.copyOf(ctx, in[0], func(t *opencl.Tensor) (*opencl.Tensor, error) { return e.Reshape(ctx, t, res.Shape...) })
-	case "broadcast":
-		if err := arity(1); err != nil {
-			return nil, err
-		}
+	case graph.OpBroadcast:
 		return e.Broadcast(ctx, in[0], res.Shape...)
-	case "permute":
-		if err := arity(1); err != nil {
-			return nil, err
-		}
+	case graph.OpPermute:
 		return e.Permute(ctx, in[0], a.Perm...)
-	case "diagonal":
-		if err := arity(1); err != nil {
-			return nil, err
-		}
+	case graph.OpDiagonal:
 		return e.copyOf(ctx, in[0], func(t *opencl.Tensor) (*opencl.Tensor, error) { return t.Diagonal(a.Axes...) })
-	case "embed_diagonal":
-		if err := arity(1); err != nil {
-			return nil, err
-		}
+	case graph.OpEmbedDiagonal:
 		return e.EmbedDiagonal(ctx, in[0], res.Shape, a.Axes...)
-	case "slice":
-		if err := arity(1); err != nil {
-			return nil, err
-		}
+	case graph.OpSlice:
 		rs := make([]tensor.Range, len(a.Start))
 		for i := range rs {
 			stop := a.Limit[i]
@@ -426,15 +438,12 @@ func (e *Engine) run(ctx context.Context, call *driver.Call, in []*opencl.Tensor
 			rs[i] = tensor.Range{Start: a.Start[i], Stop: stop, Step: max(a.Stride[i], 1)}
 		}
 		return e.copyOf(ctx, in[0], func(t *opencl.Tensor) (*opencl.Tensor, error) { return t.Slice(rs...) })
-	case "concatenate":
+	case graph.OpConcatenate:
 		return e.Concatenate(ctx, a.Axis, in...)
-	case "dot_general":
-		if err := arity(2); err != nil {
-			return nil, err
-		}
+	case graph.OpDotGeneral:
 		return e.DotGeneral(ctx, in[0], in[1], a.LhsBatch, a.RhsBatch, a.LhsContract, a.RhsContract)
 	}
-	return nil, fmt.Errorf("%w: op %q", errOp, op)
+	return nil, fmt.Errorf("%w: op %q", errOp, ins.Op)
 }
 
 // copyOf returns a new contiguous tensor holding the view f makes of t, so

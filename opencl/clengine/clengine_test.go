@@ -17,13 +17,9 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-func openEngine(t *testing.T) *clengine.Engine {
+func openEngine(t testing.TB) *clengine.Engine {
 	t.Helper()
-	devs, err := opencl.Devices()
-	if err != nil {
-		t.Skipf("no OpenCL device: %v", err)
-	}
-	e, err := clengine.Open(context.Background(), devs[0])
+	e, err := clengine.Open(context.Background(), openDevice(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +35,7 @@ func program(t *testing.T, dt tensor.DType) *graph.Program {
 	v := b.Input("v", dt, graph.Dims(5))
 	y := graph.Einsum("ij,jk,k->ik", x, w, v)
 	z := graph.Add(graph.Mul(y, y), graph.ReduceSum(graph.Exp(y), 1, 0))
-	p, err := graph.Compile(graph.Sub(z, graph.Einsum("ij->i", graph.Transpose(graph.MatMul(x, w)))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := compile(t, graph.Sub(z, graph.Einsum("ij->i", graph.Transpose(graph.MatMul(x, w)))))
 	return p
 }
 
@@ -62,14 +55,7 @@ func TestRuntimeOnDevice(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Complex64} {
 		p := program(t, dt)
 		host := inputs(dt)
-		cpuRT, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := cpuRT.RunTensors(ctx, p, host)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := reference(t, p, host...)
 		rt, err := goferro.NewRuntime(goferro.WithEngine(e.Registration()), goferro.WithRoutes(clengine.Providers(e)...))
 		if err != nil {
 			t.Fatal(err)
@@ -283,5 +269,35 @@ func TestAcceptWithoutFP64(t *testing.T) {
 			t.Fatalf("%v input: %v", c.dt, err)
 		}
 		d.Release()
+	}
+}
+
+// BenchmarkExecute runs one compiled add of two 16-element vectors through
+// the engine's executor and waits for it: the cost of one instruction's
+// dispatch and launch.
+func BenchmarkExecute(b *testing.B) {
+	e := openEngine(b)
+	ctx := context.Background()
+	g := graph.NewBuilder()
+	p := compile(b, graph.Add(g.Input("x", tensor.Float32, graph.Dims(16)), g.Input("y", tensor.Float32, graph.Dims(16))))
+	h, _ := tensor.Rand(tensor.Float32, 1, 16)
+	d, err := e.Upload(ctx, h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Release()
+	in := e.Buffer(d)
+	call := &driver.Call{Instruction: &p.Instructions[0], Inputs: []*driver.Buffer{in, in},
+		Results: []driver.ResultType{{DType: tensor.Float32, Shape: tensor.Shape{16}}}}
+	ex := e.Registration().Executor
+	b.ResetTimer()
+	for range b.N {
+		out, err := ex.Execute(ctx, call)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t, _ := out[0].Payload().(*opencl.Tensor)
+		t.Wait(ctx)
+		t.Release()
 	}
 }

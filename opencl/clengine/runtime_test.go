@@ -37,15 +37,33 @@ func expMatMul(t *testing.T) *graph.Program {
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Dims(3, 4))
 	w := b.Input("w", tensor.Float64, graph.Dims(4, 5))
-	p, err := graph.Compile(graph.Exp(graph.MatMul(x, w)))
+	p := compile(t, graph.Exp(graph.MatMul(x, w)))
+	return p
+}
+
+func expMatMulInputs(t *testing.T) (x, w *tensor.Tensor) {
+	return randT(t, tensor.Float64, 1, 3, 4), randT(t, tensor.Float64, 2, 4, 5)
+}
+
+// compile compiles the program of outputs, failing the test on an error.
+func compile(t testing.TB, outputs ...graph.Value) *graph.Program {
+	t.Helper()
+	p, err := graph.Compile(outputs...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-func expMatMulInputs(t *testing.T) (x, w *tensor.Tensor) {
-	return randT(t, tensor.Float64, 1, 3, 4), randT(t, tensor.Float64, 2, 4, 5)
+// checkLocations fails the test unless prep's instructions run on the
+// engines want, in order.
+func checkLocations(t *testing.T, prep *goferro.Prepared, want ...driver.EngineID) {
+	t.Helper()
+	for i, l := range prep.Locations() {
+		if l.Engine != want[i] {
+			t.Fatalf("instruction %d on %v, want %s\n%v", i, l, want[i], prep)
+		}
+	}
 }
 
 // reference evaluates p on the CPU alone.
@@ -85,21 +103,13 @@ func TestSplitUse(t *testing.T) {
 	w := b.Input("w", tensor.Float64, graph.Dims(4, 4))
 	s := graph.MatMul(x, w)
 	e := graph.Exp(s)
-	p, err := graph.Compile(graph.MatMul(e, s), graph.Mul(e, s))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := compile(t, graph.MatMul(e, s), graph.Mul(e, s))
 	xv, wv := randT(t, tensor.Float64, 1, 4, 4), randT(t, tensor.Float64, 2, 4, 4)
 	prep, err := r.rt.Prepare(bg, p, host(xv, wv))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []driver.EngineID{r.id, cpuID, r.id, cpuID}
-	for i, l := range prep.Locations() {
-		if l.Engine != want[i] {
-			t.Fatalf("instruction %d on %v, want %s\n%v", i, l, want[i], prep)
-		}
-	}
+	checkLocations(t, prep, r.id, cpuID, r.id, cpuID)
 	for i, l := range prep.Ingress() {
 		if l.Engine != cpuID || l.Storage != driver.StorageHost {
 			t.Errorf("input %d enters at %v, want the CPU engine", i, l)
@@ -234,10 +244,7 @@ func TestDeviceRoot(t *testing.T) {
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Dims(3, 4))
 	w := b.Input("w", tensor.Float64, graph.Dims(5, 4))
-	p, err := graph.Compile(graph.Einsum("ij,kj->jk", x, w))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := compile(t, graph.Einsum("ij,kj->jk", x, w))
 	nsynth := 0
 	for _, ins := range p.Instructions {
 		if ins.Synthesized {
@@ -293,7 +300,7 @@ func TestDeviceRoot(t *testing.T) {
 	if r.rt.Epoch() != epoch+1 {
 		t.Errorf("epoch %d after SetRoot, want %d", r.rt.Epoch(), epoch+1)
 	}
-	_, err = r.rt.Execute(bg, preps[0], ins[0])
+	_, err := r.rt.Execute(bg, preps[0], ins[0])
 	isKind(t, err, goferro.ErrStalePrepared)
 	prep, err := r.rt.Prepare(bg, p, ins[0], goferro.OnEngines(r.id))
 	if err != nil {
@@ -346,21 +353,13 @@ func TestConcurrentBranches(t *testing.T) {
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Dims(16, 16))
 	y := b.Input("y", tensor.Float64, graph.Dims(16, 16))
-	p, err := graph.Compile(graph.MatMul(graph.MatMul(x, x), x), graph.Exp(graph.Neg(y)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := compile(t, graph.MatMul(graph.MatMul(x, x), x), graph.Exp(graph.Neg(y)))
 	xv, yv := randT(t, tensor.Float64, 1, 16, 16), randT(t, tensor.Float64, 2, 16, 16)
 	prep, err := r.rt.Prepare(bg, p, host(xv, yv))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []driver.EngineID{r.id, r.id, cpuID, cpuID}
-	for i, l := range prep.Locations() {
-		if l.Engine != want[i] {
-			t.Fatalf("instruction %d on %v, want %s", i, l, want[i])
-		}
-	}
+	checkLocations(t, prep, r.id, r.id, cpuID, cpuID)
 	evCPU, _ := r.rt.EventDomain(cpuID)
 	evCL, _ := r.rt.EventDomain(r.id)
 	if evCPU == evCL {
