@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/goferro/goferro/driver"
 
 	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/opencl/clengine"
 	"github.com/goferro/goferro/tensor"
@@ -327,24 +327,11 @@ func TestDeviceRoot(t *testing.T) {
 // that opens only once both engines are executing, which a serial walk
 // would never pass; the results equal the serial order's.
 func TestConcurrentBranches(t *testing.T) {
-	var mu sync.Mutex
-	arrived := map[driver.EngineID]bool{}
-	open := make(chan struct{})
+	wait := goferrotest.NewBarrier(2, 10*time.Second)
 	barrier := func(inner driver.Executor) driver.Executor {
 		return driver.ExecutorFunc(func(ctx context.Context, c *driver.Call) ([]*driver.Buffer, error) {
-			mu.Lock()
-			first := !arrived[c.Location.Engine]
-			arrived[c.Location.Engine] = true
-			if first && len(arrived) == 2 {
-				close(open)
-			}
-			mu.Unlock()
-			if first {
-				select {
-				case <-open:
-				case <-time.After(10 * time.Second):
-					return nil, errors.New("barrier: the other branch never started executing")
-				}
+			if err := wait.Wait(c.Location.Engine); err != nil {
+				return nil, err
 			}
 			return inner.Execute(ctx, c)
 		})
