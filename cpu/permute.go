@@ -16,9 +16,9 @@ func Permute(a *tensor.Tensor, perm ...int) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, wrapError(name, tensor.ErrIndex, err, "bad permutation %v for rank %d", perm, a.Rank())
 	}
-	dst, err := tensor.Zeros(a.DType(), v.ShapeView()...)
+	dst, err := newResult(name, a.DType(), v)
 	if err != nil {
-		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
+		return nil, err
 	}
 	copyKernel(a.DType())(ops(dst, v))
 	return dst, nil
