@@ -93,17 +93,7 @@ func at[T Scalar](x Matrix[T], b, i, j int) complex128 {
 	if len(x.BatchStrides) > 0 {
 		o += b * x.BatchStrides[0]
 	}
-	switch v := any(x.Data[o]).(type) {
-	case float64:
-		return complex(v, 0)
-	case float32:
-		return complex(float64(v), 0)
-	case complex128:
-		return v
-	case complex64:
-		return complex128(v)
-	}
-	return 0
+	return c128(x.Data[o])
 }
 
 func c128[T Scalar](x T) complex128 {
