@@ -216,18 +216,26 @@ func TestUnaryRandom(t *testing.T) {
 	}
 }
 
+// randPair draws operands of dtype dt that broadcast together, with values
+// up to scale, and their broadcast shape: a of a random shape and b of a
+// partner shape, or (with swap, at random) the other way round.
+func randPair(t *testing.T, r *rand.Rand, dt tensor.DType, scale float64, swap bool) (a, b *tensor.Tensor, out tensor.Shape) {
+	shape := randShape(r, 4, 5)
+	other := broadcastPartner(r, shape)
+	if swap && r.IntN(2) == 0 {
+		shape, other = other, shape
+	}
+	a = randTensor(t, r, dt, shape, scale)
+	b = randTensor(t, r, dt, other, scale)
+	out, _ = tensor.BroadcastShapes(shape, other)
+	return a, b, out
+}
+
 func TestBinaryRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 1))
 	for iter := 0; iter < 150; iter++ {
 		for _, dt := range tensor.DTypes {
-			shape := randShape(r, 4, 5)
-			other := broadcastPartner(r, shape)
-			if r.IntN(2) == 0 {
-				shape, other = other, shape
-			}
-			a := randTensor(t, r, dt, shape, 4)
-			b := randTensor(t, r, dt, other, 4)
-			out, _ := tensor.BroadcastShapes(shape, other)
+			a, b, out := randPair(t, r, dt, 4, true)
 			for _, op := range binaryOpList {
 				got, err := Binary(op, a, b)
 				if _, ok := refBinary(op, dt, 1, 1); !defined(t, op, dt, ok, err) {
@@ -246,16 +254,12 @@ func TestCompareRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 1))
 	for iter := 0; iter < 150; iter++ {
 		for _, dt := range tensor.DTypes {
-			shape := randShape(r, 4, 5)
-			other := broadcastPartner(r, shape)
 			// Small integer-valued ranges make ties frequent.
-			a := randTensor(t, r, dt, shape, 2)
-			b := randTensor(t, r, dt, other, 2)
+			a, b, out := randPair(t, r, dt, 2, false)
 			if dt.IsFloat() || dt.IsComplex() {
 				a, _ = roundHalf(a)
 				b, _ = roundHalf(b)
 			}
-			out, _ := tensor.BroadcastShapes(shape, other)
 			for _, op := range compareOpList {
 				got, err := Compare(op, a, b)
 				if _, ok := refCompare(op, dt, 0, 0); !defined(t, op, dt, ok, err) {
