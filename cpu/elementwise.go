@@ -104,7 +104,8 @@ func pairDType(k opKind, dt tensor.DType) (tensor.DType, string) {
 	return dt, "operands are"
 }
 
-// pair is Binary and Compare: op of kind k on a and b into a new tensor.
+// pair is Binary and Compare: op, of the kind d describes, on a and b into
+// a new tensor.
 func pair[Op opCode](d *kindInfo, op Op, a, b *tensor.Tensor) (*tensor.Tensor, error) {
 	name := callName(d.names[0], uint8(op), d.calls[0], op)
 	run, err := pairKernel(name, d.kind, uint8(op), a, b)
@@ -120,7 +121,8 @@ func pair[Op opCode](d *kindInfo, op Op, a, b *tensor.Tensor) (*tensor.Tensor, e
 	return dst, nil
 }
 
-// pairInto is BinaryInto and CompareInto: op of kind k on a and b into dst.
+// pairInto is BinaryInto and CompareInto: op, of the kind d describes, on a
+// and b into dst.
 func pairInto[Op opCode](d *kindInfo, op Op, dst, a, b *tensor.Tensor) error {
 	name := callName(d.names[1], uint8(op), d.calls[1], op)
 	run, err := pairKernel(name, d.kind, uint8(op), a, b)
