@@ -20,9 +20,9 @@ func Convert(a *tensor.Tensor, dt tensor.DType) (*tensor.Tensor, error) {
 	if k == nil {
 		return nil, errorf(name, tensor.ErrDType, "cannot convert %v to %v", a.DType(), dt)
 	}
-	dst, err := newResult(name, dt, a)
+	dst, err := tensor.Zeros(dt, a.ShapeView()...)
 	if err != nil {
-		return nil, err
+		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
 	}
 	k(ops(dst, a))
 	return dst, nil

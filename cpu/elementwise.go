@@ -28,9 +28,9 @@ func Unary(op UnaryOp, a *tensor.Tensor) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	dst, err := newResult(name, dt, a)
+	dst, err := tensor.Zeros(dt, a.ShapeView()...)
 	if err != nil {
-		return nil, err
+		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
 	}
 	k(ops(dst, a))
 	return dst, nil

@@ -16,9 +16,9 @@ func Permute(a *tensor.Tensor, perm ...int) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, wrapError(name, tensor.ErrIndex, err, "bad permutation %v for rank %d", perm, a.Rank())
 	}
-	dst, err := newResult(name, a.DType(), v)
+	dst, err := tensor.Zeros(a.DType(), v.ShapeView()...)
 	if err != nil {
-		return nil, err
+		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
 	}
 	copyKernel(a.DType())(ops(dst, v))
 	return dst, nil

@@ -67,15 +67,24 @@ func Axis(a, r int) (int, error) {
 // marks it, or a *ViewError when it is out of range or marked already:
 // repeated in the list of axes (in names it).
 func markAxis(a int, marked []bool, in string, list []int) (int, error) {
+	i := a
+	if i < 0 {
+		i += len(marked)
+	}
+	if uint(i) < uint(len(marked)) && !marked[i] {
+		marked[i] = true
+		return i, nil
+	}
+	return 0, markError(a, marked, in, list)
+}
+
+// markError is markAxis's error (out of line, so that markAxis inlines).
+func markError(a int, marked []bool, in string, list []int) error {
 	a, err := Axis(a, len(marked))
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if marked[a] {
-		return 0, indexErr("axis %d repeated in %s%v", a, in, list)
-	}
-	marked[a] = true
-	return a, nil
+	return indexErr("axis %d repeated in %s%v", a, in, list)
 }
 
 // Len returns the number of elements: the product of the extents.
