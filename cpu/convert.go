@@ -5,12 +5,6 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-// realNum is the set of real element types, between which Go converts
-// directly.
-type realNum interface {
-	float32 | float64 | int32 | int64
-}
-
 // Convert returns a new row-major tensor holding a's elements converted to
 // dtype dt, following Go's conversion rules: floats to integers truncate
 // toward zero (NaN and out-of-range values give an unspecified integer, as
@@ -52,88 +46,7 @@ func ConvertInto(dst, a *tensor.Tensor) error {
 	return nil
 }
 
-func newConvertKernel(from, to tensor.DType) runner {
-	if from == to {
-		return newCopyKernel(from)
-	}
-	switch from {
-	case tensor.Float32:
-		return convertFromReal[float32](to)
-	case tensor.Float64:
-		return convertFromReal[float64](to)
-	case tensor.Int32:
-		return convertFromReal[int32](to)
-	case tensor.Int64:
-		return convertFromReal[int64](to)
-	case tensor.Complex64:
-		return convertFromComplex[complex64](to)
-	case tensor.Complex128:
-		return convertFromComplex[complex128](to)
-	case tensor.Bool:
-		return convertFromBool(to)
-	}
-	return nil
-}
-
-func convertFromReal[S realNum](to tensor.DType) runner {
-	switch to {
-	case tensor.Float32:
-		return runner2(realToReal[float32, S])
-	case tensor.Float64:
-		return runner2(realToReal[float64, S])
-	case tensor.Int32:
-		return runner2(realToReal[int32, S])
-	case tensor.Int64:
-		return runner2(realToReal[int64, S])
-	case tensor.Complex64:
-		return runner2(realToComplex[complex64, S])
-	case tensor.Complex128:
-		return runner2(realToComplex[complex128, S])
-	case tensor.Bool:
-		return runner2(toBool[S])
-	}
-	return nil
-}
-
-func convertFromComplex[S cplx](to tensor.DType) runner {
-	switch to {
-	case tensor.Float32:
-		return runner2(complexToReal[float32, S])
-	case tensor.Float64:
-		return runner2(complexToReal[float64, S])
-	case tensor.Int32:
-		return runner2(complexToReal[int32, S])
-	case tensor.Int64:
-		return runner2(complexToReal[int64, S])
-	case tensor.Complex64:
-		return runner2(complexToComplex[complex64, S])
-	case tensor.Complex128:
-		return runner2(complexToComplex[complex128, S])
-	case tensor.Bool:
-		return runner2(toBool[S])
-	}
-	return nil
-}
-
-func convertFromBool(to tensor.DType) runner {
-	switch to {
-	case tensor.Float32:
-		return runner2(fromBool[float32])
-	case tensor.Float64:
-		return runner2(fromBool[float64])
-	case tensor.Int32:
-		return runner2(fromBool[int32])
-	case tensor.Int64:
-		return runner2(fromBool[int64])
-	case tensor.Complex64:
-		return runner2(fromBool[complex64])
-	case tensor.Complex128:
-		return runner2(fromBool[complex128])
-	}
-	return nil
-}
-
-func realToReal[D, S realNum](n int, d []D, do, ds int, a []S, ao, as int) {
+func realToReal[D, S ordered](n int, d []D, do, ds int, a []S, ao, as int) {
 	if ds == 1 && as == 1 {
 		d, a := d[do:do+n], a[ao:ao+n]
 		for i := range d {
@@ -147,14 +60,14 @@ func realToReal[D, S realNum](n int, d []D, do, ds int, a []S, ao, as int) {
 	}
 }
 
-func realToComplex[D cplx, S realNum](n int, d []D, do, ds int, a []S, ao, as int) {
+func realToComplex[D cplx, S ordered](n int, d []D, do, ds int, a []S, ao, as int) {
 	for ; n > 0; n-- {
 		d[do] = D(complex(float64(a[ao]), 0))
 		do, ao = do+ds, ao+as
 	}
 }
 
-func complexToReal[D realNum, S cplx](n int, d []D, do, ds int, a []S, ao, as int) {
+func complexToReal[D ordered, S cplx](n int, d []D, do, ds int, a []S, ao, as int) {
 	for ; n > 0; n-- {
 		d[do] = D(real(complex128(a[ao])))
 		do, ao = do+ds, ao+as
@@ -184,26 +97,6 @@ func fromBool[D tensor.Number](n int, d []D, do, ds int, a []bool, ao, as int) {
 		}
 		do, ao = do+ds, ao+as
 	}
-}
-
-func newCopyKernel(dt tensor.DType) runner {
-	switch dt {
-	case tensor.Float32:
-		return copyRunner[float32]
-	case tensor.Float64:
-		return copyRunner[float64]
-	case tensor.Complex64:
-		return copyRunner[complex64]
-	case tensor.Complex128:
-		return copyRunner[complex128]
-	case tensor.Int32:
-		return copyRunner[int32]
-	case tensor.Int64:
-		return copyRunner[int64]
-	case tensor.Bool:
-		return copyRunner[bool]
-	}
-	return nil
 }
 
 func copyRunner[T tensor.Elem](o kernelArgs) {

@@ -47,6 +47,6 @@
 // (the input's for reductions), and axes contiguous in every operand are
 // merged, so contiguous operands run as one flat loop over re-sliced rows
 // with no index arithmetic. The innermost row kernels are generic over the
-// element type, instantiated per dtype behind a type switch at the API
-// boundary. The kernels are single-threaded.
+// element type, instantiated once per dtype into tables indexed by op code
+// (graph's) and dtype. The kernels are single-threaded.
 package cpu

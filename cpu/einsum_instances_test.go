@@ -39,14 +39,7 @@ func TestInstancesExecute(t *testing.T) {
 		if sp.Log10Flops > 9 {
 			continue
 		}
-		ops, err := in.Inputs(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ops, p := storedPlan(t, in)
 		got, err := mustContraction(t, p).Execute(context.Background(), ops...)
 		if err != nil {
 			t.Fatalf("%s: %v", in.Name, err)
@@ -74,6 +67,21 @@ func TestInstancesExecute(t *testing.T) {
 	}
 }
 
+// storedPlan returns the operands of in and its plan along the stored
+// opt_flops path.
+func storedPlan(t testing.TB, in *instance.Instance) ([]*tensor.Tensor, *einsum.Plan) {
+	t.Helper()
+	ops, err := in.Inputs(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(in.Paths["opt_flops"].Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ops, p
+}
+
 func maxAbs(t *tensor.Tensor) float64 {
 	m := 0.0
 	for _, v := range t.Complex128Values() {
@@ -95,14 +103,7 @@ func BenchmarkInstances(b *testing.B) {
 			continue
 		}
 		b.Run(in.Name, func(b *testing.B) {
-			ops, err := in.Inputs(1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
-			if err != nil {
-				b.Fatal(err)
-			}
+			ops, p := storedPlan(b, in)
 			c := mustContraction(b, p, cpu.WithThreads(1))
 			for b.Loop() {
 				if _, err := c.Execute(context.Background(), ops...); err != nil {

@@ -2,30 +2,29 @@ package cpu
 
 import "github.com/goferro/goferro/tensor"
 
-// resultDType returns the dtype of op applied to dt, or an error if op is
-// not defined on dt.
-func (op UnaryOp) resultDType(name string, dt tensor.DType) (tensor.DType, error) {
-	if op < OpNeg || op > OpSqrt {
-		return tensor.Invalid, errorf(name, tensor.ErrDType, "unknown unary operation %v", op)
-	}
-	if unaryKernel(op, dt) == nil {
-		return tensor.Invalid, errorf(name, tensor.ErrDType, "%v is not defined on %v", op, dt)
+// unaryKernel returns the runner of op for operands of dtype dt and the
+// dtype of its result, or the error that op is none or is not defined on
+// dt.
+func unaryKernel(name string, op UnaryOp, dt tensor.DType) (runner, tensor.DType, error) {
+	k := lookup(opUnary, uint8(op), dt)
+	if k == nil {
+		return nil, tensor.Invalid, kernelError(name, opUnary, uint8(op), dt)
 	}
 	if op == OpAbs {
-		return dt.Real(), nil
+		return k, dt.Real(), nil
 	}
-	return dt, nil
+	return k, dt, nil
 }
 
 // Unary applies op elementwise and returns the result as a new row-major
 // tensor. Its dtype is a's, except for OpAbs of a complex tensor, which has
 // the real dtype of the same precision.
 func Unary(op UnaryOp, a *tensor.Tensor) (*tensor.Tensor, error) {
-	name := fnName(unaryFnNames, uint8(op), "Unary", op)
+	name := callName(kinds[opUnary].names[0], uint8(op), "Unary", op)
 	if err := checkNotNil(name, a); err != nil {
 		return nil, err
 	}
-	dt, err := op.resultDType(name, a.DType())
+	k, dt, err := unaryKernel(name, op, a.DType())
 	if err != nil {
 		return nil, err
 	}
@@ -33,28 +32,28 @@ func Unary(op UnaryOp, a *tensor.Tensor) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
 	}
-	unaryKernel(op, a.DType())(ops(dst, a))
+	k(ops(dst, a))
 	return dst, nil
 }
 
 // UnaryInto applies op elementwise to a, broadcast to dst's shape, and writes
 // the result into dst, which must have the result dtype (see Unary).
 func UnaryInto(op UnaryOp, dst, a *tensor.Tensor) error {
-	name := fnName(unaryIntoNames, uint8(op), "UnaryInto", op)
+	name := callName(kinds[opUnary].names[1], uint8(op), "UnaryInto", op)
 	if err := checkNotNil(name, dst, a); err != nil {
 		return err
 	}
-	dt, err := op.resultDType(name, a.DType())
+	k, dt, err := unaryKernel(name, op, a.DType())
 	if err != nil {
 		return err
 	}
-	if dst.DType() != dt {
-		return errorf(name, tensor.ErrDType, "destination is %v, result is %v", dst.DType(), dt)
+	if err := checkDstDType(name, dst, "result is", dt); err != nil {
+		return err
 	}
 	if err := checkDst(name, dst, a); err != nil {
 		return err
 	}
-	unaryKernel(op, a.DType())(ops(dst, a))
+	k(ops(dst, a))
 	return nil
 }
 
@@ -66,60 +65,106 @@ func checkDst(name string, dst *tensor.Tensor, srcs ...*tensor.Tensor) error {
 	return broadcastInto(name, dst, srcs...)
 }
 
-// binaryCheck validates the operands of a binary operation and returns the
-// kernel.
-func binaryCheck(name string, op BinaryOp, a, b *tensor.Tensor) (runner, error) {
+// checkDstDType checks that dst has the result's dtype dt; the error says
+// what it wanted as "destination is int32, " + want + " float64".
+func checkDstDType(name string, dst *tensor.Tensor, want string, dt tensor.DType) error {
+	if dst.DType() != dt {
+		return dstDTypeError(name, dst.DType(), want, dt)
+	}
+	return nil
+}
+
+// dstDTypeError is checkDstDType's error (out of line: checkDstDType
+// inlines).
+func dstDTypeError(name string, got tensor.DType, want string, dt tensor.DType) error {
+	return errorf(name, tensor.ErrDType, "destination is %v, %s %v", got, want, dt)
+}
+
+// pairKernel validates the operands of op, a binary operation or a
+// comparison (kind k), and returns its runner.
+func pairKernel(name string, k opKind, op uint8, a, b *tensor.Tensor) (runner, error) {
 	if err := checkNotNil(name, a, b); err != nil {
 		return nil, err
 	}
 	if err := sameDType(name, a, b); err != nil {
 		return nil, err
 	}
-	if op < OpAdd || op > OpMin {
-		return nil, errorf(name, tensor.ErrDType, "unknown binary operation %v", op)
+	if run := lookup(k, op, a.DType()); run != nil {
+		return run, nil
 	}
-	k := binaryKernel(op, a.DType())
-	if k == nil {
-		return nil, errorf(name, tensor.ErrDType, "%v is not defined on %v", op, a.DType())
-	}
-	return k, nil
+	return nil, kernelError(name, k, op, a.DType())
 }
 
-// Binary applies op elementwise to a and b, broadcast against each other,
-// and returns the result as a new row-major tensor of their dtype.
-func Binary(op BinaryOp, a, b *tensor.Tensor) (*tensor.Tensor, error) {
-	name := fnName(binaryFnNames, uint8(op), "Binary", op)
-	k, err := binaryCheck(name, op, a, b)
+// pairDType is the dtype of the result of an operation of kind k on
+// operands of dtype dt, and how an error about a destination names it.
+func pairDType(k opKind, dt tensor.DType) (tensor.DType, string) {
+	if k == opCompare {
+		return tensor.Bool, "not"
+	}
+	return dt, "operands are"
+}
+
+// pair is Binary and Compare: op, of the kind d describes, on a and b into
+// a new tensor.
+func pair[Op opCode](d *kindInfo, op Op, a, b *tensor.Tensor) (*tensor.Tensor, error) {
+	name := callName(d.names[0], uint8(op), d.calls[0], op)
+	run, err := pairKernel(name, d.kind, uint8(op), a, b)
 	if err != nil {
 		return nil, err
 	}
-	dst, err := newResult(name, a.DType(), a, b)
+	dt, _ := pairDType(d.kind, a.DType())
+	dst, err := newResult(name, dt, a, b)
 	if err != nil {
 		return nil, err
 	}
-	k(ops(dst, a, b))
+	run(ops(dst, a, b))
 	return dst, nil
 }
 
-// BinaryInto applies op elementwise to a and b, broadcast to dst's shape, and
-// writes the result into dst, which must have their dtype.
-func BinaryInto(op BinaryOp, dst, a, b *tensor.Tensor) error {
-	name := fnName(binaryIntoName, uint8(op), "BinaryInto", op)
-	k, err := binaryCheck(name, op, a, b)
+// pairInto is BinaryInto and CompareInto: op, of the kind d describes, on a
+// and b into dst.
+func pairInto[Op opCode](d *kindInfo, op Op, dst, a, b *tensor.Tensor) error {
+	name := callName(d.names[1], uint8(op), d.calls[1], op)
+	run, err := pairKernel(name, d.kind, uint8(op), a, b)
 	if err != nil {
 		return err
 	}
 	if err := checkNotNil(name, dst); err != nil {
 		return err
 	}
-	if dst.DType() != a.DType() {
-		return errorf(name, tensor.ErrDType, "destination is %v, operands are %v", dst.DType(), a.DType())
+	dt, want := pairDType(d.kind, a.DType())
+	if err := checkDstDType(name, dst, want, dt); err != nil {
+		return err
 	}
 	if err := checkDst(name, dst, a, b); err != nil {
 		return err
 	}
-	k(ops(dst, a, b))
+	run(ops(dst, a, b))
 	return nil
+}
+
+// Binary applies op elementwise to a and b, broadcast against each other,
+// and returns the result as a new row-major tensor of their dtype.
+func Binary(op BinaryOp, a, b *tensor.Tensor) (*tensor.Tensor, error) {
+	return pair(&kinds[opBinary], op, a, b)
+}
+
+// BinaryInto applies op elementwise to a and b, broadcast to dst's shape, and
+// writes the result into dst, which must have their dtype.
+func BinaryInto(op BinaryOp, dst, a, b *tensor.Tensor) error {
+	return pairInto(&kinds[opBinary], op, dst, a, b)
+}
+
+// Compare compares a and b elementwise, broadcast against each other, and
+// returns a new row-major Bool tensor.
+func Compare(op CompareOp, a, b *tensor.Tensor) (*tensor.Tensor, error) {
+	return pair(&kinds[opCompare], op, a, b)
+}
+
+// CompareInto compares a and b, broadcast to dst's shape, into the Bool
+// tensor dst.
+func CompareInto(op CompareOp, dst, a, b *tensor.Tensor) error {
+	return pairInto(&kinds[opCompare], op, dst, a, b)
 }
 
 // newResult allocates a row-major tensor of dtype dt with the broadcast
@@ -142,61 +187,6 @@ func newResult(name string, dt tensor.DType, ts ...*tensor.Tensor) (*tensor.Tens
 		return nil, wrapError(name, tensor.ErrShape, err, "allocating the result")
 	}
 	return dst, nil
-}
-
-// compareCheck validates the operands of a comparison and returns the kernel.
-func compareCheck(name string, op CompareOp, a, b *tensor.Tensor) (runner, error) {
-	if err := checkNotNil(name, a, b); err != nil {
-		return nil, err
-	}
-	if err := sameDType(name, a, b); err != nil {
-		return nil, err
-	}
-	if op < OpEq || op > OpGe {
-		return nil, errorf(name, tensor.ErrDType, "unknown comparison %v", op)
-	}
-	k := compareKernel(op, a.DType())
-	if k == nil {
-		return nil, errorf(name, tensor.ErrDType, "%v is not defined on %v", op, a.DType())
-	}
-	return k, nil
-}
-
-// Compare compares a and b elementwise, broadcast against each other, and
-// returns a new row-major Bool tensor.
-func Compare(op CompareOp, a, b *tensor.Tensor) (*tensor.Tensor, error) {
-	name := fnName(compareFnNames, uint8(op), "Compare", op)
-	k, err := compareCheck(name, op, a, b)
-	if err != nil {
-		return nil, err
-	}
-	dst, err := newResult(name, tensor.Bool, a, b)
-	if err != nil {
-		return nil, err
-	}
-	k(ops(dst, a, b))
-	return dst, nil
-}
-
-// CompareInto compares a and b, broadcast to dst's shape, into the Bool
-// tensor dst.
-func CompareInto(op CompareOp, dst, a, b *tensor.Tensor) error {
-	name := fnName(compareIntoNms, uint8(op), "CompareInto", op)
-	k, err := compareCheck(name, op, a, b)
-	if err != nil {
-		return err
-	}
-	if err := checkNotNil(name, dst); err != nil {
-		return err
-	}
-	if dst.DType() != tensor.Bool {
-		return errorf(name, tensor.ErrDType, "destination is %v, not bool", dst.DType())
-	}
-	if err := checkDst(name, dst, a, b); err != nil {
-		return err
-	}
-	k(ops(dst, a, b))
-	return nil
 }
 
 func selectCheck(name string, cond, a, b *tensor.Tensor) error {
@@ -235,8 +225,8 @@ func SelectInto(dst, cond, a, b *tensor.Tensor) error {
 	if err := checkNotNil(name, dst); err != nil {
 		return err
 	}
-	if dst.DType() != a.DType() {
-		return errorf(name, tensor.ErrDType, "destination is %v, operands are %v", dst.DType(), a.DType())
+	if err := checkDstDType(name, dst, "operands are", a.DType()); err != nil {
+		return err
 	}
 	if err := checkDst(name, dst, cond, a, b); err != nil {
 		return err

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
@@ -163,22 +164,41 @@ func b2c(b bool) complex128 {
 	return 0
 }
 
+// The operations of each kind. Their values are graph's op codes, which
+// need not be consecutive.
+var (
+	unaryOpList   = []UnaryOp{OpNeg, OpConj, OpAbs, OpExp, OpLog, OpSqrt}
+	binaryOpList  = []BinaryOp{OpAdd, OpSub, OpMul, OpDiv, OpPow, OpMax, OpMin}
+	compareOpList = []CompareOp{OpEq, OpNe, OpLt, OpLe, OpGt, OpGe}
+)
+
+// defined reports whether op is defined on dt as the reference says (ok),
+// and fails t when the kernel's err disagrees: an undefined op must fail
+// with ErrDType, a defined one must not fail.
+func defined(t *testing.T, op fmt.Stringer, dt tensor.DType, ok bool, err error) bool {
+	t.Helper()
+	if !ok {
+		if !errors.Is(err, tensor.ErrDType) {
+			t.Fatalf("%v on %v: err %v, want ErrDType", op, dt, err)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%v on %v: %v", op, dt, err)
+	}
+	return true
+}
+
 func TestUnaryRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 1))
 	for iter := 0; iter < 150; iter++ {
 		for _, dt := range tensor.DTypes {
 			shape := randShape(r, 4, 5)
 			a := randTensor(t, r, dt, shape, 3)
-			for op := OpNeg; op <= OpSqrt; op++ {
+			for _, op := range unaryOpList {
 				got, err := Unary(op, a)
-				if _, ok := refUnary(op, dt, 0); !ok {
-					if !errors.Is(err, tensor.ErrDType) {
-						t.Fatalf("%v on %v: err %v, want ErrDType", op, dt, err)
-					}
+				if _, ok := refUnary(op, dt, 0); !defined(t, op, dt, ok, err) {
 					continue
-				}
-				if err != nil {
-					t.Fatalf("%v on %v: %v", op, dt, err)
 				}
 				want := dt
 				if op == OpAbs {
@@ -196,28 +216,30 @@ func TestUnaryRandom(t *testing.T) {
 	}
 }
 
+// randPair draws operands of dtype dt that broadcast together, with values
+// up to scale, and their broadcast shape: a of a random shape and b of a
+// partner shape, or (with swap, at random) the other way round.
+func randPair(t *testing.T, r *rand.Rand, dt tensor.DType, scale float64, swap bool) (a, b *tensor.Tensor, out tensor.Shape) {
+	shape := randShape(r, 4, 5)
+	other := broadcastPartner(r, shape)
+	if swap && r.IntN(2) == 0 {
+		shape, other = other, shape
+	}
+	a = randTensor(t, r, dt, shape, scale)
+	b = randTensor(t, r, dt, other, scale)
+	out, _ = tensor.BroadcastShapes(shape, other)
+	return a, b, out
+}
+
 func TestBinaryRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 1))
 	for iter := 0; iter < 150; iter++ {
 		for _, dt := range tensor.DTypes {
-			shape := randShape(r, 4, 5)
-			other := broadcastPartner(r, shape)
-			if r.IntN(2) == 0 {
-				shape, other = other, shape
-			}
-			a := randTensor(t, r, dt, shape, 4)
-			b := randTensor(t, r, dt, other, 4)
-			out, _ := tensor.BroadcastShapes(shape, other)
-			for op := OpAdd; op <= OpMin; op++ {
+			a, b, out := randPair(t, r, dt, 4, true)
+			for _, op := range binaryOpList {
 				got, err := Binary(op, a, b)
-				if _, ok := refBinary(op, dt, 1, 1); !ok {
-					if !errors.Is(err, tensor.ErrDType) {
-						t.Fatalf("%v on %v: err %v, want ErrDType", op, dt, err)
-					}
+				if _, ok := refBinary(op, dt, 1, 1); !defined(t, op, dt, ok, err) {
 					continue
-				}
-				if err != nil {
-					t.Fatalf("%v on %v: %v", op, dt, err)
 				}
 				checkAgainst(t, op.String()+"/"+dt.String(), got, out, tolerance(dt), func(idx []int) complex128 {
 					v, _ := refBinary(op, dt, at(a, idx), at(b, idx))
@@ -232,26 +254,16 @@ func TestCompareRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 1))
 	for iter := 0; iter < 150; iter++ {
 		for _, dt := range tensor.DTypes {
-			shape := randShape(r, 4, 5)
-			other := broadcastPartner(r, shape)
 			// Small integer-valued ranges make ties frequent.
-			a := randTensor(t, r, dt, shape, 2)
-			b := randTensor(t, r, dt, other, 2)
+			a, b, out := randPair(t, r, dt, 2, false)
 			if dt.IsFloat() || dt.IsComplex() {
 				a, _ = roundHalf(a)
 				b, _ = roundHalf(b)
 			}
-			out, _ := tensor.BroadcastShapes(shape, other)
-			for op := OpEq; op <= OpGe; op++ {
+			for _, op := range compareOpList {
 				got, err := Compare(op, a, b)
-				if _, ok := refCompare(op, dt, 0, 0); !ok {
-					if !errors.Is(err, tensor.ErrDType) {
-						t.Fatalf("%v on %v: err %v, want ErrDType", op, dt, err)
-					}
+				if _, ok := refCompare(op, dt, 0, 0); !defined(t, op, dt, ok, err) {
 					continue
-				}
-				if err != nil {
-					t.Fatalf("%v on %v: %v", op, dt, err)
 				}
 				if got.DType() != tensor.Bool {
 					t.Fatalf("%v: dtype %v", op, got.DType())
@@ -450,11 +462,7 @@ func TestElementwiseErrors(t *testing.T) {
 	c, _ := tensor.Zeros(tensor.Complex128, 2, 3)
 	bl, _ := tensor.Zeros(tensor.Bool, 2, 3)
 	g, _ := tensor.Zeros(tensor.Float64, 4)
-	cases := []struct {
-		name string
-		err  error
-		kind error
-	}{
+	checkErrors(t, []errCase{
 		{"dtype mismatch", errOf(Add(f, f32)), tensor.ErrDType},
 		{"exp int", errOf(Exp(i)), tensor.ErrDType},
 		{"lt complex", errOf(Lt(c, c)), tensor.ErrDType},
@@ -475,7 +483,20 @@ func TestElementwiseErrors(t *testing.T) {
 		{"copy dtype", CopyInto(f, i), tensor.ErrDType},
 		{"copy shape", CopyInto(f, g), tensor.ErrShape},
 		{"broadcast dst", CopyInto(mustBroadcast(t, g, 3, 4), g), tensor.ErrLayout},
-	}
+	})
+}
+
+// errCase is the error of a call and the kind it must wrap.
+type errCase struct {
+	name string
+	err  error
+	kind error
+}
+
+// checkErrors checks that every error wraps its kind and is a
+// *KernelError.
+func checkErrors(t *testing.T, cases []errCase) {
+	t.Helper()
 	for _, tc := range cases {
 		if !errors.Is(tc.err, tc.kind) {
 			t.Errorf("%s: err %v, want %v", tc.name, tc.err, tc.kind)

@@ -159,69 +159,9 @@ func execute(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 	return driver.HostBuffers(res...), nil
 }
 
-// The kernel tables map graph op names to this package's operations. The
-// names are the same on both sides (graph's elementwise op set follows the
-// kernels), so the tables are built from the kernels' own String names and
-// pick up new kernels without edits here.
-var (
-	unaryOps   = opTable[UnaryOp]("unary")
-	binaryOps  = opTable[BinaryOp]("binary")
-	compareOps = opTable[CompareOp]("compare")
-	reduceOps  = map[string]ReduceOp{"reduce_sum": ReduceSum, "reduce_prod": ReduceProd, "reduce_max": ReduceMax, "reduce_min": ReduceMin}
-)
-
-// opKind says which kernel family an op belongs to.
-type opKind uint8
-
-const (
-	opOther opKind = iota
-	opUnary
-	opBinary
-	opCompare
-	opReduce
-)
-
-// opKernel is an op's kernel family and code within it.
-type opKernel struct {
-	kind opKind
-	code uint8
-}
-
-// kernelOf maps every graph op code to its opKernel, by name, once: the
-// dispatch of an instruction indexes it with the code the compiler
-// resolved (graph.Instruction.Code) instead of looking up the op's name.
-var kernelOf = func() (t [256]opKernel) {
-	for i := range t {
-		name := graph.OpCode(i).String()
-		if op, ok := unaryOps[name]; ok {
-			t[i] = opKernel{opUnary, uint8(op)}
-		} else if op, ok := binaryOps[name]; ok {
-			t[i] = opKernel{opBinary, uint8(op)}
-		} else if op, ok := compareOps[name]; ok {
-			t[i] = opKernel{opCompare, uint8(op)}
-		} else if op, ok := reduceOps[name]; ok {
-			t[i] = opKernel{opReduce, uint8(op)}
-		}
-	}
-	return t
-}()
-
-// opTable enumerates op codes 1, 2, ... until String falls back to its
-// "kind(n)" form.
-func opTable[Op interface {
-	~uint8
-	String() string
-}](kind string) map[string]Op {
-	m := map[string]Op{}
-	for i := 1; i < 256; i++ {
-		op := Op(i)
-		name := op.String()
-		if len(name) > len(kind) && name[:len(kind)+1] == kind+"(" {
-			break
-		}
-		m[name] = op
-	}
-	return m
+// reduceOf maps graph's reduction op codes to the reductions.
+var reduceOf = [256]ReduceOp{
+	graph.OpReduceSum: ReduceSum, graph.OpReduceProd: ReduceProd, graph.OpReduceMax: ReduceMax, graph.OpReduceMin: ReduceMin,
 }
 
 // kernel computes one instruction with this package's kernels, or with the
@@ -243,16 +183,18 @@ func kernel(call *driver.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []
 		}
 		return true
 	}
-	k := kernelOf[ins.Code]
-	switch code := ins.Code; {
-	case k.kind == opUnary && len(in) == 1:
-		one, err = Unary(UnaryOp(k.code), in[0])
+	// The elementwise ops' codes are graph's (see UnaryOp).
+	code := ins.Code
+	kind := kernels[code].kind
+	switch {
+	case kind == opUnary && len(in) == 1:
+		one, err = Unary(UnaryOp(code), in[0])
 		return one, nil, err
-	case k.kind == opBinary && len(in) == 2 && sameShapes():
-		one, err = Binary(BinaryOp(k.code), in[0], in[1])
+	case kind == opBinary && len(in) == 2 && sameShapes():
+		one, err = Binary(BinaryOp(code), in[0], in[1])
 		return one, nil, err
-	case k.kind == opCompare && len(in) == 2 && sameShapes():
-		one, err = Compare(CompareOp(k.code), in[0], in[1])
+	case kind == opCompare && len(in) == 2 && sameShapes():
+		one, err = Compare(CompareOp(code), in[0], in[1])
 		return one, nil, err
 	case code == graph.OpSquare && len(in) == 1:
 		one, err = Mul(in[0], in[0])
@@ -283,8 +225,8 @@ func kernel(call *driver.Call, in []*tensor.Tensor) (one *tensor.Tensor, many []
 	case code == graph.OpPermute && len(in) == 1:
 		one, err = Permute(in[0], ins.Attrs.Perm...)
 		return one, nil, err
-	case k.kind == opReduce && len(in) == 1 && len(ins.Attrs.Axes) > 0:
-		one, err = Reduce(ReduceOp(k.code), in[0], ins.Attrs.Axes, false)
+	case reduceOf[code] != 0 && len(in) == 1 && len(ins.Attrs.Axes) > 0:
+		one, err = Reduce(reduceOf[code], in[0], ins.Attrs.Axes, false)
 		return one, nil, err
 	case code == graph.OpDotGeneral && len(in) == 2 && len(call.Results) == 1:
 		if t, ok, err := dotGeneral(&ins.Attrs, in[0], in[1], call.Results[0].Shape); ok || err != nil {

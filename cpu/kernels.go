@@ -5,6 +5,13 @@ package cpu
 // (all strides 1) runs over re-sliced rows with no index arithmetic, so the
 // compiler can drop the bounds checks; everything else (negative steps,
 // broadcast zero strides, gaps) takes the strided loop.
+//
+// Each cheap operation has its own kernel, the same two loops around another
+// operator: Go compiles generic code once per GC shape, so a kernel generic
+// over the operation (a type parameter with a method, or a func value as
+// mapRow takes for the costly ones) calls it indirectly per element: 3.2
+// times the instructions of addRow for float64 rows (19,100 against 6,060
+// per 1000 elements, measured with callgrind).
 
 import "github.com/goferro/goferro/tensor"
 

@@ -13,7 +13,7 @@ type (
 	floating interface{ float32 | float64 }
 	cplx     interface{ complex64 | complex128 }
 	integer  interface{ int32 | int64 }
-	ordered  interface {
+	ordered  interface { // the real types, which also convert into one another
 		float32 | float64 | int32 | int64
 	}
 	inexact interface {
@@ -348,62 +348,146 @@ func complexPow[T cplx](x, y T) T {
 // numDTypes bounds the dtype index of the kernel tables.
 const numDTypes = int(tensor.Bool) + 1
 
-// The kernel tables hold every runner, built once: making a runner builds
-// closures (and instantiating a generic row kernel as a func value
-// allocates), which used to happen on every call.
+// opKernels is the kernel table's entry for an op code.
+type opKernels struct {
+	kind opKind
+	run  [numDTypes]runner // per operand dtype; nil where undefined
+}
+
+// The kernel tables hold every runner, built once by init: making a runner
+// builds closures (and instantiating a generic row kernel as a func value
+// allocates), which used to happen on every call. kernels is indexed by op
+// code (UnaryOp, BinaryOp, CompareOp: graph's codes).
 var (
-	unaryRunners   [int(OpSqrt) + 1][numDTypes]runner
-	binaryRunners  [int(OpMin) + 1][numDTypes]runner
-	compareRunners [int(OpGe) + 1][numDTypes]runner
+	kernels        [256]opKernels
 	selectRunners  [numDTypes]runner
 	copyRunners    [numDTypes]runner
 	convertRunners [numDTypes][numDTypes]runner
 )
 
+// init fills the kernel tables one element type at a time, with the
+// instances of the row kernels its type class admits, then names the
+// operations.
 func init() {
-	for _, dt := range tensor.DTypes {
-		for op := OpNeg; op <= OpSqrt; op++ {
-			unaryRunners[op][dt] = newUnaryKernel(op, dt)
-		}
-		for op := OpAdd; op <= OpMin; op++ {
-			binaryRunners[op][dt] = newBinaryKernel(op, dt)
-		}
-		for op := OpEq; op <= OpGe; op++ {
-			compareRunners[op][dt] = newCompareKernel(op, dt)
-		}
-		selectRunners[dt] = newSelectKernel(dt)
-		copyRunners[dt] = newCopyKernel(dt)
-		for _, to := range tensor.DTypes {
-			convertRunners[dt][to] = newConvertKernel(dt, to)
-		}
-	}
+	addFloat[float32](tensor.Float32)
+	addFloat[float64](tensor.Float64)
+	addComplex[complex64, float32](tensor.Complex64)
+	addComplex[complex128, float64](tensor.Complex128)
+	addInt[int32](tensor.Int32)
+	addInt[int64](tensor.Int64)
+	addElem[bool](tensor.Bool)
+	nameCalls()
 }
 
-// unaryKernel returns the runner of op for dtype dt (destination dtype
-// op.resultDType(dt)), or nil if op is not defined on dt.
-func unaryKernel(op UnaryOp, dt tensor.DType) runner {
-	if int(op) >= len(unaryRunners) || int(dt) >= numDTypes {
-		return nil
-	}
-	return unaryRunners[op][dt]
+// setUnary, setBinary and setCompare enter k as the kernel of op for
+// operand dtype dt.
+func setUnary[D, A tensor.Elem](op UnaryOp, dt tensor.DType, k row2[D, A]) {
+	set(opUnary, uint8(op), dt, runner2(k))
 }
 
-// binaryKernel returns the runner of op for operands of dtype dt, or nil if
-// op is not defined on dt.
-func binaryKernel(op BinaryOp, dt tensor.DType) runner {
-	if int(op) >= len(binaryRunners) || int(dt) >= numDTypes {
-		return nil
-	}
-	return binaryRunners[op][dt]
+func setBinary[T tensor.Elem](op BinaryOp, dt tensor.DType, k row3[T, T, T]) {
+	set(opBinary, uint8(op), dt, runner3(k))
 }
 
-// compareKernel returns the runner of op for operands of dtype dt (the
-// destination is Bool), or nil if op is not defined on dt.
-func compareKernel(op CompareOp, dt tensor.DType) runner {
-	if int(op) >= len(compareRunners) || int(dt) >= numDTypes {
-		return nil
+func setCompare[T tensor.Elem](op CompareOp, dt tensor.DType, k row3[bool, T, T]) {
+	set(opCompare, uint8(op), dt, runner3(k))
+}
+
+func set(k opKind, op uint8, dt tensor.DType, r runner) {
+	kernels[op].kind = k
+	kernels[op].run[dt] = r
+}
+
+// addElem adds the kernels of every dtype: select, copy (which is also the
+// conversion to the same dtype), eq and ne.
+func addElem[T tensor.Elem](dt tensor.DType) {
+	selectRunners[dt] = runner4(selectRow[T])
+	copyRunners[dt] = copyRunner[T]
+	convertRunners[dt][dt] = copyRunner[T]
+	setCompare(OpEq, dt, eqRow[T])
+	setCompare(OpNe, dt, neRow[T])
+}
+
+// addNumber adds the kernels of every numeric dtype, given T's division and
+// power, then addElem's.
+func addNumber[T tensor.Number](dt tensor.DType, div, pow row3[T, T, T]) {
+	setUnary(OpNeg, dt, mapRow(func(x T) T { return -x }))
+	setBinary(OpAdd, dt, addRow[T])
+	setBinary(OpSub, dt, subRow[T])
+	setBinary(OpMul, dt, mulRow[T])
+	setBinary(OpDiv, dt, div)
+	setBinary(OpPow, dt, pow)
+	convertRunners[dt][tensor.Bool] = runner2(toBool[T])
+	convertRunners[tensor.Bool][dt] = runner2(fromBool[T])
+	addElem[T](dt)
+}
+
+// addReal adds the kernels of the float and integer dtypes, given T's
+// absolute value, division and power, then addNumber's.
+func addReal[T ordered](dt tensor.DType, abs row2[T, T], div, pow row3[T, T, T]) {
+	setUnary(OpConj, dt, mapRow(func(x T) T { return x }))
+	setUnary(OpAbs, dt, abs)
+	setBinary(OpMax, dt, maxRow[T])
+	setBinary(OpMin, dt, minRow[T])
+	setCompare(OpLt, dt, ltRow[T])
+	setCompare(OpLe, dt, leRow[T])
+	setCompare(OpGt, dt, gtRow[T])
+	setCompare(OpGe, dt, geRow[T])
+	c := &convertRunners[dt]
+	c[tensor.Float32], c[tensor.Float64] = runner2(realToReal[float32, T]), runner2(realToReal[float64, T])
+	c[tensor.Int32], c[tensor.Int64] = runner2(realToReal[int32, T]), runner2(realToReal[int64, T])
+	c[tensor.Complex64], c[tensor.Complex128] = runner2(realToComplex[complex64, T]), runner2(realToComplex[complex128, T])
+	addNumber(dt, div, pow)
+}
+
+func addFloat[T floating](dt tensor.DType) {
+	setUnary(OpExp, dt, mapRow(func(x T) T { return T(math.Exp(float64(x))) }))
+	setUnary(OpLog, dt, mapRow(func(x T) T { return T(math.Log(float64(x))) }))
+	setUnary(OpSqrt, dt, mapRow(func(x T) T { return T(math.Sqrt(float64(x))) }))
+	addReal(dt, mapRow(func(x T) T { return T(math.Abs(float64(x))) }), divRow[T], map2Row(floatPow[T]))
+}
+
+func addInt[T integer](dt tensor.DType) {
+	abs := mapRow(func(x T) T {
+		if x < 0 {
+			return -x
+		}
+		return x
+	})
+	addReal(dt, abs, divIntRow[T], map2Row(intPow[T]))
+}
+
+// addComplex adds the kernels of complex type T, whose parts have type R.
+func addComplex[T cplx, R floating](dt tensor.DType) {
+	setUnary(OpConj, dt, mapRow(func(x T) T { return T(cmplx.Conj(complex128(x))) }))
+	setUnary(OpAbs, dt, mapRow(func(x T) R { return R(cmplx.Abs(complex128(x))) }))
+	setUnary(OpExp, dt, mapRow(func(x T) T { return T(cmplx.Exp(complex128(x))) }))
+	setUnary(OpLog, dt, mapRow(func(x T) T { return T(cmplx.Log(complex128(x))) }))
+	setUnary(OpSqrt, dt, mapRow(func(x T) T { return T(cmplx.Sqrt(complex128(x))) }))
+	c := &convertRunners[dt]
+	c[tensor.Float32], c[tensor.Float64] = runner2(complexToReal[float32, T]), runner2(complexToReal[float64, T])
+	c[tensor.Int32], c[tensor.Int64] = runner2(complexToReal[int32, T]), runner2(complexToReal[int64, T])
+	c[tensor.Complex64], c[tensor.Complex128] = runner2(complexToComplex[complex64, T]), runner2(complexToComplex[complex128, T])
+	addNumber(dt, divRow[T], map2Row(complexPow[T]))
+}
+
+// lookup returns the runner of op, an operation of kind k, for operands
+// of dtype dt, or nil if op is none or is not defined on dt (kernelError
+// says which).
+func lookup(k opKind, op uint8, dt tensor.DType) runner {
+	if e := &kernels[op]; e.kind == k && int(dt) < numDTypes {
+		return e.run[dt]
 	}
-	return compareRunners[op][dt]
+	return nil
+}
+
+// kernelError is the error that op, as an operation of kind k, is none or
+// is not defined on dt.
+func kernelError(name string, k opKind, op uint8, dt tensor.DType) error {
+	if kernels[op].kind != k {
+		return errorf(name, tensor.ErrDType, "unknown %s %s", kinds[k].noun, opString(k, op))
+	}
+	return errorf(name, tensor.ErrDType, "%s is not defined on %v", opString(k, op), dt)
 }
 
 // selectKernel returns the runner of Select for value dtype dt.
@@ -430,217 +514,4 @@ func convertKernel(from, to tensor.DType) runner {
 		return nil
 	}
 	return convertRunners[from][to]
-}
-
-func newUnaryKernel(op UnaryOp, dt tensor.DType) runner {
-	switch dt {
-	case tensor.Float32:
-		return runner2(unaryFloat[float32](op))
-	case tensor.Float64:
-		return runner2(unaryFloat[float64](op))
-	case tensor.Complex64:
-		if op == OpAbs {
-			return runner2(mapRow(func(x complex64) float32 { return float32(cmplx.Abs(complex128(x))) }))
-		}
-		return runner2(unaryComplex[complex64](op))
-	case tensor.Complex128:
-		if op == OpAbs {
-			return runner2(mapRow(cmplx.Abs))
-		}
-		return runner2(unaryComplex[complex128](op))
-	case tensor.Int32:
-		return runner2(unaryInt[int32](op))
-	case tensor.Int64:
-		return runner2(unaryInt[int64](op))
-	}
-	return nil
-}
-
-func unaryFloat[T floating](op UnaryOp) row2[T, T] {
-	switch op {
-	case OpNeg:
-		return mapRow(func(x T) T { return -x })
-	case OpConj:
-		return mapRow(func(x T) T { return x })
-	case OpAbs:
-		return mapRow(func(x T) T { return T(math.Abs(float64(x))) })
-	case OpExp:
-		return mapRow(func(x T) T { return T(math.Exp(float64(x))) })
-	case OpLog:
-		return mapRow(func(x T) T { return T(math.Log(float64(x))) })
-	case OpSqrt:
-		return mapRow(func(x T) T { return T(math.Sqrt(float64(x))) })
-	}
-	return nil
-}
-
-func unaryComplex[T cplx](op UnaryOp) row2[T, T] {
-	switch op {
-	case OpNeg:
-		return mapRow(func(x T) T { return -x })
-	case OpConj:
-		return mapRow(func(x T) T { return T(cmplx.Conj(complex128(x))) })
-	case OpExp:
-		return mapRow(func(x T) T { return T(cmplx.Exp(complex128(x))) })
-	case OpLog:
-		return mapRow(func(x T) T { return T(cmplx.Log(complex128(x))) })
-	case OpSqrt:
-		return mapRow(func(x T) T { return T(cmplx.Sqrt(complex128(x))) })
-	}
-	return nil
-}
-
-func unaryInt[T integer](op UnaryOp) row2[T, T] {
-	switch op {
-	case OpNeg:
-		return mapRow(func(x T) T { return -x })
-	case OpConj:
-		return mapRow(func(x T) T { return x })
-	case OpAbs:
-		return mapRow(func(x T) T {
-			if x < 0 {
-				return -x
-			}
-			return x
-		})
-	}
-	return nil
-}
-
-func newBinaryKernel(op BinaryOp, dt tensor.DType) runner {
-	switch dt {
-	case tensor.Float32:
-		return runner3(binaryFloat[float32](op))
-	case tensor.Float64:
-		return runner3(binaryFloat[float64](op))
-	case tensor.Complex64:
-		return runner3(binaryComplex[complex64](op))
-	case tensor.Complex128:
-		return runner3(binaryComplex[complex128](op))
-	case tensor.Int32:
-		return runner3(binaryInt[int32](op))
-	case tensor.Int64:
-		return runner3(binaryInt[int64](op))
-	}
-	return nil
-}
-
-func binaryFloat[T floating](op BinaryOp) row3[T, T, T] {
-	switch op {
-	case OpAdd:
-		return addRow[T]
-	case OpSub:
-		return subRow[T]
-	case OpMul:
-		return mulRow[T]
-	case OpDiv:
-		return divRow[T]
-	case OpPow:
-		return map2Row(floatPow[T])
-	case OpMax:
-		return maxRow[T]
-	case OpMin:
-		return minRow[T]
-	}
-	return nil
-}
-
-func binaryComplex[T cplx](op BinaryOp) row3[T, T, T] {
-	switch op {
-	case OpAdd:
-		return addRow[T]
-	case OpSub:
-		return subRow[T]
-	case OpMul:
-		return mulRow[T]
-	case OpDiv:
-		return divRow[T]
-	case OpPow:
-		return map2Row(complexPow[T])
-	}
-	return nil
-}
-
-func binaryInt[T integer](op BinaryOp) row3[T, T, T] {
-	switch op {
-	case OpAdd:
-		return addRow[T]
-	case OpSub:
-		return subRow[T]
-	case OpMul:
-		return mulRow[T]
-	case OpDiv:
-		return divIntRow[T]
-	case OpPow:
-		return map2Row(intPow[T])
-	case OpMax:
-		return maxRow[T]
-	case OpMin:
-		return minRow[T]
-	}
-	return nil
-}
-
-func newCompareKernel(op CompareOp, dt tensor.DType) runner {
-	switch dt {
-	case tensor.Float32:
-		return runner3(compareOrdered[float32](op))
-	case tensor.Float64:
-		return runner3(compareOrdered[float64](op))
-	case tensor.Int32:
-		return runner3(compareOrdered[int32](op))
-	case tensor.Int64:
-		return runner3(compareOrdered[int64](op))
-	case tensor.Complex64:
-		return runner3(compareEq[complex64](op))
-	case tensor.Complex128:
-		return runner3(compareEq[complex128](op))
-	case tensor.Bool:
-		return runner3(compareEq[bool](op))
-	}
-	return nil
-}
-
-func compareEq[T tensor.Elem](op CompareOp) row3[bool, T, T] {
-	switch op {
-	case OpEq:
-		return eqRow[T]
-	case OpNe:
-		return neRow[T]
-	}
-	return nil
-}
-
-func compareOrdered[T ordered](op CompareOp) row3[bool, T, T] {
-	switch op {
-	case OpLt:
-		return ltRow[T]
-	case OpLe:
-		return leRow[T]
-	case OpGt:
-		return gtRow[T]
-	case OpGe:
-		return geRow[T]
-	}
-	return compareEq[T](op)
-}
-
-func newSelectKernel(dt tensor.DType) runner {
-	switch dt {
-	case tensor.Float32:
-		return runner4(selectRow[float32])
-	case tensor.Float64:
-		return runner4(selectRow[float64])
-	case tensor.Complex64:
-		return runner4(selectRow[complex64])
-	case tensor.Complex128:
-		return runner4(selectRow[complex128])
-	case tensor.Int32:
-		return runner4(selectRow[int32])
-	case tensor.Int64:
-		return runner4(selectRow[int64])
-	case tensor.Bool:
-		return runner4(selectRow[bool])
-	}
-	return nil
 }

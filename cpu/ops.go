@@ -1,86 +1,148 @@
 package cpu
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
 
-// UnaryOp names an elementwise operation of one operand.
-type UnaryOp uint8
-
-// The unary operations. Neg, Conj and Abs are defined on every numeric dtype
-// (Conj is the identity on real ones; Abs of a complex tensor has the real
-// dtype of the same precision); Exp, Log and Sqrt on float and complex
-// dtypes. None is defined on Bool.
-const (
-	OpNeg UnaryOp = iota + 1
-	OpConj
-	OpAbs
-	OpExp
-	OpLog
-	OpSqrt
+	"github.com/goferro/goferro/graph"
 )
 
-var unaryNames = [...]string{OpNeg: "neg", OpConj: "conj", OpAbs: "abs", OpExp: "exp", OpLog: "log", OpSqrt: "sqrt"}
+// UnaryOp names an elementwise operation of one operand. Neg, Conj and Abs
+// are defined on every numeric dtype (Conj is the identity on real ones;
+// Abs of a complex tensor has the real dtype of the same precision); Exp,
+// Log and Sqrt on float and complex dtypes. None is defined on Bool.
+type UnaryOp uint8
 
-// String returns the lowercase name of the operation ("neg", "exp", ...).
-func (op UnaryOp) String() string {
-	if op > 0 && int(op) < len(unaryNames) {
-		return unaryNames[op]
-	}
-	return fmt.Sprintf("unary(%d)", uint8(op))
-}
-
-// BinaryOp names an elementwise arithmetic operation of two operands.
-type BinaryOp uint8
-
-// The binary operations, all defined on every numeric dtype except OpMax and
-// OpMin, which are not defined on complex dtypes. None is defined on Bool.
+// BinaryOp names an elementwise arithmetic operation of two operands. All
+// are defined on every numeric dtype except OpMax and OpMin, which are not
+// defined on complex dtypes. None is defined on Bool.
 //
 // Integer division truncates toward zero and gives 0 for a zero divisor (the
 // value numpy produces); integer OpPow with a negative exponent gives the
 // truncated real result (1 or -1 for bases ±1, 0 otherwise). OpMax and OpMin
 // propagate NaNs. Integer arithmetic wraps around on overflow.
-const (
-	OpAdd BinaryOp = iota + 1
-	OpSub
-	OpMul
-	OpDiv
-	OpPow
-	OpMax
-	OpMin
-)
-
-var binaryNames = [...]string{OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div", OpPow: "pow", OpMax: "max", OpMin: "min"}
-
-// String returns the lowercase name of the operation ("add", "pow", ...).
-func (op BinaryOp) String() string {
-	if op > 0 && int(op) < len(binaryNames) {
-		return binaryNames[op]
-	}
-	return fmt.Sprintf("binary(%d)", uint8(op))
-}
+type BinaryOp uint8
 
 // CompareOp names an elementwise comparison; its result has dtype Bool.
+// OpEq and OpNe are defined on every dtype; the orderings on float and
+// integer dtypes only (not complex, not Bool). Comparisons with NaN are
+// false except OpNe, as in Go and IEEE 754.
 type CompareOp uint8
 
-// The comparisons. OpEq and OpNe are defined on every dtype; the orderings
-// on float and integer dtypes only (not complex, not Bool). Comparisons with
-// NaN are false except OpNe, as in Go and IEEE 754.
+// The elementwise operations (see UnaryOp, BinaryOp and CompareOp). Each is
+// the graph op code of the same name (graph.OpCode): the CPU engine runs an
+// instruction's code as it stands, and the names are graph's.
 const (
-	OpEq CompareOp = iota + 1
-	OpNe
-	OpLt
-	OpLe
-	OpGt
-	OpGe
+	OpNeg  = UnaryOp(graph.OpNeg)
+	OpConj = UnaryOp(graph.OpConj)
+	OpAbs  = UnaryOp(graph.OpAbs)
+	OpExp  = UnaryOp(graph.OpExp)
+	OpLog  = UnaryOp(graph.OpLog)
+	OpSqrt = UnaryOp(graph.OpSqrt)
+
+	OpAdd = BinaryOp(graph.OpAdd)
+	OpSub = BinaryOp(graph.OpSub)
+	OpMul = BinaryOp(graph.OpMul)
+	OpDiv = BinaryOp(graph.OpDiv)
+	OpPow = BinaryOp(graph.OpPow)
+	OpMax = BinaryOp(graph.OpMax)
+	OpMin = BinaryOp(graph.OpMin)
+
+	OpEq = CompareOp(graph.OpEq)
+	OpNe = CompareOp(graph.OpNe)
+	OpLt = CompareOp(graph.OpLt)
+	OpLe = CompareOp(graph.OpLe)
+	OpGt = CompareOp(graph.OpGt)
+	OpGe = CompareOp(graph.OpGe)
 )
 
-var compareNames = [...]string{OpEq: "eq", OpNe: "ne", OpLt: "lt", OpLe: "le", OpGt: "gt", OpGe: "ge"}
+// String returns the lowercase name of the operation ("neg", "exp", ...).
+func (op UnaryOp) String() string { return opString(opUnary, uint8(op)) }
+
+// String returns the lowercase name of the operation ("add", "pow", ...).
+func (op BinaryOp) String() string { return opString(opBinary, uint8(op)) }
 
 // String returns the lowercase name of the comparison ("eq", "lt", ...).
-func (op CompareOp) String() string {
-	if op > 0 && int(op) < len(compareNames) {
-		return compareNames[op]
+func (op CompareOp) String() string { return opString(opCompare, uint8(op)) }
+
+// opKind is a kind of elementwise operation: its index in kinds.
+type opKind uint8
+
+const (
+	opNone opKind = iota
+	opUnary
+	opBinary
+	opCompare
+)
+
+// opCode is the type of an elementwise operation (UnaryOp, BinaryOp,
+// CompareOp).
+type opCode interface {
+	~uint8
+	fmt.Stringer
+}
+
+// kindInfo is what the errors of a kind of elementwise operation say.
+type kindInfo struct {
+	kind  opKind
+	calls [2]string // its functions: "Binary", "BinaryInto"
+	noun  string    // what an operation of the kind is called
+	// names holds the calls' names by op code, built once (see nameCalls)
+	// so that the hot path does not concatenate strings: "Binary(add)",
+	// "BinaryInto(add)"; "" for codes that are no operation of the kind.
+	names [2]*[256]string
+}
+
+var kinds = [...]kindInfo{
+	opUnary:   {kind: opUnary, calls: [2]string{"Unary", "UnaryInto"}, noun: "unary operation"},
+	opBinary:  {kind: opBinary, calls: [2]string{"Binary", "BinaryInto"}, noun: "binary operation"},
+	opCompare: {kind: opCompare, calls: [2]string{"Compare", "CompareInto"}, noun: "comparison"},
+}
+
+// reduceCallNames are the names of the calls of Reduce ([0]) and
+// ReduceInto ([1]) by op, as kindInfo.names.
+var reduceCallNames [2]*[256]string
+
+// opString is the name of op as an operation of kind k: graph's name, or
+// "binary(99)" when op is none.
+func opString(k opKind, op uint8) string {
+	if kernels[op].kind == k {
+		return graph.OpCode(op).String()
 	}
-	return fmt.Sprintf("compare(%d)", uint8(op))
+	return strings.ToLower(kinds[k].calls[0]) + "(" + strconv.Itoa(int(op)) + ")"
+}
+
+// callName returns names[op], or fn(s) for an op that has no name.
+func callName(names *[256]string, op uint8, fn string, s fmt.Stringer) string {
+	if n := names[op]; n != "" {
+		return n
+	}
+	return fn + "(" + s.String() + ")"
+}
+
+// nameCalls builds the names of the calls (kindInfo.names and
+// reduceCallNames).
+func nameCalls() {
+	for k := opUnary; k <= opCompare; k++ {
+		d := &kinds[k]
+		for into, fn := range d.calls {
+			names := new([256]string)
+			for op := range kernels {
+				if kernels[op].kind == k {
+					names[op] = fn + "(" + graph.OpCode(op).String() + ")"
+				}
+			}
+			d.names[into] = names
+		}
+	}
+	for into, fn := range [2]string{"Reduce", "ReduceInto"} {
+		names := new([256]string)
+		for op := ReduceSum; op <= ReduceMean; op++ {
+			names[op] = fn + "(" + op.String() + ")"
+		}
+		reduceCallNames[into] = names
+	}
 }
 
 // ReduceOp names a reduction over a set of axes.
@@ -110,33 +172,4 @@ func (op ReduceOp) String() string {
 		return reduceNames[op]
 	}
 	return fmt.Sprintf("reduce(%d)", uint8(op))
-}
-
-// Kernel names for errors ("Binary(add)", "BinaryInto(add)", ...), built
-// once so the hot path does not concatenate strings.
-var (
-	unaryFnNames   = fnNames("Unary", unaryNames[:])
-	unaryIntoNames = fnNames("UnaryInto", unaryNames[:])
-	binaryFnNames  = fnNames("Binary", binaryNames[:])
-	binaryIntoName = fnNames("BinaryInto", binaryNames[:])
-	compareFnNames = fnNames("Compare", compareNames[:])
-	compareIntoNms = fnNames("CompareInto", compareNames[:])
-	reduceFnNames  = fnNames("Reduce", reduceNames[:])
-	reduceIntoNms  = fnNames("ReduceInto", reduceNames[:])
-)
-
-func fnNames(fn string, ops []string) []string {
-	out := make([]string, len(ops))
-	for i, op := range ops {
-		out[i] = fn + "(" + op + ")"
-	}
-	return out
-}
-
-// fnName returns names[op], or fn(op) built on the spot for an unknown op.
-func fnName(names []string, op uint8, fn string, s fmt.Stringer) string {
-	if int(op) < len(names) && op > 0 {
-		return names[op]
-	}
-	return fn + "(" + s.String() + ")"
 }

@@ -9,6 +9,19 @@ import (
 	"pgregory.net/rapid"
 )
 
+// drawShape draws a shape of rank minRank to maxRank with extents 0 to
+// maxExtent.
+func drawShape(rt *rapid.T, minRank, maxRank, maxExtent int) tensor.Shape {
+	rank := rapid.IntRange(minRank, maxRank).Draw(rt, "rank")
+	return tensor.Shape(rapid.SliceOfN(rapid.IntRange(0, maxExtent), rank, rank).Draw(rt, "shape"))
+}
+
+// drawRand returns a generator (on the given stream) whose seed rapid draws,
+// so that a failing case shrinks.
+func drawRand(rt *rapid.T, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), stream))
+}
+
 func TestPermuteRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(30, 1))
 	for iter := 0; iter < 300; iter++ {
@@ -44,15 +57,14 @@ func TestPermuteRandom(t *testing.T) {
 // original values back, for any layout.
 func TestPermuteProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		rank := rapid.IntRange(0, 5).Draw(rt, "rank")
-		shape := tensor.Shape(rapid.SliceOfN(rapid.IntRange(0, 7), rank, rank).Draw(rt, "shape"))
+		shape := drawShape(rt, 0, 5, 7)
+		rank := len(shape)
 		idx := make([]int, rank)
 		for i := range idx {
 			idx[i] = i
 		}
 		perm := rapid.Permutation(idx).Draw(rt, "perm")
-		seed := rapid.Uint64().Draw(rt, "seed")
-		r := rand.New(rand.NewPCG(seed, 3))
+		r := drawRand(rt, 3)
 		a := randTensor(rt, r, tensor.Complex64, shape, 5)
 		p, err := Permute(a, perm...)
 		if err != nil {
@@ -76,10 +88,8 @@ func TestPermuteProperty(t *testing.T) {
 // and Lt is the negation of Ge.
 func TestBinaryProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		rank := rapid.IntRange(0, 4).Draw(rt, "rank")
-		shape := tensor.Shape(rapid.SliceOfN(rapid.IntRange(0, 6), rank, rank).Draw(rt, "shape"))
-		seed := rapid.Uint64().Draw(rt, "seed")
-		r := rand.New(rand.NewPCG(seed, 4))
+		shape := drawShape(rt, 0, 4, 6)
+		r := drawRand(rt, 4)
 		dt := rapid.SampledFrom([]tensor.DType{tensor.Int32, tensor.Int64, tensor.Float64}).Draw(rt, "dtype")
 		a := randTensor(rt, r, dt, shape, 100)
 		b := randTensor(rt, r, dt, broadcastPartner(r, shape), 100)
@@ -108,10 +118,8 @@ func TestBinaryProperty(t *testing.T) {
 // at a time.
 func TestReduceProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		rank := rapid.IntRange(1, 4).Draw(rt, "rank")
-		shape := tensor.Shape(rapid.SliceOfN(rapid.IntRange(0, 6), rank, rank).Draw(rt, "shape"))
-		seed := rapid.Uint64().Draw(rt, "seed")
-		r := rand.New(rand.NewPCG(seed, 5))
+		shape := drawShape(rt, 1, 4, 6)
+		r := drawRand(rt, 5)
 		a := randTensor(rt, r, tensor.Int64, shape, 50)
 		all, err := Sum(a)
 		if err != nil {

@@ -18,7 +18,7 @@ import (
 // The loops follow a's memory order: a reduced axis that is innermost in
 // memory folds into a register accumulator, a kept one folds row by row.
 func Reduce(op ReduceOp, a *tensor.Tensor, axes []int, keepDims bool) (*tensor.Tensor, error) {
-	name := fnName(reduceFnNames, uint8(op), "Reduce", op)
+	name := callName(reduceCallNames[0], uint8(op), "Reduce", op)
 	if err := checkNotNil(name, a); err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func Reduce(op ReduceOp, a *tensor.Tensor, axes []int, keepDims bool) (*tensor.T
 // rank: dst.Rank() == a.Rank() means the keepDims form). dst is filled with
 // the identity before a is read, so it must not overlap a.
 func ReduceInto(op ReduceOp, dst, a *tensor.Tensor, axes []int) error {
-	name := fnName(reduceIntoNms, uint8(op), "ReduceInto", op)
+	name := callName(reduceCallNames[1], uint8(op), "ReduceInto", op)
 	if err := checkNotNil(name, dst, a); err != nil {
 		return err
 	}
@@ -55,8 +55,8 @@ func ReduceInto(op ReduceOp, dst, a *tensor.Tensor, axes []int) error {
 	if err != nil {
 		return err
 	}
-	if dst.DType() != dt {
-		return errorf(name, tensor.ErrDType, "destination is %v, result is %v", dst.DType(), dt)
+	if err := checkDstDType(name, dst, "result is", dt); err != nil {
+		return err
 	}
 	want := reducedShape(a.ShapeView(), red, dst.Rank() == a.Rank())
 	if !dst.ShapeView().Equal(want) {
@@ -213,7 +213,7 @@ func reduce(name string, op ReduceOp, dst, a *tensor.Tensor, red []bool) error {
 		if err != nil {
 			return wrapError(name, tensor.ErrDType, err, "mean divisor")
 		}
-		binaryKernel(OpDiv, dst.DType())(ops(dst, dst, c))
+		kernels[OpDiv].run[dst.DType()](ops(dst, dst, c))
 	}
 	return nil
 }

@@ -229,11 +229,7 @@ func TestReduceErrors(t *testing.T) {
 	c, _ := tensor.Zeros(tensor.Complex64, 2, 3)
 	b, _ := tensor.Zeros(tensor.Bool, 2, 3)
 	d, _ := tensor.Zeros(tensor.Float64, 3)
-	cases := []struct {
-		name string
-		err  error
-		kind error
-	}{
+	checkErrors(t, []errCase{
 		{"axis range", errOf(Sum(f, 2)), tensor.ErrIndex},
 		{"axis negative range", errOf(Sum(f, -3)), tensor.ErrIndex},
 		{"axis repeated", errOf(Sum(f, 1, -1)), tensor.ErrIndex},
@@ -243,10 +239,5 @@ func TestReduceErrors(t *testing.T) {
 		{"into shape", ReduceInto(ReduceSum, d, f, []int{1}), tensor.ErrShape},
 		{"into dtype", ReduceInto(ReduceSum, c, f, []int{1}), tensor.ErrDType},
 		{"nil", errOf(Sum(nil)), tensor.ErrLayout},
-	}
-	for _, tc := range cases {
-		if !errors.Is(tc.err, tc.kind) {
-			t.Errorf("%s: err %v, want %v", tc.name, tc.err, tc.kind)
-		}
-	}
+	})
 }

@@ -64,20 +64,18 @@ var wsPool64 = sync.Pool{New: func() any { return new(workspace[float64]) }}
 var wsPool32 = sync.Pool{New: func() any { return new(workspace[float32]) }}
 
 func getWorkspace[R float]() *workspace[R] {
-	var z R
-	if _, ok := any(z).(float64); ok {
-		return wsPool64.Get().(*workspace[R])
-	}
-	return wsPool32.Get().(*workspace[R])
+	return poolOf[R](&wsPool64, &wsPool32).Get().(*workspace[R])
 }
 
-func putWorkspace[R float](w *workspace[R]) {
+func putWorkspace[R float](w *workspace[R]) { poolOf[R](&wsPool64, &wsPool32).Put(w) }
+
+// poolOf returns the pool of R's values: p64 for float64, p32 for float32.
+func poolOf[R float](p64, p32 *sync.Pool) *sync.Pool {
 	var z R
 	if _, ok := any(z).(float64); ok {
-		wsPool64.Put(w)
-		return
+		return p64
 	}
-	wsPool32.Put(w)
+	return p32
 }
 
 func grow[R float](s []R, n int) []R {

@@ -132,33 +132,3 @@ func inBounds[T Scalar](name string, x Matrix[T], batch []int, rows, cols int) e
 	}
 	return nil
 }
-
-// forEachBatch calls f with the offsets of every batch element.
-func forEachBatch[T Scalar](batch []int, a, b, c Matrix[T], f func(ao, bo, co int)) {
-	idx := make([]int, len(batch))
-	for _, d := range batch {
-		if d == 0 {
-			return
-		}
-	}
-	for {
-		ao, bo, co := a.Offset, b.Offset, c.Offset
-		for i, x := range idx {
-			ao += x * a.BatchStrides[i]
-			bo += x * b.BatchStrides[i]
-			co += x * c.BatchStrides[i]
-		}
-		f(ao, bo, co)
-		i := len(idx) - 1
-		for ; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < batch[i] {
-				break
-			}
-			idx[i] = 0
-		}
-		if i < 0 {
-			return
-		}
-	}
-}

@@ -93,17 +93,7 @@ func at[T Scalar](x Matrix[T], b, i, j int) complex128 {
 	if len(x.BatchStrides) > 0 {
 		o += b * x.BatchStrides[0]
 	}
-	switch v := any(x.Data[o]).(type) {
-	case float64:
-		return complex(v, 0)
-	case float32:
-		return complex(float64(v), 0)
-	case complex128:
-		return v
-	case complex64:
-		return complex128(v)
-	}
-	return 0
+	return c128(x.Data[o])
 }
 
 func c128[T Scalar](x T) complex128 {
@@ -302,31 +292,21 @@ func randomCases(rng *rand.Rand, n int) []testCase {
 
 func testAllTypes(t *testing.T, cases []testCase) {
 	t.Helper()
-	seed := uint64(1)
-	t.Run("float64", func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(seed, 1))
+	t.Run("float64", runCases[float64](cases, 1))
+	t.Run("float32", runCases[float32](cases, 2))
+	t.Run("complex128", runCases[complex128](cases, 3))
+	t.Run("complex64", runCases[complex64](cases, 4))
+}
+
+// runCases returns the test running cases in T, with values drawn from the
+// given stream.
+func runCases[T Scalar](cases []testCase, stream uint64) func(*testing.T) {
+	return func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(1, stream))
 		for _, tc := range cases {
-			runCase[float64](t, rng, tc)
+			runCase[T](t, rng, tc)
 		}
-	})
-	t.Run("float32", func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(seed, 2))
-		for _, tc := range cases {
-			runCase[float32](t, rng, tc)
-		}
-	})
-	t.Run("complex128", func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(seed, 3))
-		for _, tc := range cases {
-			runCase[complex128](t, rng, tc)
-		}
-	})
-	t.Run("complex64", func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(seed, 4))
-		for _, tc := range cases {
-			runCase[complex64](t, rng, tc)
-		}
-	})
+	}
 }
 
 func TestRandom(t *testing.T) {

@@ -6,6 +6,11 @@ package gemm
 
 // gemv computes one batch element of a real plan with m == 1 or n == 1.
 // It reports false when the layout is not one it handles.
+//
+// The m == 1 case is the n == 1 case for Bᵀ·aᵀ, written out again: one body
+// for both (through a helper, or choosing the operands first) measured 2–6%
+// more instructions per call in the tiny batched products einsum lowers to,
+// where gemv runs once per batch element.
 func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
 	a, b, c := &p.a, &p.b, &p.c
 	alpha, beta := p.alpha, p.beta

@@ -118,26 +118,24 @@ def kern(name, elt, strided, unroll=4):
         w(f"\tMOVL beta+{bo}(FP), AX")
         w("\tTESTL AX, AX")
     w("\tJZ store")
+    def stores(beta):
+        # The first mv rows of the tile to C, plus beta·C when beta.
+        for i in range(mr):
+            if beta:
+                w(f"\t{fma} (DX), Y13, Y{2*i}")
+                w(f"\t{fma} 32(DX), Y13, Y{2*i+1}")
+            w(f"\t{mov} Y{2*i}, (DX)")
+            w(f"\t{mov} Y{2*i+1}, 32(DX)")
+            if i < mr - 1:
+                w("\tDECQ R9")
+                w("\tJZ end")
+                w("\tADDQ R8, DX")
     w(f"\t{bcast} beta+{bo}(FP), Y13")
-    for i in range(mr):
-        w(f"\t{fma} (DX), Y13, Y{2*i}")
-        w(f"\t{fma} 32(DX), Y13, Y{2*i+1}")
-        w(f"\t{mov} Y{2*i}, (DX)")
-        w(f"\t{mov} Y{2*i+1}, 32(DX)")
-        if i < mr - 1:
-            w("\tDECQ R9")
-            w("\tJZ end")
-            w("\tADDQ R8, DX")
+    stores(True)
     w("\tVZEROUPPER")
     w("\tRET")
     w("store:")
-    for i in range(mr):
-        w(f"\t{mov} Y{2*i}, (DX)")
-        w(f"\t{mov} Y{2*i+1}, 32(DX)")
-        if i < mr - 1:
-            w("\tDECQ R9")
-            w("\tJZ end")
-            w("\tADDQ R8, DX")
+    stores(False)
     w("end:")
     w("\tVZEROUPPER")
     w("\tRET")

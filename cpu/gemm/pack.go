@@ -1,7 +1,5 @@
 package gemm
 
-import "unsafe"
-
 // operand is a strided matrix in a real (for complex: interleaved real and
 // imaginary) view of its buffer. Strides are in real elements, so a complex
 // operand's strides are twice the user's.
@@ -40,7 +38,7 @@ func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
 		if a.cs == 1 {
 			packARows(d, a.data, base, a.rs, mm, mr, kb)
 		} else {
-			packAGeneral(d, a.data, base, a.rs, a.cs, mm, mr, kb)
+			packStrided(d, a.data, base, a.rs, a.cs, mm, mr, kb)
 		}
 	}
 }
@@ -48,11 +46,7 @@ func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
 // packARows packs a panel whose rows are contiguous (row-major A).
 func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 	if mm == 6 && mr == 6 {
-		if d, s, ok := as64(d, src); ok {
-			packARows6x64(d, s, base, rs, kb)
-			return
-		}
-		if d, s, ok := as32(d, src); ok {
+		if d, s, ok := as[float32](d, src); ok {
 			packARows6x32(d, s, base, rs, kb)
 			return
 		}
@@ -81,13 +75,20 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 		}
 		return
 	}
-	for i := 0; i < mm; i++ {
-		row := src[base+i*rs : base+i*rs+kb]
-		for q, v := range row {
-			d[q*mr+i] = v
+	packRuns(d, src, base, rs, mm, mr, kb)
+}
+
+// packRuns packs a panel of n lines (rows of A, columns of B) that are
+// contiguous along the depth, line i at base+i·ls, zero-padding it to r
+// lines.
+func packRuns[R float](d, src []R, base, ls, n, r, kb int) {
+	for i := 0; i < n; i++ {
+		line := src[base+i*ls : base+i*ls+kb]
+		for q, v := range line {
+			d[q*r+i] = v
 		}
 	}
-	zeroRows(d, mm, mr, kb)
+	zeroRows(d, n, r, kb)
 }
 
 // packAColsBlock packs a whole block of a column-major A: for each depth q
@@ -120,14 +121,17 @@ func packAColsBlock[R float](dst, src []R, base, cs, mb, mr, kb int) {
 	}
 }
 
-func packAGeneral[R float](d, src []R, base, rs, cs, mm, mr, kb int) {
+// packStrided packs a panel of n lines (rows of A, columns of B) with any
+// strides, line i at base+i·ls, depth q at ds·q, zero-padding it to r
+// lines.
+func packStrided[R float](d, src []R, base, ls, ds, n, r, kb int) {
 	for q := range kb {
-		t := d[q*mr : q*mr+mr]
-		o := base + q*cs
-		for i := 0; i < mm; i++ {
-			t[i] = src[o+i*rs]
+		t := d[q*r : q*r+r]
+		o := base + q*ds
+		for i := 0; i < n; i++ {
+			t[i] = src[o+i*ls]
 		}
-		for i := mm; i < mr; i++ {
+		for i := n; i < r; i++ {
 			t[i] = 0
 		}
 	}
@@ -196,9 +200,9 @@ func (p *plan[R]) packB(dst []R, bo, p0, kb, j0, nb int) {
 		}
 		base := bo + p0*b.rs + (j0+jr)*b.cs
 		if b.rs == 1 {
-			packBCols(d, b.data, base, b.cs, nn, nr, kb)
+			packRuns(d, b.data, base, b.cs, nn, nr, kb)
 		} else {
-			packBGeneral(d, b.data, base, b.rs, b.cs, nn, nr, kb)
+			packStrided(d, b.data, base, b.cs, b.rs, nn, nr, kb)
 		}
 	}
 }
@@ -209,12 +213,11 @@ func packBRows[R float](dst, src []R, base, rs, nr, kb, full int) {
 	if full == 0 {
 		return
 	}
-	if d, s, ok := as64(dst, src); ok && nr == 8 {
-		packBRows64(d, s, base, rs, kb, full)
+	if asmPanels(panelCopy, false, dst, src, base, rs, nr, kb, full) {
 		return
 	}
-	if d, s, ok := as32(dst, src); ok && nr == 16 {
-		packBRows32(d, s, base, rs, kb, full)
+	if d, s, ok := as[float64](dst, src); ok && nr == 8 {
+		packBRows64(d, s, base, rs, kb, full)
 		return
 	}
 	for q := range kb {
@@ -248,47 +251,21 @@ func packBRows[R float](dst, src []R, base, rs, nr, kb, full int) {
 	}
 }
 
-// packBCols packs a panel whose columns are contiguous (column-major B).
-func packBCols[R float](d, src []R, base, cs, nn, nr, kb int) {
-	for j := 0; j < nn; j++ {
-		col := src[base+j*cs : base+j*cs+kb]
-		for q, v := range col {
-			d[q*nr+j] = v
-		}
-	}
-	zeroRows(d, nn, nr, kb)
-}
-
-func packBGeneral[R float](d, src []R, base, rs, cs, nn, nr, kb int) {
-	for q := range kb {
-		t := d[q*nr : q*nr+nr]
-		o := base + q*rs
-		for j := 0; j < nn; j++ {
-			t[j] = src[o+j*cs]
-		}
-		for j := nn; j < nr; j++ {
-			t[j] = 0
-		}
-	}
-}
-
 // packBCplxRows packs the first full real columns (a multiple of nr) of a
 // row-major complex B block in the 1m layout, reading each row once.
 func packBCplxRows[R float](dst, src []R, base, rs, nr, kb, full int) {
 	if full == 0 {
 		return
 	}
-	if d, s, ok := as64(dst, src); ok && nr == 8 {
-		packBCplxRows64(d, s, base, rs, kb, full)
+	copyRows := cplxPanelCopy
+	if _, _, ok := as[float32](dst, src); ok {
+		copyRows = cplxPanelCopy32
+	}
+	if asmPanels(copyRows, true, dst, src, base, rs, nr, kb, full) {
 		return
 	}
-	if d, s, ok := as32(dst, src); ok && nr == 16 && cplxPanelCopy32 != nil && !forcePortable.Load() {
-		kc := kb / 2
-		_ = s[base+(kc-1)*rs+full-1]
-		_ = d[kb*full-1]
-		for q := 0; q < kc; q += 4 {
-			cplxPanelCopy32(unsafe.Pointer(&d[32*q]), unsafe.Pointer(&s[base+q*rs]), min(4, kc-q), full/16, rs*4, kb*64)
-		}
+	if d, s, ok := as[float64](dst, src); ok && nr == 8 {
+		packBCplxRows64(d, s, base, rs, kb, full)
 		return
 	}
 	// Four complex rows at a time, panel by panel, so that every panel is

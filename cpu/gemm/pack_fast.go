@@ -2,40 +2,59 @@ package gemm
 
 import "unsafe"
 
-// Non-generic packing loops for the hottest layouts: in generic code the
-// fixed-size copies below become calls to memmove.
+// Non-generic packing loops for the layouts where they measure faster than
+// the generic ones (pack.go): in generic code fixed-size copies become calls
+// to memmove, and the float32 six-row loop runs about 15% more
+// instructions. Where the generic loop is as fast (float32 rows of B) or
+// faster (float64 six-row A, about 18% fewer instructions) it is used
+// instead. On amd64 the assembly loops (pack_amd64.s) take over the rows
+// of B.
 
-func as64[R float](d, s []R) ([]float64, []float64, bool) {
-	var z R
-	if unsafe.Sizeof(z) != 8 {
+// as returns d and s as slices of T when R is T (float32 and float64 differ
+// in size).
+func as[T, R float](d, s []R) ([]T, []T, bool) {
+	var t T
+	var r R
+	if unsafe.Sizeof(t) != unsafe.Sizeof(r) {
 		return nil, nil, false
 	}
-	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(d))), len(d)),
-		unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(s))), len(s)), true
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(d))), len(d)),
+		unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s)), true
 }
 
-func as32[R float](d, s []R) ([]float32, []float32, bool) {
-	var z R
-	if unsafe.Sizeof(z) != 4 {
-		return nil, nil, false
+// panelCopy, cplxPanelCopy and cplxPanelCopy32, where the architecture has
+// them, are the assembly loops copyPanels (packBRows for 64-byte
+// micro-panel rows), cplxPanels and cplxPanels32 (packBCplxRows for
+// complex128 and complex64).
+var panelCopy, cplxPanelCopy, cplxPanelCopy32 func(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+
+// asmPanels packs the first full real columns of a row-major B block (kb
+// deep, rows rs apart from base) into micro-panels with copyRows, one of
+// the assembly loops, and reports whether it did: not where there is no
+// such loop, the portable loops are forced, or the panels (nr values) are
+// not 64 bytes wide. For complex B (cplx) each source row fills two rows
+// of a panel, the 1m expansion. It hands the loop 512 bytes of every panel
+// at a time, so that each is written front to back.
+func asmPanels[R float](copyRows func(dst, src unsafe.Pointer, rows, chunks, rs, pb int), cplx bool, dst, src []R, base, rs, nr, kb, full int) bool {
+	size := int(unsafe.Sizeof(dst[0]))
+	if copyRows == nil || forcePortable.Load() || nr*size != 64 {
+		return false
 	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(d))), len(d)),
-		unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s)), true
+	rows, w := kb, nr // source rows, and the values each fills in a panel
+	if cplx {
+		rows, w = kb/2, 2*nr
+	}
+	group := 512 / (w * size)
+	_ = src[base+(rows-1)*rs+full-1] // bounds, as the portable loops check
+	_ = dst[kb*full-1]
+	for q := 0; q < rows; q += group {
+		copyRows(unsafe.Pointer(&dst[q*w]), unsafe.Pointer(&src[base+q*rs]), min(group, rows-q), full/nr, rs*size, kb*64)
+	}
+	return true
 }
 
-// panelCopy, where the architecture has it, is an assembly packBRows for
-// 64-byte micro-panel rows (see copyPanels).
-var panelCopy func(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
-
+// packBRows64 is the portable packBRows for float64 on the 8-wide kernel.
 func packBRows64(dst, src []float64, base, rs, kb, full int) {
-	if panelCopy != nil && !forcePortable.Load() {
-		_ = src[base+(kb-1)*rs+full-1] // bounds, as the loop below checks
-		_ = dst[kb*full-1]
-		for q := 0; q < kb; q += 8 {
-			panelCopy(unsafe.Pointer(&dst[q*8]), unsafe.Pointer(&src[base+q*rs]), min(8, kb-q), full/8, rs*8, kb*64)
-		}
-		return
-	}
 	for q := range kb {
 		row := src[base+q*rs : base+q*rs+full]
 		d := dst[q*8:]
@@ -45,38 +64,7 @@ func packBRows64(dst, src []float64, base, rs, kb, full int) {
 	}
 }
 
-func packBRows32(dst, src []float32, base, rs, kb, full int) {
-	if panelCopy != nil && !forcePortable.Load() {
-		_ = src[base+(kb-1)*rs+full-1]
-		_ = dst[kb*full-1]
-		for q := 0; q < kb; q += 8 {
-			panelCopy(unsafe.Pointer(&dst[q*16]), unsafe.Pointer(&src[base+q*rs]), min(8, kb-q), full/16, rs*4, kb*64)
-		}
-		return
-	}
-	for q := range kb {
-		row := src[base+q*rs : base+q*rs+full]
-		d := dst[q*16:]
-		for j := 0; j+16 <= len(row); j += 16 {
-			*(*[16]float32)(d[j*kb:]) = *(*[16]float32)(row[j:])
-		}
-	}
-}
-
-func packARows6x64(d, src []float64, base, rs, kb int) {
-	r0 := src[base : base+kb]
-	r1 := src[base+rs : base+rs+kb]
-	r2 := src[base+2*rs : base+2*rs+kb]
-	r3 := src[base+3*rs : base+3*rs+kb]
-	r4 := src[base+4*rs : base+4*rs+kb]
-	r5 := src[base+5*rs : base+5*rs+kb]
-	d = d[:6*kb]
-	for q := range r0 {
-		t := (*[6]float64)(d[6*q:])
-		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
-	}
-}
-
+// packARows6x32 is packARows for six float32 rows.
 func packARows6x32(d, src []float32, base, rs, kb int) {
 	r0 := src[base : base+kb]
 	r1 := src[base+rs : base+rs+kb]
@@ -91,21 +79,9 @@ func packARows6x32(d, src []float32, base, rs, kb int) {
 	}
 }
 
-// cplxPanelCopy, where the architecture has it, is an assembly
-// packBCplxRows64 (see cplxPanels).
-var cplxPanelCopy, cplxPanelCopy32 func(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
-
-// packBCplxRows64 is packBCplxRows for complex128 on the 8-wide kernel.
+// packBCplxRows64 is the portable packBCplxRows for complex128 on the
+// 8-wide kernel.
 func packBCplxRows64(dst, src []float64, base, rs, kb, full int) {
-	if cplxPanelCopy != nil && !forcePortable.Load() {
-		kc := kb / 2
-		_ = src[base+(kc-1)*rs+full-1] // bounds, as the loop below checks
-		_ = dst[kb*full-1]
-		for q := 0; q < kc; q += 4 {
-			cplxPanelCopy(unsafe.Pointer(&dst[16*q]), unsafe.Pointer(&src[base+q*rs]), min(4, kc-q), full/8, rs*8, kb*64)
-		}
-		return
-	}
 	for q0 := 0; q0 < kb/2; q0 += 4 {
 		q1 := min(q0+4, kb/2)
 		for jr := 0; jr+8 <= full; jr += 8 {

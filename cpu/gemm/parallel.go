@@ -158,23 +158,12 @@ type job[R float] struct {
 var jobPool64 = sync.Pool{New: func() any { return new(job[float64]) }}
 var jobPool32 = sync.Pool{New: func() any { return new(job[float32]) }}
 
-func getJob[R float]() *job[R] {
-	var z R
-	if _, ok := any(z).(float64); ok {
-		return jobPool64.Get().(*job[R])
-	}
-	return jobPool32.Get().(*job[R])
-}
+func getJob[R float]() *job[R] { return poolOf[R](&jobPool64, &jobPool32).Get().(*job[R]) }
 
 func putJob[R float](j *job[R]) {
 	j.p = plan[R]{}
 	j.next.Store(0)
-	var z R
-	if _, ok := any(z).(float64); ok {
-		jobPool64.Put(j)
-		return
-	}
-	jobPool32.Put(j)
+	poolOf[R](&jobPool64, &jobPool32).Put(j)
 }
 
 func (j *job[R]) runShare(w int) {

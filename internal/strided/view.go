@@ -63,6 +63,30 @@ func Axis(a, r int) (int, error) {
 	return a, nil
 }
 
+// markAxis returns axis a (see Axis) of a layout of rank len(marked) and
+// marks it, or a *ViewError when it is out of range or marked already:
+// repeated in the list of axes (in names it).
+func markAxis(a int, marked []bool, in string, list []int) (int, error) {
+	i := a
+	if i < 0 {
+		i += len(marked)
+	}
+	if uint(i) < uint(len(marked)) && !marked[i] {
+		marked[i] = true
+		return i, nil
+	}
+	return 0, markError(a, marked, in, list)
+}
+
+// markError is markAxis's error (out of line, so that markAxis inlines).
+func markError(a int, marked []bool, in string, list []int) error {
+	a, err := Axis(a, len(marked))
+	if err != nil {
+		return err
+	}
+	return indexErr("axis %d repeated in %s%v", a, in, list)
+}
+
 // Len returns the number of elements: the product of the extents.
 func (l Layout) Len() int {
 	n := 1
@@ -101,14 +125,10 @@ func (l Layout) Permute(perm []int) (Layout, error) {
 	seen := make([]bool, r)
 	v := Layout{Shape: make([]int, r), Strides: make([]int, r), Offset: l.Offset}
 	for i, p := range perm {
-		a, err := Axis(p, r)
+		a, err := markAxis(p, seen, "permutation ", perm)
 		if err != nil {
 			return Layout{}, err
 		}
-		if seen[a] {
-			return Layout{}, indexErr("axis %d repeated in permutation %v", a, perm)
-		}
-		seen[a] = true
 		v.Shape[i], v.Strides[i] = l.Shape[a], l.Strides[a]
 	}
 	return v, nil
@@ -164,17 +184,14 @@ func (l Layout) Diagonal(axes []int) (Layout, error) {
 	marked := make([]bool, r)
 	first, n, stride := r, -1, 0
 	for _, a := range axes {
-		a, err := Axis(a, r)
+		a, err := markAxis(a, marked, "", axes)
 		if err != nil {
 			return Layout{}, err
-		}
-		if marked[a] {
-			return Layout{}, indexErr("axis %d repeated in %v", a, axes)
 		}
 		if n >= 0 && l.Shape[a] != n {
 			return Layout{}, shapeErr("axes %v have different extents in %s", axes, FormatShape(l.Shape))
 		}
-		marked[a], n, first = true, l.Shape[a], min(first, a)
+		n, first = l.Shape[a], min(first, a)
 		stride += l.Strides[a]
 	}
 	v := Layout{Offset: l.Offset}
@@ -222,18 +239,15 @@ func (l Layout) Squeeze(axes []int) (Layout, error) {
 		}
 	}
 	for _, a := range axes {
-		a, err := Axis(a, len(l.Shape))
+		// Like numpy, a repeated axis is an error: most likely a typo for
+		// another.
+		a, err := markAxis(a, drop, "", axes)
 		if err != nil {
 			return Layout{}, err
 		}
 		if l.Shape[a] != 1 {
 			return Layout{}, shapeErr("axis %d has extent %d, not 1", a, l.Shape[a])
 		}
-		if drop[a] {
-			// Like numpy; a repeated axis is most likely a typo for another.
-			return Layout{}, indexErr("axis %d repeated in %v", a, axes)
-		}
-		drop[a] = true
 	}
 	v := Layout{Shape: []int{}, Strides: []int{}, Offset: l.Offset}
 	for i := range l.Shape {

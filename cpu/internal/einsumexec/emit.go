@@ -25,7 +25,9 @@ func (pl *planner) copyTo(src int, dst lay, toOut bool) int {
 	}
 	o := op{kind: opCopy, dst: r, a: src, b: -1}
 	if summed {
-		o.shape, o.ds, o.ss, _ = coalesce(shape, ds, ss, nil)
+		var st [][]int
+		o.shape, st = coalesce(shape, ds, ss)
+		o.ds, o.ss = st[0], st[1]
 		o.zero = max(pl.elems(dst.labels), 1)
 	} else {
 		var st [][]int
@@ -118,7 +120,7 @@ func (pl *planner) emitStep(ra, rb, rc int, g *groups, d *decision) int {
 	} else {
 		o := op{kind: opGemm, dst: rcc, a: ra, b: rb, m: m, n: nn, k: k}
 		var bs3 [][]int
-		o.batch, bs3 = coalesceN(bshape, bsc, bsa, bsb)
+		o.batch, bs3 = coalesce(bshape, bsc, bsa, bsb)
 		o.mc = mat{rs: crs, cs: ccs, bs: bs3[0]}
 		o.ma = mat{rs: ars, cs: acs, bs: bs3[1]}
 		o.mb = mat{rs: brs, cs: bcs, bs: bs3[2]}

@@ -1,6 +1,8 @@
 package einsumexec
 
 import (
+	"slices"
+
 	"github.com/goferro/goferro/cpu/gemm"
 )
 
@@ -24,52 +26,26 @@ func copyStrided[T num](dst []T, do int, src []T, so int, shape, ds, ss []int, a
 		}
 		return
 	}
-	for _, d := range shape {
-		if d == 0 {
-			return
-		}
+	if slices.Contains(shape, 0) {
+		return
 	}
-	n0, d0, s0 := shape[nd-1], ds[nd-1], ss[nd-1]
-	n1, d1, s1 := 1, 0, 0
-	outer := nd - 1
+	outer := max(nd-2, 0)
+	n0, n1 := shape[nd-1], 1
+	d0, s0, d1, s1 := ds[nd-1], ss[nd-1], 0, 0
 	if nd >= 2 {
 		n1, d1, s1 = shape[nd-2], ds[nd-2], ss[nd-2]
-		outer = nd - 2
 	}
-	var buf [maxStackRank]int
-	idx := buf[:0]
-	if outer <= maxStackRank {
-		idx = buf[:outer]
-	} else {
-		idx = make([]int, outer)
-	}
-	for {
-		copy2D(dst, do, d0, d1, src, so, s0, s1, n0, n1, acc)
-		k := outer - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			do += ds[k]
-			so += ss[k]
-			if idx[k] < shape[k] {
-				break
-			}
-			do -= ds[k] * shape[k]
-			so -= ss[k] * shape[k]
-			idx[k] = 0
-		}
-		if k < 0 {
-			return
-		}
-	}
+	forOuter(shape[:outer], ds, ss, nil, do, so, 0, func(p, q, _ int) {
+		copy2D(dst, p, d0, d1, src, q, s0, s1, n0, n1, acc)
+	})
 }
 
-// forOuter calls f with the offsets of every position of the outer loops
-// (all but the innermost tabDims) of up to three operands.
+// forOuter calls f with the offsets of up to three operands (st2 nil: two)
+// at every position of the loops of shape, the first len(shape) of their
+// strides (the outer loops of a kernel, which walks the inner ones itself).
 func forOuter(shape []int, st0, st1, st2 []int, o0, o1, o2 int, f func(o0, o1, o2 int)) {
-	for _, d := range shape {
-		if d == 0 {
-			return
-		}
+	if slices.Contains(shape, 0) {
+		return
 	}
 	nd := len(shape)
 	var buf [maxStackRank]int
@@ -109,7 +85,7 @@ func forOuter(shape []int, st0, st1, st2 []int, o0, o1, o2 int, f func(o0, o1, o
 func copyTable[T num](dst []T, do int, src []T, so int, o *op) {
 	nd := len(o.shape) - o.tabDims
 	td, ts := o.tab[0], o.tab[1]
-	forOuter(o.shape[:nd], o.ds[:nd], o.ss[:nd], nil, do, so, 0, func(p, q, _ int) {
+	forOuter(o.shape[:nd], o.ds, o.ss, nil, do, so, 0, func(p, q, _ int) {
 		d := dst[p:]
 		s := src[q:]
 		for i, x := range td {
@@ -126,7 +102,7 @@ func mulTable[T num](dst []T, do int, a []T, ao int, b []T, bo int, o *op) {
 	for _, x := range tb {
 		bconst = bconst && x == 0
 	}
-	forOuter(o.shape[:nd], o.ds[:nd], o.ss[:nd], o.ts[:nd], do, ao, bo, func(p, q, r int) {
+	forOuter(o.shape[:nd], o.ds, o.ss, o.ts, do, ao, bo, func(p, q, r int) {
 		d := dst[p:]
 		x := a[q:]
 		y := b[r:]
@@ -220,89 +196,66 @@ func mulStrided[T num](dst []T, do int, a []T, ao int, b []T, bo int, shape, ds,
 		dst[do] = a[ao] * b[bo]
 		return
 	}
-	for _, d := range shape {
-		if d == 0 {
-			return
-		}
+	if slices.Contains(shape, 0) {
+		return
 	}
-	n0, d0, a0, b0 := shape[nd-1], ds[nd-1], as[nd-1], bs[nd-1]
-	n1, d1, a1, b1 := 1, 0, 0, 0
-	outer := nd - 1
+	outer := max(nd-2, 0)
+	n0, n1 := shape[nd-1], 1
+	d0, a0, b0, d1, a1, b1 := ds[nd-1], as[nd-1], bs[nd-1], 0, 0, 0
 	if nd >= 2 {
 		n1, d1, a1, b1 = shape[nd-2], ds[nd-2], as[nd-2], bs[nd-2]
-		outer = nd - 2
 	}
-	var buf [maxStackRank]int
-	idx := buf[:0]
-	if outer <= maxStackRank {
-		idx = buf[:outer]
-	} else {
-		idx = make([]int, outer)
-	}
-	for {
-		p, q, r := do, ao, bo
-		for i1 := 0; i1 < n1; i1++ {
-			switch {
-			case d0 == 1 && a0 == 1 && b0 == 1:
-				x, y, z := dst[p:p+n0], a[q:q+n0], b[r:r+n0]
-				y, z = y[:len(x)], z[:len(x)]
-				for i := range x {
-					x[i] = y[i] * z[i]
-				}
-			case d0 == 1 && a0 == 1 && b0 == 0:
-				x, y, s := dst[p:p+n0], a[q:q+n0], b[r]
-				y = y[:len(x)]
-				for i := range x {
-					x[i] = y[i] * s
-				}
-			case d0 == 1 && a0 == 0 && b0 == 1:
-				x, s, z := dst[p:p+n0], a[q], b[r:r+n0]
-				z = z[:len(x)]
-				for i := range x {
-					x[i] = s * z[i]
-				}
-			case d0 == 1 && b0 == 0:
-				x, y, s := dst[p:p+n0], q, b[r]
-				for i := range x {
-					x[i] = a[y] * s
-					y += a0
-				}
-			case d0 == 1 && a0 == 0:
-				x, s, z := dst[p:p+n0], a[q], r
-				for i := range x {
-					x[i] = s * b[z]
-					z += b0
-				}
-			default:
-				x, y, z := p, q, r
-				for i := 0; i < n0; i++ {
-					dst[x] = a[y] * b[z]
-					x += d0
-					y += a0
-					z += b0
-				}
+	forOuter(shape[:outer], ds, as, bs, do, ao, bo, func(p, q, r int) {
+		mul2D(dst, p, d0, d1, a, q, a0, a1, b, r, b0, b1, n0, n1)
+	})
+}
+
+// mul2D computes an n1×n0 block of dst = a·b with the given strides.
+func mul2D[T num](dst []T, p, d0, d1 int, a []T, q, a0, a1 int, b []T, r, b0, b1, n0, n1 int) {
+	for i1 := 0; i1 < n1; i1++ {
+		switch {
+		case d0 == 1 && a0 == 1 && b0 == 1:
+			x, y, z := dst[p:p+n0], a[q:q+n0], b[r:r+n0]
+			y, z = y[:len(x)], z[:len(x)]
+			for i := range x {
+				x[i] = y[i] * z[i]
 			}
-			p += d1
-			q += a1
-			r += b1
-		}
-		k := outer - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			do += ds[k]
-			ao += as[k]
-			bo += bs[k]
-			if idx[k] < shape[k] {
-				break
+		case d0 == 1 && a0 == 1 && b0 == 0:
+			x, y, s := dst[p:p+n0], a[q:q+n0], b[r]
+			y = y[:len(x)]
+			for i := range x {
+				x[i] = y[i] * s
 			}
-			do -= ds[k] * shape[k]
-			ao -= as[k] * shape[k]
-			bo -= bs[k] * shape[k]
-			idx[k] = 0
+		case d0 == 1 && a0 == 0 && b0 == 1:
+			x, s, z := dst[p:p+n0], a[q], b[r:r+n0]
+			z = z[:len(x)]
+			for i := range x {
+				x[i] = s * z[i]
+			}
+		case d0 == 1 && b0 == 0:
+			x, y, s := dst[p:p+n0], q, b[r]
+			for i := range x {
+				x[i] = a[y] * s
+				y += a0
+			}
+		case d0 == 1 && a0 == 0:
+			x, s, z := dst[p:p+n0], a[q], r
+			for i := range x {
+				x[i] = s * b[z]
+				z += b0
+			}
+		default:
+			x, y, z := p, q, r
+			for i := 0; i < n0; i++ {
+				dst[x] = a[y] * b[z]
+				x += d0
+				y += a0
+				z += b0
+			}
 		}
-		if k < 0 {
-			return
-		}
+		p += d1
+		q += a1
+		r += b1
 	}
 }
 
@@ -333,17 +286,7 @@ func callGemm[S gemm.Scalar](threads int, o *op, a []S, ao int, b []S, bo int, c
 
 // intGemm is the batched strided product for integer types.
 func intGemm[T num](o *op, a []T, ao int, b []T, bo int, c []T, co int) {
-	nb := len(o.batch)
-	for _, d := range o.batch {
-		if d == 0 {
-			return
-		}
-	}
-	idx := make([]int, nb)
-	ao += o.ma.off
-	bo += o.mb.off
-	co += o.mc.off
-	for {
+	forOuter(o.batch, o.mc.bs, o.ma.bs, o.mb.bs, co+o.mc.off, ao+o.ma.off, bo+o.mb.off, func(co, ao, bo int) {
 		for i := 0; i < o.m; i++ {
 			for j := 0; j < o.n; j++ {
 				var s T
@@ -357,22 +300,5 @@ func intGemm[T num](o *op, a []T, ao int, b []T, bo int, c []T, co int) {
 				c[co+i*o.mc.rs+j*o.mc.cs] = s
 			}
 		}
-		k := nb - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			ao += o.ma.bs[k]
-			bo += o.mb.bs[k]
-			co += o.mc.bs[k]
-			if idx[k] < o.batch[k] {
-				break
-			}
-			ao -= o.ma.bs[k] * o.batch[k]
-			bo -= o.mb.bs[k] * o.batch[k]
-			co -= o.mc.bs[k] * o.batch[k]
-			idx[k] = 0
-		}
-		if k < 0 {
-			return
-		}
-	}
+	})
 }

@@ -124,29 +124,28 @@ func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bo
 				if !ok1 {
 					continue
 				}
-				// A free group that is not one run in both its tensors can
-				// keep its largest common run and loop over the rest as
-				// batch axes (stride 0 in the operand that lacks them).
+				// A free group that is not one run in both its tensors (x
+				// and y, the one of size s) can keep its largest common run
+				// and loop over the rest as batch axes (stride 0 in the
+				// operand that lacks them); not when one of them is free.
 				var demoted []int
-				if !ok2 {
-					if a == nil || c == nil {
-						continue
+				split := func(o []int, ok bool, x, y *lay, g []int, s float64) ([]int, bool) {
+					if ok {
+						return o, true
 					}
-					var rest []int
-					var pen float64
-					oM, rest, pen = pl.splitRun(a, c, g.m)
+					if x == nil || y == nil {
+						return nil, false
+					}
+					o, rest, pen := pl.splitRun(x, y, g)
 					demoted = append(demoted, rest...)
-					cost += pen * sa
+					cost += pen * s
+					return o, true
 				}
-				if !ok3 {
-					if b == nil || c == nil {
-						continue
-					}
-					var rest []int
-					var pen float64
-					oN, rest, pen = pl.splitRun(b, c, g.n)
-					demoted = append(demoted, rest...)
-					cost += pen * sb
+				if oM, ok2 = split(oM, ok2, a, c, g.m, sa); !ok2 {
+					continue
+				}
+				if oN, ok3 = split(oN, ok3, b, c, g.n, sb); !ok3 {
+					continue
 				}
 				bt := g.bt
 				if len(demoted) > 0 {

@@ -1,78 +1,23 @@
 package einsumexec
 
 import (
+	"cmp"
 	"math"
 	"slices"
+
+	"github.com/goferro/goferro/internal/strided"
 )
 
-// coalesce drops extent-1 loops, orders loops by decreasing dst stride and
-// merges loops that are one run in every operand.
-func coalesce(shape, ds, ss, ts []int) ([]int, []int, []int, []int) {
-	var sts [][]int
-	if ts != nil {
-		var x [][]int
-		shape, x = coalesceN(shape, ds, ss, ts)
-		sts = x
-		return shape, sts[0], sts[1], sts[2]
-	}
-	shape, sts = coalesceN(shape, ds, ss)
-	return shape, sts[0], sts[1], nil
-}
+// The loop nests of copies and products, built with the strided kit
+// (internal/strided). What is einsum's own here is the policy: which loops
+// form the cache tiles (orderLoops) and when offset tables replace the
+// innermost loops (tileTable).
 
-func coalesceN(shape []int, strides ...[]int) ([]int, [][]int) {
-	idx := make([]int, 0, len(shape))
-	for i, d := range shape {
-		if d != 1 {
-			idx = append(idx, i)
-		}
-	}
-	// Decreasing |stride| of the first operand, then of the others.
-	abs := func(x int) int {
-		if x < 0 {
-			return -x
-		}
-		return x
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		for _, st := range strides {
-			if x, y := abs(st[a]), abs(st[b]); x != y {
-				if x > y {
-					return -1
-				}
-				return 1
-			}
-		}
-		return 0
-	})
-	outShape := []int{}
-	out := make([][]int, len(strides))
-	for k := range out {
-		out[k] = []int{}
-	}
-	for _, i := range idx {
-		j := len(outShape) - 1
-		if j >= 0 {
-			merge := true
-			for k, st := range strides {
-				if out[k][j] != st[i]*shape[i] {
-					merge = false
-					break
-				}
-			}
-			if merge {
-				outShape[j] *= shape[i]
-				for k, st := range strides {
-					out[k][j] = st[i]
-				}
-				continue
-			}
-		}
-		outShape = append(outShape, shape[i])
-		for k, st := range strides {
-			out[k] = append(out[k], st[i])
-		}
-	}
-	return outShape, out
+// coalesce drops extent-1 loops, orders the loops by decreasing |stride|
+// of the first operand (ties broken by the others) and merges loops that
+// are one run in every operand.
+func coalesce(shape []int, strides ...[]int) ([]int, [][]int) {
+	return strided.Merge(shape, strided.Order(shape, strides...), strides...)
 }
 
 // tileElems is the extent of each side of the cache tiles orderLoops forms.
@@ -85,36 +30,13 @@ const tileElems = 16
 // destination stride; extent-1 loops are dropped and loops that are one run
 // in every operand are merged.
 func orderLoops(shape []int, key int, strides ...[]int) ([]int, [][]int) {
-	var rest []int
-	for i, d := range shape {
-		if d != 1 {
-			rest = append(rest, i)
-		}
-	}
-	by := func(k int, desc bool) func(a, b int) int {
-		return func(a, b int) int {
-			x, y := abs(strides[k][a]), abs(strides[k][b])
-			if k > 0 && !desc {
-				// A broadcast (zero-stride) loop gives the operand no
-				// locality: it never belongs to its tile.
-				if x == 0 {
-					x = math.MaxInt
-				}
-				if y == 0 {
-					y = math.MaxInt
-				}
-			}
-			if x == y {
-				return 0
-			}
-			if (x < y) != desc {
-				return -1
-			}
-			return 1
-		}
-	}
+	rest := strided.Order(shape) // no strides: the loops in shape's order
+	// take removes from rest the loops with the smallest strides in operand
+	// k, up to a tile of tileElems elements, and returns them.
 	take := func(k int) []int {
-		slices.SortStableFunc(rest, by(k, false))
+		slices.SortStableFunc(rest, func(a, b int) int {
+			return cmpTile(strides[k][a], strides[k][b], k > 0)
+		})
 		n, prod := 0, 1
 		for n < len(rest) && prod < tileElems {
 			prod *= shape[rest[n]]
@@ -126,39 +48,26 @@ func orderLoops(shape []int, key int, strides ...[]int) ([]int, [][]int) {
 	}
 	cin := take(0)
 	sin := take(key)
-	slices.SortStableFunc(rest, by(0, true))
-	slices.SortStableFunc(sin, by(key, true))
-	slices.SortStableFunc(cin, by(0, true))
-	order := append(append(rest, sin...), cin...)
-	outShape := []int{}
-	out := make([][]int, len(strides))
-	for k := range out {
-		out[k] = []int{}
-	}
-	for _, i := range order {
-		j := len(outShape) - 1
-		if j >= 0 {
-			merge := true
-			for k, st := range strides {
-				if out[k][j] != st[i]*shape[i] {
-					merge = false
-					break
-				}
-			}
-			if merge {
-				outShape[j] *= shape[i]
-				for k, st := range strides {
-					out[k][j] = st[i]
-				}
-				continue
-			}
+	strided.SortAxes(rest, strides[0])
+	strided.SortAxes(sin, strides[key])
+	strided.SortAxes(cin, strides[0])
+	return strided.Merge(shape, append(append(rest, sin...), cin...), strides...)
+}
+
+// cmpTile orders two strides of one operand for its tile: increasing
+// |stride|. For a source (src), a broadcast (zero-stride) loop gives the
+// operand no locality and never belongs to its tile: it sorts last.
+func cmpTile(x, y int, src bool) int {
+	x, y = abs(x), abs(y)
+	if src {
+		if x == 0 {
+			x = math.MaxInt
 		}
-		outShape = append(outShape, shape[i])
-		for k, st := range strides {
-			out[k] = append(out[k], st[i])
+		if y == 0 {
+			y = math.MaxInt
 		}
 	}
-	return outShape, out
+	return cmp.Compare(x, y)
 }
 
 // tileTable decides whether the innermost loops of a copy or product are
@@ -178,30 +87,9 @@ func tileTable(shape []int, strides ...[]int) (int, [][]int) {
 	if t < 2 {
 		return 0, nil
 	}
-	tab := make([][]int, len(strides))
-	idx := make([]int, t)
-	for k := range tab {
-		tab[k] = make([]int, 0, prod)
+	inner := make([][]int, len(strides))
+	for k, st := range strides {
+		inner[k] = st[nd-t:]
 	}
-	for {
-		for k, st := range strides {
-			off := 0
-			for j := 0; j < t; j++ {
-				off += idx[j] * st[nd-t+j]
-			}
-			tab[k] = append(tab[k], off)
-		}
-		j := t - 1
-		for ; j >= 0; j-- {
-			idx[j]++
-			if idx[j] < shape[nd-t+j] {
-				break
-			}
-			idx[j] = 0
-		}
-		if j < 0 {
-			break
-		}
-	}
-	return t, tab
+	return t, strided.OffsetTable(shape[nd-t:], inner...)
 }
