@@ -10,7 +10,6 @@ import (
 
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/einsum"
-	"github.com/goferro/goferro/einsum/instance"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -66,7 +65,8 @@ func TestInstancesSliced(t *testing.T) {
 		if !ok || sp.Log10Flops > 8.5 {
 			continue
 		}
-		whole, largest := storedPlan(t, in)
+		ops, whole := storedPlan(t, in)
+		largest := largestIntermediate(whole)
 		if largest == 0 {
 			continue // one step: nothing to slice
 		}
@@ -75,10 +75,6 @@ func TestInstancesSliced(t *testing.T) {
 			t.Logf("%-52s no slicing meets %.0f elements: %v", in.Name, largest/8, err)
 			continue
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		ops, err := in.Inputs(1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,12 +106,9 @@ func BenchmarkSlices(b *testing.B) {
 			continue
 		}
 		sp := in.Paths["opt_flops"]
-		_, largest := storedPlan(b, in)
+		ops, whole := storedPlan(b, in)
+		largest := largestIntermediate(whole)
 		p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path), einsum.WithMemoryLimit(largest/8))
-		if err != nil {
-			b.Fatal(err)
-		}
-		ops, err := in.Inputs(1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -130,17 +123,6 @@ func BenchmarkSlices(b *testing.B) {
 			})
 		}
 	}
-}
-
-// storedPlan plans an instance along its stored opt_flops path and returns
-// the plan and its largest intermediate.
-func storedPlan(tb testing.TB, in *instance.Instance) (*einsum.Plan, float64) {
-	tb.Helper()
-	p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(in.Paths["opt_flops"].Path))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return p, largestIntermediate(p)
 }
 
 // largestIntermediate returns the elements of the largest result of p's
