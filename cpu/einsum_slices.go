@@ -25,6 +25,9 @@ type slicedRun struct {
 	axes    [][][]int
 	outAxis []int
 	summed  bool // some sliced label is summed, not in the output
+	// cuts[i] reports that operand i carries a sliced label on an axis
+	// that does not broadcast (the others are whole in every slice).
+	cuts []bool
 }
 
 // newSlicedRun lowers the plan of one slice of p.
@@ -34,12 +37,13 @@ func newSlicedRun(p *einsum.Plan, anyLayout bool) (*slicedRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &slicedRun{whole: p, one: one, axes: make([][][]int, len(p.Inputs))}
+	r := &slicedRun{whole: p, one: one, axes: make([][][]int, len(p.Inputs)), cuts: make([]bool, len(p.Inputs))}
 	for i, labs := range p.Inputs {
 		r.axes[i] = make([][]int, len(s.Labels))
 		for ax, l := range labs {
 			if j := slices.Index(s.Labels, l); j >= 0 {
 				r.axes[i][j] = append(r.axes[i][j], ax)
+				r.cuts[i] = r.cuts[i] || p.InputShapes[i][ax] != 1
 			}
 		}
 	}
@@ -55,13 +59,10 @@ func newSlicedRun(p *einsum.Plan, anyLayout bool) (*slicedRun, error) {
 // the operands it cuts (a cut along an inner axis is strided).
 func (r *slicedRun) copies() int {
 	n := 0
-	for i, axes := range r.axes {
-		for _, as := range axes {
-			if len(as) > 0 {
-				e, _ := tensor.Shape(r.whole.Slicing.Plan.InputShapes[i]).NumElements()
-				n += e
-				break
-			}
+	for i, cut := range r.cuts {
+		if cut {
+			e, _ := tensor.Shape(r.whole.Slicing.Plan.InputShapes[i]).NumElements()
+			n += e
 		}
 	}
 	return n
@@ -125,6 +126,10 @@ func (r *slicedRun) work(ctx context.Context, w, workers, threads int, operands 
 		}
 		vals = s.Values(k, vals)
 		for i, t := range operands {
+			if !r.cuts[i] {
+				views[i] = t // no sliced label: the whole operand in every slice
+				continue
+			}
 			v, err := cut(t, r.axes[i], vals, s.Blocks)
 			if err != nil {
 				return nil, err

@@ -102,7 +102,7 @@ func TestInstancesSliced(t *testing.T) {
 // intermediate on 1 and 2 threads: the slices run in parallel.
 func BenchmarkSlices(b *testing.B) {
 	for _, in := range loadInstances(b) {
-		if in.Name != "lm_batch_likelihood_sentence_4_4d" && in.Name != "str_nw_mera_closed_120" {
+		if in.Name != "lm_batch_likelihood_brackets_4_4d" && in.Name != "lm_batch_likelihood_sentence_4_4d" && in.Name != "str_nw_mera_closed_120" {
 			continue
 		}
 		sp := in.Paths["opt_flops"]

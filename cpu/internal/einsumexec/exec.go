@@ -69,7 +69,7 @@ func (pr *Program) check(operands []*tensor.Tensor) (tensor.DType, error) {
 		} else if t.DType() != dt {
 			return 0, errf(einsum.ErrDType, i, "operand %d is %v but operand 0 is %v", i, t.DType(), dt)
 		}
-		if !slices.Equal([]int(t.Shape()), p.InputShapes[i]) {
+		if !t.ShapeView().Equal(p.InputShapes[i]) {
 			return 0, errf(einsum.ErrShape, i, "operand %d has shape %v, plan expects %v", i, t.Shape(), tensor.Shape(p.InputShapes[i]))
 		}
 	}
@@ -220,33 +220,43 @@ func (ws *workspace[T]) run(ctx context.Context, prog *program, threads int) err
 // across goroutines.
 const parallelElems = 1 << 18
 
+// secondOperand returns the second operand of a product and its offset
+// (none for a copy).
+func secondOperand[T num](o *op, bufs [][]T, offs []int) ([]T, int) {
+	if o.kind != opMul {
+		return nil, 0
+	}
+	return bufs[o.b], offs[o.b]
+}
+
+// runOp runs a copy or product op on one thread. (A plain function, not a
+// closure: a closure over the buffers escapes to the heap on every call.)
+func runOp[T num](o *op, dst []T, do int, a []T, ao int, b []T, bo int) {
+	switch {
+	case o.kind == opCopy && o.tab != nil:
+		copyTable(dst, do, a, ao, o)
+	case o.kind == opCopy:
+		copyStrided(dst, do, a, ao, o.shape, o.ds, o.ss, o.zero > 0)
+	case o.tab != nil:
+		mulTable(dst, do, a, ao, b, bo, o)
+	default:
+		mulStrided(dst, do, a, ao, b, bo, o.shape, o.ds, o.ss, o.ts)
+	}
+}
+
 // elementOp runs a copy or product, splitting its outermost loop across
 // goroutines when it is large (accumulating copies run serially).
 func elementOp[T num](threads int, o *op, dst []T, do int, a []T, ao int, bufs [][]T, offs []int) {
-	var b []T
-	bo := 0
-	if o.kind == opMul {
-		b, bo = bufs[o.b], offs[o.b]
-	}
-	run := func(o *op, do, ao, bo int) {
-		switch {
-		case o.kind == opCopy && o.tab != nil:
-			copyTable(dst, do, a, ao, o)
-		case o.kind == opCopy:
-			copyStrided(dst, do, a, ao, o.shape, o.ds, o.ss, o.zero > 0)
-		case o.tab != nil:
-			mulTable(dst, do, a, ao, b, bo, o)
-		default:
-			mulStrided(dst, do, a, ao, b, bo, o.shape, o.ds, o.ss, o.ts)
-		}
-	}
+	// Assigned once, so the goroutines below capture a copy and the
+	// serial path allocates nothing.
+	b, bo := secondOperand(o, bufs, offs)
 	n := 1
 	for _, d := range o.shape {
 		n *= d
 	}
 	outer := len(o.shape) - o.tabDims
 	if threads <= 1 || n < parallelElems || o.zero > 0 || outer < 1 || o.shape[0] < 2 {
-		run(o, do, ao, bo)
+		runOp(o, dst, do, a, ao, b, bo)
 		return
 	}
 	parts := min(threads, o.shape[0])
@@ -263,7 +273,7 @@ func elementOp[T num](threads int, o *op, dst []T, do int, a []T, ao int, bufs [
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run(&sub, d, s1, s2)
+			runOp(&sub, dst, d, a, s1, b, s2)
 		}()
 	}
 	wg.Wait()
