@@ -110,6 +110,48 @@ func (d DType) Real() DType {
 	return d
 }
 
+// ResultType returns the dtype numpy's np.result_type gives the dtypes:
+// the smallest type that holds every value of each of them, bool < integer
+// < real < complex. Integers with a float or complex type promote to
+// 64-bit precision (int32 × float32 → float64), as in numpy. It returns
+// Invalid when dts is empty or holds an invalid dtype.
+func ResultType(dts ...DType) DType {
+	if len(dts) == 0 {
+		return Invalid
+	}
+	// kind: 0 bool, 1 integer, 2 real, 3 complex. bits: the precision of a
+	// real component the result needs (64 for any integer).
+	kind, bits, intBits := 0, 0, 0
+	for _, d := range dts {
+		switch d {
+		case Bool:
+		case Int32, Int64:
+			kind, bits, intBits = max(kind, 1), 64, max(intBits, d.Size()*8)
+		case Float32, Float64:
+			kind, bits = max(kind, 2), max(bits, d.Size()*8)
+		case Complex64, Complex128:
+			kind, bits = 3, max(bits, d.Size()*4)
+		default:
+			return Invalid
+		}
+	}
+	switch {
+	case kind == 0:
+		return Bool
+	case kind == 1 && intBits == 32:
+		return Int32
+	case kind == 1:
+		return Int64
+	case kind == 2 && bits == 32:
+		return Float32
+	case kind == 2:
+		return Float64
+	case bits == 32:
+		return Complex64
+	}
+	return Complex128
+}
+
 // ParseDType returns the DType named s ("float32", "f8", "complex128", ...).
 func ParseDType(s string) (DType, error) {
 	// A switch, not a search of dtypeNames and dtypeCodes: it is six times
