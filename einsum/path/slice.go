@@ -255,6 +255,9 @@ func bestSlice(n Network, p Path, limit, flops float64, rng *rand.Rand, temp flo
 	one := n
 	one.Sizes = slices.Clone(n.Sizes)
 	for l, d := range n.Sizes {
+		if d < 2 {
+			continue // nothing to cut (an extent 0 would divide by zero)
+		}
 		ks := []int{d}
 		if blocks {
 			ks = divisors(d)[1:]
