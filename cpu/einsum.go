@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/goferro/goferro/cpu/internal/einsumexec"
 	"github.com/goferro/goferro/einsum"
@@ -109,22 +110,64 @@ func (c *Contraction) Plan() *einsum.Plan {
 	return c.prog.Plan()
 }
 
-// Execute contracts operands (which must have the plan's shapes and one
-// common dtype) and returns a new tensor: row-major, or with
-// WithAnyOutputLayout possibly a strided view of its own new buffer. ctx
-// may be nil; when it is done between steps, Execute stops with an
-// einsum.ErrCanceled error. Errors are *einsum.Error values (ErrOperands,
-// ErrDType, ErrShape naming the operand).
+// Execute contracts operands (which must have the plan's shapes) and
+// returns a new tensor: row-major, or with WithAnyOutputLayout possibly a
+// strided view of its own new buffer. Operands of different dtypes are
+// first converted to their common dtype, tensor.ResultType, as
+// numpy.einsum promotes them (float32 and float64 give float64, int64 and
+// complex64 give complex128, bool and int32 give int32); the result has
+// that dtype. ctx may be nil; when it is done between steps, Execute stops
+// with an einsum.ErrCanceled error. Errors are *einsum.Error values
+// (ErrOperands, ErrShape naming the operand, ErrDType).
 //
 // A sliced plan (einsum.Slicing) runs its slices on views of the operands,
 // spread over the threads, each slice's intermediates within the plan's
 // memory limit; slices over summed labels accumulate into one output
 // buffer per thread.
 func (c *Contraction) Execute(ctx context.Context, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	operands, err := promote(operands)
+	if err != nil {
+		return nil, err
+	}
 	if c.sliced != nil {
 		return c.sliced.execute(ctx, c.threads, operands)
 	}
 	return c.prog.Execute(ctx, c.threads, operands...)
+}
+
+// promote converts the operands to their common dtype (tensor.ResultType)
+// when they differ; those of that dtype already are passed as they are.
+// Nil or invalid operands are left for the operand checks to report.
+func promote(operands []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	dts := make([]tensor.DType, len(operands))
+	for i, t := range operands {
+		if t == nil {
+			return operands, nil
+		}
+		dts[i] = t.DType()
+	}
+	dt := tensor.ResultType(dts...)
+	if !dt.Valid() {
+		return operands, nil
+	}
+	var out []*tensor.Tensor
+	for i, t := range operands {
+		if t.DType() == dt {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(operands)
+		}
+		c, err := Convert(t, dt)
+		if err != nil {
+			return nil, &einsum.Error{Kind: einsum.ErrDType, Pos: -1, Operand: i, Msg: fmt.Sprintf("promoting operand %d from %v to %v", i, t.DType(), dt), Err: err}
+		}
+		out[i] = c
+	}
+	if out == nil {
+		return operands, nil
+	}
+	return out, nil
 }
 
 // StepLayout is how a Contraction runs one step of its plan: the memory

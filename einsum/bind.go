@@ -1,6 +1,7 @@
 package einsum
 
 import (
+	"slices"
 	"strconv"
 )
 
@@ -24,10 +25,13 @@ type Binding[E comparable] struct {
 // Bind binds e to operand shapes. Extents may be of any comparable type:
 // ints, or the symbolic extents of a compiler; one is the extent 1, which
 // broadcasts against any other. Ellipsis axes are right-aligned across
-// operands (numpy's rule). A named label has one extent everywhere, except
-// that an axis of extent one broadcasts against it; the axes of a diagonal
-// cannot broadcast. Errors are *Error of kind ErrOperands (the number of
-// shapes) or ErrShape (ranks and extents) naming the operand.
+// operands (numpy's rule); an explicit output must keep them with "..."
+// when there are any. A named label has one extent everywhere, except that
+// an axis of extent one broadcasts against it; the axes of a label
+// repeated in one operand (a diagonal) have one extent there, and a
+// diagonal of extent one broadcasts too. Errors are *Error of kind
+// ErrOperands (the number of shapes) or ErrShape (ranks and extents)
+// naming the operand.
 func Bind[E comparable](e *Equation, shapes [][]E, one E) (*Binding[E], error) {
 	if err := e.checkCount(len(shapes)); err != nil {
 		return nil, err
@@ -35,6 +39,11 @@ func Bind[E comparable](e *Equation, shapes [][]E, one E) (*Binding[E], error) {
 	widths, ell, err := ellipsisWidths(e, shapes)
 	if err != nil {
 		return nil, err
+	}
+	if ell > 0 && !e.Implicit && e.Output.Ellipsis < 0 {
+		// numpy refuses to sum ellipsis axes an explicit output leaves out.
+		i := slices.IndexFunc(widths, func(w int) bool { return w > 0 })
+		return nil, operandErr(ErrShape, i, "operand %d has %d axes under its ellipsis, but the output %q has no '...' to keep them (sum them with explicit labels)", i, widths[i], termString(e.Output))
 	}
 	most := ell // the number of labels, at most
 	for _, t := range e.Inputs {
@@ -148,13 +157,15 @@ func (b *Binding[E]) unify(i int, labs []int, shape []E, set []bool, ellBase int
 	return nil
 }
 
-// checkDiagonals rejects a repeated label whose axes broadcast: a diagonal
-// needs its axes to keep their extent.
+// checkDiagonals rejects a label repeated in one operand on axes of
+// different extents: a diagonal walks axes of one extent (which, when it
+// is one, broadcasts against the label's extent elsewhere, as in numpy).
 func (b *Binding[E]) checkDiagonals(shapes [][]E) error {
 	for i, labs := range b.Inputs {
 		for ax, l := range labs {
-			if d := shapes[i][ax]; d != b.Sizes[l] && repeats(labs, l) {
-				return operandErr(ErrShape, i, "operand %d axis %d: label %q repeats in the operand with extent %v, but is %v elsewhere (a diagonal cannot broadcast)", i, ax, b.Labels[l], d, b.Sizes[l])
+			first := slices.Index(labs, l)
+			if d, f := shapes[i][ax], shapes[i][first]; d != f {
+				return operandErr(ErrShape, i, "operand %d axes %d and %d: label %q repeats in the operand with extents %v and %v (a diagonal needs one extent)", i, first, ax, b.Labels[l], f, d)
 			}
 		}
 	}
@@ -187,17 +198,6 @@ func (e *Equation) bind(shapes [][]int) (*Binding[int], error) {
 		}
 	}
 	return Bind(e, shapes, 1)
-}
-
-// repeats reports whether l occurs more than once in labs.
-func repeats(labs []int, l int) bool {
-	n := 0
-	for _, x := range labs {
-		if x == l {
-			n++
-		}
-	}
-	return n > 1
 }
 
 func termString(t Term) string {

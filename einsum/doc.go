@@ -10,13 +10,28 @@
 // "->" the output is every label that occurs once, in code-point order
 // (numpy's rule). Any character except ',', '-', '>', '.' and white space is
 // a label, so equations may use thousands of distinct labels from any
-// script. "..." stands for broadcast axes (extent-1 axes broadcast against
-// the others). A label repeated in one operand walks its diagonal (a
-// zero-copy view); a label absent from the output is summed; operands may be
-// scalars (""). Ellipsis axes left out of an explicit output are summed.
-// A named label has one extent everywhere, except that an axis of extent 1
-// broadcasts against it (as in numpy and torch); the axes of a diagonal
-// cannot broadcast.
+// script. "..." stands for broadcast axes, right-aligned across operands
+// (extent-1 axes broadcast against the others). A label repeated in one
+// operand walks its diagonal (a zero-copy view); a label absent from the
+// output is summed; operands may be scalars (""). These rules are
+// numpy.einsum's:
+//
+//   - An explicit output must keep the ellipsis axes with "..." when an
+//     operand's ellipsis stands for any (even of extent 1): "...i->i" of a
+//     2×3 operand is an ErrShape error, as in numpy.einsum (whose
+//     optimize=True path alone sums them); sum them with named labels. An output "..." with no ellipsis in the inputs
+//     stands for no axes ("i->..." is a sum).
+//   - A named label has one extent everywhere, except that an axis of
+//     extent 1 broadcasts against it (as in numpy and torch).
+//   - The axes of a diagonal have one extent within their operand ("ii"
+//     of a 1×3 operand is an error); a diagonal of extent 1 broadcasts
+//     like any extent-1 axis ("ii,i" of 1×1 and 3 operands).
+//
+// Executors promote operands of different dtypes to their common dtype,
+// tensor.ResultType, as numpy does (float32 with float64 gives float64,
+// an integer with a float gives float64, a real with a complex gives
+// complex, bool with anything gives the other). Like numpy 2 (NEP 50),
+// and unlike numpy 1, a 0-d operand promotes by its dtype, not its value.
 //
 // # Plans
 //

@@ -18,7 +18,8 @@ var (
 	// ErrShape reports an operand whose rank or extents do not fit the
 	// equation or the other operands.
 	ErrShape = errors.New("einsum: shape mismatch")
-	// ErrDType reports operands of different or unsupported dtypes.
+	// ErrDType reports an operand dtype an executor does not support
+	// (operands of different dtypes are promoted, not refused).
 	ErrDType = errors.New("einsum: bad dtype")
 	// ErrPath reports an explicit contraction path that is malformed or
 	// does not fit the equation.

@@ -91,22 +91,19 @@ func Parse(eq string) (*Equation, error) {
 		e.Output = cur
 		// Output labels must be unique and occur in some input.
 		start := outputStart(rs)
+		// An ellipsis in the output but in no input stands for no axes
+		// (numpy accepts "i->...").
 		seen := map[rune]bool{}
 		inputs := map[rune]bool{}
-		anyEll := false
 		for _, t := range e.Inputs {
 			for _, l := range t.Labels {
 				inputs[l] = true
 			}
-			anyEll = anyEll || t.Ellipsis >= 0
 		}
 		k := 0
 		for j := start; j < len(rs); j++ {
 			r := rs[j]
 			if r == '.' && rs[j+1] == '.' && rs[j+2] == '.' {
-				if !anyEll {
-					return nil, syntaxErr(j, "ellipsis in the output but in no input")
-				}
 				j += 2
 				continue
 			}

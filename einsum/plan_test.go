@@ -24,6 +24,15 @@ func TestBindErrors(t *testing.T) {
 		{"...i,...i->...", [][]int{{2, 3}, {4, 3}}, ErrShape, 1},
 		{"ij...->", [][]int{{2}}, ErrShape, 0},
 		{"ij,jk->ik", [][]int{{2, 3}, {3, -1}}, ErrShape, 1},
+		// numpy: "output has more dimensions than subscripts given in
+		// einstein sum, but no '...' ellipsis provided to broadcast the
+		// extra dimensions", also when they have extent 1.
+		{"...i->i", [][]int{{2, 3}}, ErrShape, 0},
+		{"i,...i->i", [][]int{{3}, {1, 3}}, ErrShape, 1},
+		{"...,...->", [][]int{{2}, {2}}, ErrShape, 0},
+		// numpy: "dimensions in single operand for collapsing index 'i'
+		// don't match (1 != 3)".
+		{"ii,i->i", [][]int{{1, 3}, {3}}, ErrShape, 0},
 	}
 	for _, c := range cases {
 		_, err := NewPlan(c.eq, c.shapes)
