@@ -361,8 +361,12 @@ func MatMul(x, y Value) Value {
 }
 
 // Einsum traces an einsum contraction ("ij,jk->ik", implicit outputs and
-// "..." allowed) of float or complex operands (the einsum package's types). Compile lowers it through the einsum planner into
-// dot_general and layout instructions.
+// "..." allowed; see package einsum for the rules, numpy's). Operands of
+// any dtypes promote to their tensor.ResultType, as in numpy; a bool
+// einsum is logical (an OR of ANDs). Compile lowers it through the einsum
+// planner into convert, dot_general and layout instructions (operands of
+// another dtype are converted first, so the contractions see one dtype; a
+// bool einsum computes in float64 and maps every sum back to 0 or 1).
 func Einsum(equation string, xs ...Value) Value {
 	return apply1("einsum", Attrs{Equation: equation}, xs...)
 }

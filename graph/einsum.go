@@ -10,15 +10,17 @@ import (
 
 // bindEinsum binds the equation to the operand types with the einsum
 // package's binding (symbolic extents are equal when their names are) and
-// checks the dtypes: one float or complex dtype for all operands.
+// returns the result's dtype: the operands' tensor.ResultType, numpy's
+// promotion.
 func bindEinsum(op string, eq string, in []Type) (*einsum.Binding[Dim], tensor.DType, error) {
 	e, err := einsum.Parse(eq)
 	if err != nil {
 		return nil, 0, &Error{Op: op, Instruction: -1, Kind: ErrAttr, Msg: "bad equation " + quote(eq), Err: err}
 	}
 	shapes := make([][]Dim, len(in))
+	dts := make([]tensor.DType, len(in))
 	for k, t := range in {
-		shapes[k] = t.Shape
+		shapes[k], dts[k] = t.Shape, t.DType
 	}
 	b, err := einsum.Bind(e, shapes, Size(1))
 	if err != nil {
@@ -31,16 +33,23 @@ func bindEinsum(op string, eq string, in []Type) (*einsum.Binding[Dim], tensor.D
 		}
 		return nil, 0, &Error{Op: op, Instruction: -1, Kind: kind, Msg: "operands do not fit " + quote(eq), Err: err}
 	}
-	dt := in[0].DType
-	for k, t := range in {
-		if t.DType != dt {
-			return nil, 0, errorf(op, ErrDType, "operand %d has dtype %v, operand 0 %v", k, t.DType, dt)
-		}
-	}
-	if !dt.IsFloat() && !dt.IsComplex() {
-		return nil, 0, errorf(op, ErrDType, "not defined for %v (float and complex only)", dt)
+	dt := tensor.ResultType(dts...)
+	if !dt.Valid() {
+		return nil, 0, errorf(op, ErrDType, "operand dtypes %v have no common dtype", dts)
 	}
 	return b, dt, nil
+}
+
+// computeType is the dtype an einsum of result dtype dt computes in:
+// dt itself, but float64 for bool, whose einsum is logical (an OR of
+// ANDs): every contraction and sum of 0s and 1s is clamped back to 0 or 1
+// (see lowering.clamp), so no count grows large enough to round, overflow
+// or wrap to a false zero.
+func computeType(dt tensor.DType) tensor.DType {
+	if dt == tensor.Bool {
+		return tensor.Float64
+	}
+	return dt
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
@@ -83,11 +92,25 @@ func (c *compiler) lowerEinsum(n *node, args []Slot) (Slot, error) {
 	if err != nil {
 		return 0, err
 	}
+	// Operands of another dtype than the computation's are converted
+	// first, so that every instruction sees one dtype.
+	dt := n.types[0].DType
+	ct := computeType(dt)
+	args = slices.Clone(args)
+	for k, s := range args {
+		if args[k], err = c.convert(s, ct); err != nil {
+			return 0, err
+		}
+	}
+	l := lowering{c: c, logical: dt == tensor.Bool}
 	var s Slot
 	if plan.Slicing != nil {
-		s, err = c.lowerSlices(plan, args)
+		s, err = l.lowerSlices(plan, args)
 	} else {
-		s, err = c.lowerPlan(plan, args)
+		s, err = l.lowerPlan(plan, args)
+	}
+	if err == nil {
+		s, err = c.convert(s, dt)
 	}
 	if err != nil {
 		return 0, err
@@ -98,8 +121,37 @@ func (c *compiler) lowerEinsum(n *node, args []Slot) (Slot, error) {
 	return s, nil
 }
 
+// lowering is the lowering of one einsum node.
+type lowering struct {
+	c *compiler
+	// logical is set for a bool einsum, computed in float64 with every
+	// sum clamped to 0 or 1.
+	logical bool
+}
+
+// convert converts the value in slot s to dt (no instruction when it has
+// that dtype).
+func (c *compiler) convert(s Slot, dt tensor.DType) (Slot, error) {
+	return c.emit1("convert", Attrs{DType: dt}, []Slot{s}, true)
+}
+
+// clamp maps the sums of a logical einsum back to 0 or 1 (x != 0, as a
+// bool, then as a number again); other einsums pass v as it is.
+func (l lowering) clamp(v eval, err error) (eval, error) {
+	if err != nil || !l.logical {
+		return v, err
+	}
+	dt := l.c.types[v.slot].DType
+	if v.slot, err = l.c.convert(v.slot, tensor.Bool); err != nil {
+		return v, err
+	}
+	v.slot, err = l.c.convert(v.slot, dt)
+	return v, err
+}
+
 // lowerPlan lowers an unsliced plan on the operands in args.
-func (c *compiler) lowerPlan(plan *einsum.Plan, args []Slot) (Slot, error) {
+func (l lowering) lowerPlan(plan *einsum.Plan, args []Slot) (Slot, error) {
+	c := l.c
 	var err error
 	vals := make([]eval, len(args))
 	for k, s := range args {
@@ -108,7 +160,7 @@ func (c *compiler) lowerPlan(plan *einsum.Plan, args []Slot) (Slot, error) {
 		}
 	}
 	for k := range vals {
-		if vals[k], err = c.sumAway(vals[k], plan.Prep[k].Kept()); err != nil {
+		if vals[k], err = l.clamp(c.sumAway(vals[k], plan.Prep[k].Kept())); err != nil {
 			return 0, err
 		}
 	}
@@ -117,7 +169,7 @@ func (c *compiler) lowerPlan(plan *einsum.Plan, args []Slot) (Slot, error) {
 		st := &plan.Steps[i]
 		v := vals[st.Left] // a single-operand step is the final permute below
 		if st.Right >= 0 {
-			if v, err = c.contract(vals[st.Left], vals[st.Right], st); err != nil {
+			if v, err = l.clamp(c.contract(vals[st.Left], vals[st.Right], st)); err != nil {
 				return 0, err
 			}
 			contracted = true
@@ -134,8 +186,8 @@ func (c *compiler) lowerPlan(plan *einsum.Plan, args []Slot) (Slot, error) {
 // intermediates at a time), or, for an output label, concatenated along
 // its output axis. Work that does not depend on a sliced label is the
 // same in every slice and compiles once (instructions are deduplicated).
-func (c *compiler) lowerSlices(plan *einsum.Plan, args []Slot) (Slot, error) {
-	sl := plan.Slicing
+func (l lowering) lowerSlices(plan *einsum.Plan, args []Slot) (Slot, error) {
+	c, sl := l.c, plan.Slicing
 	// Output labels outermost: the sums then run over blocks of the
 	// output, not over whole outputs.
 	var order []int
@@ -150,7 +202,7 @@ func (c *compiler) lowerSlices(plan *einsum.Plan, args []Slot) (Slot, error) {
 	var combine func(i int) (Slot, error)
 	combine = func(i int) (Slot, error) {
 		if i == len(order) {
-			return c.lowerSlice(plan, args, starts)
+			return l.lowerSlice(plan, args, starts)
 		}
 		j := order[i]
 		axis := slices.Index(plan.Output, sl.Labels[j])
@@ -180,8 +232,8 @@ func (c *compiler) lowerSlices(plan *einsum.Plan, args []Slot) (Slot, error) {
 // lowerSlice lowers the slice of plan whose sliced labels start at starts:
 // the operands' axes that carry a sliced label (and are not broadcast)
 // are cut to its block.
-func (c *compiler) lowerSlice(plan *einsum.Plan, args []Slot, starts []int) (Slot, error) {
-	sl := plan.Slicing
+func (l lowering) lowerSlice(plan *einsum.Plan, args []Slot, starts []int) (Slot, error) {
+	c, sl := l.c, plan.Slicing
 	cut := make([]Slot, len(args))
 	for k, s := range args {
 		shape := c.types[s].Shape
@@ -197,7 +249,7 @@ func (c *compiler) lowerSlice(plan *einsum.Plan, args []Slot, starts []int) (Slo
 			return 0, err
 		}
 	}
-	return c.lowerPlan(sl.Plan, cut)
+	return l.lowerPlan(sl.Plan, cut)
 }
 
 // planEinsum plans the einsum of node n with the einsum planner, on the

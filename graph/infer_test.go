@@ -241,9 +241,12 @@ func TestInferEinsum(t *testing.T) {
 		{name: "rank", ins: []Type{ty(f64, 2, 2)}, build: es("i->i"), err: ErrShape, op: "einsum"},
 		{name: "extent", ins: []Type{ty(f64, 2), ty(f64, 3)}, build: es("i,i->i"), err: ErrShape, op: "einsum"},
 		{name: "symbols", ins: []Type{ty(f64, "n"), ty(f64, "m")}, build: es("i,i->i"), err: ErrShape, op: "einsum"},
-		{name: "dtypes", ins: []Type{ty(f64, 2), ty(f32, 2)}, build: es("i,i->i"), err: ErrDType, op: "einsum"},
-		{name: "bool", ins: []Type{ty(bl, 2)}, build: es("i->"), err: ErrDType, op: "einsum"},
-		{name: "int", ins: []Type{ty(i32, 2)}, build: es("i->"), err: ErrDType, op: "einsum"},
+		// Mixed dtypes promote as numpy's np.result_type.
+		{name: "dtypes", ins: []Type{ty(f64, 2), ty(f32, 2)}, build: es("i,i->i"), want: ty(f64, 2)},
+		{name: "int float32", ins: []Type{ty(i32, 2), ty(f32, 2)}, build: es("i,i->i"), want: ty(f64, 2)},
+		{name: "bool complex", ins: []Type{ty(bl, 2), ty(c64, 2)}, build: es("i,i->"), want: ty(c64)},
+		{name: "bool", ins: []Type{ty(bl, 2)}, build: es("i->"), want: ty(bl)},
+		{name: "int", ins: []Type{ty(i32, 2)}, build: es("i->"), want: ty(i32)},
 	})
 }
 

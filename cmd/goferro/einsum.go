@@ -137,17 +137,19 @@ func runEquation(ctx context.Context, f *einsumFlags, eq string, files []string,
 	}
 	ops := make([]*tensor.Tensor, len(files))
 	shapes := make([][]int, len(files))
+	dts := make([]tensor.DType, len(files))
 	for i, name := range files {
 		t, err := tensor.LoadNpy(name)
 		if err != nil {
 			return fmt.Errorf("operand %d: %w", i, err)
 		}
-		ops[i], shapes[i] = t, t.Shape()
+		ops[i], shapes[i], dts[i] = t, t.Shape(), t.DType()
 	}
 	if len(ops) == 0 {
 		return usagef("no operands")
 	}
-	c, err := f.contraction(ctx, eq, shapes, ops[0].DType(), opts)
+	// Execute promotes the operands to this dtype, as numpy does.
+	c, err := f.contraction(ctx, eq, shapes, tensor.ResultType(dts...), opts)
 	if err != nil {
 		return planErr(err)
 	}
