@@ -3,6 +3,7 @@ package cpu_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -109,8 +112,10 @@ var numpyEdgeCases = []struct {
 	{"ii,i->i", [][]int{{1, 3}, {3}}},
 }
 
-// TestAgainstNumpy compares planning and CPU execution with numpy.einsum on seeded random
-// equations when /usr/bin/python3 with numpy is available.
+// TestAgainstNumpy compares planning, CPU execution and graph.Einsum's
+// lowering with numpy.einsum on seeded random equations, over one or mixed
+// dtypes, when /usr/bin/python3 with numpy is available: results, result
+// dtypes, and which cases are errors.
 func TestAgainstNumpy(t *testing.T) {
 	py := "/usr/bin/python3"
 	if _, err := os.Stat(py); err != nil {
@@ -185,36 +190,66 @@ func TestAgainstNumpy(t *testing.T) {
 	}
 	compared := 0
 	for i, c := range cases {
-		got, err := contract(gens[i], ops[i])
-		if res[i].Error != "" {
-			if err == nil {
-				t.Errorf("%q shapes %v dtypes %v: numpy fails (%s) but Contract succeeds", c.Eq, c.Shapes, c.DTypes, res[i].Error)
+		var want *tensor.Tensor
+		if res[i].Error == "" {
+			vals := make([]complex128, len(res[i].Re))
+			for j := range vals {
+				vals[j] = complex(res[i].Re[j], 0)
+				if len(res[i].Im) > 0 {
+					vals[j] += complex(0, res[i].Im[j])
+				}
 			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%q shapes %v dtypes %v (%s): %v", c.Eq, c.Shapes, c.DTypes, gens[i].desc, err)
-			continue
-		}
-		vals := make([]complex128, len(res[i].Re))
-		for j := range vals {
-			vals[j] = complex(res[i].Re[j], 0)
-			if len(res[i].Im) > 0 {
-				vals[j] += complex(0, res[i].Im[j])
+			if want, err = tensor.New(vals, res[i].Shape...); err != nil {
+				t.Fatal(err)
 			}
 		}
-		want, err := tensor.New(vals, res[i].Shape...)
-		if err != nil {
-			t.Fatal(err)
+		// cpu's executor, and graph.Einsum's lowering run by the
+		// reference interpreter.
+		for _, run := range []struct {
+			name string
+			f    func() (*tensor.Tensor, error)
+		}{
+			{"Contract", func() (*tensor.Tensor, error) { return contract(gens[i], ops[i]) }},
+			{"graph.Einsum", func() (*tensor.Tensor, error) { return graphEinsum(c.Eq, ops[i]) }},
+		} {
+			got, err := run.f()
+			switch {
+			case want == nil && err == nil:
+				t.Errorf("%q shapes %v dtypes %v: numpy fails (%s) but %s succeeds", c.Eq, c.Shapes, c.DTypes, res[i].Error, run.name)
+			case want == nil:
+			case err != nil:
+				t.Errorf("%q shapes %v dtypes %v (%s): %s: %v", c.Eq, c.Shapes, c.DTypes, gens[i].desc, run.name, err)
+			case got.DType().String() != res[i].DType:
+				t.Errorf("%q shapes %v dtypes %v: %s gives %v, numpy %s", c.Eq, c.Shapes, c.DTypes, run.name, got.DType(), res[i].DType)
+			default:
+				rtol, atol := tolFor(got.DType())
+				if err := tensor.CheckClose(got, want, rtol, atol); err != nil {
+					t.Errorf("%q shapes %v dtypes %v (%s): %s: %v", c.Eq, c.Shapes, c.DTypes, gens[i].desc, run.name, err)
+				}
+			}
 		}
-		if got.DType().String() != res[i].DType {
-			t.Errorf("%q shapes %v dtypes %v: result is %v, numpy's %s", c.Eq, c.Shapes, c.DTypes, got.DType(), res[i].DType)
+		if want != nil {
+			compared++
 		}
-		rtol, atol := tolFor(got.DType())
-		if err := tensor.CheckClose(got, want, rtol, atol); err != nil {
-			t.Errorf("%q shapes %v dtypes %v (%s): %v", c.Eq, c.Shapes, c.DTypes, gens[i].desc, err)
-		}
-		compared++
 	}
 	t.Logf("compared %d of %d equations with numpy (the others fail in both)", compared, len(cases))
+}
+
+// graphEinsum compiles graph.Einsum over inputs of the operands' types and
+// runs the program with the reference interpreter.
+func graphEinsum(eq string, ops []*tensor.Tensor) (*tensor.Tensor, error) {
+	b := graph.NewBuilder()
+	xs := make([]graph.Value, len(ops))
+	for i, t := range ops {
+		xs[i] = b.Input(fmt.Sprint("x", i), t.DType(), graph.FromTensorShape(t.Shape()))
+	}
+	p, err := graph.Compile(graph.Einsum(eq, xs...))
+	if err != nil {
+		return nil, err
+	}
+	res, err := ref.Run(p, ops...)
+	if err != nil {
+		return nil, err
+	}
+	return res[0], nil
 }
