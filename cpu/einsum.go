@@ -139,14 +139,17 @@ func (c *Contraction) Execute(ctx context.Context, operands ...*tensor.Tensor) (
 // when they differ; those of that dtype already are passed as they are.
 // Nil or invalid operands are left for the operand checks to report.
 func promote(operands []*tensor.Tensor) ([]*tensor.Tensor, error) {
-	dts := make([]tensor.DType, len(operands))
+	var dt tensor.DType // promotion is associative: fold it, allocating nothing
 	for i, t := range operands {
-		if t == nil {
+		switch {
+		case t == nil:
 			return operands, nil
+		case i == 0:
+			dt = t.DType()
+		default:
+			dt = tensor.ResultType(dt, t.DType())
 		}
-		dts[i] = t.DType()
 	}
-	dt := tensor.ResultType(dts...)
 	if !dt.Valid() {
 		return operands, nil
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // TestResultTypeNumpy compares ResultType with numpy's np.result_type on
-// every pair and triple of dtypes.
+// every single dtype, pair and triple, given at once and folded pairwise.
 func TestResultTypeNumpy(t *testing.T) {
 	const py = "/usr/bin/python3"
 	script := `
@@ -35,6 +35,14 @@ for n in (1, 2, 3):
 		}
 		if got, want := ResultType(dts...).String(), f[len(f)-1]; got != want {
 			t.Errorf("ResultType(%v) = %s, numpy %s", dts, got, want)
+		}
+		// Promotion is associative: a pairwise fold gives the same.
+		fold := dts[0]
+		for _, d := range dts[1:] {
+			fold = ResultType(fold, d)
+		}
+		if got, want := fold.String(), f[len(f)-1]; got != want {
+			t.Errorf("ResultType folded over %v = %s, numpy %s", dts, got, want)
 		}
 	}
 }
