@@ -36,7 +36,8 @@
 // intermediate's memory order so that GEMMs read and write in place
 // wherever possible (the lowering lives in cpu/internal/einsumexec);
 // Contraction.Execute runs it on tensors of any dtype, concurrently if
-// wanted. WithThreads and WithAnyOutputLayout are execution options; path
+// wanted; unlike the elementwise kernels, it promotes operands of mixed
+// dtypes as numpy.einsum does (tensor.ResultType). WithThreads and WithAnyOutputLayout are execution options; path
 // and optimizer options belong to einsum.NewPlan. Errors are
 // *einsum.Error values.
 //
