@@ -340,7 +340,7 @@ func broadcastSum(t *testing.T) (p *graph.Program, synth int) {
 
 func randT(t *testing.T, seed uint64, shape ...int) *tensor.Tensor {
 	t.Helper()
-	x, err := tensor.Rand(tensor.Float64, seed, shape...)
+	x, err := tensor.Rand(tensor.NewRNG(seed), tensor.Float64, shape...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -390,7 +390,7 @@ func (c *randomCase) drawProgram(rt *rapid.T) {
 	}
 	c.keep = make([]int64, len(c.devs))
 	for i := range nin {
-		x, _ := tensor.Rand(tensor.Float64, uint64(i+1), 2)
+		x, _ := tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, 2)
 		c.hostIn = append(c.hostIn, x)
 		where := rapid.IntRange(-1, len(c.devs)-1).Draw(rt, "where")
 		if where < 0 {

@@ -105,7 +105,7 @@ func (s *subject) checkLive() {
 // rand returns seeded test data of the subject's dtype.
 func (s *subject) rand(seed uint64, shape ...int) *tensor.Tensor {
 	s.t.Helper()
-	x, err := tensor.Rand(s.DType, seed, shape...)
+	x, err := tensor.Rand(tensor.NewRNG(seed), s.DType, shape...)
 	if err != nil {
 		s.t.Fatal(err)
 	}

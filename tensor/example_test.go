@@ -176,3 +176,40 @@ func ExampleReadNpy_malformed() {
 	// true
 	// ReadNpy tensor: bad format
 }
+
+func ExampleRand() {
+	// The generator is explicit: NewRNG(seed) gives the same stream on
+	// every platform, and one generator shared by several calls gives
+	// independent tensors.
+	rng := tensor.NewRNG(1)
+	x := tensor.Must(tensor.Rand(rng, tensor.Int64, 2, 3))
+	y := tensor.Must(tensor.Rand(rng, tensor.Int64, 2, 3))
+	again := tensor.Must(tensor.Rand(tensor.NewRNG(1), tensor.Int64, 2, 3))
+	fmt.Println(x.Shape(), tensor.AllClose(x, again, 0, 0), tensor.AllClose(x, y, 0, 0))
+	// Output:
+	// (2, 3) true false
+}
+
+func ExampleRandn() {
+	// Standard normal values; complex ones have E|z|² = 1.
+	z := tensor.Must(tensor.Randn(tensor.NewRNG(2), tensor.Complex128, 100000))
+	var power float64
+	for _, v := range z.Complex128Values() {
+		power += real(v)*real(v) + imag(v)*imag(v)
+	}
+	fmt.Printf("mean |z|² = %.2f\n", power/float64(z.Len()))
+	// Output:
+	// mean |z|² = 1.00
+}
+
+func ExampleMust() {
+	// Must is for literals, where an error is a bug.
+	x := tensor.Must(tensor.New([]float64{1, 2, 3, 4}, 2, 2))
+	fmt.Println(x)
+	defer func() { fmt.Println("panic:", recover()) }()
+	tensor.Must(tensor.New([]float64{1, 2, 3}, 2, 2))
+	// Output:
+	// [[1 2]
+	//  [3 4]]
+	// panic: tensor.New: 3 elements do not fill shape (2, 2) (4 elements)
+}

@@ -18,7 +18,7 @@ import (
 // float specials whose bits a round trip must keep (NaN, ±Inf, -0).
 func sample(t testing.TB, dt DType, seed uint64, shape ...int) *Tensor {
 	t.Helper()
-	x, err := Rand(dt, seed, shape...)
+	x, err := Rand(NewRNG(seed), dt, shape...)
 	if err != nil {
 		t.Fatal(err)
 	}
