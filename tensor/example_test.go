@@ -213,3 +213,28 @@ func ExampleMust() {
 	//  [3 4]]
 	// panic: tensor.New: 3 elements do not fill shape (2, 2) (4 elements)
 }
+
+func ExampleTensor_Format() {
+	x := tensor.Must(tensor.New([]float64{1.5, -22.25, 3, 0.125}, 2, 2))
+	// %v prints elements as fmt does; the float verbs take a precision
+	// and align columns, as numpy does.
+	fmt.Printf("%v\n%.3f\n%.2e\n", x, x, x)
+	// Over 1000 elements, only the edges of each long axis are printed.
+	big := tensor.Must(tensor.Arange(tensor.Float64, 3000))
+	big = tensor.Must(big.Reshape(30, 100))
+	fmt.Printf("%.0f\n", big)
+	// Output:
+	// [[1.5 -22.25]
+	//  [3 0.125]]
+	// [[  1.500 -22.250]
+	//  [  3.000   0.125]]
+	// [[ 1.50e+00 -2.22e+01]
+	//  [ 3.00e+00  1.25e-01]]
+	// [[   0    1    2 ...   97   98   99]
+	//  [ 100  101  102 ...  197  198  199]
+	//  [ 200  201  202 ...  297  298  299]
+	//  ...
+	//  [2700 2701 2702 ... 2797 2798 2799]
+	//  [2800 2801 2802 ... 2897 2898 2899]
+	//  [2900 2901 2902 ... 2997 2998 2999]]
+}
