@@ -238,3 +238,24 @@ func ExampleTensor_Format() {
 	//  [2800 2801 2802 ... 2897 2898 2899]
 	//  [2900 2901 2902 ... 2997 2998 2999]]
 }
+
+func ExampleWriteNpz() {
+	// An .npz archive holds named arrays, as numpy.savez writes them;
+	// numpy.load(file)["weights"] reads one back.
+	arrays := map[string]*tensor.Tensor{
+		"weights": tensor.Must(tensor.New([]float32{0.5, -1, 2, 4}, 2, 2)),
+		"steps":   tensor.Scalar(int64(3)),
+	}
+	var buf bytes.Buffer
+	if err := tensor.WriteNpzCompressed(&buf, arrays); err != nil {
+		panic(err)
+	}
+	back, err := tensor.ReadNpz(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(back["weights"], back["steps"])
+	// Output:
+	// [[0.5 -1]
+	//  [2 4]] 3
+}
