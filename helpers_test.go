@@ -314,7 +314,7 @@ func xy(shape ...int) (x, y graph.Value) {
 func negSum(t *testing.T, shape ...int) *graph.Program {
 	t.Helper()
 	x, y := xy(shape...)
-	return compile(t, goferrotest.Neg(goferrotest.Add(x, y)))
+	return compile(t, goferrotest.UnaryNeg(goferrotest.ArithAdd(x, y)))
 }
 
 // negSumOf is negSum's value.

@@ -271,7 +271,9 @@ var samples = []sample{
 		c, _ := tensor.Full(x.Type().DType, 2, 4, 3)
 		return []graph.Value{b.Constant(c)}
 	}},
-	{"test-ops", func(_ *graph.Builder, x, y, _ graph.Value) []graph.Value { return []graph.Value{Neg(Add(x, y))} }},
+	{"test-ops", func(_ *graph.Builder, x, y, _ graph.Value) []graph.Value {
+		return []graph.Value{UnaryNeg(ArithAdd(x, y))}
+	}},
 }
 
 // compile builds a sample over inputs of dtype dt.
