@@ -17,8 +17,8 @@ import (
 // per-instruction overhead dominates the arithmetic.
 func chainProgram(b testing.TB, n, size int) (*goferro.Runtime, *graph.Program, []*driver.Buffer) {
 	b.Helper()
-	xt, _ := tensor.Rand(tensor.Float64, 1, size)
-	yt, _ := tensor.Rand(tensor.Float64, 2, size)
+	xt, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, size)
+	yt, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float64, size)
 	return newRuntime(b, goferro.WithEngine(cpu.NewEngine())), chain(b, n, size), host(xt, yt)
 }
 
@@ -53,7 +53,7 @@ func BenchmarkRunChain(b *testing.B) {
 func BenchmarkCachedRunOneOp(b *testing.B) {
 	rt := newRuntime(b, goferro.WithEngine(cpu.NewEngine()))
 	p := compile(b, graph.Neg(graph.NewBuilder().Input("x", tensor.Float64, graph.Dims(4))))
-	xt, _ := tensor.Rand(tensor.Float64, 1, 4)
+	xt, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 4)
 	in := host(xt)
 	if _, err := rt.Run(bg, p, in); err != nil { // fill the cache
 		b.Fatal(err)

@@ -22,7 +22,7 @@ func TestPreparedCache(t *testing.T) {
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Shape{graph.Sym("n")})
 	y := b.Input("y", tensor.Float64, graph.Shape{graph.Sym("n")})
-	p := compile(t, goferrotest.Neg(goferrotest.Add(x, y)))
+	p := compile(t, goferrotest.UnaryNeg(goferrotest.ArithAdd(x, y)))
 	x3, y3, x4, y4 := randT(t, 1, 3), randT(t, 2, 3), randT(t, 1, 4), randT(t, 2, 4)
 	xa, _ := r.a.Upload(x3)
 	defer xa.Release()
@@ -158,7 +158,7 @@ func TestCachePrepareStraddlingReconfigure(t *testing.T) {
 		return elig(p, c)
 	}
 	rt := newRuntime(t, goferro.WithEngine(e))
-	p := compile(t, goferrotest.Neg(graph.NewBuilder().Input("x", tensor.Float64, graph.Dims(2))))
+	p := compile(t, goferrotest.UnaryNeg(graph.NewBuilder().Input("x", tensor.Float64, graph.Dims(2))))
 	xb, _ := d.Upload(randT(t, 1, 2))
 	defer xb.Release()
 	in := []*driver.Buffer{xb}

@@ -56,7 +56,7 @@ func Example_multiEngine() {
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Dims(3))
 	y := b.Input("y", tensor.Float64, graph.Dims(3))
-	p, _ := graph.Compile(goferrotest.Neg(goferrotest.Add(x, y)))
+	p, _ := graph.Compile(goferrotest.UnaryNeg(goferrotest.ArithAdd(x, y)))
 
 	xt, _ := tensor.New([]float64{1, 2, 3}, 3)
 	yt, _ := tensor.New([]float64{10, 20, 30}, 3)
@@ -91,7 +91,7 @@ func ExampleError() {
 	rt, _ := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()))
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Dims(3))
-	p, _ := graph.Compile(graph.Exp(goferrotest.Neg(x)))
+	p, _ := graph.Compile(graph.Exp(goferrotest.UnaryNeg(x)))
 	xt, _ := tensor.Zeros(tensor.Float64, 3)
 	xb, _ := a.Upload(xt)
 	_, err := rt.Run(context.Background(), p, []*driver.Buffer{xb})

@@ -24,9 +24,9 @@ import (
 func TestLastUseFreesEveryCopy(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	x, y := xy(4)
-	nx := goferrotest.Neg(x)                // #0 on B: x copied to B
-	s := goferrotest.Add(x, y)              // #1 on A: x copied to A; x dies
-	p := compile(t, goferrotest.Neg(s), nx) // #2 on B
+	nx := goferrotest.UnaryNeg(x)                // #0 on B: x copied to B
+	s := goferrotest.ArithAdd(x, y)              // #1 on A: x copied to A; x dies
+	p := compile(t, goferrotest.UnaryNeg(s), nx) // #2 on B
 	var liveA, liveB int64 = -1, -1
 	r.b.OnExecute(func(_ context.Context, c *driver.Call) error {
 		if c.Index == 2 {
@@ -58,7 +58,7 @@ func TestLastUseFreesEveryCopy(t *testing.T) {
 func TestWrongLastUseFlagIsHarmless(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	x := graph.NewBuilder().Input("x", tensor.Float64, graph.Dims(2))
-	p := compile(t, goferrotest.Neg(goferrotest.Neg(x)), goferrotest.Neg(x))
+	p := compile(t, goferrotest.UnaryNeg(goferrotest.UnaryNeg(x)), goferrotest.UnaryNeg(x))
 	for i := range p.Instructions {
 		for k := range p.Instructions[i].LastUse {
 			p.Instructions[i].LastUse[k] = true
@@ -197,7 +197,7 @@ func TestInputRefusalKeepsCause(t *testing.T) {
 	x := graph.NewBuilder().Input("x", tensor.Float64, graph.Dims(3))
 	xb, _ := d.Upload(randT(t, 1, 3))
 	defer xb.Release()
-	prep, err := rt.Prepare(bg, compile(t, goferrotest.Neg(x)), []*driver.Buffer{xb})
+	prep, err := rt.Prepare(bg, compile(t, goferrotest.UnaryNeg(x)), []*driver.Buffer{xb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,8 +268,8 @@ func TestStalePrepared(t *testing.T) {
 func TestConcurrentEventDomains(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	x, y := xy(16)
-	m := goferrotest.Mul(goferrotest.Add(x, y), x)                           // A
-	p := compile(t, m, goferrotest.Neg(goferrotest.Neg(goferrotest.Neg(y)))) // B, independent of A's branch
+	m := goferrotest.ArithMul(goferrotest.ArithAdd(x, y), x)                                // A
+	p := compile(t, m, goferrotest.UnaryNeg(goferrotest.UnaryNeg(goferrotest.UnaryNeg(y)))) // B, independent of A's branch
 	xv, yv := randT(t, 1, 16), randT(t, 2, 16)
 	barrier := goferrotest.NewBarrier(2, 5*time.Second)
 	r.a.OnExecute(barrier.OnExecute)

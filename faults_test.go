@@ -74,7 +74,7 @@ func TestTransferFaults(t *testing.T) {
 	// to B (neg), the negation from B to the host (the core add on the CPU
 	// engine).
 	x, y := xy(2, 2)
-	p := compile(t, graph.Add(goferrotest.Neg(goferrotest.Add(x, y)), x))
+	p := compile(t, graph.Add(goferrotest.UnaryNeg(goferrotest.ArithAdd(x, y)), x))
 	xv, yv := randT(t, 1, 2, 2), randT(t, 2, 2, 2)
 	targets := []struct {
 		into, from   driver.EngineID
@@ -144,8 +144,8 @@ func TestTransferFaults(t *testing.T) {
 // a program output) and every buffer is released.
 func TestExecutorFaults(t *testing.T) {
 	x, y := xy(2, 2)
-	s := goferrotest.Add(x, y)
-	p := compile(t, goferrotest.Neg(s), s)
+	s := goferrotest.ArithAdd(x, y)
+	p := compile(t, goferrotest.UnaryNeg(s), s)
 	for _, f := range faults {
 		if f.result == nil {
 			continue
@@ -212,8 +212,8 @@ var editPanickyRelease edit = func(s *driver.BufferSpec, _, _ *goferrotest.Devic
 // released all the same.
 func TestReleasePanics(t *testing.T) {
 	x, y := xy(2, 2)
-	s := goferrotest.Add(x, y)
-	p := compile(t, goferrotest.Neg(s), goferrotest.Neg(goferrotest.Neg(s))) // s dies after B's second neg
+	s := goferrotest.ArithAdd(x, y)
+	p := compile(t, goferrotest.UnaryNeg(s), goferrotest.UnaryNeg(goferrotest.UnaryNeg(s))) // s dies after B's second neg
 	xv, yv := randT(t, 1, 2, 2), randT(t, 2, 2, 2)
 	for _, where := range []string{"copy into A", "result of A", "result of B"} {
 		for _, mode := range []string{"concurrent", "serial", "submit"} {

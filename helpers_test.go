@@ -314,7 +314,7 @@ func xy(shape ...int) (x, y graph.Value) {
 func negSum(t *testing.T, shape ...int) *graph.Program {
 	t.Helper()
 	x, y := xy(shape...)
-	return compile(t, goferrotest.Neg(goferrotest.Add(x, y)))
+	return compile(t, goferrotest.UnaryNeg(goferrotest.ArithAdd(x, y)))
 }
 
 // negSumOf is negSum's value.
@@ -340,7 +340,7 @@ func broadcastSum(t *testing.T) (p *graph.Program, synth int) {
 
 func randT(t *testing.T, seed uint64, shape ...int) *tensor.Tensor {
 	t.Helper()
-	x, err := tensor.Rand(tensor.Float64, seed, shape...)
+	x, err := tensor.Rand(tensor.NewRNG(seed), tensor.Float64, shape...)
 	if err != nil {
 		t.Fatal(err)
 	}

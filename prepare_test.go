@@ -21,7 +21,7 @@ func TestInputValidation(t *testing.T) {
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Shape{graph.Sym("n"), graph.Size(2)})
 	y := b.Input("y", tensor.Float64, graph.Shape{graph.Sym("n"), graph.Size(2)})
-	p := compile(t, goferrotest.Neg(goferrotest.Add(x, y)))
+	p := compile(t, goferrotest.UnaryNeg(goferrotest.ArithAdd(x, y)))
 	f32, _ := tensor.Zeros(tensor.Float32, 3, 2)
 	cases := []struct {
 		name string
@@ -157,7 +157,7 @@ func TestIngressFirstReachable(t *testing.T) {
 		goferro.WithTransfer(route.DefaultStorage(), cons.DefaultStorage(), cp),
 		goferro.WithTransfer(cons.DefaultStorage(), route.DefaultStorage(), cp))
 	b := graph.NewBuilder()
-	p := compile(t, goferrotest.Neg(b.Input("x", tensor.Float64, graph.Dims(4))))
+	p := compile(t, goferrotest.UnaryNeg(b.Input("x", tensor.Float64, graph.Dims(4))))
 	xv := randT(t, 3, 4)
 	prep, err := rt.Prepare(bg, p, host(xv))
 	if err != nil {
@@ -199,7 +199,7 @@ func TestIngressReachesEveryConsumer(t *testing.T) {
 			goferro.WithTransfer(both.DefaultStorage(), bd.DefaultStorage(), cp))
 		b := graph.NewBuilder()
 		x := b.Input("x", tensor.Float64, graph.Dims(3))
-		p := compile(t, goferrotest.Add(x, x), goferrotest.Neg(x))
+		p := compile(t, goferrotest.ArithAdd(x, x), goferrotest.UnaryNeg(x))
 		xv := randT(t, 4, 3)
 		prep, err := rt.Prepare(bg, p, host(xv))
 		if err != nil {
@@ -223,7 +223,7 @@ func TestIngressReachesEveryConsumer(t *testing.T) {
 		r := newRig(t, rigOpts{})
 		b := graph.NewBuilder()
 		x := b.Input("x", tensor.Float64, graph.Dims(2))
-		p := compile(t, goferrotest.Neg(x), goferrotest.Add(x, x))
+		p := compile(t, goferrotest.UnaryNeg(x), goferrotest.ArithAdd(x, x))
 		xv := randT(t, 7, 2)
 		out, err := r.rt.Run(bg, p, host(xv))
 		if err != nil {
@@ -308,7 +308,7 @@ func TestIngressAtNonDefaultClass(t *testing.T) {
 	rt := newRuntime(t, goferro.WithEngine(d.Engine()))
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Dims(3))
-	p := compile(t, goferrotest.Neg(goferrotest.Add(x, x)))
+	p := compile(t, goferrotest.UnaryNeg(goferrotest.ArithAdd(x, x)))
 	xv := randT(t, 5, 3)
 	xb, _ := d.UploadTo(xv, cb)
 	defer xb.Release()
@@ -454,7 +454,7 @@ func TestPlacementMixesClasses(t *testing.T) {
 	rt := newRuntime(t, opts...)
 	xv, yv := randT(t, 1, 3), randT(t, 2, 3)
 	x, y := xy(3)
-	p := compile(t, goferrotest.Neg(goferrotest.Add(x, y)), goferrotest.Neg(x)) // add: CPU only; neg: the device only
+	p := compile(t, goferrotest.UnaryNeg(goferrotest.ArithAdd(x, y)), goferrotest.UnaryNeg(x)) // add: CPU only; neg: the device only
 	prep, err := rt.Prepare(bg, p, host(xv, yv), goferro.OnEngines(cpu.EngineID, d.ID()))
 	if err != nil {
 		t.Fatal(err)
@@ -499,8 +499,8 @@ func TestRouteErrorIsTheLastAttempt(t *testing.T) {
 	rt := newRuntime(t, goferro.WithEngine(cpu.NewEngine(cpu.WithFamilies(goferrotest.ArithFamily))), goferro.WithEngine(d.Engine()),
 		goferro.WithTransfer(driver.StorageHost, pinned, goferrotest.NewCopier(d)))
 	x, _ := xy(3)
-	n := goferrotest.Neg(x)
-	_, err := rt.Prepare(bg, compile(t, goferrotest.Add(n, n)), host(randT(t, 1, 3), randT(t, 2, 3)))
+	n := goferrotest.UnaryNeg(x)
+	_, err := rt.Prepare(bg, compile(t, goferrotest.ArithAdd(n, n)), host(randT(t, 1, 3), randT(t, 2, 3)))
 	e := asError(t, err, goferro.ErrMissingTransferProvider)
 	if e.Instruction != 1 || e.Class != driver.StorageHost || !slices.Equal(e.Available, []driver.StorageClass{pinned}) {
 		t.Errorf("error %v, want instruction 1 missing a route from %s to the host", err, pinned)
@@ -553,7 +553,7 @@ func newFourEngines(t *testing.T, budget int) *fourEngines {
 	}
 	f.rt = newRuntime(t, opts...)
 	x, y := xy(3)
-	f.p = compile(t, goferrotest.Add(goferrotest.Neg(x), y))
+	f.p = compile(t, goferrotest.ArithAdd(goferrotest.UnaryNeg(x), y))
 	f.x, f.y = randT(t, 1, 3), randT(t, 2, 3)
 	yb, _ := f.devs[3].Upload(f.y)
 	t.Cleanup(yb.Release)
@@ -602,7 +602,7 @@ func TestSearchBudget(t *testing.T) {
 		chain := func(n int) *graph.Program {
 			v := graph.NewBuilder().Input("x", tensor.Float64, graph.Dims(2))
 			for range n {
-				v = goferrotest.Neg(v)
+				v = goferrotest.UnaryNeg(v)
 			}
 			return compile(t, v)
 		}

@@ -102,9 +102,9 @@ func TestSourceCopySurvivesTransfer(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	b := graph.NewBuilder()
 	x := b.Input("x", tensor.Float64, graph.Dims(5))
-	s := goferrotest.Add(x, x)
-	e := goferrotest.Neg(s)
-	p := compile(t, goferrotest.Add(e, s), goferrotest.Mul(e, s))
+	s := goferrotest.ArithAdd(x, x)
+	e := goferrotest.UnaryNeg(s)
+	p := compile(t, goferrotest.ArithAdd(e, s), goferrotest.ArithMul(e, s))
 	xv := randT(t, 11, 5)
 	prep, err := r.rt.Prepare(bg, p, host(xv))
 	if err != nil {
@@ -373,11 +373,11 @@ func (c *randomCase) drawProgram(rt *rapid.T) {
 		y := vals[rapid.IntRange(0, len(vals)-1).Draw(rt, "b")]
 		switch rapid.IntRange(0, 2).Draw(rt, "op") {
 		case 0:
-			vals = append(vals, goferrotest.Add(x, y))
+			vals = append(vals, goferrotest.ArithAdd(x, y))
 		case 1:
-			vals = append(vals, goferrotest.Mul(x, y))
+			vals = append(vals, goferrotest.ArithMul(x, y))
 		default:
-			vals = append(vals, goferrotest.Neg(x))
+			vals = append(vals, goferrotest.UnaryNeg(x))
 		}
 	}
 	outs := []graph.Value{vals[len(vals)-1]}
@@ -390,7 +390,7 @@ func (c *randomCase) drawProgram(rt *rapid.T) {
 	}
 	c.keep = make([]int64, len(c.devs))
 	for i := range nin {
-		x, _ := tensor.Rand(tensor.Float64, uint64(i+1), 2)
+		x, _ := tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, 2)
 		c.hostIn = append(c.hostIn, x)
 		where := rapid.IntRange(-1, len(c.devs)-1).Draw(rt, "where")
 		if where < 0 {

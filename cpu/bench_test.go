@@ -7,11 +7,11 @@ import (
 )
 
 func benchTensors(b *testing.B, n int) (*tensor.Tensor, *tensor.Tensor) {
-	x, err := tensor.Rand(tensor.Float64, 1, n, n)
+	x, err := tensor.Rand(tensor.NewRNG(1), tensor.Float64, n, n)
 	if err != nil {
 		b.Fatal(err)
 	}
-	y, _ := tensor.Rand(tensor.Float64, 2, n, n)
+	y, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float64, n, n)
 	return x, y
 }
 
@@ -40,7 +40,7 @@ func BenchmarkAdd(b *testing.B) {
 		})
 	}
 	b.Run("small8", func(b *testing.B) {
-		s, _ := tensor.Rand(tensor.Float64, 3, 8)
+		s, _ := tensor.Rand(tensor.NewRNG(3), tensor.Float64, 8)
 		d := tensor.ZerosLike(s)
 		for b.Loop() {
 			_ = BinaryInto(OpAdd, d, s, s)
@@ -67,7 +67,7 @@ func BenchmarkSum(b *testing.B) {
 }
 
 func BenchmarkPermute(b *testing.B) {
-	x, _ := tensor.Rand(tensor.Float64, 1, 32, 32, 32, 32, 8)
+	x, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 32, 32, 32, 32, 8)
 	b.Run("5d_40312", func(b *testing.B) {
 		b.SetBytes(int64(x.Len() * 8))
 		for b.Loop() {
@@ -79,7 +79,7 @@ func BenchmarkPermute(b *testing.B) {
 }
 
 func BenchmarkPermuteSmall(b *testing.B) {
-	x, _ := tensor.Rand(tensor.Float64, 1, 4, 5, 6)
+	x, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 4, 5, 6)
 	for b.Loop() {
 		if _, err := Permute(x, 2, 0, 1); err != nil {
 			b.Fatal(err)

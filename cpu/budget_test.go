@@ -21,7 +21,7 @@ func TestPlanWithin(t *testing.T) {
 	ops := make([]*tensor.Tensor, len(shapes))
 	var inputs int64
 	for i, s := range shapes {
-		ops[i], _ = tensor.Rand(tensor.Float64, uint64(i+1), s...)
+		ops[i], _ = tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, s...)
 		inputs += int64(s[0] * s[1] * 8)
 	}
 	path := einsum.WithPath([][]int{{1, 2}, {0, 2}, {0, 1}}) // bc·cd first: a 64×64 intermediate

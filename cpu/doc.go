@@ -2,6 +2,12 @@
 // execution of einsum plans and (in other files) the engine registration.
 // GEMM lives in cpu/gemm.
 //
+// It is also goferro's eager API for tensor arithmetic: cpu.Add(a, b),
+// cpu.Exp(a), cpu.Sum(a) and cpu.Contract("ij,jk->ik", a, b) compute now and
+// return tensors. Package graph has the same operations over graph.Value
+// (graph.Add, graph.Exp, graph.Einsum, ...), which trace a program for the
+// runtime instead of computing.
+//
 // # Kernels
 //
 // Elementwise: Unary (neg, conj, abs, exp, log, sqrt), Binary (add, sub,

@@ -411,7 +411,7 @@ func TestConcurrentExecute(t *testing.T) {
 	p := mustContraction(t, plan)
 	ops := []*tensor.Tensor{}
 	for i, s := range plan.InputShapes {
-		x, _ := tensor.Rand(tensor.Float64, uint64(i), s...)
+		x, _ := tensor.Rand(tensor.NewRNG(uint64(i)), tensor.Float64, s...)
 		ops = append(ops, x)
 	}
 	want, _ := p.Execute(context.Background(), ops...)
@@ -465,7 +465,7 @@ func TestThreadedElementwise(t *testing.T) {
 	} {
 		var ops []*tensor.Tensor
 		for i, s := range c.shapes {
-			x, _ := tensor.Rand(tensor.Complex128, uint64(i), s...)
+			x, _ := tensor.Rand(tensor.NewRNG(uint64(i)), tensor.Complex128, s...)
 			ops = append(ops, x)
 		}
 		plan, err := einsum.NewPlan(c.eq, c.shapes)
@@ -494,8 +494,8 @@ func TestThreadedElementwise(t *testing.T) {
 func TestContractContextCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	a, _ := tensor.Rand(tensor.Float64, 1, 3, 4)
-	b, _ := tensor.Rand(tensor.Float64, 2, 4, 5)
+	a, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 3, 4)
+	b, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float64, 4, 5)
 	if _, err := cpu.ContractContext(ctx, "ij,jk->ik", []*tensor.Tensor{a, b}); !errors.Is(err, einsum.ErrCanceled) {
 		t.Fatalf("ContractContext with a done context: %v, want ErrCanceled", err)
 	}
@@ -504,8 +504,8 @@ func TestContractContextCanceled(t *testing.T) {
 // TestNamedBroadcast: like numpy and torch, a named axis of extent 1
 // broadcasts against the label's extent in other operands.
 func TestNamedBroadcast(t *testing.T) {
-	a, _ := tensor.Rand(tensor.Float64, 1, 2, 1)
-	b, _ := tensor.Rand(tensor.Float64, 2, 4, 5)
+	a, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 2, 1)
+	b, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float64, 4, 5)
 	got, err := cpu.Contract("ij,jk->ik", a, b)
 	if err != nil {
 		t.Fatal(err)
@@ -526,19 +526,19 @@ func TestNamedBroadcast(t *testing.T) {
 	if s := got.Shape(); len(s) != 2 || s[0] != 2 || s[1] != 5 {
 		t.Fatalf("shape %v", s)
 	}
-	c, _ := tensor.Rand(tensor.Float64, 3, 1, 3)
-	d, _ := tensor.Rand(tensor.Float64, 4, 2, 3)
+	c, _ := tensor.Rand(tensor.NewRNG(3), tensor.Float64, 1, 3)
+	d, _ := tensor.Rand(tensor.NewRNG(4), tensor.Float64, 2, 3)
 	if got, err := cpu.Contract("ij,ij->ij", c, d); err != nil || got.Shape()[0] != 2 {
 		t.Fatalf("ij,ij->ij of 1×3 and 2×3: %v %v", got, err)
 	}
 	// A diagonal cannot broadcast: "ii" of a 1×3 operand is an error.
-	e, _ := tensor.Rand(tensor.Float64, 5, 1, 3)
+	e, _ := tensor.Rand(tensor.NewRNG(5), tensor.Float64, 1, 3)
 	if _, err := cpu.Contract("ii->i", e); !errors.Is(err, einsum.ErrShape) {
 		t.Fatalf("ii of 1×3: %v, want einsum.ErrShape", err)
 	}
 	// A diagonal of extent 1 broadcasts, as in numpy: "ii,i->i" of a 1×1
 	// and a 3 operand is a[0,0]·b.
-	f, g := must2(tensor.Rand(tensor.Float64, 6, 1, 1)), must2(tensor.Rand(tensor.Float64, 7, 3))
+	f, g := must2(tensor.Rand(tensor.NewRNG(6), tensor.Float64, 1, 1)), must2(tensor.Rand(tensor.NewRNG(7), tensor.Float64, 3))
 	got, err = cpu.Contract("ii,i->i", f, g)
 	if err != nil {
 		t.Fatalf("ii of 1×1 against 3: %v", err)
@@ -586,8 +586,8 @@ func must2(x *tensor.Tensor, err error) *tensor.Tensor {
 // TestUnaryLastStep: a path that ends with a single operand (a final
 // permutation of an intermediate) lowers and runs; it used to panic.
 func TestUnaryLastStep(t *testing.T) {
-	a, _ := tensor.Rand(tensor.Float64, 1, 2, 3)
-	b, _ := tensor.Rand(tensor.Float64, 2, 3, 4)
+	a, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 2, 3)
+	b, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float64, 3, 4)
 	got, err := cpu.ContractContext(context.Background(), "ij,jk->ki", []*tensor.Tensor{a, b}, einsum.WithPath([][]int{{0, 1}, {0}}))
 	if err != nil {
 		t.Fatal(err)
@@ -599,7 +599,7 @@ func TestUnaryLastStep(t *testing.T) {
 
 // TestContractErrors: bad operands and a nil plan are errors, not panics.
 func TestContractErrors(t *testing.T) {
-	a, _ := tensor.Rand(tensor.Float64, 1, 2, 3)
+	a, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 2, 3)
 	if _, err := cpu.Contract("ij,jk->ik", a, nil); !errors.Is(err, einsum.ErrOperands) {
 		t.Fatalf("nil operand: %v", err)
 	}

@@ -30,8 +30,8 @@ func TestEngineRunsCoreOps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xt, _ := tensor.Rand(tensor.Float64, 1, 2, 3, 4)
-	wt, _ := tensor.Rand(tensor.Float64, 2, 2, 4, 5)
+	xt, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 2, 3, 4)
+	wt, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float64, 2, 4, 5)
 	out, err := rt.RunTensors(context.Background(), p, []*tensor.Tensor{xt, wt})
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +103,8 @@ func TestEngineMatchesInterpreter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		xt, _ := tensor.Rand(dt, 1, 2, 3, 4)
-		wt, _ := tensor.Rand(dt, 2, 4, 3, 5)
+		xt, _ := tensor.Rand(tensor.NewRNG(1), dt, 2, 3, 4)
+		wt, _ := tensor.Rand(tensor.NewRNG(2), dt, 4, 3, 5)
 		want, err := ref.Run(p, xt, wt)
 		if err != nil {
 			t.Fatal(err)
@@ -145,8 +145,8 @@ func TestFoldingMatchesKernels(t *testing.T) {
 		"lt": graph.Lt, "le": graph.Le, "gt": graph.Gt, "ge": graph.Ge,
 	}
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex128, tensor.Int32, tensor.Int64} {
-		x := must(tensor.Rand(dt, 11, 2, 3))
-		y := must(tensor.Rand(dt, 12, 3))
+		x := must(tensor.Rand(tensor.NewRNG(11), dt, 2, 3))
+		y := must(tensor.Rand(tensor.NewRNG(12), dt, 3))
 		if dt.IsInt() {
 			// Keep divisors non-zero so that folding applies.
 			y = must(cpu.Add(y, must(tensor.Ones(dt, 3))))

@@ -42,7 +42,7 @@ func ExampleNewContraction() {
 	}
 	ops := []*tensor.Tensor{}
 	for i, s := range shapes {
-		t, _ := tensor.Rand(tensor.Float64, uint64(i), s...)
+		t, _ := tensor.Rand(tensor.NewRNG(uint64(i)), tensor.Float64, s...)
 		ops = append(ops, t)
 	}
 	out, _ := c.Execute(context.Background(), ops...)

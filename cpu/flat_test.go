@@ -10,9 +10,9 @@ import (
 // single-element operands gives exactly what the general strided path gives
 // for the same values in a non-contiguous layout.
 func TestFlatPathMatchesStrided(t *testing.T) {
-	a, _ := tensor.Rand(tensor.Float64, 1, 3, 4)
-	b, _ := tensor.Rand(tensor.Float64, 2, 3, 4)
-	s, _ := tensor.Rand(tensor.Float64, 3, 1)
+	a, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 3, 4)
+	b, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float64, 3, 4)
+	s, _ := tensor.Rand(tensor.NewRNG(3), tensor.Float64, 1)
 	// The same values through transposed views of transposed copies: not
 	// contiguous, so the general path runs.
 	strided := func(x *tensor.Tensor) *tensor.Tensor {
@@ -60,8 +60,8 @@ func TestFlatPathMatchesStrided(t *testing.T) {
 // metadata, the data, and the data's slice header boxed in the tensor's
 // interface field) and nothing else.
 func TestSmallCallAllocations(t *testing.T) {
-	a, _ := tensor.Rand(tensor.Float64, 1, 4)
-	b, _ := tensor.Rand(tensor.Float64, 2, 4)
+	a, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 4)
+	b, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float64, 4)
 	if n := testing.AllocsPerRun(100, func() { _, _ = Add(a, b) }); n > 3 {
 		t.Errorf("Add allocates %v times, want at most 3", n)
 	}

@@ -41,7 +41,7 @@ func TestStepsAgainstNaive(t *testing.T) {
 		}
 		var ops []*tensor.Tensor
 		for _, s := range c.shapes {
-			x, _ := tensor.Rand(tensor.Complex128, r.Uint64(), s...)
+			x, _ := tensor.Rand(tensor.NewRNG(r.Uint64()), tensor.Complex128, s...)
 			ops = append(ops, x)
 		}
 		got, err := naive.Replay(p, ops)

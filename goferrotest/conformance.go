@@ -105,7 +105,7 @@ func (s *subject) checkLive() {
 // rand returns seeded test data of the subject's dtype.
 func (s *subject) rand(seed uint64, shape ...int) *tensor.Tensor {
 	s.t.Helper()
-	x, err := tensor.Rand(s.DType, seed, shape...)
+	x, err := tensor.Rand(tensor.NewRNG(seed), s.DType, shape...)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -271,7 +271,9 @@ var samples = []sample{
 		c, _ := tensor.Full(x.Type().DType, 2, 4, 3)
 		return []graph.Value{b.Constant(c)}
 	}},
-	{"test-ops", func(_ *graph.Builder, x, y, _ graph.Value) []graph.Value { return []graph.Value{Neg(Add(x, y))} }},
+	{"test-ops", func(_ *graph.Builder, x, y, _ graph.Value) []graph.Value {
+		return []graph.Value{UnaryNeg(ArithAdd(x, y))}
+	}},
 }
 
 // compile builds a sample over inputs of dtype dt.

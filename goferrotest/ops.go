@@ -92,14 +92,16 @@ func evalArith(c *graph.Call) ([]*tensor.Tensor, error) {
 	return []*tensor.Tensor{out}, nil
 }
 
-// Add traces OpAdd in x's builder.
-func Add(x, y graph.Value) graph.Value { return trace(OpAdd, x, y) }
+// ArithAdd traces OpAdd, of ArithFamily, in x's builder. It is not
+// graph.Add: it is the test family's op, which only engines declaring
+// ArithFamily run. Eager arithmetic on tensors is cpu.Add.
+func ArithAdd(x, y graph.Value) graph.Value { return trace(OpAdd, x, y) }
 
-// Mul traces OpMul in x's builder.
-func Mul(x, y graph.Value) graph.Value { return trace(OpMul, x, y) }
+// ArithMul traces OpMul, of ArithFamily, in x's builder (see ArithAdd).
+func ArithMul(x, y graph.Value) graph.Value { return trace(OpMul, x, y) }
 
-// Neg traces OpNeg in x's builder.
-func Neg(x graph.Value) graph.Value { return trace(OpNeg, x) }
+// UnaryNeg traces OpNeg, of UnaryFamily, in x's builder (see ArithAdd).
+func UnaryNeg(x graph.Value) graph.Value { return trace(OpNeg, x) }
 
 func trace(op string, args ...graph.Value) graph.Value {
 	b := args[0].Builder()

@@ -27,10 +27,10 @@ func richProgram(t *testing.T) *Program {
 		BroadcastTo(ReduceSum(x, 1), Shape{Size(2), Sym("n")}),
 	}
 	for _, dt := range tensor.DTypes {
-		v := must(tensor.Rand(dt, 7, 2))
+		v := must(tensor.Rand(tensor.NewRNG(7), dt, 2))
 		outs = append(outs, Eq(b.Input("k"+dt.String(), dt, Dims(2, 2)), b.Constant(v)))
 	}
-	big := must(tensor.Rand(f32, 1, 3, 30))
+	big := must(tensor.Rand(tensor.NewRNG(1), f32, 3, 30))
 	outs = append(outs, Mul(b.Constant(big), b.Input("g", f32, Dims(3, 30))))
 	return mustCompile(t, outs...)
 }

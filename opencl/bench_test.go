@@ -17,7 +17,7 @@ func BenchmarkGemm(b *testing.B) {
 	for _, dt := range gemmDTypes(q) {
 		for _, n := range []int{128, 256, 512, 1024} {
 			b.Run(fmt.Sprintf("%v/%d", dt, n), func(b *testing.B) {
-				ha, _ := tensor.Rand(dt, 1, n, n)
+				ha, _ := tensor.Rand(tensor.NewRNG(1), dt, n, n)
 				flops := 2 * float64(n) * float64(n) * float64(n)
 				if dt.IsComplex() {
 					flops *= 4 // a complex multiply-add is 8 real flops
@@ -62,7 +62,7 @@ func BenchmarkBatchedGemm(b *testing.B) {
 	q := testQueue(b)
 	ctx := context.Background()
 	const batch, n = 256, 32
-	ha, _ := tensor.Rand(tensor.Float32, 1, batch, n, n)
+	ha, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float32, batch, n, n)
 	a, _ := q.Upload(ctx, ha)
 	defer a.Release()
 	b.ResetTimer()
@@ -145,8 +145,8 @@ func BenchmarkTransfer(b *testing.B) {
 func BenchmarkBinary(b *testing.B) {
 	q := testQueue(b)
 	ctx := context.Background()
-	ha, _ := tensor.Rand(tensor.Float32, 1, 1024, 1024)
-	hb, _ := tensor.Rand(tensor.Float32, 2, 1024)
+	ha, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float32, 1024, 1024)
+	hb, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float32, 1024)
 	a, _ := q.Upload(ctx, ha)
 	bb, _ := q.Upload(ctx, hb)
 	defer a.Release()
@@ -164,7 +164,7 @@ func BenchmarkBinary(b *testing.B) {
 func BenchmarkLaunchOverhead(b *testing.B) {
 	q := testQueue(b)
 	ctx := context.Background()
-	h, _ := tensor.Rand(tensor.Float32, 1, 16)
+	h, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float32, 16)
 	a, _ := q.Upload(ctx, h)
 	defer a.Release()
 	out := mustEmpty(b, q, tensor.Float32, 16)
@@ -193,7 +193,7 @@ func BenchmarkGemmVsCPU(b *testing.B) {
 		}
 		for _, n := range []int{256, 512, 1024} {
 			flops := 2 * float64(n) * float64(n) * float64(n)
-			ha, _ := tensor.Rand(dt, 1, n, n)
+			ha, _ := tensor.Rand(tensor.NewRNG(1), dt, n, n)
 			b.Run(fmt.Sprintf("opencl/%v/%d", dt, n), func(b *testing.B) { benchGemm(b, q, ha, n, flops) })
 			b.Run(fmt.Sprintf("cpu/%v/%d", dt, n), func(b *testing.B) {
 				switch dt {

@@ -45,7 +45,7 @@ func TestReleaseCounting(t *testing.T) {
 	c.OnRelease(func(*Buffer) { hooked.Add(1) })
 	defer c.OnRelease(nil)
 	before := c.Stats()
-	h, _ := tensor.Rand(tensor.Float32, 1, 4, 5)
+	h, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float32, 4, 5)
 	d, err := q.Upload(ctx, h)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestForeignContext(t *testing.T) {
 	if q.Context().Domain() == q2.Context().Domain() || q.Domain() == q2.Domain() {
 		t.Fatal("contexts share a domain")
 	}
-	h, _ := tensor.Rand(tensor.Float32, 2, 3, 4)
+	h, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float32, 3, 4)
 	d1, _ := q.Upload(ctx, h)
 	d2, err := q2.Upload(ctx, h)
 	if err != nil {
@@ -213,7 +213,7 @@ func TestCrossQueueOrdering(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q2.Close() }) // after the tensors' releases
-	h, _ := tensor.Rand(tensor.Float32, 3, 256, 256)
+	h, _ := tensor.Rand(tensor.NewRNG(3), tensor.Float32, 256, 256)
 	a := keep(t)(q1.Upload(ctx, h))
 	// a long command on q1, read at once on q2: q2 must wait for it.
 	c := keep(t)(q1.MatMul(ctx, a, a))
@@ -322,7 +322,7 @@ func TestBuildWithoutCgo(t *testing.T) {
 func TestScratchNotCounted(t *testing.T) {
 	ctx := context.Background()
 	e := secondQueue(t)
-	h, _ := tensor.Rand(tensor.Float32, 1, 40, 40)
+	h, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float32, 40, 40)
 	a, _ := e.Upload(ctx, h)
 	before := e.Context().Stats()
 	c, err := e.MatMul(ctx, a, a)
@@ -356,7 +356,7 @@ func TestDeviceWithoutFP64(t *testing.T) {
 	if !e.Supports(FamilyGEMM, tensor.Float32) || !e.Supports(FamilyComplexArith, tensor.Complex64) {
 		t.Fatal("32-bit support lost")
 	}
-	h, _ := tensor.Rand(tensor.Float64, 1, 4, 4)
+	h, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 4, 4)
 	d, err := e.Upload(ctx, h) // bytes can still be stored
 	if err != nil {
 		t.Fatal(err)
@@ -375,7 +375,7 @@ func TestDeviceWithoutFP64(t *testing.T) {
 		t.Fatalf("float64 convert: %v", err)
 	}
 	// float32 still works on it
-	h32, _ := tensor.Rand(tensor.Float32, 1, 20, 20)
+	h32, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float32, 20, 20)
 	d32 := keep(t)(e.Upload(ctx, h32))
 	keep(t)(e.MatMul(ctx, d32, d32))
 }
@@ -384,7 +384,7 @@ func TestBufferPool(t *testing.T) {
 	ctx := context.Background()
 	e := secondQueue(t)
 	c := e.Context()
-	h, _ := tensor.Rand(tensor.Float32, 1, 1<<16)
+	h, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float32, 1<<16)
 	var released atomic.Int64
 	c.OnRelease(func(*Buffer) { released.Add(1) })
 	a, err := e.Upload(ctx, h)

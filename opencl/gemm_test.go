@@ -60,7 +60,7 @@ func runGemmCase(t *testing.T, q *Queue, r *rand.Rand, dt tensor.DType, c gemmCa
 		o := &op{}
 		var n int
 		o.off, o.rs, o.cs, o.bs, n = matLayout(r, c.batch, rows, cols, bc)
-		o.host, _ = tensor.Rand(dt, r.Uint64(), n)
+		o.host, _ = tensor.Rand(tensor.NewRNG(r.Uint64()), dt, n)
 		var err error
 		if o.dev, err = q.Upload(ctx, o.host); err != nil {
 			t.Fatal(err)

@@ -126,7 +126,7 @@ func randomLayout(r *rand.Rand, shape tensor.Shape) (strides []int, off, length 
 func stridedPair(t testing.TB, q *Queue, r *rand.Rand, dt tensor.DType, shape tensor.Shape) (*tensor.Tensor, *Tensor) {
 	t.Helper()
 	strides, off, n := randomLayout(r, shape)
-	base, err := tensor.Rand(dt, r.Uint64(), n)
+	base, err := tensor.Rand(tensor.NewRNG(r.Uint64()), dt, n)
 	if err != nil {
 		t.Fatal(err)
 	}

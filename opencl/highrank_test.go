@@ -27,7 +27,7 @@ func TestHighRankPermute(t *testing.T) {
 		if rank%5 == 0 {
 			t.Fatal("bad rank")
 		}
-		h, err := tensor.Rand(tensor.Float64, uint64(rank), shape...)
+		h, err := tensor.Rand(tensor.NewRNG(uint64(rank)), tensor.Float64, shape...)
 		if err != nil {
 			t.Fatal(err)
 		}

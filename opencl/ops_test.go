@@ -509,7 +509,7 @@ func TestHighRankCollapse(t *testing.T) {
 	// extent-2 axes keeps 10 axes, more than the kernels take: the excess
 	// axes are looped over on the host, and the result is right.
 	shape := tensor.Shape{2, 2, 2, 2, 2, 2, 2, 2, 2, 2}
-	h, _ := tensor.Rand(tensor.Float32, 1, shape...)
+	h, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float32, shape...)
 	d, _ := q.Upload(ctx, h)
 	defer d.Release()
 	s, err := q.Binary(ctx, Add, d, d)
@@ -540,7 +540,7 @@ func TestFloat64Declined(t *testing.T) {
 	if q.Context().Device().FP64 {
 		t.Skip("device has cl_khr_fp64")
 	}
-	h, _ := tensor.Rand(tensor.Float64, 1, 3)
+	h, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 3)
 	d, err := q.Upload(ctx, h)
 	if err != nil {
 		t.Fatal(err)
@@ -554,7 +554,7 @@ func TestFloat64Declined(t *testing.T) {
 func TestComplexAndBool(t *testing.T) {
 	q := testQueue(t)
 	ctx := context.Background()
-	h, _ := tensor.Rand(tensor.Complex64, 1, 2, 2)
+	h, _ := tensor.Rand(tensor.NewRNG(1), tensor.Complex64, 2, 2)
 	d, err := q.Upload(ctx, h)
 	if err != nil {
 		t.Fatal(err)
@@ -568,7 +568,7 @@ func TestComplexAndBool(t *testing.T) {
 	if _, err := q.Unary(ctx, Tanh, d); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("complex tanh: %v", err)
 	}
-	b, _ := tensor.Rand(tensor.Bool, 1, 3)
+	b, _ := tensor.Rand(tensor.NewRNG(1), tensor.Bool, 3)
 	db, _ := q.Upload(ctx, b)
 	defer db.Release()
 	if _, err := q.Unary(ctx, Neg, db); !errors.Is(err, ErrUnsupported) {
@@ -603,7 +603,7 @@ func TestUploadDownloadInto(t *testing.T) {
 	q, ctx, r := testRig(t, 19)
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Complex128, tensor.Bool} {
 		shape := tensor.Shape{3, 4, 5}
-		host, _ := tensor.Rand(dt, r.Uint64(), shape...)
+		host, _ := tensor.Rand(tensor.NewRNG(r.Uint64()), dt, shape...)
 		_, dv := stridedPair(t, q, r, dt, shape) // strided device destination
 		if err := q.UploadInto(ctx, dv, host); err != nil {
 			t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
-	"strings"
 )
 
 // AllClose reports whether a and b have the same shape and every pair of
@@ -64,40 +63,3 @@ func unravel(i int, shape Shape) []int {
 
 // Unravel returns the multi-index of row-major flat index i in shape.
 func Unravel(i int, shape Shape) []int { return unravel(i, shape) }
-
-// String formats small tensors in full, numpy style, and large ones (more than
-// 1000 elements) as a summary of dtype and shape.
-func (t *Tensor) String() string {
-	if t == nil {
-		// fmt prints nil pointers itself, but a direct call must not panic.
-		return "<nil>"
-	}
-	if t.size > 1000 {
-		return fmt.Sprintf("Tensor(%v, shape=%v)", t.dtype, t.shape)
-	}
-	var sb strings.Builder
-	t.format(&sb, nil)
-	return sb.String()
-}
-
-func (t *Tensor) format(sb *strings.Builder, idx []int) {
-	if len(idx) == len(t.shape) {
-		p, _ := t.index("String", idx)
-		fmt.Fprint(sb, elems[t.dtype].get(t.data, p))
-		return
-	}
-	sb.WriteByte('[')
-	for i := 0; i < t.shape[len(idx)]; i++ {
-		if i > 0 {
-			// Rows go on their own lines, indented under the opening
-			// bracket like numpy, with no trailing space on the line.
-			if len(idx) < len(t.shape)-1 {
-				sb.WriteString("\n" + strings.Repeat(" ", len(idx)+1))
-			} else {
-				sb.WriteByte(' ')
-			}
-		}
-		t.format(sb, append(idx, i))
-	}
-	sb.WriteByte(']')
-}

@@ -10,7 +10,12 @@
 // branch with errors.Is.
 //
 // ReadNpy and WriteNpy (LoadNpy and SaveNpy for files) read and write numpy's
-// .npy format, so tensors move to and from numpy without conversion.
+// .npy format, and ReadNpz and WriteNpz its .npz archives, so tensors move
+// to and from numpy without conversion; package interop/gonum moves them to
+// and from gonum's matrices. Printing (fmt's %v, %.3f, ...) is numpy style.
+//
+// This package holds data; arithmetic on tensors is in package cpu
+// (cpu.Add, cpu.Sum, cpu.Contract, ...), which computes eagerly.
 package tensor
 
 import "fmt"

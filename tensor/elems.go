@@ -54,7 +54,7 @@ func (elemsOf[T]) read(r io.Reader, n, unit int, order binary.ByteOrder, sized b
 }
 
 // bytesOf returns the memory of a slice of pointer-free elements as bytes.
-func bytesOf[T Elem](s []T) []byte {
+func bytesOf[T npyElem](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}

@@ -176,3 +176,86 @@ func ExampleReadNpy_malformed() {
 	// true
 	// ReadNpy tensor: bad format
 }
+
+func ExampleRand() {
+	// The generator is explicit: NewRNG(seed) gives the same stream on
+	// every platform, and one generator shared by several calls gives
+	// independent tensors.
+	rng := tensor.NewRNG(1)
+	x := tensor.Must(tensor.Rand(rng, tensor.Int64, 2, 3))
+	y := tensor.Must(tensor.Rand(rng, tensor.Int64, 2, 3))
+	again := tensor.Must(tensor.Rand(tensor.NewRNG(1), tensor.Int64, 2, 3))
+	fmt.Println(x.Shape(), tensor.AllClose(x, again, 0, 0), tensor.AllClose(x, y, 0, 0))
+	// Output:
+	// (2, 3) true false
+}
+
+func ExampleRandn() {
+	// Standard normal values; complex ones have E|z|² = 1.
+	z := tensor.Must(tensor.Randn(tensor.NewRNG(2), tensor.Complex128, 100000))
+	var power float64
+	for _, v := range z.Complex128Values() {
+		power += real(v)*real(v) + imag(v)*imag(v)
+	}
+	fmt.Printf("mean |z|² = %.2f\n", power/float64(z.Len()))
+	// Output:
+	// mean |z|² = 1.00
+}
+
+func ExampleMust() {
+	// Must is for literals, where an error is a bug.
+	x := tensor.Must(tensor.New([]float64{1, 2, 3, 4}, 2, 2))
+	fmt.Println(x)
+	defer func() { fmt.Println("panic:", recover()) }()
+	tensor.Must(tensor.New([]float64{1, 2, 3}, 2, 2))
+	// Output:
+	// [[1 2]
+	//  [3 4]]
+	// panic: tensor.New: 3 elements do not fill shape (2, 2) (4 elements)
+}
+
+func ExampleTensor_Format() {
+	x := tensor.Must(tensor.New([]float64{1.5, -22.25, 3, 0.125}, 2, 2))
+	// %v prints elements as fmt does; the float verbs take a precision
+	// and align columns, as numpy does.
+	fmt.Printf("%v\n%.3f\n%.2e\n", x, x, x)
+	// Over 1000 elements, only the edges of each long axis are printed.
+	big := tensor.Must(tensor.Arange(tensor.Float64, 3000))
+	big = tensor.Must(big.Reshape(30, 100))
+	fmt.Printf("%.0f\n", big)
+	// Output:
+	// [[1.5 -22.25]
+	//  [3 0.125]]
+	// [[  1.500 -22.250]
+	//  [  3.000   0.125]]
+	// [[ 1.50e+00 -2.22e+01]
+	//  [ 3.00e+00  1.25e-01]]
+	// [[   0    1    2 ...   97   98   99]
+	//  [ 100  101  102 ...  197  198  199]
+	//  [ 200  201  202 ...  297  298  299]
+	//  ...
+	//  [2700 2701 2702 ... 2797 2798 2799]
+	//  [2800 2801 2802 ... 2897 2898 2899]
+	//  [2900 2901 2902 ... 2997 2998 2999]]
+}
+
+func ExampleWriteNpz() {
+	// An .npz archive holds named arrays, as numpy.savez writes them;
+	// numpy.load(file)["weights"] reads one back.
+	arrays := map[string]*tensor.Tensor{
+		"weights": tensor.Must(tensor.New([]float32{0.5, -1, 2, 4}, 2, 2)),
+		"steps":   tensor.Scalar(int64(3)),
+	}
+	var buf bytes.Buffer
+	if err := tensor.WriteNpzCompressed(&buf, arrays); err != nil {
+		panic(err)
+	}
+	back, err := tensor.ReadNpz(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(back["weights"], back["steps"])
+	// Output:
+	// [[0.5 -1]
+	//  [2 4]] 3
+}

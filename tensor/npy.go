@@ -46,6 +46,12 @@ const (
 //
 // Supported descrs are '<f4' '<f8' '<c8' '<c16' '<i4' '<i8' and '|b1', in
 // either byte order ('<', '>', '=' or '|'); big-endian data is converted.
+// The numpy types goferro has no dtype for are read into the nearest one
+// that holds every value exactly: float16 ('f2') into Float32; int8, int16,
+// uint8 and uint16 ('i1' 'i2' 'u1' 'u2') into Int32; uint32 ('u4') into
+// Int64; and uint64 ('u8') into Int64, where a value of 2⁶³ or more is an
+// error of kind ErrDType rather than a silent wrap. Writing such a tensor
+// back gives the wider type.
 // A C-order file gives a row-major tensor; a Fortran-order file gives a tensor
 // with column-major strides over the file's data (call Contiguous for a
 // row-major one), so writing it back with WriteNpy keeps Fortran order.
@@ -153,25 +159,26 @@ func readNpy(r io.Reader, avail int64) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	dt, order, err := parseDescr(h.descr)
+	ft, order, err := parseDescr(h.descr)
 	if err != nil {
 		return nil, err
 	}
+	dt := ft.dt
 	shape := Shape(h.shape)
 	n, err := shape.NumElements()
 	if err != nil {
 		return nil, &Error{Op: "ReadNpy", Kind: ErrFormat, Msg: fmt.Sprintf("bad shape %v", shape), Err: err}
 	}
-	nbytes, ok := strided.MulChecked(n, dt.Size())
+	nbytes, ok := strided.MulChecked(n, ft.size)
 	if !ok {
-		return nil, npyErr("shape %v of %v needs more bytes than fit in an int", shape, dt)
+		return nil, npyErr("shape %v of %s needs more bytes than fit in an int", shape, h.descr)
 	}
 	if avail >= 0 && int64(nbytes) > avail-used {
 		return nil, &Error{Op: "ReadNpy", Kind: ErrFormat,
-			Msg: fmt.Sprintf("header declares shape %v of %v (%d bytes) but only %d bytes of data follow", shape, dt, nbytes, avail-used),
+			Msg: fmt.Sprintf("header declares shape %v of %s (%d bytes) but only %d bytes of data follow", shape, h.descr, nbytes, avail-used),
 			Err: io.ErrUnexpectedEOF}
 	}
-	data, err := readNpyData(r, dt, order, n, avail >= 0)
+	data, err := ft.read(r, n, order, avail >= 0)
 	if err != nil {
 		return nil, err
 	}
@@ -189,8 +196,18 @@ type npyHeader struct {
 	shape   []int
 }
 
-// parseDescr maps a numpy type string to a DType and a byte order.
-func parseDescr(d string) (DType, binary.ByteOrder, error) {
+// npyType is an element type of a .npy file: the dtype it is read into,
+// the size of one element in the file, and the reader that converts n of
+// them to a buffer of dt.
+type npyType struct {
+	dt   DType
+	size int
+	read func(r io.Reader, n int, order binary.ByteOrder, sized bool) (any, error)
+}
+
+// parseDescr maps a numpy type string to the type it is read as and its
+// byte order.
+func parseDescr(d string) (npyType, binary.ByteOrder, error) {
 	var order binary.ByteOrder = binary.NativeEndian
 	code := d
 	if len(d) > 0 {
@@ -206,14 +223,19 @@ func parseDescr(d string) (DType, binary.ByteOrder, error) {
 		}
 	}
 	if code == "?" { // numpy's character code of bool
-		return Bool, order, nil
+		code = dtypeCodes[Bool]
 	}
 	for _, dt := range DTypes {
 		if code == dtypeCodes[dt] {
-			return dt, order, nil
+			return npyType{dt: dt, size: dt.Size(), read: func(r io.Reader, n int, order binary.ByteOrder, sized bool) (any, error) {
+				return elems[dt].read(r, n, wordSize(dt), order, sized)
+			}}, order, nil
 		}
 	}
-	return Invalid, nil, newError("ReadNpy", ErrDType, "unsupported dtype descr %q (supported: f4 f8 c8 c16 i4 i8 b1)", d)
+	if t, ok := npyConverted[code]; ok {
+		return t, order, nil
+	}
+	return npyType{}, nil, newError("ReadNpy", ErrDType, "unsupported dtype descr %q (supported: f2 f4 f8 c8 c16 i1 i2 i4 i8 u1 u2 u4 u8 b1)", d)
 }
 
 // npyDescrs are the little-endian numpy type strings of the dtypes ("|"
@@ -450,14 +472,6 @@ func parseNpyHeader(b []byte) (npyHeader, error) {
 	return h, nil
 }
 
-// readNpyData reads n elements of dt in the given byte order.
-func readNpyData(r io.Reader, dt DType, order binary.ByteOrder, n int, sized bool) (any, error) {
-	if !dt.Valid() {
-		return nil, newError("ReadNpy", ErrDType, "unsupported dtype %v", dt)
-	}
-	return elems[dt].read(r, n, wordSize(dt), order, sized)
-}
-
 // wordSize is the size of the words of dt that byte order applies to: an
 // element, or half of a complex one (a complex number is two floats, each
 // in the file's byte order).
@@ -474,6 +488,10 @@ func sameOrder(order binary.ByteOrder) bool {
 // swapWords reverses the byte order of every unit-byte word of b in place.
 func swapWords(b []byte, unit int) {
 	switch unit {
+	case 2:
+		for i := 0; i+2 <= len(b); i += 2 {
+			binary.BigEndian.PutUint16(b[i:], binary.LittleEndian.Uint16(b[i:]))
+		}
 	case 4:
 		for i := 0; i+4 <= len(b); i += 4 {
 			binary.BigEndian.PutUint32(b[i:], binary.LittleEndian.Uint32(b[i:]))
@@ -492,7 +510,7 @@ func swapWords(b []byte, unit int) {
 // a Go bool must hold 0 or 1. When sized is set the caller has checked that
 // the input holds the data, so the buffer is allocated once; otherwise it
 // grows with the data actually read, a chunk at a time.
-func readElems[T Elem](r io.Reader, n, unit int, order binary.ByteOrder, sized bool) ([]T, error) {
+func readElems[T npyElem](r io.Reader, n, unit int, order binary.ByteOrder, sized bool) ([]T, error) {
 	var z T
 	size := int(unsafe.Sizeof(z))
 	var out []T
@@ -504,6 +522,7 @@ func readElems[T Elem](r io.Reader, n, unit int, order binary.ByteOrder, sized b
 		step = max(npyInitialBytes/size, 1)
 	}
 	swap := unit > 1 && !sameOrder(order)
+	_, isBool := any(z).(bool)
 	for len(out) < n {
 		m := len(out)
 		k := min(n-m, step)
@@ -519,7 +538,7 @@ func readElems[T Elem](r io.Reader, n, unit int, order binary.ByteOrder, sized b
 		if swap {
 			swapWords(b, unit)
 		}
-		if size == 1 {
+		if isBool {
 			for i, c := range b {
 				if c > 1 {
 					b[i] = 1

@@ -7,7 +7,7 @@ import (
 )
 
 func BenchmarkWriteNpy(b *testing.B) {
-	x, _ := Rand(Float64, 1, 1<<20)
+	x, _ := Rand(NewRNG(1), Float64, 1<<20)
 	b.SetBytes(8 << 20)
 	for b.Loop() {
 		if err := WriteNpy(io.Discard, x); err != nil {
@@ -29,7 +29,7 @@ func BenchmarkReadNpyUnsized(b *testing.B) {
 // benchReadNpy measures reading a .npy file of 2^20 random elements of dt
 // through the reader open makes of the file's bytes.
 func benchReadNpy(b *testing.B, dt DType, open func(data []byte) io.Reader) {
-	x, _ := Rand(dt, 1, 1<<20)
+	x, _ := Rand(NewRNG(1), dt, 1<<20)
 	var buf bytes.Buffer
 	if err := WriteNpy(&buf, x); err != nil {
 		b.Fatal(err)

@@ -18,7 +18,7 @@ import (
 // float specials whose bits a round trip must keep (NaN, ±Inf, -0).
 func sample(t testing.TB, dt DType, seed uint64, shape ...int) *Tensor {
 	t.Helper()
-	x, err := Rand(dt, seed, shape...)
+	x, err := Rand(NewRNG(seed), dt, shape...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,9 +468,9 @@ func TestNpyMalformed(t *testing.T) {
 		{"zero hides overflow", npyFile(1, "<f8", false, "(0, 4294967296, 4294967296)", nil), ErrFormat},
 		{"huge declared size", npyFile(1, "<f8", false, "(1000000000000,)", f8(2)), ErrFormat},
 		{"huge declared size 3-D", npyFile(1, "<i4", false, "(100000, 100000, 100000)", f8(2)), ErrFormat},
-		{"unsigned", npyFile(1, "<u4", false, "(2,)", f8(1)), ErrDType},
-		{"half", npyFile(1, "<f2", false, "(2,)", f8(1)), ErrDType},
-		{"int8", npyFile(1, "|i1", false, "(2,)", f8(1)), ErrDType},
+		{"uint64 beyond int64", npyFile(1, "<u8", false, "(2,)", append(f8(1), 0, 0, 0, 0, 0, 0, 0, 0x80)), ErrDType},
+		{"unicode", npyFile(1, "<U3", false, "(2,)", f8(1)), ErrDType},
+		{"datetime", npyFile(1, "<M8[ns]", false, "(2,)", f8(1)), ErrDType},
 		{"long double", npyFile(1, "<f16", false, "(2,)", f8(4)), ErrDType},
 		{"object", npyFile(1, "|O", false, "(2,)", f8(2)), ErrDType},
 		{"unicode", npyFile(1, "<U3", false, "(2,)", f8(3)), ErrDType},
@@ -535,6 +535,15 @@ func npySeeds(t testing.TB) [][]byte {
 		npyFile(1, ">c8", false, "(3,)", be),
 		npyFile(1, "|b1", false, "(24,)", be),
 		npyRaw(1, "{'shape': (2L, 3L), 'fortran_order': True, 'descr': u'>i4'}", be),
+		npyFile(1, "<f2", false, "(12,)", be),
+		npyFile(1, ">f2", true, "(3, 4)", be),
+		npyFile(1, "|i1", false, "(24,)", be),
+		npyFile(1, "|u1", false, "(4, 6)", be),
+		npyFile(1, ">i2", false, "(12,)", be),
+		npyFile(1, "<u2", true, "(2, 6)", be),
+		npyFile(1, ">u4", false, "(6,)", be),
+		npyFile(1, "<u8", false, "(3,)", be),
+		npyFile(1, ">u8", false, "(3,)", be),
 	)
 	return seeds
 }

@@ -1,10 +1,6 @@
 package tensor
 
-import (
-	"math/rand/v2"
-
-	"github.com/goferro/goferro/internal/strided"
-)
+import "github.com/goferro/goferro/internal/strided"
 
 // Tensor is a strided view over a typed buffer. Its metadata is immutable:
 // view operations return new tensors that share the buffer, so writes through
@@ -86,6 +82,24 @@ func New[T Elem](data []T, shape ...int) (*Tensor, error) {
 	t := newRowMajor(shape)
 	t.dtype, t.data, t.size = DTypeOf[T](), data, n
 	return t, nil
+}
+
+// Must returns t, or panics with err if err is not nil. It is for tensors
+// built from literals and constants in programs and tests, where an error is
+// a bug, as regexp.MustCompile and template.Must are:
+//
+//	a := tensor.Must(tensor.New([]float64{1, 2, 3, 4}, 2, 2))
+//	b := tensor.Must(tensor.Rand(tensor.NewRNG(1), tensor.Float64, 2, 3))
+//
+// It takes the two results of any constructor (New, Zeros, Full, Arange,
+// Rand, FromStrided, ReadNpy, ...) and of any function returning
+// (*Tensor, error). Code handling input it does not control should check
+// the error instead.
+func Must(t *Tensor, err error) *Tensor {
+	if err != nil {
+		panic(err)
+	}
+	return t
 }
 
 // smallRank is the highest rank whose metadata newRowMajor allocates
@@ -239,49 +253,6 @@ func Arange(dt DType, n int) (*Tensor, error) {
 	}
 	for i := 0; i < n; i++ {
 		setFlat(t.data, i, complex(float64(i), 0))
-	}
-	return t, nil
-}
-
-// Rand returns a new row-major tensor of seeded pseudo-random values: uniform
-// in [0, 1) for floats (both parts for complex), integers uniform in
-// [0, 100), and fair booleans. The same seed gives the same tensor on every
-// platform.
-func Rand(dt DType, seed uint64, shape ...int) (*Tensor, error) {
-	t, err := Zeros(dt, shape...)
-	if err != nil {
-		return nil, err
-	}
-	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	switch b := t.data.(type) {
-	case []float32:
-		for i := range b {
-			b[i] = r.Float32()
-		}
-	case []float64:
-		for i := range b {
-			b[i] = r.Float64()
-		}
-	case []complex64:
-		for i := range b {
-			b[i] = complex(r.Float32(), r.Float32())
-		}
-	case []complex128:
-		for i := range b {
-			b[i] = complex(r.Float64(), r.Float64())
-		}
-	case []int32:
-		for i := range b {
-			b[i] = int32(r.IntN(100))
-		}
-	case []int64:
-		for i := range b {
-			b[i] = int64(r.IntN(100))
-		}
-	case []bool:
-		for i := range b {
-			b[i] = r.IntN(2) == 1
-		}
 	}
 	return t, nil
 }

@@ -159,9 +159,9 @@ func TestConstructors(t *testing.T) {
 
 func TestRand(t *testing.T) {
 	for _, dt := range DTypes {
-		a, _ := Rand(dt, 42, 200)
-		b, _ := Rand(dt, 42, 200)
-		c, _ := Rand(dt, 43, 200)
+		a, _ := Rand(NewRNG(42), dt, 200)
+		b, _ := Rand(NewRNG(42), dt, 200)
+		c, _ := Rand(NewRNG(43), dt, 200)
 		if err := sameBits(a, b); err != nil {
 			t.Errorf("%v: same seed differs: %v", dt, err)
 		}
@@ -180,7 +180,7 @@ func TestRand(t *testing.T) {
 		}
 	}
 	// The values are part of the contract (same on every platform).
-	x, _ := Rand(Int64, 1, 5)
+	x, _ := Rand(NewRNG(1), Int64, 5)
 	if got, _ := Values[int64](x); fmt.Sprint(got) == "[0 0 0 0 0]" {
 		t.Errorf("Rand(Int64) gave %v", got)
 	}
@@ -240,7 +240,7 @@ func TestString(t *testing.T) {
 		{m2.T(), "[[0 3]\n [1 4]\n [2 5]]"},
 		{e, "[]"},
 		{b, "[true false]"},
-		{big, "Tensor(float32, shape=(10, 101))"},
+		{big, "[[0 0 0 ... 0 0 0]\n [0 0 0 ... 0 0 0]\n [0 0 0 ... 0 0 0]\n ...\n [0 0 0 ... 0 0 0]\n [0 0 0 ... 0 0 0]\n [0 0 0 ... 0 0 0]]"},
 	} {
 		if got := c.x.String(); got != c.want {
 			t.Errorf("String = %q, want %q", got, c.want)
@@ -385,4 +385,19 @@ func TestSliceOmittedBounds(t *testing.T) {
 			t.Errorf("%+v: %v, want %s", c.r, got, c.want)
 		}
 	}
+}
+
+func TestMust(t *testing.T) {
+	x, _ := Arange(Int32, 3)
+	if got := Must(x, nil); got != x {
+		t.Errorf("Must returned %p, want %p", got, x)
+	}
+	_, want := New([]int32{1}, 2)
+	defer func() {
+		if r := recover(); r != want {
+			t.Errorf("Must panicked with %v, want the error %v", r, want)
+		}
+	}()
+	Must(nil, want)
+	t.Error("Must did not panic")
 }

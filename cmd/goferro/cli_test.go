@@ -62,10 +62,10 @@ func writeFixtures(dir string) error {
 		return err
 	}
 	var err error
-	if fixA, err = tensor.Rand(tensor.Float64, 1, 3, 4); err != nil {
+	if fixA, err = tensor.Rand(tensor.NewRNG(1), tensor.Float64, 3, 4); err != nil {
 		return err
 	}
-	if fixB, err = tensor.Rand(tensor.Float64, 2, 4, 5); err != nil {
+	if fixB, err = tensor.Rand(tensor.NewRNG(2), tensor.Float64, 4, 5); err != nil {
 		return err
 	}
 	b := graph.NewBuilder()
@@ -554,7 +554,7 @@ func TestMemoryBudget(t *testing.T) {
 	shapes := [][]int{{4, 64}, {64, 64}, {64, 64}, {64, 4}}
 	var files []string
 	for i, s := range shapes {
-		x, _ := tensor.Rand(tensor.Float64, uint64(i+1), s...)
+		x, _ := tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, s...)
 		files = append(files, filepath.Join(dir, fmt.Sprintf("m%d.npy", i)))
 		if err := tensor.SaveNpy(files[i], x); err != nil {
 			t.Fatal(err)
@@ -575,7 +575,7 @@ func TestMemoryBudget(t *testing.T) {
 	// fits the CPU engine's budget, with the unsliced result.
 	runArgs := []string{"run", "--einsum", "wi,wj,wk,ijk->w"} // every path holds w and two of i, j, k
 	for i, s := range [][]int{{64, 8}, {64, 8}, {64, 8}, {8, 8, 8}} {
-		x, _ := tensor.Rand(tensor.Float64, uint64(i+1), s...)
+		x, _ := tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, s...)
 		f := filepath.Join(dir, fmt.Sprintf("w%d.npy", i))
 		if err := tensor.SaveNpy(f, x); err != nil {
 			t.Fatal(err)

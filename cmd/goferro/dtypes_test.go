@@ -17,7 +17,7 @@ import (
 func TestEinsumMixedDTypes(t *testing.T) {
 	dir := t.TempDir()
 	save := func(name string, dt tensor.DType, shape ...int) string {
-		x, err := tensor.Rand(tensor.Float64, uint64(len(name)), shape...)
+		x, err := tensor.Rand(tensor.NewRNG(uint64(len(name))), tensor.Float64, shape...)
 		if err != nil {
 			t.Fatal(err)
 		}

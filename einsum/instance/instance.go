@@ -123,7 +123,7 @@ func (in *Instance) Inputs(seed uint64) ([]*tensor.Tensor, error) {
 		for _, r := range t {
 			scale *= math.Pow(float64(size[r]), 1/float64(count[r]))
 		}
-		x, err := tensor.Rand(dt, seed*1000003+uint64(i), in.Shapes[i]...)
+		x, err := tensor.Rand(tensor.NewRNG(seed*1000003+uint64(i)), dt, in.Shapes[i]...)
 		if err != nil {
 			return nil, err
 		}

@@ -21,7 +21,7 @@ func TestEinsumPath(t *testing.T) {
 	shapes := [][]int{{2, 30}, {30, 3}, {3, 40}, {40, 5}}
 	var ts []*tensor.Tensor
 	for i, s := range shapes {
-		ts = append(ts, must(tensor.Rand(tensor.Float64, uint64(i+1), s...)))
+		ts = append(ts, must(tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, s...)))
 	}
 	seen := map[string]bool{}
 	for _, path := range [][][]int{{{0, 1}, {0, 1}, {0, 1}}, {{2, 3}, {1, 2}, {0, 1}}, {{1, 2}, {0, 2}, {0, 1}}} {
@@ -71,8 +71,8 @@ func TestEinsumPath(t *testing.T) {
 // TestEinsumNamedBroadcast: an extent-1 axis of a named label broadcasts,
 // as in the einsum package.
 func TestEinsumNamedBroadcast(t *testing.T) {
-	x := must(tensor.Rand(tensor.Float64, 1, 2, 1))
-	y := must(tensor.Rand(tensor.Float64, 2, 4, 5))
+	x := must(tensor.Rand(tensor.NewRNG(1), tensor.Float64, 2, 1))
+	y := must(tensor.Rand(tensor.NewRNG(2), tensor.Float64, 4, 5))
 	b := graph.NewBuilder()
 	e := graph.Einsum("ij,jk->ik", b.Input("x", tensor.Float64, graph.Dims(2, 1)), b.Input("y", tensor.Float64, graph.Dims(4, 5)))
 	got := run(t, []graph.Value{e}, x, y)
@@ -110,7 +110,7 @@ func TestEinsumWithin(t *testing.T) {
 		var ts []*tensor.Tensor
 		for i, s := range c.shapes {
 			xs = append(xs, b.Input(fmt.Sprint("x", i), tensor.Float64, graph.Dims(s...)))
-			ts = append(ts, must(tensor.Rand(tensor.Float64, uint64(i+1), s...)))
+			ts = append(ts, must(tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, s...)))
 		}
 		prog, err := graph.Compile(graph.EinsumWithin(c.eq, nil, c.limit, xs...))
 		if err != nil {

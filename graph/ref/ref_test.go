@@ -67,9 +67,9 @@ func check(t *testing.T, what string, got, want *tensor.Tensor, tol float64) {
 // interpreter and compares with the direct kernel call.
 func TestOpsAgainstKernels(t *testing.T) {
 	f64 := tensor.Float64
-	x := must(tensor.Rand(f64, 1, 2, 3))
-	y := must(tensor.Rand(f64, 2, 3))
-	z := must(tensor.Rand(tensor.Complex128, 3, 2, 3))
+	x := must(tensor.Rand(tensor.NewRNG(1), f64, 2, 3))
+	y := must(tensor.Rand(tensor.NewRNG(2), f64, 3))
+	z := must(tensor.Rand(tensor.NewRNG(3), tensor.Complex128, 2, 3))
 	b := graph.NewBuilder()
 	X := b.Input("x", f64, graph.Dims(2, 3))
 	Y := b.Input("y", f64, graph.Dims(3))
@@ -243,7 +243,7 @@ func randomProgram(t *testing.T, seed uint64) {
 		for k := range shape {
 			shape[k] = dim()
 		}
-		x := must(tensor.Rand(dt, seed*10+uint64(i), shape...))
+		x := must(tensor.Rand(tensor.NewRNG(seed*10+uint64(i)), dt, shape...))
 		inputs = append(inputs, x)
 		vals = append(vals, rv{b.Input(fmt.Sprint("in", i), dt, graph.FromTensorShape(shape)), x})
 	}
@@ -270,7 +270,7 @@ func randomProgram(t *testing.T, seed uint64) {
 		case 2, 3:
 			bb := pick()
 			if _, err := tensor.BroadcastShapes(a.t.Shape(), bb.t.Shape()); err != nil {
-				c := must(tensor.Rand(dt, rng.Uint64()))
+				c := must(tensor.Rand(tensor.NewRNG(rng.Uint64()), dt))
 				bb = rv{b.Constant(c), c}
 			}
 			switch rng.IntN(3) {
@@ -467,7 +467,7 @@ func einsumCase(t *testing.T, rng *rand.Rand, eq string, symbolic bool) {
 				gs = append(gs, graph.Size(size[l]))
 			}
 		}
-		x := must(tensor.Rand(dt, rng.Uint64(), shape...))
+		x := must(tensor.Rand(tensor.NewRNG(rng.Uint64()), dt, shape...))
 		ops = append(ops, x)
 		vals = append(vals, b.Input(fmt.Sprint("x", i), dt, gs))
 	}
@@ -501,9 +501,9 @@ func TestSymbolicRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wt := must(tensor.Rand(tensor.Float64, 2, 3, 2))
+	wt := must(tensor.Rand(tensor.NewRNG(2), tensor.Float64, 3, 2))
 	for _, n := range []int{0, 1, 5} {
-		xt := must(tensor.Rand(tensor.Float64, uint64(n), n, 3))
+		xt := must(tensor.Rand(tensor.NewRNG(uint64(n)), tensor.Float64, n, 3))
 		res, err := ref.Run(p, xt, wt)
 		if err != nil {
 			t.Fatalf("n=%d: %v", n, err)
@@ -514,8 +514,8 @@ func TestSymbolicRuns(t *testing.T) {
 	// Wrong inputs are rejected before anything runs.
 	for _, bad := range [][]*tensor.Tensor{
 		{wt},
-		{must(tensor.Rand(tensor.Float64, 1, 4, 4)), wt},
-		{must(tensor.Rand(tensor.Float32, 1, 4, 3)), wt},
+		{must(tensor.Rand(tensor.NewRNG(1), tensor.Float64, 4, 4)), wt},
+		{must(tensor.Rand(tensor.NewRNG(1), tensor.Float32, 4, 3)), wt},
 		{nil, wt},
 	} {
 		if _, err := ref.Run(p, bad...); !errors.Is(err, graph.ErrInput) {
@@ -534,7 +534,7 @@ func TestRunErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xt := must(tensor.Rand(tensor.Float64, 1, 3))
+	xt := must(tensor.Rand(tensor.NewRNG(1), tensor.Float64, 3))
 	// A wrong last-use flag releases a value too early and is caught.
 	q := p.Clone()
 	q.Instructions[1].LastUse = []bool{false}
@@ -589,8 +589,8 @@ func TestRunErrors(t *testing.T) {
 // TestFoldingAgrees checks that constant folding computes what the
 // interpreter computes at run time.
 func TestFoldingAgrees(t *testing.T) {
-	c1 := must(tensor.Rand(tensor.Float64, 5, 2, 3))
-	c2 := must(tensor.Rand(tensor.Float64, 6, 3))
+	c1 := must(tensor.Rand(tensor.NewRNG(5), tensor.Float64, 2, 3))
+	c2 := must(tensor.Rand(tensor.NewRNG(6), tensor.Float64, 3))
 	build := func(b *graph.Builder, x, y graph.Value) graph.Value {
 		s := graph.Sub(graph.Mul(x, y), graph.Sqrt(x))
 		return graph.Select(graph.Gt(s, y), graph.Slice(graph.Concatenate(0, s, x), tensor.R(1, 3)), graph.Neg(graph.Slice(graph.Concatenate(0, x, s), tensor.R(0, 2))))

@@ -40,9 +40,9 @@ func program(t *testing.T, dt tensor.DType) *graph.Program {
 }
 
 func inputs(dt tensor.DType) []*tensor.Tensor {
-	x, _ := tensor.Rand(dt, 1, 3, 4)
-	w, _ := tensor.Rand(dt, 2, 4, 5)
-	v, _ := tensor.Rand(dt, 3, 5)
+	x, _ := tensor.Rand(tensor.NewRNG(1), dt, 3, 4)
+	w, _ := tensor.Rand(tensor.NewRNG(2), dt, 4, 5)
+	v, _ := tensor.Rand(tensor.NewRNG(3), dt, 5)
 	return []*tensor.Tensor{x, w, v}
 }
 
@@ -128,7 +128,7 @@ func TestIngressContract(t *testing.T) {
 	e := openEngine(t)
 	ctx := context.Background()
 	reg := e.Registration()
-	h, _ := tensor.Rand(tensor.Float32, 1, 2, 2)
+	h, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float32, 2, 2)
 	d, _ := e.Upload(ctx, h)
 	defer d.Release()
 	db := e.Buffer(d)
@@ -183,7 +183,7 @@ func TestIngressAcrossContexts(t *testing.T) {
 	e1, e2 := openEngine(t), openEngine(t)
 	ctx := context.Background()
 	in1, in2 := e1.Registration().Ingress, e2.Registration().Ingress
-	h, _ := tensor.Rand(tensor.Float32, 2, 3, 4)
+	h, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float32, 3, 4)
 	d1, err := e1.Upload(ctx, h)
 	if err != nil {
 		t.Fatal(err)
@@ -259,7 +259,7 @@ func TestAcceptWithoutFP64(t *testing.T) {
 		dt tensor.DType
 		ok bool
 	}{{tensor.Float64, false}, {tensor.Complex128, false}, {tensor.Float32, true}} {
-		h, _ := tensor.Rand(c.dt, 1, 4, 4)
+		h, _ := tensor.Rand(tensor.NewRNG(1), c.dt, 4, 4)
 		d, err := e.Upload(ctx, h) // the bytes can still be stored
 		if err != nil {
 			t.Fatal(err)
@@ -280,7 +280,7 @@ func BenchmarkExecute(b *testing.B) {
 	ctx := context.Background()
 	g := graph.NewBuilder()
 	p := compile(b, graph.Add(g.Input("x", tensor.Float32, graph.Dims(16)), g.Input("y", tensor.Float32, graph.Dims(16))))
-	h, _ := tensor.Rand(tensor.Float32, 1, 16)
+	h, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float32, 16)
 	d, err := e.Upload(ctx, h)
 	if err != nil {
 		b.Fatal(err)

@@ -241,7 +241,7 @@ func isKind(t testing.TB, err, kind error) {
 // randT is a seeded uniform tensor.
 func randT(t testing.TB, dt tensor.DType, seed uint64, shape ...int) *tensor.Tensor {
 	t.Helper()
-	x, err := tensor.Rand(dt, seed, shape...)
+	x, err := tensor.Rand(tensor.NewRNG(seed), dt, shape...)
 	if err != nil {
 		t.Fatal(err)
 	}
