@@ -5,10 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -27,13 +26,14 @@ import (
 
 // The whole-suite benchmark: "goferro bench" with no target, or "bench all".
 
-const benchAllUsage = `usage: goferro bench [all] [--instances DIR] [--out DIR] [--quick] [--runs N]
-    [--gemm 256,512,1024] [--peers numpy,torch|none] [--python /usr/bin/python3] [--threads T]
-Times every einsum instance of DIR (its stored opt_flops path) and square
-float64 GEMMs with goferro, alternating with numpy and torch (when installed)
-through shared/bench/einsum-peers.py, and writes DIR/report.md with ratio
-tables and DIR/results.json. The plots are drawn from results.json by the
-repository's bench/plot module: it prints the command.`
+const benchAllUsage = `usage:
+  goferro bench [all] [flags]
+  goferro bench TARGET [flags]   (targets: %s; goferro bench TARGET -h)
+Times every einsum instance of --instances (its stored opt_flops path) and
+square float64 GEMMs with goferro, alternating with numpy and torch (when
+installed) through the peers script, and writes report.md, with ratio tables
+and the BLAS each peer used, and results.json into --out. The plots are drawn
+from results.json by the repository's bench/plot module: it prints the command.`
 
 // quickFlops is the cost above which --quick skips an instance.
 const quickLog10Flops = 7.5
@@ -70,8 +70,7 @@ type benchResult struct {
 // goferro and then with the peers, then the report.
 func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 	var f benchAllFlags
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("bench", fmt.Sprintf(benchAllUsage, strings.Join(slices.Sorted(maps.Keys(benchTargets)), ", ")))
 	fs.StringVar(&f.instances, "instances", "", "directory of einsum instance JSON files (default: ../shared/einsum-instances next to the repository)")
 	fs.StringVar(&f.out, "out", "bench-report", "directory for report.md and results.json (and the plots bench/plot draws)")
 	fs.BoolVar(&f.quick, "quick", false, "a fast subset: cheap instances, small GEMMs, 3 runs")
@@ -83,15 +82,12 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&f.threads, "threads", 0, "threads for goferro and the peers (0: goferro's default)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the instance inputs")
 	fs.Float64Var(&f.budget, "budget", 10, "seconds per case and backend; slow cases get fewer runs")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, benchAllUsage)
-			return nil
-		}
-		return usagef("%v (see goferro bench -h)", err)
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (see goferro bench -h)", fs.Arg(0))
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q (see goferro bench -h)", pos[0])
 	}
 	if f.runs < 0 || f.threads < 0 || f.budget <= 0 {
 		return usagef("--runs and --threads must not be negative, --budget must be positive")
