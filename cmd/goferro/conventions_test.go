@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -246,5 +247,33 @@ func TestEngineNames(t *testing.T) {
 	r = cli(t, append(base, "--engines", "cpu,fake:1", "--place", "fake:0")...)
 	if r.code != 2 || !strings.Contains(r.stderr, `unknown engine "fake:0"`) {
 		t.Errorf("--place fake:0 without fake device 0: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestEinsumInstanceProgress: einsum --instance draws a progress bar on a
+// terminal (here a pseudo-terminal from script(1)) once it has run for a
+// second, and prints nothing on stderr elsewhere, where scripts read it.
+func TestEinsumInstanceProgress(t *testing.T) {
+	inst := filepath.Join("..", "..", "..", "shared", "einsum-instances", "bin_matmul_256.json")
+	if _, err := os.Stat(inst); err != nil {
+		t.Skip("no shared instance set next to the repository")
+	}
+	args := []string{"einsum", "--instance", inst, "--runs", "400", "--threads", "1"}
+	if r := mustRun(t, args...); r.stderr != "" {
+		t.Errorf("progress printed off a terminal: %q", r.stderr)
+	}
+	if testing.Short() {
+		t.Skip("-short: the terminal run takes seconds")
+	}
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("no script(1) to make a terminal")
+	}
+	out, err := exec.Command(script, "-qec", binary+" "+strings.Join(args, " "), "/dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !regexp.MustCompile(`\reinsum bin_matmul_256 \[=*\s*\] \d+/401 `).Match(out) {
+		t.Errorf("no progress bar on a terminal:\n%q", out)
 	}
 }
