@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -452,7 +453,7 @@ func TestErrors(t *testing.T) {
 func TestBenchQuick(t *testing.T) {
 	out := t.TempDir()
 	r := mustRun(t, "bench", "--quick", "--instances", fix("instances"), "--out", out, "--gemm", "24", "--runs", "2",
-		"--peers", "numpy", "--budget", "2")
+		"--peers", "numpy", "--budget", "2", "--install-openblas=false")
 	kv := summary(t, r.stdout)
 	if kv["cases"] != "2" || kv["instances"] != "1" || kv["gemm_sizes"] != "1" {
 		t.Errorf("summary %v", kv)
@@ -467,7 +468,8 @@ func TestBenchQuick(t *testing.T) {
 		}
 	}
 	if strings.Contains(kv["peers"], "numpy") {
-		if !bytes.Contains(report, []byte("numpy/goferro")) || kv["geomean_numpy_ratio"] == "" {
+		if !bytes.Contains(report, []byte("numpy/goferro")) || kv["geomean_numpy_ratio"] == "" || kv["numpy_blas"] == "" ||
+			!regexp.MustCompile(`\n- numpy \S+: BLAS `).Match(report) {
 			t.Errorf("numpy ran but the report has no ratio:\n%s", report)
 		}
 	} else {
