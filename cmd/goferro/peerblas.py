@@ -15,8 +15,9 @@ a system with apt-get, install Debian's libopenblas0-pthread (which the
 libblas.so.3 alternative then selects; nothing is ever removed) and probe
 again. "install" in the output says what was done.
 
-goferro embeds this file (goferro bench) and bench/*.py run it, so the
-reports of both record the peers' BLAS the same way.
+goferro embeds this file (goferro bench) and bench/*.py import it, so the
+reports of both record the peers' BLAS the same way (goferro's Go side
+formats the report from this JSON as describe() and ratio_note() do).
 """
 
 import json
@@ -117,9 +118,9 @@ def probe(backend):
     return info
 
 
-def probe_fresh(backend):
+def probe_fresh(backend, python=sys.executable):
     """probe(backend) in a new interpreter, so backends do not share libraries."""
-    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", backend],
+    r = subprocess.run([python, os.path.abspath(__file__), "--one", backend],
                        capture_output=True, text=True)
     if r.returncode != 0:
         last = (r.stderr.strip().splitlines() or ["failed"])[-1]
@@ -146,21 +147,46 @@ def install_openblas():
     return f"installed {PACKAGE}"
 
 
+def report(backends, install=False, python=sys.executable):
+    """Probes each backend with python; installs OpenBLAS first if asked and needed."""
+    out = {b: probe_fresh(b, python) for b in backends}
+    if install and any(i.get("reference") for i in out.values()):
+        out["install"] = install_openblas()
+        if out["install"].startswith("installed"):
+            out.update({b: probe_fresh(b, python) for b in backends})
+    return out
+
+
+def ratio_note(info):
+    """What a ratio against this backend must say: "" for an optimized BLAS."""
+    if info.get("reference"):
+        return "reference BLAS"
+    if info.get("error") or info.get("blas", "unknown") == "unknown":
+        return "BLAS unknown"
+    return ""
+
+
+def describe(info):
+    """One line on a backend's BLAS and LAPACK, for a report."""
+    if info.get("error"):
+        return f"BLAS unknown ({info['error']})"
+    s = f"{info['version']}: BLAS {info['blas']}, LAPACK {info['lapack']}"
+    if info.get("libraries"):
+        s += " (" + ", ".join(info["libraries"]) + ")"
+    if info.get("config"):
+        s += "; build: " + "; ".join(info["config"])
+    return s
+
+
 def main(argv):
     if argv[:1] == ["--one"]:
         print(json.dumps(probe(argv[1])))
         return 0
-    install = "--install" in argv
     backends = [a for a in argv if a != "--install"]
     if not backends:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    out = {b: probe_fresh(b) for b in backends}
-    if install and any(i.get("reference") for i in out.values()):
-        out["install"] = install_openblas()
-        if out["install"].startswith("installed"):
-            out.update({b: probe_fresh(b) for b in backends})
-    print(json.dumps(out))
+    print(json.dumps(report(backends, "--install" in argv)))
     return 0
 
 
