@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	commands["einsum"] = command{summary: "contract .npy files or replay a benchmark instance (einsum EQ a.npy ... -o out.npy | --instance F.json)", run: runEinsum}
+	commands["einsum"] = command{summary: "contract .npy files or replay a benchmark instance (einsum EQ a.npy ... [-o out.npy] | --instance F.json)", run: runEinsum}
 }
 
 const einsumUsage = `usage:

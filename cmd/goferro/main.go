@@ -1,7 +1,7 @@
 // Command goferro is the front door to the goferro tensor library: einsum on
 // .npy files and benchmark instances, GEMM and einsum benchmarks, and a demo.
 // "devices" lists the engines found; "run" runs a saved program, an einsum
-// or a benchmark instance on chosen engines (cpu, fake:N, opencl:I) and can
+// or a benchmark instance on chosen engines (cpu, fake:I, opencl:I) and can
 // write a Chrome trace; "explain" shows the prepared plan (placement,
 // transfers, bytes, peak memory; --dot for Graphviz); "bench" alone runs the
 // whole suite against numpy and torch and writes a Markdown report.
