@@ -273,7 +273,7 @@ func TestEinsumInstanceProgress(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if !regexp.MustCompile(`\reinsum bin_matmul_256 \[=*\s*\] \d+/401 `).Match(out) {
+	if !regexp.MustCompile(`\reinsum bin_matmul_256 \[=*\s*\] \d+/402 `).Match(out) {
 		t.Errorf("no progress bar on a terminal:\n%q", out)
 	}
 }

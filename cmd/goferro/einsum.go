@@ -216,6 +216,12 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A bar on a terminal (a large instance plans and runs for minutes):
+	// planning and the inputs, the warm-up and each run are its steps.
+	// Nothing elsewhere, where scripts read the output.
+	bar := newTerminalProgress(os.Stderr, "einsum "+in.Name, f.runs+2)
+	defer bar.done()
+	bar.begin("planning")
 	t0 := time.Now()
 	c, err := f.contraction(ctx, in.Equation(), in.Shapes, dt, opts)
 	if err != nil {
@@ -224,17 +230,16 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	p := c.Plan()
 	planMS := time.Since(t0).Seconds() * 1e3
 	if f.verbose {
-		fmt.Fprintf(stdout, "# plan: %.1f ms, %d steps\n", planMS, len(p.Steps))
-		printPlan(stdout, c)
+		var buf strings.Builder
+		fmt.Fprintf(&buf, "# plan: %.1f ms, %d steps\n", planMS, len(p.Steps))
+		printPlan(&buf, c)
+		bar.println(stdout, strings.TrimSuffix(buf.String(), "\n"))
 	}
 	ops, err := in.Inputs(f.seed)
 	if err != nil {
 		return err
 	}
-	// A bar on a terminal (a large instance runs for minutes); nothing
-	// elsewhere, where scripts read the output.
-	bar := newTerminalProgress(os.Stderr, "einsum "+in.Name, f.runs+1)
-	defer bar.done()
+	bar.step("planned")
 	bar.begin("warm-up")
 	out, err := c.Execute(ctx, ops...)
 	if err != nil {
