@@ -68,9 +68,11 @@ func TestHelp(t *testing.T) {
 		if name != "version" && name != "devices" && !flagLine.MatchString(r.stdout) { // the two take no flags
 			t.Errorf("goferro %s -h lists no flags:\n%s", name, r.stdout)
 		}
-		h := cli(t, append([]string{"help"}, strings.Fields(name)...)...)
-		if h.code != 0 || h.stdout != r.stdout {
-			t.Errorf("goferro help %s differs from goferro %s -h (exit %d):\n%s", name, name, h.code, h.stdout)
+		for _, help := range []string{"help", "--help"} {
+			h := cli(t, append([]string{help}, strings.Fields(name)...)...)
+			if h.code != 0 || h.stdout != r.stdout {
+				t.Errorf("goferro %s %s differs from goferro %s -h (exit %d):\n%s", help, name, name, h.code, h.stdout)
+			}
 		}
 	}
 	bench := cli(t, "bench", "-h").stdout

@@ -118,11 +118,12 @@ func main() {
 // 0 on success, 2 for usage errors and bad input, 3 for work that does not
 // fit the memory budget even sliced, 1 for other failures.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	help := len(args) > 0 && slices.Contains([]string{"help", "-h", "-help", "--help"}, args[0])
 	switch {
-	case len(args) == 0 || (args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help") && len(args) == 1:
+	case len(args) == 0 || help && len(args) == 1:
 		printHelp(stdout)
 		return 0
-	case args[0] == "help":
+	case help:
 		// "help CMD [TARGET]" is "CMD [TARGET] -h".
 		args = append(args[1:], "-h")
 	case args[0] == "--version" || args[0] == "-version":
