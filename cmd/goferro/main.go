@@ -125,9 +125,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case help:
 		// "help CMD [TARGET]" is "CMD [TARGET] -h".
-		args = append(args[1:], "-h")
+		args = slices.Concat(args[1:], []string{"-h"})
 	case args[0] == "--version" || args[0] == "-version":
-		args = append([]string{"version"}, args[1:]...)
+		args = slices.Concat([]string{"version"}, args[1:])
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
