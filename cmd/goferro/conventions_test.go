@@ -257,10 +257,11 @@ func TestEngineNames(t *testing.T) {
 	}
 }
 
-// TestEinsumInstanceProgress: einsum --instance draws a progress bar on a
-// terminal (here a pseudo-terminal from script(1)) once it has run for a
-// second, and prints nothing on stderr elsewhere, where scripts read it.
-func TestEinsumInstanceProgress(t *testing.T) {
+// TestOnATerminal: einsum --instance draws a progress bar on a terminal
+// (here a pseudo-terminal from script(1)) once it has run for a second, and
+// prints nothing on stderr elsewhere, where scripts read it; einsum -o -
+// refuses to write binary data to a terminal.
+func TestOnATerminal(t *testing.T) {
 	inst := filepath.Join("..", "..", "..", "shared", "einsum-instances", "bin_matmul_256.json")
 	if _, err := os.Stat(inst); err != nil {
 		t.Skip("no shared instance set next to the repository")
@@ -282,5 +283,11 @@ func TestEinsumInstanceProgress(t *testing.T) {
 	}
 	if !regexp.MustCompile(`\reinsum bin_matmul_256 \[=*\s*\] \d+/402 `).Match(out) {
 		t.Errorf("no progress bar on a terminal:\n%q", out)
+	}
+
+	// -o - does not pour binary data onto a terminal.
+	out, err = exec.Command(script, "-qec", binary+" einsum ij,jk "+fix("a.npy")+" "+fix("b.npy")+" -o -", "/dev/null").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "stdout, which is a terminal") || strings.Contains(string(out), "NUMPY") {
+		t.Errorf("-o - on a terminal: %v\n%q", err, out)
 	}
 }

@@ -183,6 +183,9 @@ func writeResult(to string, out *tensor.Tensor, p *einsum.Plan, stdout io.Writer
 			strings.Join(dims, ","), out.DType(), path.Path(p.Path), p.Log10Flops(), p.Log2Size(), sum)
 		return err
 	case "-":
+		if isTerminal(stdout) {
+			return usagef("-o - writes binary .npy data to stdout, which is a terminal: redirect it (-o - > out.npy) or give -o out.npy")
+		}
 		return tensor.WriteNpy(stdout, out)
 	}
 	if err := tensor.SaveNpy(to, out); err != nil {
