@@ -266,12 +266,12 @@ func TestOnATerminal(t *testing.T) {
 	if _, err := os.Stat(inst); err != nil {
 		t.Skip("no shared instance set next to the repository")
 	}
-	if r := mustRun(t, "einsum", "--instance", inst, "--runs", "2"); r.stderr != "" {
-		t.Errorf("progress printed off a terminal: %q", r.stderr)
+	if testing.Short() {
+		t.Skip("-short: the runs take seconds")
 	}
 	args := []string{"einsum", "--instance", inst, "--runs", "400", "--threads", "1"} // over the bar's one-second delay
-	if testing.Short() {
-		t.Skip("-short: the terminal run takes seconds")
+	if r := mustRun(t, args...); r.stderr != "" {
+		t.Errorf("progress printed off a terminal: %q", r.stderr)
 	}
 	script, err := exec.LookPath("script")
 	if err != nil {
