@@ -11,7 +11,11 @@ gets LD_LIBRARY_PATH=<openblas dir> so that it runs on OpenBLAS. Threads are
 set per subprocess with threadpoolctl when present, else OPENBLAS_NUM_THREADS
 (plus OMP_NUM_THREADS). OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed
 from the numpy subprocess's environment only; the OpenBLAS core (kernel
-family) numpy actually runs is read back and reported.
+family) numpy actually runs is read back and reported. When numpy runs the
+reference BLAS and this runs as root with apt-get, Debian's
+libopenblas0-pthread is installed first (--no-install-openblas: never;
+nothing is removed); the report records numpy's BLAS and LAPACK
+(cmd/goferro/peerblas.py) and marks ratios against a reference BLAS.
 
 Usage: /usr/bin/python3 bench/gemm-vs-numpy.py [--rounds 3] [--quick]
        [--report bench/gemm-report.md]
@@ -27,6 +31,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "cmd", "goferro"))
+import peerblas  # noqa: E402  (the probe goferro bench embeds: one place for it)
 OPENBLAS_DIRS = ["/usr/lib/x86_64-linux-gnu/openblas-pthread",
                  "/usr/lib/x86_64-linux-gnu/openblas-openmp",
                  "/usr/lib/x86_64-linux-gnu/openblas-serial"]
@@ -125,7 +131,14 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer cases (smoke test)")
     ap.add_argument("--report", help="also write the markdown report here")
     ap.add_argument("--dtypes", default="float64,float32")
+    ap.add_argument("--no-install-openblas", action="store_true",
+                    help="do not install Debian's libopenblas0-pthread when numpy runs the reference BLAS "
+                         "(it is installed only as root, with apt-get; nothing is removed)")
     args = ap.parse_args()
+    blas = peerblas.report(["numpy"], install=not args.no_install_openblas)
+    if blas.get("install"):
+        print(blas["install"])
+    print("numpy " + peerblas.describe(blas["numpy"]), flush=True)
 
     tmp = tempfile.mkdtemp()
     exe = os.path.join(tmp, "goferro")
@@ -161,8 +174,10 @@ def main():
                "goferro_gflops": flops / gm / 1e9, "numpy_gflops": flops / pm / 1e9,
                "ratio": pm / gm}
         rows.append(row)
-        print("%-8s n=%-5d batch=%-3d threads=%d  goferro %7.2f GFLOP/s  numpy %7.2f GFLOP/s  ratio %.3f" % (
-            dtype, n, batch, threads, row["goferro_gflops"], row["numpy_gflops"], row["ratio"]), flush=True)
+        ran = peerblas.kind(npinfo.get("lib") or "")
+        print("%-8s n=%-5d batch=%-3d threads=%d  goferro %7.2f GFLOP/s  numpy %7.2f GFLOP/s  ratio %.3f%s" % (
+            dtype, n, batch, threads, row["goferro_gflops"], row["numpy_gflops"], row["ratio"],
+            "" if ran not in ("reference BLAS", "unknown") else " (numpy on the %s)" % ran), flush=True)
     finished = datetime.datetime.now(datetime.timezone.utc)
 
     try:
@@ -180,7 +195,11 @@ def main():
     numpy_ver = subprocess.run([sys.executable, "-c", "import numpy; print(numpy.__version__)"],
                                capture_output=True, text=True).stdout.strip()
     md = []
-    md.append("# GEMM: goferro vs numpy (OpenBLAS)\n")
+    # The worker runs numpy under its own environment (OpenBLAS put first
+    # when installed): classify the library it really ran.
+    ran = peerblas.kind(npinfo.get("lib") or "") if npinfo.get("lib") else "unknown"
+    note = peerblas.ratio_note({"reference": ran == "reference BLAS", "blas": ran})
+    md.append("# GEMM: goferro vs numpy (%s)\n" % ran)
     md.append("Command: `/usr/bin/python3 bench/gemm-vs-numpy.py --rounds %d%s`\n" % (
         args.rounds, " --quick" if args.quick else ""))
     md.append("- when: %s – %s UTC, load average at the end %s" % (
@@ -193,11 +212,20 @@ def main():
                   numpy_ver, sys.executable, npinfo.get("lib"), npinfo.get("config", "?"),
                   npinfo.get("core"), npinfo.get("how"),
                   os.environ.get("OPENBLAS_CORETYPE", "unset"), os.environ.get("OPENBLAS_L2_SIZE", "unset")))
+    md.append("- numpy's BLAS and LAPACK by default (peerblas.py): %s" % peerblas.describe(blas["numpy"]))
     md.append("- method: each case alternates goferro and numpy %d times (separate processes, same data "
               "shape, C = A·B into a preallocated C); each measurement is the median of its timed runs; "
               "the table shows the median of the %d medians. ratio = numpy time / goferro time "
               "(> 1: goferro faster).\n" % (args.rounds, args.rounds))
-    md.append("| dtype | n | batch | threads | goferro GFLOP/s | numpy GFLOP/s | ratio |")
+    if note == "reference BLAS":
+        md.append("\n**numpy ran the reference BLAS**, many times slower than an optimized one: the ratios below "
+                  "overstate goferro's speed. Install an optimized BLAS (Debian: `apt-get install "
+                  "libopenblas0-pthread`) and run again.")
+    elif note:
+        md.append("\n**numpy's BLAS is unknown**: the ratios below may compare goferro with the reference BLAS.")
+    md.append("")
+    md.append("| dtype | n | batch | threads | goferro GFLOP/s | numpy GFLOP/s | ratio%s |" % (
+        " (%s)" % note if note else ""))
     md.append("|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         md.append("| %s | %d | %d | %d | %.2f | %.2f | %.3f |" % (

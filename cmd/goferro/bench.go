@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -24,7 +26,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	f, ok := benchTargets[args[0]]
 	if !ok {
-		return usagef("unknown bench target %q", args[0])
+		return usagef("unknown bench target %q (targets: %s, or all)", args[0], strings.Join(slices.Sorted(maps.Keys(benchTargets)), ", "))
 	}
 	return f(ctx, args[1:], stdout)
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -15,12 +13,15 @@ import (
 
 func init() { benchTargets["gemm"] = runBenchGemm }
 
+const benchGemmUsage = `usage: goferro bench gemm [-n N] [-dtype D] [-threads T] [-batch B] [-runs R]
+Times square GEMMs with goferro's kernels and ends with one line
+"gemm dtype=D n=N batch=B threads=T median_ms=X gflops=Y".`
+
 // runBenchGemm times square GEMMs: goferro bench gemm -n N -dtype D
 // -threads T [-batch B] [-runs R]. It ends with one line
 // "gemm dtype=D n=N batch=B threads=T median_ms=X gflops=Y".
 func runBenchGemm(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("bench gemm", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("bench gemm", benchGemmUsage)
 	n := fs.Int("n", 512, "matrix size (n×n times n×n)")
 	dtype := fs.String("dtype", "float64", "element type: float64, float32, complex128 or complex64")
 	threads := fs.Int("threads", 0, "goroutines (0: GOMAXPROCS)")
@@ -28,17 +29,15 @@ func runBenchGemm(ctx context.Context, args []string, stdout io.Writer) error {
 	runs := fs.Int("runs", 0, "timed runs (0: enough for about a second, at least 3)")
 	var budget budgetFlag
 	fs.Var(&budget, "memory-limit", "memory budget of the three matrices (512MiB, 8GB, none; default: 3/4 of what the machine still has)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("gemm: %v", err)
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("gemm: unexpected argument %q", fs.Arg(0))
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q (see goferro bench gemm -h)", pos[0])
 	}
 	if *n < 1 || *batch < 1 || *threads < 0 || *runs < 0 {
-		return usagef("gemm: -n and -batch must be positive, -threads and -runs not negative")
+		return usagef("-n and -batch must be positive, -threads and -runs not negative")
 	}
 	th := *threads
 	if th == 0 {
@@ -62,7 +61,7 @@ func runBenchGemm(ctx context.Context, args []string, stdout io.Writer) error {
 		run = gemmRunner[complex64](*n, *batch, th, func(r *rand.Rand) complex64 { return complex(r.Float32(), r.Float32()) })
 		flops *= 4
 	default:
-		return usagef("gemm: unknown -dtype %q (float64, float32, complex128, complex64)", *dtype)
+		return usagef("unknown -dtype %q (float64, float32, complex128, complex64)", *dtype)
 	}
 	// Warm up (packing buffers, worker goroutines, caches) and size the runs.
 	start := time.Now()

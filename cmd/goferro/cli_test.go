@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,7 +212,7 @@ func sameValues(t *testing.T, file string, want *tensor.Tensor) {
 
 func TestDevices(t *testing.T) {
 	r := mustRun(t, "devices")
-	for _, want := range []string{"engine cpu.default.v1", "threads:", "simd:", "storage.host.v1", "event domain:  event.1", "fake:N"} {
+	for _, want := range []string{"engine cpu.default.v1", "threads:", "simd:", "storage.host.v1", "event domain:  event.1", "fake:I"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("devices output lacks %q:\n%s", want, r.stdout)
 		}
@@ -239,7 +240,7 @@ func TestRunProgramOnFakeDevice(t *testing.T) {
 	out := t.TempDir()
 	trace := filepath.Join(out, "trace.json")
 	r := mustRun(t, "run", fix("prog.json"), "--input", "a="+fix("a.npy"), "--input", "b="+fix("b.npy"),
-		"--engines", "cpu,fake:2", "--place", "fake:1", "--runs", "3", "--warmup", "1", "--out", out, "--trace", trace)
+		"--engines", "cpu,fake:0,fake:1", "--place", "fake:1", "--runs", "3", "--warmup", "1", "--out", out, "--trace", trace)
 	c, rows, sum := reference(t)
 	sameValues(t, filepath.Join(out, "out0.npy"), c)
 	sameValues(t, filepath.Join(out, "out1.npy"), rows)
@@ -329,14 +330,14 @@ func TestRunProgramOnFakeDevice(t *testing.T) {
 // fake devices: the checksums must agree.
 func TestRunEnginesAgree(t *testing.T) {
 	_, _, sum := reference(t)
-	for _, engines := range []string{"cpu", "fake:1", "cpu,fake:2"} {
+	for _, engines := range []string{"cpu", "fake", "cpu,fake:0,fake:1"} {
 		r := mustRun(t, "run", fix("prog.json"), "--input", "a="+fix("a.npy"), "--input", "b="+fix("b.npy"), "--engines", engines)
 		kv := summary(t, r.stdout)
 		if got := num(t, kv, "checksum"); !near(got, sum) {
 			t.Errorf("--engines %s: checksum=%v, want %v", engines, got, sum)
 		}
-		if engines == "fake:1" && num(t, kv, "transfers") == 0 {
-			t.Errorf("--engines fake:1 moved nothing: %v", kv)
+		if engines == "fake" && num(t, kv, "transfers") == 0 {
+			t.Errorf("--engines fake moved nothing: %v", kv)
 		}
 	}
 }
@@ -359,7 +360,7 @@ func TestRunEinsum(t *testing.T) {
 // TestRunInstance checks that run --instance builds the same seeded inputs
 // as einsum --instance: the checksums agree.
 func TestRunInstance(t *testing.T) {
-	r := mustRun(t, "run", "--instance", fix("chain.json"), "--seed", "3", "--engines", "cpu,fake:1", "--place", "fake:0")
+	r := mustRun(t, "run", "--instance", fix("chain.json"), "--seed", "3", "--engines", "cpu,fake:1", "--place", "fake:1")
 	e := mustRun(t, "einsum", "--instance", fix("chain.json"), "--seed", "3", "--runs", "1")
 	got, want := num(t, summary(t, r.stdout), "checksum"), num(t, summary(t, e.stdout), "checksum")
 	if !near(got, want) {
@@ -371,19 +372,19 @@ func TestRunInstance(t *testing.T) {
 }
 
 func TestExplain(t *testing.T) {
-	args := []string{"explain", fix("prog.json"), "--input", "a=" + fix("a.npy"), "--input", "b=" + fix("b.npy"), "--engines", "cpu,fake:1", "--place", "fake.d0.v1"}
+	args := []string{"explain", fix("prog.json"), "--input", "a=" + fix("a.npy"), "--input", "b=" + fix("b.npy"), "--engines", "cpu,fake:1", "--place", "fake.d1.v1"}
 	r := mustRun(t, args...)
-	for _, want := range []string{"inputs:", "schedule:", "transfer", "fake.d0.v1/event.2/storage.fake.d0.v1", "peak live memory per location", "budget ", "dot_general"} {
+	for _, want := range []string{"inputs:", "schedule:", "transfer", "fake.d1.v1/event.2/storage.fake.d1.v1", "peak live memory per location", "budget ", "dot_general"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("explain output lacks %q:\n%s", want, r.stdout)
 		}
 	}
 	kv := summary(t, r.stdout)
-	if num(t, kv, "transfers") != 2 || num(t, kv, "bytes_moved") != 8*(12+20) || kv["placement"] != "fake.d0.v1:2" {
+	if num(t, kv, "transfers") != 2 || num(t, kv, "bytes_moved") != 8*(12+20) || kv["placement"] != "fake.d1.v1:2" {
 		t.Errorf("summary %v", kv)
 	}
 	// The device holds both inputs and c (15) at its peak; the inputs are released before the row sums exist.
-	if !strings.Contains(kv["peak_bytes"], fmt.Sprintf("fake.d0.v1:%d", 8*(12+20+15))) {
+	if !strings.Contains(kv["peak_bytes"], fmt.Sprintf("fake.d1.v1:%d", 8*(12+20+15))) {
 		t.Errorf("peak_bytes=%s", kv["peak_bytes"])
 	}
 	d := mustRun(t, append(args, "--dot")...)
@@ -452,7 +453,7 @@ func TestErrors(t *testing.T) {
 func TestBenchQuick(t *testing.T) {
 	out := t.TempDir()
 	r := mustRun(t, "bench", "--quick", "--instances", fix("instances"), "--out", out, "--gemm", "24", "--runs", "2",
-		"--peers", "numpy", "--budget", "2")
+		"--peers", "numpy", "--budget", "2", "--install-openblas=false")
 	kv := summary(t, r.stdout)
 	if kv["cases"] != "2" || kv["instances"] != "1" || kv["gemm_sizes"] != "1" {
 		t.Errorf("summary %v", kv)
@@ -467,7 +468,8 @@ func TestBenchQuick(t *testing.T) {
 		}
 	}
 	if strings.Contains(kv["peers"], "numpy") {
-		if !bytes.Contains(report, []byte("numpy/goferro")) || kv["geomean_numpy_ratio"] == "" {
+		if !bytes.Contains(report, []byte("numpy/goferro")) || kv["geomean_numpy_ratio"] == "" || kv["numpy_blas"] == "" ||
+			!regexp.MustCompile(`\n- numpy \S+: BLAS `).Match(report) {
 			t.Errorf("numpy ran but the report has no ratio:\n%s", report)
 		}
 	} else {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -40,6 +39,12 @@ const demoInstance = "../shared/einsum-instances/str_mps_varying_inner_product_2
 // prefers it.
 const accelID driver.EngineID = "accel.fake.v1"
 
+const demoUsage = `usage: goferro demo [flags]
+Contracts a tensor network (the inner product of two 100-site MPS from the
+shared benchmark set, or a generated MPS norm without it) on the CPU and a
+second engine (the first OpenCL device, else a fake device), moving data only
+through scheduled transfers, and checks the result against the CPU alone.`
+
 type demoFlags struct {
 	instance string
 	sites    int
@@ -50,15 +55,18 @@ type demoFlags struct {
 
 func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	var f demoFlags
-	fset := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
+	fset := newFlagSet("demo", demoUsage)
 	fset.StringVar(&f.instance, "instance", demoInstance, "benchmark instance to contract (a generated MPS norm when the file is absent)")
 	fset.IntVar(&f.sites, "sites", 24, "sites of the generated MPS")
 	fset.IntVar(&f.bond, "bond", 32, "bond dimension of the generated MPS")
 	fset.IntVar(&f.runs, "runs", 3, "timed runs after a warm-up")
 	fset.BoolVar(&f.fake, "fake", false, "use a fake device even when OpenCL is present")
-	if err := fset.Parse(args); err != nil {
-		return usagef("%v", err)
+	pos, err := parseArgs(fset, args, stdout)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("demo takes no arguments (got %q)", pos)
 	}
 	if f.sites < 2 || f.bond < 1 || f.runs < 1 {
 		return usagef("need -sites >= 2, -bond >= 1, -runs >= 1")

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -57,17 +55,13 @@ func simdLevel() string {
 
 // runDevices is "goferro devices".
 func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("devices", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "usage: goferro devices\nLists every engine goferro finds, with its storage classes and event domain.")
-			return nil
-		}
-		return usagef("%v", err)
+	fs := newFlagSet("devices", "usage: goferro devices\nLists every engine goferro finds, with its storage classes and event domain.")
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("devices takes no arguments (got %q)", fs.Args())
+	if len(pos) > 0 {
+		return usagef("devices takes no arguments (got %q)", pos)
 	}
 	// Event domains are allocated by a runtime, so register what was found
 	// in one to report the domains it would use.
@@ -123,7 +117,7 @@ func runDevices(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		_ = ce.Close() // only the description was needed
 	}
-	fmt.Fprintln(stdout, "engine fake.dN.v1 (fake:N, on request): goferrotest fake devices with their own pools, storage storage.fake.dN.v1, one event domain each")
+	fmt.Fprintln(stdout, "engine fake.dI.v1 (--engines fake:I, on request): goferrotest fake device I with its own pool, storage storage.fake.dI.v1, one event domain each")
 	fmt.Fprintf(stdout, "engines=%d cpu_threads=%d simd=%q opencl_devices=%d\n", engines, gemm.Threads(), simdLevel(), len(devs))
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -27,12 +26,18 @@ import (
 )
 
 func init() {
-	commands["einsum"] = command{summary: "contract .npy files or replay a benchmark instance (einsum EQ a.npy ... -o out.npy | --instance F.json)", run: runEinsum}
+	commands["einsum"] = command{summary: "contract .npy files or replay a benchmark instance (einsum EQ a.npy ... [-o out.npy] | --instance F.json)", run: runEinsum}
 }
 
 const einsumUsage = `usage:
-  goferro einsum EQ a.npy b.npy ... -o out.npy [--path JSON] [--optimize auto|greedy|optimal|random|search]
-  goferro einsum --instance FILE.json [--strategy opt_flops|opt_size|search] [--seed N] [--check] [--runs N] [--threads T]`
+  goferro einsum EQ a.npy b.npy ... [-o out.npy | -o -] [--path JSON] [--optimize auto|greedy|optimal|random|search]
+  goferro einsum --instance FILE.json [--strategy opt_flops|opt_size|search] [--seed N] [--check] [--runs N] [--threads T]
+Contracts the .npy operands as numpy.einsum(EQ, ...) does. Without -o it prints
+the result's shape, dtype, the path and its cost; -o - writes the result as .npy
+to stdout (text then goes to stderr). -v prints the path in the JSON format
+--path reads. An equation that begins with "-", such as "->", needs no "--".
+With --instance it replays a benchmark instance on seeded inputs and prints
+one key=value line with the median time.`
 
 type einsumFlags struct {
 	out, pathJSON, optimize string
@@ -49,9 +54,8 @@ type einsumFlags struct {
 
 func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	var f einsumFlags
-	fs := flag.NewFlagSet("einsum", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.out, "o", "", "output .npy file")
+	fs := newFlagSet("einsum", einsumUsage)
+	fs.StringVar(&f.out, "o", "", "write the result to this .npy file (-: to stdout); without it, print a summary")
 	fs.StringVar(&f.pathJSON, "path", "", "contraction path as JSON, e.g. [[0,1],[0,1]]")
 	fs.StringVar(&f.optimize, "optimize", "auto", "path optimizer: auto, greedy, optimal, random or search")
 	fs.StringVar(&f.inst, "instance", "", "benchmark instance JSON file")
@@ -67,15 +71,9 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	fs.BoolVar(&f.rowMajor, "row-major", false, "instance mode: always materialise a row-major result")
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stdout, einsumUsage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		return nil
-	}
+	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
-		return usagef("%v\n%s", err, einsumUsage)
+		return err
 	}
 	if f.runs < 1 {
 		return usagef("--runs must be at least 1")
@@ -89,15 +87,12 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	defer f.budget.hold()()
 	if f.inst != "" {
 		if len(pos) > 0 {
-			return usagef("--instance takes no positional arguments (got %q)\n%s", pos, einsumUsage)
+			return usagef("--instance takes no positional arguments (got %q)", pos)
 		}
 		return runInstance(ctx, &f, stdout)
 	}
 	if len(pos) < 2 {
-		return usagef("need an equation and at least one .npy operand\n%s", einsumUsage)
-	}
-	if f.out == "" {
-		return usagef("-o out.npy is required\n%s", einsumUsage)
+		return usagef("need an equation and at least one .npy operand (see goferro einsum -h)")
 	}
 	return runEquation(ctx, &f, pos[0], pos[1:], stdout)
 }
@@ -135,13 +130,17 @@ func runEquation(ctx context.Context, f *einsumFlags, eq string, files []string,
 	if err != nil {
 		return err
 	}
+	text := stdout
+	if f.out == "-" {
+		text = os.Stderr // stdout carries the .npy bytes
+	}
 	ops := make([]*tensor.Tensor, len(files))
 	shapes := make([][]int, len(files))
 	dts := make([]tensor.DType, len(files))
 	for i, name := range files {
-		t, err := tensor.LoadNpy(name)
+		t, err := loadNpy(fmt.Sprintf("operand %d", i), name)
 		if err != nil {
-			return fmt.Errorf("operand %d: %w", i, err)
+			return err
 		}
 		ops[i], shapes[i], dts[i] = t, t.Shape(), t.DType()
 	}
@@ -154,18 +153,47 @@ func runEquation(ctx context.Context, f *einsumFlags, eq string, files []string,
 		return planErr(err)
 	}
 	if f.verbose {
-		printPlan(stdout, c)
+		printPlan(text, c)
 	}
 	out, err := c.Execute(ctx, ops...)
 	if err != nil {
 		return planErr(err)
 	}
 	if f.check {
-		if err := f.checkResult(ctx, stdout, c.Plan(), ops, out); err != nil {
+		if err := f.checkResult(ctx, text, c.Plan(), ops, out); err != nil {
 			return err
 		}
 	}
-	return tensor.SaveNpy(f.out, out)
+	return writeResult(f.out, out, c.Plan(), stdout)
+}
+
+// writeResult writes the result where -o says: a .npy file, .npy bytes on
+// stdout for "-", or, without -o, one key=value line: the result's shape
+// and dtype, the path and its cost.
+func writeResult(to string, out *tensor.Tensor, p *einsum.Plan, stdout io.Writer) error {
+	switch to {
+	case "":
+		dims := make([]string, len(out.Shape()))
+		for i, d := range out.Shape() {
+			dims[i] = fmt.Sprint(d)
+		}
+		var sum any = einsumChecksum(out)
+		if !out.DType().IsComplex() {
+			sum = real(sum.(complex128))
+		}
+		_, err := fmt.Fprintf(stdout, "shape=(%s) dtype=%s path=%s log10_flops=%.4f log2_size=%.4f sum=%.10g\n",
+			strings.Join(dims, ","), out.DType(), path.Path(p.Path), p.Log10Flops(), p.Log2Size(), sum)
+		return err
+	case "-":
+		if isTerminal(stdout) {
+			return usagef("-o - writes binary .npy data to stdout, which is a terminal: redirect it (-o - > out.npy) or give -o out.npy")
+		}
+		return tensor.WriteNpy(stdout, out)
+	}
+	if err := tensor.SaveNpy(to, out); err != nil {
+		return fmt.Errorf("writing the result to %s: %w", to, err)
+	}
+	return nil
 }
 
 func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
@@ -193,6 +221,12 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A bar on a terminal (a large instance plans and runs for minutes):
+	// planning and the inputs, the warm-up and each run are its steps.
+	// Nothing elsewhere, where scripts read the output.
+	bar := newTerminalProgress(os.Stderr, "einsum "+in.Name, f.runs+2)
+	defer bar.done()
+	bar.begin("planning")
 	t0 := time.Now()
 	c, err := f.contraction(ctx, in.Equation(), in.Shapes, dt, opts)
 	if err != nil {
@@ -201,17 +235,22 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	p := c.Plan()
 	planMS := time.Since(t0).Seconds() * 1e3
 	if f.verbose {
-		fmt.Fprintf(stdout, "# plan: %.1f ms, %d steps\n", planMS, len(p.Steps))
-		printPlan(stdout, c)
+		var buf strings.Builder
+		fmt.Fprintf(&buf, "# plan: %.1f ms, %d steps\n", planMS, len(p.Steps))
+		printPlan(&buf, c)
+		bar.println(stdout, strings.TrimSuffix(buf.String(), "\n"))
 	}
 	ops, err := in.Inputs(f.seed)
 	if err != nil {
 		return err
 	}
-	out, err := c.Execute(ctx, ops...) // warm-up
+	bar.step("planned")
+	bar.begin("warm-up")
+	out, err := c.Execute(ctx, ops...)
 	if err != nil {
 		return planErr(err)
 	}
+	bar.step("warm-up")
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
@@ -231,6 +270,7 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		// allocators reuse freed blocks).
 		out = nil
 		runtime.GC()
+		bar.begin(fmt.Sprintf("run %d/%d", i+1, f.runs))
 		t, pc := time.Now(), processCPU()
 		out, err = c.Execute(ctx, ops...)
 		if err != nil {
@@ -238,7 +278,9 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		}
 		times[i] = time.Since(t).Seconds() * 1e3
 		cpuMS[i] = (processCPU() - pc).Seconds() * 1e3
+		bar.step(fmt.Sprintf("%.3f ms", times[i]))
 	}
+	bar.done()
 	if f.verbose {
 		slices.Sort(cpuMS)
 		fmt.Fprintf(stdout, "# median process CPU per run: %.3f ms\n", cpuMS[len(cpuMS)/2])

@@ -16,18 +16,23 @@ import (
 	"github.com/goferro/goferro/opencl/clengine"
 )
 
-// engineSpec is one entry of an --engines list: "cpu", "fake:N" (N fake
-// devices) or "opencl:I" (OpenCL device I).
+// engineSpec is one entry of an --engines list: "cpu", "fake:I" (fake
+// device I) or "opencl:I" (OpenCL device I). The same names select an
+// engine in --place.
 type engineSpec struct {
 	kind string // "cpu", "fake" or "opencl"
-	n    int    // number of fake devices, or the OpenCL device index
+	n    int    // the device index
 }
 
+// maxFakes bounds the fake device indexes, so a typo cannot ask for
+// thousands of devices.
+const maxFakes = 64
+
 // parseEngines parses a comma-separated --engines value. Unknown names and
-// malformed counts are usage errors, so the user sees what was wrong.
+// malformed indexes are usage errors, so the user sees what was wrong.
+// "fake" and "opencl" alone are device 0.
 func parseEngines(s string) ([]engineSpec, error) {
 	var specs []engineSpec
-	seen := map[string]bool{}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -42,21 +47,20 @@ func parseEngines(s string) ([]engineSpec, error) {
 			}
 		case "fake", "opencl":
 			if !hasArg {
-				arg = map[string]string{"fake": "1", "opencl": "0"}[kind]
+				arg = "0"
 			}
 			n, err := strconv.Atoi(arg)
-			if err != nil || n < 0 || (kind == "fake" && (n < 1 || n > 64)) {
-				return nil, usagef("--engines: %q: want %s:N with N a %s", part, kind,
-					map[string]string{"fake": "device count from 1 to 64", "opencl": "device index (0, 1, ...)"}[kind])
+			if err != nil || n < 0 || (kind == "fake" && n >= maxFakes) {
+				return nil, usagef("--engines: %q: want %s:I with I a device index (0, 1, ...%s)", part, kind,
+					map[string]string{"fake": fmt.Sprintf(" below %d", maxFakes)}[kind])
 			}
 			spec.n = n
 		default:
-			return nil, usagef("--engines: unknown engine %q (want cpu, fake:N or opencl:I)", part)
+			return nil, usagef("--engines: unknown engine %q (want cpu, fake:I or opencl:I)", part)
 		}
-		if seen[part] {
+		if slices.Contains(specs, spec) {
 			return nil, usagef("--engines: %q listed twice", part)
 		}
-		seen[part] = true
 		specs = append(specs, spec)
 	}
 	if len(specs) == 0 {
@@ -65,7 +69,7 @@ func parseEngines(s string) ([]engineSpec, error) {
 	return specs, nil
 }
 
-// fakeID is the engine id of the i-th fake device of --engines fake:N.
+// fakeID is the engine id of fake device i (--engines fake:i).
 func fakeID(i int) driver.EngineID { return driver.EngineID(fmt.Sprintf("fake.d%d.v1", i)) }
 
 // engineSet is a runtime built from an --engines list, with every executor
@@ -77,7 +81,7 @@ type engineSet struct {
 	// program inputs are host tensors and enter through it.
 	listed []driver.EngineID
 	// aliases maps the names a user may give to --place (engine ids and
-	// spellings such as "cpu", "fake:1", "opencl:0") to engine ids.
+	// the --engines names "cpu", "fake:1", "opencl:0") to engine ids.
 	aliases map[string]driver.EngineID
 	rec     *recorder
 	closers []func() error
@@ -110,26 +114,20 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder, cpuOpt
 	}
 	addEngine(cpu.NewEngine(cpuOpts...))
 	set.aliases["cpu"] = cpu.EngineID
-	var cl []*clengine.Engine // the OpenCL engines opened, for their providers
+	var cl []*clengine.Engine       // the OpenCL engines opened, for their providers
+	var fakes []*goferrotest.Device // the fake devices, for their copier
 	for _, sp := range specs {
 		switch sp.kind {
 		case "cpu":
 			set.listed = append(set.listed, cpu.EngineID)
 		case "fake":
-			devs := make([]*goferrotest.Device, sp.n)
-			for i := range devs {
-				// Fake devices run every core family with the reference
-				// kernels, so any program can be placed on them.
-				devs[i] = goferrotest.NewDevice(fakeID(i), goferrotest.WithFamilies(cpu.CoreFamilies...))
-			}
-			copier := goferrotest.NewCopier(devs...)
-			for i, d := range devs {
-				addEngine(d.Engine())
-				set.aliases[fmt.Sprintf("fake:%d", i)] = d.ID()
-				set.listed = append(set.listed, d.ID())
-				addTransfer(driver.StorageHost, d.DefaultStorage(), copier)
-				addTransfer(d.DefaultStorage(), driver.StorageHost, copier)
-			}
+			// Fake devices run every core family with the reference
+			// kernels, so any program can be placed on them.
+			d := goferrotest.NewDevice(fakeID(sp.n), goferrotest.WithFamilies(cpu.CoreFamilies...))
+			fakes = append(fakes, d)
+			addEngine(d.Engine())
+			set.aliases[fmt.Sprintf("fake:%d", sp.n)] = d.ID()
+			set.listed = append(set.listed, d.ID())
 		case "opencl":
 			devs, err := opencl.Devices()
 			if err != nil {
@@ -148,6 +146,14 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder, cpuOpt
 			set.aliases[fmt.Sprintf("opencl:%d", sp.n)] = id
 			set.listed = append(set.listed, id)
 			cl = append(cl, e)
+		}
+	}
+	// One copier serves every fake device, to and from the host.
+	if len(fakes) > 0 {
+		copier := goferrotest.NewCopier(fakes...)
+		for _, d := range fakes {
+			addTransfer(driver.StorageHost, d.DefaultStorage(), copier)
+			addTransfer(d.DefaultStorage(), driver.StorageHost, copier)
 		}
 	}
 	// One provider per key serves every OpenCL engine, dispatching on the

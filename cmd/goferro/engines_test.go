@@ -14,7 +14,8 @@ func TestParseEngines(t *testing.T) {
 	good := map[string][]engineSpec{
 		"cpu":               {{kind: "cpu"}},
 		"cpu,fake:2":        {{kind: "cpu"}, {kind: "fake", n: 2}},
-		" fake , opencl:1 ": {{kind: "fake", n: 1}, {kind: "opencl", n: 1}},
+		"fake:0,fake:1":     {{kind: "fake", n: 0}, {kind: "fake", n: 1}},
+		" fake , opencl:1 ": {{kind: "fake", n: 0}, {kind: "opencl", n: 1}},
 	}
 	for in, want := range good {
 		got, err := parseEngines(in)
@@ -32,7 +33,7 @@ func TestParseEngines(t *testing.T) {
 			}
 		}
 	}
-	for _, in := range []string{"", ",", "gpu", "cpu:1", "fake:0", "fake:-1", "fake:x", "opencl:-2", "cpu,cpu", "fake:100"} {
+	for _, in := range []string{"", ",", "gpu", "cpu:1", "fake:-1", "fake:x", "opencl:-2", "cpu,cpu", "fake:1,fake:1", "fake,fake:0", "fake:64"} {
 		_, err := parseEngines(in)
 		var ue *usageError
 		if !errors.As(err, &ue) {
@@ -42,7 +43,7 @@ func TestParseEngines(t *testing.T) {
 }
 
 func TestBuildEnginesFake(t *testing.T) {
-	specs, err := parseEngines("fake:2")
+	specs, err := parseEngines("fake:0,fake:1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,9 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"io/fs"
+	"regexp"
+	"strings"
 
 	"github.com/goferro/goferro/tensor"
 )
@@ -11,7 +12,7 @@ import (
 // inputErrors are the error kinds that mean the user's input was wrong (a
 // file, an equation, a flag value) rather than that goferro failed.
 var inputErrors = []error{
-	flag.ErrHelp, fs.ErrNotExist, fs.ErrPermission,
+	fs.ErrNotExist, fs.ErrPermission,
 	tensor.ErrShape, tensor.ErrDType, tensor.ErrFormat, tensor.ErrIndex, tensor.ErrLayout,
 }
 
@@ -26,4 +27,18 @@ func isInputError(err error) bool {
 		}
 	}
 	return false
+}
+
+// goHead matches the heads that name Go functions in the library's error
+// messages ("tensor.ReadNpy: ", "graph: UnmarshalJSON: "): the convention
+// for programmers, which tells a user of the command nothing.
+var goHead = regexp.MustCompile(`\b([a-z]+\.|[a-z]+: )[A-Z][A-Za-z0-9]*: `)
+
+// userMessage is err's message as the command line shows it after
+// "goferro CMD: ": on one line, without heads that name Go functions and
+// without a head that repeats the command's name.
+func userMessage(cmd string, err error) string {
+	msg := goHead.ReplaceAllString(err.Error(), "")
+	msg = strings.TrimPrefix(msg, cmd+": ")
+	return strings.Join(strings.Fields(msg), " ")
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -22,7 +20,7 @@ func init() {
 }
 
 const explainUsage = `usage: goferro explain (PROGRAM.json --input NAME=a.npy ... | --einsum EQ --input a.npy ... | --instance FILE.json)
-    [--engines cpu,fake:N,opencl:I] [--place ENGINE] [--dot]
+    [--engines cpu,fake:I,opencl:I] [--place ENGINE] [--dot]
 Prepares the program exactly as "goferro run" would and prints, without running
 it, every op's engine and storage class, every transfer with its endpoints and
 bytes, the total bytes moved and the peak live memory per location.`
@@ -140,9 +138,6 @@ func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
 	j := newJobFlags("explain", explainUsage)
 	dot := j.fs.Bool("dot", false, "print the plan as a Graphviz digraph instead")
 	if err := j.parse(args, stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
 		return err
 	}
 	jb, set, opts, err := j.setup(ctx, newRecorder())

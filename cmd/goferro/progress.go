@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // progress reports the advance of a long job on w (stderr). On a terminal
@@ -15,6 +17,8 @@ import (
 // job has run for a second, so quick commands print nothing extra.
 // Elsewhere (a pipe, a file, a test) it prints one plain line per finished
 // step once the job has run for a second, which reads well in logs.
+// The estimate of the time left is from the steps finished so far, less the
+// time the current step has already run, so it never grows between steps.
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -24,7 +28,8 @@ type progress struct {
 	n       int
 	current string // the step under way, shown by the bar
 	start   time.Time
-	last    time.Time
+	stepEnd time.Time // when the last step finished (start before the first)
+	last    time.Time // when the bar was last drawn
 	drawn   bool
 	delay   time.Duration
 	lineLen int
@@ -34,14 +39,31 @@ type progress struct {
 
 // newProgress starts a progress report of total steps.
 func newProgress(w io.Writer, title string, total int) *progress {
-	p := &progress{w: w, title: title, total: total, start: time.Now(), delay: time.Second}
-	if f, ok := w.(*os.File); ok && isTerminal(f) {
+	now := time.Now()
+	p := &progress{w: w, title: title, total: total, start: now, stepEnd: now, delay: time.Second}
+	if isTerminal(w) {
 		p.tty = true
 		p.stop = make(chan struct{})
 		p.stopped.Add(1)
 		go p.tick()
 	}
 	return p
+}
+
+// newTerminalProgress is newProgress on a terminal and nil (no report: a
+// nil *progress ignores every call) elsewhere, for commands whose output
+// is read by scripts.
+func newTerminalProgress(w io.Writer, title string, total int) *progress {
+	if !isTerminal(w) {
+		return nil
+	}
+	return newProgress(w, title, total)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // tick redraws the bar four times a second until done.
@@ -83,6 +105,7 @@ func (p *progress) step(what string) {
 	p.n++
 	p.current = ""
 	now := time.Now()
+	p.stepEnd = now
 	elapsed := now.Sub(p.start)
 	if elapsed < p.delay {
 		return
@@ -111,8 +134,7 @@ func (p *progress) draw(now time.Time) {
 	}
 	eta := ""
 	if p.n > 0 && p.n < p.total {
-		left := time.Duration(float64(elapsed) / float64(p.n) * float64(p.total-p.n))
-		eta = fmt.Sprintf(" eta %s", left.Round(time.Second))
+		eta = fmt.Sprintf(" eta %s", p.left(now).Round(time.Second))
 	}
 	line := fmt.Sprintf("\r%s [%s%s] %d/%d %.0fs%s %s", p.title, strings.Repeat("=", filled), strings.Repeat(" ", width-filled),
 		p.n, p.total, elapsed.Seconds(), eta, p.current)
@@ -122,6 +144,15 @@ func (p *progress) draw(now time.Time) {
 	p.lineLen = len(line)
 	fmt.Fprint(p.w, line)
 	p.drawn = true
+}
+
+// left estimates the time the job still needs at now: the mean time of
+// the finished steps times the steps to go, less what the current step has
+// run; it shrinks while a step runs and is zero, not negative, when the
+// step overruns the mean. p.mu is held and p.n > 0.
+func (p *progress) left(now time.Time) time.Duration {
+	perStep := p.stepEnd.Sub(p.start) / time.Duration(p.n)
+	return max(0, perStep*time.Duration(p.total-p.n)-now.Sub(p.stepEnd))
 }
 
 // println writes a line of results to out without tearing the bar: when

@@ -75,3 +75,24 @@ func TestProgressPrintlnKeepsBar(t *testing.T) {
 		t.Errorf("bar output %q", s)
 	}
 }
+
+// TestProgressETAShrinksWithinAStep: while a step runs, the estimate of
+// the time left counts down from the finished steps' mean instead of
+// growing with the elapsed time.
+func TestProgressETAShrinksWithinAStep(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, "run", 4)
+	p.tty, p.delay = true, 0
+	t0 := time.Now()
+	p.start, p.stepEnd, p.n = t0, t0.Add(2*time.Second), 1 // one step of 2 s done: 6 s to go
+	for _, c := range []struct {
+		at   time.Duration
+		want string
+	}{{2 * time.Second, "eta 6s"}, {3 * time.Second, "eta 5s"}, {6 * time.Second, "eta 2s"}, {20 * time.Second, "eta 0s"}} {
+		buf.Reset()
+		p.draw(t0.Add(c.at))
+		if !strings.Contains(buf.String(), c.want) {
+			t.Errorf("at %v: bar %q, want %q", c.at, buf.String(), c.want)
+		}
+	}
+}

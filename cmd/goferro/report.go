@@ -3,12 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -27,20 +27,21 @@ import (
 
 // The whole-suite benchmark: "goferro bench" with no target, or "bench all".
 
-const benchAllUsage = `usage: goferro bench [all] [--instances DIR] [--out DIR] [--quick] [--runs N]
-    [--gemm 256,512,1024] [--peers numpy,torch|none] [--python /usr/bin/python3] [--threads T]
-Times every einsum instance of DIR (its stored opt_flops path) and square
-float64 GEMMs with goferro, alternating with numpy and torch (when installed)
-through shared/bench/einsum-peers.py, and writes DIR/report.md with ratio
-tables and DIR/results.json. The plots are drawn from results.json by the
-repository's bench/plot module: it prints the command.`
+const benchAllUsage = `usage:
+  goferro bench [all] [flags]
+  goferro bench TARGET [flags]   (targets: %s; goferro bench TARGET -h)
+Times every einsum instance of --instances (its stored opt_flops path) and
+square float64 GEMMs with goferro, alternating with numpy and torch (when
+installed) through the peers script, and writes report.md, with ratio tables
+and the BLAS each peer used, and results.json into --out. The plots are drawn
+from results.json by the repository's bench/plot module: it prints the command.`
 
 // quickFlops is the cost above which --quick skips an instance.
 const quickLog10Flops = 7.5
 
 type benchAllFlags struct {
 	instances, out, peers, python, script, gemmSizes string
-	quick                                            bool
+	quick, installBLAS                               bool
 	runs, threads                                    int
 	seed                                             uint64
 	budget                                           float64
@@ -70,8 +71,7 @@ type benchResult struct {
 // goferro and then with the peers, then the report.
 func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 	var f benchAllFlags
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("bench", fmt.Sprintf(benchAllUsage, strings.Join(slices.Sorted(maps.Keys(benchTargets)), ", ")))
 	fs.StringVar(&f.instances, "instances", "", "directory of einsum instance JSON files (default: ../shared/einsum-instances next to the repository)")
 	fs.StringVar(&f.out, "out", "bench-report", "directory for report.md and results.json (and the plots bench/plot draws)")
 	fs.BoolVar(&f.quick, "quick", false, "a fast subset: cheap instances, small GEMMs, 3 runs")
@@ -83,15 +83,13 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&f.threads, "threads", 0, "threads for goferro and the peers (0: goferro's default)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the instance inputs")
 	fs.Float64Var(&f.budget, "budget", 10, "seconds per case and backend; slow cases get fewer runs")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, benchAllUsage)
-			return nil
-		}
-		return usagef("%v (see goferro bench -h)", err)
+	fs.BoolVar(&f.installBLAS, "install-openblas", true, "when a peer runs the reference BLAS, install Debian's libopenblas0-pthread (as root, with apt-get; nothing is removed)")
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (see goferro bench -h)", fs.Arg(0))
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q (see goferro bench -h)", pos[0])
 	}
 	if f.runs < 0 || f.threads < 0 || f.budget <= 0 {
 		return usagef("--runs and --threads must not be negative, --budget must be positive")
@@ -133,6 +131,23 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(work)
+	blas := map[string]peerBLAS{}
+	if len(peers) > 0 {
+		var note string
+		blas, note, err = probePeerBLAS(ctx, f.python, work, peers, f.installBLAS)
+		if err != nil {
+			blas = map[string]peerBLAS{}
+			for _, p := range peers {
+				blas[p] = peerBLAS{Error: err.Error()}
+			}
+		}
+		if note != "" {
+			fmt.Fprintf(stdout, "# %s\n", note)
+		}
+		for _, p := range peers {
+			fmt.Fprintf(stdout, "# %s %s\n", p, blas[p])
+		}
+	}
 
 	bar := newProgress(os.Stderr, "bench", len(cases))
 	var results []benchResult
@@ -172,7 +187,7 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 		bar.step(r.Name)
 	}
 	bar.done()
-	rep := &benchReport{flags: &f, peers: peers, peerNote: peerNote, peerVersions: peerVersions, results: results, skipped: skipped,
+	rep := &benchReport{flags: &f, peers: peers, peerNote: peerNote, peerVersions: peerVersions, blas: blas, results: results, skipped: skipped,
 		plotCmd: plotCommand(f.out)}
 	if err := rep.write(); err != nil {
 		return err
@@ -184,6 +199,7 @@ func runBenchAll(ctx context.Context, args []string, stdout io.Writer) error {
 		if g, n := rep.geomean(p, false); n > 0 {
 			summary += fmt.Sprintf(" geomean_%s_ratio=%.3f", p, g)
 		}
+		summary += fmt.Sprintf(" %s_blas=%s", p, strings.ReplaceAll(cmp.Or(blas[p].BLAS, "unknown"), " ", "-"))
 	}
 	fmt.Fprintf(stdout, "%s report=%s\n", summary, filepath.Join(f.out, "report.md"))
 	return nil
@@ -463,11 +479,7 @@ func timePeers(ctx context.Context, c benchCase, f *benchAllFlags, peers []strin
 	cmd.Stderr = &stderr
 	outb, err := cmd.Output()
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-			msg = msg[i+1:] // the exception line of a traceback
-		}
-		return "", fmt.Errorf("peers script: %v: %s", err, msg)
+		return "", fmt.Errorf("peers script: %v: %s", err, lastLine(stderr.String()))
 	}
 	version := ""
 	if line, _, _ := strings.Cut(string(outb), "\n"); strings.HasPrefix(line, "# numpy") {
@@ -505,6 +517,7 @@ type benchReport struct {
 	peers        []string
 	peerNote     string
 	peerVersions string
+	blas         map[string]peerBLAS // the BLAS each peer ran
 	results      []benchResult
 	skipped      []string
 	plotCmd      string // the command that draws the plots (plotCommand)
@@ -563,11 +576,22 @@ func (b *benchReport) write() error {
 	if b.peerVersions != "" {
 		fmt.Fprintf(&w, " (%s, replaying the same stored paths pairwise with einsum-peers.py)", b.peerVersions)
 	}
+	for _, p := range b.peers {
+		fmt.Fprintf(&w, "\n- %s %s", p, b.blas[p])
+	}
 	fmt.Fprintf(&w, "\n- runs: median of up to %d timed runs after one warm-up, %g s budget per case and backend; instances from `%s`", f.runs, f.budget, f.instances)
 	if f.quick {
 		fmt.Fprintf(&w, " (--quick: instances up to 10^%.1f flops, small GEMMs)", quickLog10Flops)
 	}
 	fmt.Fprintf(&w, "\n\nA ratio is the peer's time over goferro's: above 1 goferro is faster.\n\n")
+	for _, p := range b.peers {
+		switch b.blas[p].ratioNote() {
+		case "reference BLAS":
+			fmt.Fprintf(&w, "**%s ran the reference BLAS**, which is many times slower than an optimized one: the %s/goferro ratios below overstate goferro's speed. Install an optimized BLAS (Debian: `apt-get install libopenblas0-pthread`) and run again.\n\n", p, p)
+		case "BLAS unknown":
+			fmt.Fprintf(&w, "**%s's BLAS is unknown**: the %s/goferro ratios below may compare goferro with the reference BLAS.\n\n", p, p)
+		}
+	}
 	fmt.Fprintf(&w, "The plots are drawn from results.json by `%s`, run from the goferro repository's root.\n\n", b.plotCmd)
 
 	for _, gemmCases := range []bool{false, true} {
@@ -587,6 +611,9 @@ func (b *benchReport) write() error {
 		}
 		for _, p := range b.peers {
 			head += fmt.Sprintf(" %s ms | %s/goferro |", p, p)
+			if note := b.blas[p].ratioNote(); note != "" {
+				head = strings.TrimSuffix(head, " |") + " (" + note + ") |"
+			}
 			sep += "---:|---:|"
 		}
 		fmt.Fprintf(&w, "%s\n%s\n", head, sep)
@@ -615,7 +642,11 @@ func (b *benchReport) write() error {
 		}
 		for _, p := range b.peers {
 			if g, n := b.geomean(p, gemmCases); n > 0 {
-				fmt.Fprintf(&w, "\nGeometric mean %s/goferro over %d cases: **%.2f**\n", p, n, g)
+				note := b.blas[p].ratioNote()
+				if note != "" {
+					note = " (against " + p + "'s " + note + ")"
+				}
+				fmt.Fprintf(&w, "\nGeometric mean %s/goferro over %d cases: **%.2f**%s\n", p, n, g, note)
 			}
 		}
 		name := "einsum.png"

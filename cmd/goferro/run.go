@@ -29,20 +29,14 @@ func init() {
 const runUsage = `usage:
   goferro run PROGRAM.json --input NAME=a.npy ... [flags]
   goferro run --einsum EQ --input a.npy --input b.npy ... [flags]
-  goferro run --instance FILE.json [--seed N] [flags]
-flags:
-  --engines LIST   engines to run ops on: cpu, fake:N, opencl:I (default cpu)
-  --place ENGINE   run every op on this one engine (cpu, fake:0, fake.d0.v1, ...)
-  --out DIR        write the outputs there as out0.npy, out1.npy, ...
-  --runs N         timed executions (default 1)
-  --warmup N       untimed, untraced executions first (default 0)
-  --trace FILE     write a Chrome trace (chrome://tracing, Perfetto) of the runs
-  --seed N         seed of the --instance inputs
-  --serial         run every node on one goroutine, in schedule order
-Placement is the runtime's deterministic first fit in engine-id order, so with
-cpu listed everything it can run lands on cpu.default.v1: give --place, or
-leave cpu out of --engines (it is still registered, for host inputs and the
-compiler's layout steps), to run the ops on a device.
+  goferro run --instance FILE.json [--seed N] [flags]   (or FILE.json alone)
+Engines are named the same way in --engines and --place: cpu, fake:I (fake
+device I, engine fake.dI.v1) and opencl:I (OpenCL device I); --place also
+takes engine ids. Placement is the runtime's deterministic first fit in
+engine-id order, so with cpu listed everything it can run lands on
+cpu.default.v1: give --place, or leave cpu out of --engines (it is still
+registered, for host inputs and the compiler's layout steps), to run the ops
+on a device.
 The last line is key=value: program, engines, runs, prepare_ms, median_ms,
 min_ms, ops, transfers, bytes_moved (per run), outputs and checksum (the sum of
 every output element, real part for complex).`
@@ -72,30 +66,25 @@ func (l inputList) Set(v string) error { *l.p = append(*l.p, v); return nil }
 // newJobFlags declares the flags run and explain share on a new flag set.
 func newJobFlags(name, usage string) *jobFlags {
 	j := &jobFlags{usage: usage}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet(name, usage)
 	fs.Var(inputList{&j.inputs}, "input", "program input NAME=FILE.npy (repeat; for --einsum, FILE.npy in operand order)")
 	fs.StringVar(&j.eq, "einsum", "", "run this einsum equation on the --input operands")
 	fs.StringVar(&j.inst, "instance", "", "run this benchmark instance JSON file with seeded inputs")
 	fs.Uint64Var(&j.seed, "seed", 0, "seed for --instance inputs")
-	fs.StringVar(&j.engines, "engines", "cpu", "engines: cpu, fake:N, opencl:I, comma-separated")
-	fs.StringVar(&j.place, "place", "", "restrict every op to this engine")
+	fs.StringVar(&j.engines, "engines", "cpu", "engines to run ops on, comma-separated: cpu, fake:I (fake device I), opencl:I (OpenCL device I)")
+	fs.StringVar(&j.place, "place", "", "run every op on this one engine: a name from --engines or an engine id (fake.d0.v1)")
 	fs.BoolVar(&j.serial, "serial", false, "run every node on one goroutine, in schedule order")
 	fs.Var(&j.budget, "memory-limit", "the CPU engine's memory budget (512MiB, 8GB, none; default: 3/4 of what the machine still has); an einsum whose schedule does not fit an engine's budget is compiled in slices")
 	j.fs = fs
 	return j
 }
 
-// parse parses flags interleaved with positional arguments. It returns
-// flag.ErrHelp for -h after printing the usage to stdout.
+// parse parses flags interleaved with positional arguments. For -h it
+// prints the help to stdout and returns flag.ErrHelp.
 func (j *jobFlags) parse(args []string, stdout io.Writer) error {
-	pos, err := parseInterleaved(j.fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stdout, j.usage)
-		return err
-	}
+	pos, err := parseArgs(j.fs, args, stdout)
 	if err != nil {
-		return usagef("%v (see goferro %s -h)", err, j.fs.Name())
+		return err
 	}
 	modes := 0
 	for _, set := range []bool{len(pos) > 0, j.eq != "", j.inst != ""} {
@@ -132,15 +121,25 @@ type job struct {
 }
 
 // inputError marks an error as the user's bad input (exit status 2) while
-// keeping its cause for errors.Is.
-type inputError struct{ err error }
+// keeping its cause for errors.Is. Its message is msg when set, else the
+// cause's.
+type inputError struct {
+	msg string
+	err error
+}
 
-func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	return e.err.Error()
+}
+
 func (e *inputError) Unwrap() error { return e.err }
 
 // badInput formats an input error (exit status 2), wrapping any %w cause.
 func badInput(format string, args ...any) error {
-	return &inputError{fmt.Errorf(format, args...)}
+	return &inputError{err: fmt.Errorf(format, args...)}
 }
 
 // load builds the job: reads the program file or traces the einsum, and
@@ -171,9 +170,9 @@ func (j *jobFlags) load() (*job, error) {
 			if !ok {
 				file = spec
 			}
-			t, err := tensor.LoadNpy(file)
+			t, err := loadNpy("--input "+spec, file)
 			if err != nil {
-				return nil, fmt.Errorf("--input %s: %w", spec, err)
+				return nil, err
 			}
 			ops[i] = t
 		}
@@ -189,7 +188,15 @@ func (j *jobFlags) load() (*job, error) {
 	}
 	prog, err := graph.Load(data)
 	if err != nil {
-		return nil, badInput("program %s: %w", j.program, err)
+		if _, ierr := instance.Load(j.program); ierr == nil {
+			// An einsum benchmark instance given where a program goes.
+			if len(j.inputs) > 0 {
+				return nil, usagef("%s is an einsum instance, which makes its own seeded inputs: drop --input", j.program)
+			}
+			j.inst, j.program = j.program, ""
+			return j.load()
+		}
+		return nil, badInput("%s is neither a goferro program nor an einsum instance: %w", j.program, err)
 	}
 	files := map[string]string{}
 	var order []string
@@ -219,9 +226,9 @@ func (j *jobFlags) load() (*job, error) {
 		if !ok {
 			return nil, usagef("program input %q (%s) has no --input %s=FILE.npy", in.Name, in.Type(), in.Name)
 		}
-		t, err := tensor.LoadNpy(file)
+		t, err := loadNpy("--input "+in.Name, file)
 		if err != nil {
-			return nil, fmt.Errorf("--input %s: %w", in.Name, err)
+			return nil, err
 		}
 		ops[i] = t
 	}
@@ -246,8 +253,13 @@ func einsumProgram(eq string, ops []*tensor.Tensor, limit float64) (*graph.Progr
 	if errors.Is(err, einsum.ErrMemoryLimit) {
 		return nil, err
 	}
-	if err != nil {
-		return nil, badInput("einsum %q: %w", eq, err)
+	var ee *einsum.Error
+	switch {
+	case errors.As(err, &ee):
+		// The einsum package's own words, without the layers between.
+		return nil, &inputError{msg: fmt.Sprintf("equation %q: %s", eq, strings.TrimPrefix(ee.Error(), "einsum: ")), err: err}
+	case err != nil:
+		return nil, badInput("equation %q: %w", eq, err)
 	}
 	return prog, nil
 }
@@ -328,9 +340,6 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	warmup := j.fs.Int("warmup", 0, "untimed executions before the timed ones")
 	tracePath := j.fs.String("trace", "", "write a Chrome trace of the runs to this file")
 	if err := j.parse(args, stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
 		return err
 	}
 	if *runs < 1 || *warmup < 0 {
@@ -415,7 +424,7 @@ func planError(err error) error {
 	for _, kind := range []error{goferro.ErrInputType, goferro.ErrInvalidInput,
 		goferro.ErrNoCapableEngine, goferro.ErrNoInputIngress, goferro.ErrMissingTransferProvider} {
 		if errors.Is(err, kind) {
-			return &inputError{err}
+			return &inputError{err: err}
 		}
 	}
 	return err

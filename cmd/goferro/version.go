@@ -16,8 +16,13 @@ func init() {
 }
 
 func runVersion(_ context.Context, args []string, stdout io.Writer) error {
-	if len(args) > 0 {
-		return usagef("version takes no arguments")
+	fs := newFlagSet("version", "usage: goferro version (or goferro --version)\nPrints the goferro version, the commit it was built from, the Go version and the platform.")
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("version takes no arguments (got %q)", pos)
 	}
 	rev := "unknown"
 	if info, ok := debug.ReadBuildInfo(); ok {

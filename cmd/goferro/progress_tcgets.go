@@ -1,7 +1,0 @@
-//go:build linux || aix || solaris
-
-package main
-
-import "golang.org/x/sys/unix"
-
-const ioctlGetTermios = unix.TCGETS
