@@ -53,7 +53,11 @@ func UnaryInto(op UnaryOp, dst, a *tensor.Tensor) error {
 	if err := checkDst(name, dst, a); err != nil {
 		return err
 	}
-	k(ops(dst, a))
+	o := ops(dst, a)
+	if err := o.unalias(name, false); err != nil {
+		return err
+	}
+	k(o)
 	return nil
 }
 
@@ -139,7 +143,11 @@ func pairInto[Op opCode](d *kindInfo, op Op, dst, a, b *tensor.Tensor) error {
 	if err := checkDst(name, dst, a, b); err != nil {
 		return err
 	}
-	run(ops(dst, a, b))
+	o := ops(dst, a, b)
+	if err := o.unalias(name, false); err != nil {
+		return err
+	}
+	run(o)
 	return nil
 }
 
@@ -231,7 +239,11 @@ func SelectInto(dst, cond, a, b *tensor.Tensor) error {
 	if err := checkDst(name, dst, cond, a, b); err != nil {
 		return err
 	}
-	selectKernel(a.DType())(ops(dst, cond, a, b))
+	o := ops(dst, cond, a, b)
+	if err := o.unalias(name, false); err != nil {
+		return err
+	}
+	selectKernel(a.DType())(o)
 	return nil
 }
 

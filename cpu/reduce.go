@@ -40,8 +40,9 @@ func Reduce(op ReduceOp, a *tensor.Tensor, axes []int, keepDims bool) (*tensor.T
 
 // ReduceInto is Reduce writing into dst, which must have the result dtype
 // and the result shape with or without the reduced axes (told apart by
-// rank: dst.Rank() == a.Rank() means the keepDims form). dst is filled with
-// the identity before a is read, so it must not overlap a.
+// rank: dst.Rank() == a.Rank() means the keepDims form). dst may overlap a:
+// a is then copied aside first (dst is filled with the identity before a
+// is read).
 func ReduceInto(op ReduceOp, dst, a *tensor.Tensor, axes []int) error {
 	name := callName(reduceCallNames[1], uint8(op), "ReduceInto", op)
 	if err := checkNotNil(name, dst, a); err != nil {
@@ -65,7 +66,11 @@ func ReduceInto(op ReduceOp, dst, a *tensor.Tensor, axes []int) error {
 	if err := checkWritable(name, dst); err != nil {
 		return err
 	}
-	return reduce(name, op, dst, a, red)
+	o := ops(dst, a)
+	if err := o.unalias(name, true); err != nil {
+		return err
+	}
+	return reduce(name, op, dst, o.t[1], red)
 }
 
 // Sum returns the sum of a over axes (all axes if none), without keepDims.
