@@ -305,26 +305,23 @@ func fillRow[T any](v T) row1[T] {
 	}
 }
 
-// intDiv is truncating integer division with x/0 = 0.
+// intDiv is numpy's floor division (x // y): the quotient rounded toward
+// negative infinity, with x/0 = 0 (numpy's value, not a panic).
 func intDiv[T integer](x, y T) T {
 	if y == 0 {
 		return 0
 	}
-	return x / y
+	q := x / y
+	if (x%y != 0) && ((x < 0) != (y < 0)) {
+		q--
+	}
+	return q
 }
 
-// intPow is x**y by squaring; a negative y gives the truncated real result.
+// intPow is x**y by squaring. A negative y is refused before the kernel
+// runs (checkPow); it gives 0 here.
 func intPow[T integer](x, y T) T {
 	if y < 0 {
-		switch x {
-		case 1:
-			return 1
-		case -1:
-			if y%2 == 0 {
-				return 1
-			}
-			return -1
-		}
 		return 0
 	}
 	r := T(1)
