@@ -5,6 +5,7 @@ import (
 	"math/cmplx"
 
 	"github.com/goferro/goferro/internal/strided"
+	"github.com/goferro/goferro/internal/xmath"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -439,7 +440,7 @@ func addReal[T ordered](dt tensor.DType, abs row2[T, T], div, pow row3[T, T, T])
 
 func addFloat[T floating](dt tensor.DType) {
 	setUnary(OpExp, dt, mapRow(func(x T) T { return T(math.Exp(float64(x))) }))
-	setUnary(OpLog, dt, mapRow(func(x T) T { return T(math.Log(float64(x))) }))
+	setUnary(OpLog, dt, mapRow(func(x T) T { return T(xmath.Log(float64(x))) }))
 	setUnary(OpSqrt, dt, mapRow(func(x T) T { return T(math.Sqrt(float64(x))) }))
 	addReal(dt, mapRow(func(x T) T { return T(math.Abs(float64(x))) }), divRow[T], map2Row(floatPow[T]))
 }
@@ -459,8 +460,8 @@ func addComplex[T cplx, R floating](dt tensor.DType) {
 	setUnary(OpConj, dt, mapRow(func(x T) T { return T(cmplx.Conj(complex128(x))) }))
 	setUnary(OpAbs, dt, mapRow(func(x T) R { return R(cmplx.Abs(complex128(x))) }))
 	setUnary(OpExp, dt, mapRow(func(x T) T { return T(cmplx.Exp(complex128(x))) }))
-	setUnary(OpLog, dt, mapRow(func(x T) T { return T(cmplx.Log(complex128(x))) }))
-	setUnary(OpSqrt, dt, mapRow(func(x T) T { return T(cmplx.Sqrt(complex128(x))) }))
+	setUnary(OpLog, dt, mapRow(func(x T) T { return T(xmath.ComplexLog(complex128(x))) }))
+	setUnary(OpSqrt, dt, mapRow(func(x T) T { return T(xmath.ComplexSqrt(complex128(x))) }))
 	c := &convertRunners[dt]
 	c[tensor.Float32], c[tensor.Float64] = runner2(complexToReal[float32, T]), runner2(complexToReal[float64, T])
 	c[tensor.Int32], c[tensor.Int64] = runner2(complexToReal[int32, T]), runner2(complexToReal[int64, T])

@@ -7,6 +7,7 @@ import (
 	"math/cmplx"
 	"slices"
 
+	"github.com/goferro/goferro/internal/xmath"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -97,7 +98,7 @@ func floatUnary(op string) func(float64) float64 {
 	case "exp":
 		return math.Exp
 	case "log":
-		return math.Log
+		return xmath.Log
 	case "sqrt":
 		return math.Sqrt
 	case "reciprocal":
@@ -111,9 +112,9 @@ func complexUnary(op string) func(complex128) complex128 {
 	case "exp":
 		return cmplx.Exp
 	case "log":
-		return cmplx.Log
+		return xmath.ComplexLog
 	case "sqrt":
-		return cmplx.Sqrt
+		return xmath.ComplexSqrt
 	case "reciprocal":
 		return func(x complex128) complex128 { return 1 / x }
 	case "conj":
