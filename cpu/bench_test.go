@@ -86,3 +86,31 @@ func BenchmarkPermuteSmall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSumFloat32 measures the pairwise sums (issue 13) on 2^20
+// float32 elements: the whole array, the outer axis of 2^18×4 (split
+// pairwise across rows), and the dot product of einsum "i,i->" (a
+// matrix-vector product).
+func BenchmarkSumFloat32(b *testing.B) {
+	const n = 1 << 20
+	x, _ := tensor.Rand(tensor.Float32, 1, n)
+	y, _ := tensor.Rand(tensor.Float32, 2, n)
+	cols, _ := x.Reshape(n/4, 4)
+	for _, c := range []struct {
+		name string
+		f    func() (*tensor.Tensor, error)
+	}{
+		{"all", func() (*tensor.Tensor, error) { return Sum(x) }},
+		{"axis0", func() (*tensor.Tensor, error) { return Sum(cols, 0) }},
+		{"dot", func() (*tensor.Tensor, error) { return Contract("i,i->", x, y) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(n * 4)
+			for b.Loop() {
+				if _, err := c.f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -124,7 +124,7 @@ func TestIntPowNegativeExponent(t *testing.T) {
 			t.Errorf("%v: BinaryInto(pow) with a negative exponent: %v, want ErrDomain", dt, err)
 		}
 		every, _ := bad.Slice(tensor.Range{Start: 1, Stop: 6, Step: 2}) // (2 1 7)
-		base, _ := x.Slice(tensor.R(1, 4))                                // (-1 2 3)
+		base, _ := x.Slice(tensor.R(1, 4))                              // (-1 2 3)
 		p, err := cpu.Pow(base, every)
 		if err != nil {
 			t.Fatalf("%v: %v", dt, err)

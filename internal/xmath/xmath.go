@@ -1,8 +1,11 @@
-// Package xmath holds the elementary functions whose math and math/cmplx
-// versions are wrong for subnormal arguments, fixed by scaling the argument
-// into the normal range by a power of two (exact) and undoing the scale on
-// the result. Package cpu's kernels and the reference semantics
-// (graph/internal/naive) both use them, so they agree.
+// Package xmath holds numerics the kernels share: the elementary functions
+// whose math and math/cmplx versions are wrong for subnormal arguments,
+// fixed by scaling the argument into the normal range by a power of two
+// (exact) and undoing the scale on the result, which package cpu's kernels
+// and the reference semantics (graph/internal/naive) both use, so they
+// agree; and pairwise sums and dot products (Sum, Dot), which package
+// cpu's reductions, cpu/gemm's matrix-vector products and the einsum
+// executor use.
 package xmath
 
 import (
