@@ -95,25 +95,3 @@ func sameDType(op string, ts ...*tensor.Tensor) error {
 	}
 	return nil
 }
-
-// unalias replaces every source of o (o.t[1:]) that a write into the
-// destination o.t[0] could change before it is read by a copy of it: a
-// source that may overlap the destination without being its own elements
-// index by index (see tensor.InPlace). With whole, any overlap counts (a
-// reduction writes its destination before it reads the source). The
-// destination's sources are then read as they were before the call.
-func (o *kernelArgs) unalias(name string, whole bool) error {
-	dst := o.t[0]
-	for k := 1; k < o.n; k++ {
-		src := o.t[k]
-		if !tensor.MayOverlap(dst, src) || !whole && tensor.InPlace(dst, src) {
-			continue
-		}
-		c := src.Clone()
-		if c == nil {
-			return errorf(name, tensor.ErrLayout, "operand %d overlaps the destination and cannot be copied aside", k)
-		}
-		o.t[k] = c
-	}
-	return nil
-}
