@@ -1,11 +1,13 @@
 package cpu_test
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/graph/ref"
@@ -59,24 +61,28 @@ func bigAbs(a, b float64) *big.Float {
 // exp of a subnormal rounds to 1, and exp(a+bi) to 1+bi; the phase of a
 // complex number is unchanged by scaling both parts by 2^600 into the
 // normal range.
-func subnormalRef(op cpu.UnaryOp, z complex128, isComplex bool) complex128 {
+func subnormalRef(op string, z complex128, isComplex bool) complex128 {
 	a, b := real(z), imag(z)
 	if !isComplex {
 		switch op {
-		case cpu.OpNeg:
+		case "neg":
 			return complex(-a, 0)
-		case cpu.OpConj:
+		case "conj":
 			return complex(a, 0)
-		case cpu.OpAbs:
+		case "abs":
 			return complex(math.Abs(a), 0)
-		case cpu.OpExp:
+		case "exp":
 			return 1
-		case cpu.OpLog:
+		case "square":
+			return complex(f64(new(big.Float).SetPrec(prec).Mul(bigOf(a), bigOf(a))), 0)
+		case "reciprocal":
+			return complex(f64(new(big.Float).SetPrec(prec).Quo(bigOf(1), bigOf(a))), 0)
+		case "log":
 			if a < 0 {
 				return complex(math.NaN(), 0)
 			}
 			return complex(f64(bigLn(bigOf(a))), 0)
-		case cpu.OpSqrt:
+		case "sqrt":
 			if a < 0 {
 				return complex(math.NaN(), 0)
 			}
@@ -84,17 +90,30 @@ func subnormalRef(op cpu.UnaryOp, z complex128, isComplex bool) complex128 {
 		}
 	}
 	switch op {
-	case cpu.OpNeg:
+	case "neg":
 		return -z
-	case cpu.OpConj:
+	case "conj":
 		return complex(a, -b)
-	case cpu.OpAbs:
+	case "abs":
 		return complex(f64(bigAbs(a, b)), 0)
-	case cpu.OpExp:
+	case "exp":
 		return complex(1, b)
-	case cpu.OpLog:
+	case "square":
+		// (a² - b²) + 2ab·i
+		re := new(big.Float).SetPrec(prec).Mul(bigOf(a), bigOf(a))
+		re.Sub(re, new(big.Float).SetPrec(prec).Mul(bigOf(b), bigOf(b)))
+		im := new(big.Float).SetPrec(prec).Mul(bigOf(2*a), bigOf(b))
+		return complex(f64(re), f64(im))
+	case "reciprocal":
+		// (a - bi) / (a² + b²)
+		d := bigAbs(a, b)
+		d.Mul(d, d)
+		re := new(big.Float).SetPrec(prec).Quo(bigOf(a), d)
+		im := new(big.Float).SetPrec(prec).Quo(bigOf(-b), d)
+		return complex(f64(re), f64(im))
+	case "log":
 		return complex(f64(bigLn(bigAbs(a, b))), math.Atan2(b*0x1p600, a*0x1p600))
-	case cpu.OpSqrt:
+	case "sqrt":
 		// sqrt((|z|+a)/2) + i·sign(b)·sqrt((|z|-a)/2).
 		r := bigAbs(a, b)
 		re := new(big.Float).SetPrec(prec).Add(r, bigOf(a))
@@ -160,15 +179,26 @@ func ulpsOff(got, want complex128, single bool) float64 {
 
 // TestUnarySubnormals checks every unary op of every float and complex
 // dtype over the whole subnormal range (real inputs, and complex inputs
-// with subnormal or zero parts) against exact references: the CPU kernels
-// (cpu.Unary) and the reference semantics (graph/ref), within one unit in
-// the last place. Go's math.Log is wrong there on amd64
-// (golang/go#56600: log(5e-324) was -709.09, not -744.44).
+// with subnormal or zero parts) against exact references, within one unit
+// in the last place (four for complex reciprocals): the CPU kernels (cpu.Unary), the CPU engine (which
+// runs square and reciprocal as products and quotients) and the reference
+// semantics (graph/ref). Go's math.Log is wrong there on amd64
+// (golang/go#56600: log(5e-324) was -709.09, not -744.44), and
+// cmplx.Sqrt(5e-324i) is 0.
 func TestUnarySubnormals(t *testing.T) {
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := rand.New(rand.NewPCG(13, 2))
-	unary := map[cpu.UnaryOp]func(graph.Value) graph.Value{
-		cpu.OpNeg: graph.Neg, cpu.OpConj: graph.Conj, cpu.OpAbs: graph.Abs,
-		cpu.OpExp: graph.Exp, cpu.OpLog: graph.Log, cpu.OpSqrt: graph.Sqrt,
+	ops := []struct {
+		name string
+		g    func(graph.Value) graph.Value
+		op   cpu.UnaryOp // 0: not a cpu.UnaryOp
+	}{
+		{"neg", graph.Neg, cpu.OpNeg}, {"conj", graph.Conj, cpu.OpConj}, {"abs", graph.Abs, cpu.OpAbs},
+		{"exp", graph.Exp, cpu.OpExp}, {"log", graph.Log, cpu.OpLog}, {"sqrt", graph.Sqrt, cpu.OpSqrt},
+		{"square", graph.Square, 0}, {"reciprocal", graph.Reciprocal, 0},
 	}
 	for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32, tensor.Complex128, tensor.Complex64} {
 		single := dt == tensor.Float32 || dt == tensor.Complex64
@@ -194,40 +224,52 @@ func TestUnarySubnormals(t *testing.T) {
 		for i, z := range zs {
 			in.SetComplex128(z, i)
 		}
-		for op, g := range unary {
-			got, err := cpu.Unary(op, in)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, o := range ops {
 			b := graph.NewBuilder()
-			p, err := graph.Compile(g(b.Input("x", dt, graph.Dims(len(zs)))))
+			p, err := graph.Compile(o.g(b.Input("x", dt, graph.Dims(len(zs)))))
 			if err != nil {
 				t.Fatal(err)
 			}
+			outs := map[string]*tensor.Tensor{}
 			res, err := ref.Run(p, in)
 			if err != nil {
 				t.Fatal(err)
 			}
+			outs["graph/ref"] = res[0]
+			if res, err = rt.RunTensors(context.Background(), p, []*tensor.Tensor{in}); err != nil {
+				t.Fatal(err)
+			}
+			outs["CPU engine"] = res[0]
+			if o.op != 0 {
+				if outs["cpu.Unary"], err = cpu.Unary(o.op, in); err != nil {
+					t.Fatal(err)
+				}
+			}
 			want := make([]complex128, len(zs))
 			for i, z := range zs {
-				want[i] = subnormalRef(op, z, dt.IsComplex())
+				want[i] = subnormalRef(o.name, z, dt.IsComplex())
 				if single {
 					want[i] = complex(float64(float32(real(want[i]))), float64(float32(imag(want[i]))))
 				}
 			}
-			for name, out := range map[string]*tensor.Tensor{"cpu": got, "graph/ref": res[0]} {
+			tol := 1.0
+			if o.name == "reciprocal" && dt.IsComplex() {
+				// Smith's division (Go's, and numpy's, which gives the
+				// same bits here) is good to a few units.
+				tol = 4
+			}
+			for name, out := range outs {
 				vals := out.Complex128Values()
 				bad := 0
 				for i, z := range zs {
-					want := want[i]
-					if u := ulpsOff(vals[i], want, single); u > 1 {
+					if u := ulpsOff(vals[i], want[i], single); u > tol {
 						if bad++; bad <= 3 {
-							t.Errorf("%s %v %v(%v) = %v, want %v (%.3g ulps)", name, dt, op, z, vals[i], want, u)
+							t.Errorf("%s %v %s(%v) = %v, want %v (%.3g ulps)", name, dt, o.name, z, vals[i], want[i], u)
 						}
 					}
 				}
 				if bad > 3 {
-					t.Errorf("%s %v %v: %d of %d wrong", name, dt, op, bad, len(zs))
+					t.Errorf("%s %v %s: %d of %d wrong", name, dt, o.name, bad, len(zs))
 				}
 			}
 		}
