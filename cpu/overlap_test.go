@@ -173,3 +173,36 @@ func TestReduceIntoOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareIntoOverlap checks CompareInto on Bool operands that overlap
+// the destination: x != false copies x, so every case must give the
+// source's values as they were before the call.
+func TestCompareIntoOverlap(t *testing.T) {
+	f, _ := tensor.New([]bool{false}, 1)
+	for _, c := range overlapCases {
+		v := make([]bool, 20)
+		for i := range v {
+			v[i] = i%3 == 0
+		}
+		x, _ := tensor.New(v, 20)
+		dst, err := c.dst(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := c.src(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := src.Clone().BroadcastTo(dst.Shape()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = want.Clone()
+		if err := cpu.CompareInto(cpu.OpNe, dst, src, f); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if err := tensor.CheckClose(dst, want, 0, 0); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
