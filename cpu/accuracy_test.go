@@ -58,6 +58,15 @@ func TestFloat32SumAccuracy(t *testing.T) {
 			}
 			return cpu.Mul(m, must(tensor.Full(tensor.Float32, n)))
 		}, sum},
+		{"ReduceInto a strided keepDims destination", func() (*tensor.Tensor, error) {
+			buf, _ := tensor.Zeros(tensor.Float32, 1, 8)
+			dst, _ := buf.Slice(tensor.All, tensor.Range{Start: 7, Stop: -9, Step: -2}) // (1,4), reversed
+			return dst, cpu.ReduceInto(cpu.ReduceSum, dst, cols, []int{0})
+		}, colSums},
+		{"Sum axis 0, complex64", func() (*tensor.Tensor, error) {
+			c, _ := cplx.Reshape(n/4, 4)
+			return cpu.Sum(c, 0)
+		}, colSums},
 		{"einsum i,i->", func() (*tensor.Tensor, error) { return cpu.Contract("i,i->", x, y) }, dot},
 		{"einsum i->", func() (*tensor.Tensor, error) { return cpu.Contract("i->", x) }, sum},
 		{"einsum ij->j", func() (*tensor.Tensor, error) { return cpu.Contract("ij->j", cols) }, colSums},
