@@ -45,7 +45,7 @@
 // intermediate's memory order so that GEMMs read and write in place
 // wherever possible (the lowering lives in cpu/internal/einsumexec);
 // Contraction.Execute runs it on tensors of any dtype, concurrently if
-// wanted; on Bool it computes numpy's OR of ANDs. WithThreads and WithAnyOutputLayout are execution options; path
+// wanted. WithThreads and WithAnyOutputLayout are execution options; path
 // and optimizer options belong to einsum.NewPlan. Errors are
 // *einsum.Error values.
 //

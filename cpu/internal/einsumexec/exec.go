@@ -29,7 +29,8 @@ func errf(kind error, op int, format string, args ...any) *einsum.Error {
 // returns a new tensor: row-major or, when lowered with anyLayout, possibly
 // a strided view of its own new buffer. ctx may be nil; when it is done
 // between steps, Execute stops with an einsum.ErrCanceled error. Errors are
-// *einsum.Error values.
+// *einsum.Error values. On Bool operands the result is numpy's: the OR of
+// ANDs, never a count (see execBool).
 func (pr *Program) Execute(ctx context.Context, threads int, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
 	dt, err := pr.check(operands)
 	if err != nil {
