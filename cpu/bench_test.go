@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/goferro/goferro/tensor"
@@ -94,8 +95,7 @@ func BenchmarkPermuteSmall(b *testing.B) {
 // matrix-vector product).
 func BenchmarkSumFloat32(b *testing.B) {
 	const n = 1 << 20
-	x, _ := tensor.Rand(tensor.Float32, 1, n)
-	y, _ := tensor.Rand(tensor.Float32, 2, n)
+	x, y := randFloat32(n), randFloat32(n)
 	cols, _ := x.Reshape(n/4, 4)
 	for _, c := range []struct {
 		name string
@@ -122,8 +122,7 @@ func BenchmarkSumFloat32(b *testing.B) {
 // in order: about 10^6).
 func BenchmarkDotFloat32TenMillion(b *testing.B) {
 	const n = 10_000_000
-	x, _ := tensor.Rand(tensor.Float32, 1, n)
-	y, _ := tensor.Rand(tensor.Float32, 2, n)
+	x, y := randFloat32(n), randFloat32(n)
 	xs, _ := tensor.Buffer[float32](x)
 	ys, _ := tensor.Buffer[float32](y)
 	exact := 0.0
@@ -139,4 +138,15 @@ func BenchmarkDotFloat32TenMillion(b *testing.B) {
 		}
 	}
 	b.ReportMetric(1e9*math.Abs(real(got.Complex128Values()[0])-exact)/exact, "ppb-error")
+}
+
+// randFloat32 returns n uniform float32 values in [0, 1) as a vector.
+func randFloat32(n int) *tensor.Tensor {
+	r := rand.New(rand.NewPCG(uint64(n), 13))
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = r.Float32()
+	}
+	x, _ := tensor.New(v, n)
+	return x
 }
