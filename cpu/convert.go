@@ -42,7 +42,11 @@ func ConvertInto(dst, a *tensor.Tensor) error {
 	if err := checkDst(name, dst, a); err != nil {
 		return err
 	}
-	k(ops(dst, a))
+	o := ops(dst, a)
+	if err := o.unalias(name, false); err != nil {
+		return err
+	}
+	k(o)
 	return nil
 }
 

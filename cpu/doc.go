@@ -23,15 +23,24 @@
 // against each other with numpy rules. Results are new row-major tensors;
 // the ...Into variants write into a preallocated destination of any layout
 // instead. A destination must not have zero strides over extents greater
-// than 1, and must not partially overlap an operand (writing in place over an
-// operand with exactly the same layout is fine).
+// than 1. It may overlap its operands as numpy allows: an operand with
+// exactly the destination's layout is computed in place (x += y), any other
+// overlap (a shifted, reversed, transposed or broadcast view of the same
+// memory) reads the operand from a copy made first.
+//
+// Integer division is numpy's floor division (x // y) with x / 0 = 0;
+// integer pow with a negative exponent is an error wrapping
+// tensor.ErrDomain, as numpy raises. Sums (ReduceSum, ReduceMean, einsum's
+// summed labels, matrix-vector products) add pairwise, as numpy does: the
+// rounding error grows with log n, not n.
 //
 // Operands of arithmetic and comparisons must share one dtype; there is no
 // implicit promotion (use Convert). An operation not defined on a dtype
 // (exp on integers, lt on complex, arithmetic on Bool) is a *KernelError
 // wrapping tensor.ErrDType; shapes that do not broadcast wrap
 // tensor.ErrShape, bad axes tensor.ErrIndex, bad destinations
-// tensor.ErrLayout. Bad input never panics.
+// tensor.ErrLayout, negative integer exponents tensor.ErrDomain. Bad input
+// never panics.
 //
 // # Einsum
 //

@@ -1,6 +1,9 @@
 package cpu
 
-import "github.com/goferro/goferro/tensor"
+import (
+	"github.com/goferro/goferro/internal/strided"
+	"github.com/goferro/goferro/tensor"
+)
 
 // unaryKernel returns the runner of op for operands of dtype dt and the
 // dtype of its result, or the error that op is none or is not defined on
@@ -53,7 +56,11 @@ func UnaryInto(op UnaryOp, dst, a *tensor.Tensor) error {
 	if err := checkDst(name, dst, a); err != nil {
 		return err
 	}
-	k(ops(dst, a))
+	o := ops(dst, a)
+	if err := o.unalias(name, false); err != nil {
+		return err
+	}
+	k(o)
 	return nil
 }
 
@@ -89,10 +96,44 @@ func pairKernel(name string, k opKind, op uint8, a, b *tensor.Tensor) (runner, e
 	if err := sameDType(name, a, b); err != nil {
 		return nil, err
 	}
-	if run := lookup(k, op, a.DType()); run != nil {
-		return run, nil
+	run := lookup(k, op, a.DType())
+	if run == nil {
+		return nil, kernelError(name, k, op, a.DType())
 	}
-	return nil, kernelError(name, k, op, a.DType())
+	if k == opBinary && op == uint8(OpPow) {
+		if err := checkPow(name, b); err != nil {
+			return nil, err
+		}
+	}
+	return run, nil
+}
+
+// checkPow refuses integer exponents below zero, as numpy does.
+func checkPow(name string, exp *tensor.Tensor) error {
+	neg := false
+	switch exp.DType() {
+	case tensor.Int32:
+		neg = anyNegative[int32](exp)
+	case tensor.Int64:
+		neg = anyNegative[int64](exp)
+	}
+	if neg {
+		return errorf(name, tensor.ErrDomain, "integers to negative integer powers are not allowed")
+	}
+	return nil
+}
+
+// anyNegative reports whether some element of t is below zero.
+func anyNegative[T integer](t *tensor.Tensor) bool {
+	b := buf[T](t)
+	neg := false
+	strided.Rows(t.ShapeView(), [][]int{t.StridesView()}, []int{t.Offset()}, func(n int, o, s []int) {
+		for p := o[0]; n > 0; n-- {
+			neg = neg || b[p] < 0
+			p += s[0]
+		}
+	})
+	return neg
 }
 
 // pairDType is the dtype of the result of an operation of kind k on
@@ -139,7 +180,11 @@ func pairInto[Op opCode](d *kindInfo, op Op, dst, a, b *tensor.Tensor) error {
 	if err := checkDst(name, dst, a, b); err != nil {
 		return err
 	}
-	run(ops(dst, a, b))
+	o := ops(dst, a, b)
+	if err := o.unalias(name, false); err != nil {
+		return err
+	}
+	run(o)
 	return nil
 }
 
@@ -231,7 +276,11 @@ func SelectInto(dst, cond, a, b *tensor.Tensor) error {
 	if err := checkDst(name, dst, cond, a, b); err != nil {
 		return err
 	}
-	selectKernel(a.DType())(ops(dst, cond, a, b))
+	o := ops(dst, cond, a, b)
+	if err := o.unalias(name, false); err != nil {
+		return err
+	}
+	selectKernel(a.DType())(o)
 	return nil
 }
 

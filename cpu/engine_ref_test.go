@@ -2,6 +2,7 @@ package cpu_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -88,10 +89,19 @@ func TestEngineMatchesReferenceOnSpecialValues(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, err := ref.Run(p, x, y)
+			got, gerr := rt.RunTensors(context.Background(), p, []*tensor.Tensor{x, y})
+			if errors.Is(err, tensor.ErrDomain) {
+				// Integers to negative powers: both refuse.
+				if !errors.Is(gerr, tensor.ErrDomain) {
+					t.Errorf("%v %s: the reference refuses (%v), the engine: %v", dt, name, err, gerr)
+				}
+				checked++
+				return
+			}
 			if err != nil {
 				t.Fatalf("%v %s: reference: %v", dt, name, err)
 			}
-			got, err := rt.RunTensors(context.Background(), p, []*tensor.Tensor{x, y})
+			err = gerr
 			if err != nil {
 				t.Fatalf("%v %s: engine: %v", dt, name, err)
 			}

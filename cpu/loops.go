@@ -5,6 +5,7 @@ import (
 	"math/cmplx"
 
 	"github.com/goferro/goferro/internal/strided"
+	"github.com/goferro/goferro/internal/xmath"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -52,6 +53,28 @@ func ops(ts ...*tensor.Tensor) kernelArgs {
 
 // list returns the operands as a slice, for the general (allocating) path.
 func (o *kernelArgs) list() []*tensor.Tensor { return o.t[:o.n] }
+
+// unalias replaces every source of o (o.t[1:]) that a write into the
+// destination o.t[0] could change before it is read by a copy of it: a
+// source that may overlap the destination without being its own elements
+// index by index (see tensor.InPlace). With whole, any overlap counts (a
+// reduction writes its destination before it reads the source). The
+// destination's sources are then read as they were before the call.
+func (o *kernelArgs) unalias(name string, whole bool) error {
+	dst := o.t[0]
+	for k := 1; k < o.n; k++ {
+		src := o.t[k]
+		if !tensor.MayOverlap(dst, src) || !whole && tensor.InPlace(dst, src) {
+			continue
+		}
+		c := src.Clone()
+		if c == nil {
+			return errorf(name, tensor.ErrLayout, "operand %d overlaps the destination and cannot be copied aside", k)
+		}
+		o.t[k] = c
+	}
+	return nil
+}
 
 // flat reports whether the operands can be walked as one row of n > 0
 // elements in the destination's row-major order, and returns each operand's
@@ -305,26 +328,23 @@ func fillRow[T any](v T) row1[T] {
 	}
 }
 
-// intDiv is truncating integer division with x/0 = 0.
+// intDiv is numpy's floor division (x // y): the quotient rounded toward
+// negative infinity, with x/0 = 0 (numpy's value, not a panic).
 func intDiv[T integer](x, y T) T {
 	if y == 0 {
 		return 0
 	}
-	return x / y
+	q := x / y
+	if (x%y != 0) && ((x < 0) != (y < 0)) {
+		q--
+	}
+	return q
 }
 
-// intPow is x**y by squaring; a negative y gives the truncated real result.
+// intPow is x**y by squaring. A negative y is refused before the kernel
+// runs (checkPow); it gives 0 here.
 func intPow[T integer](x, y T) T {
 	if y < 0 {
-		switch x {
-		case 1:
-			return 1
-		case -1:
-			if y%2 == 0 {
-				return 1
-			}
-			return -1
-		}
 		return 0
 	}
 	r := T(1)
@@ -442,7 +462,7 @@ func addReal[T ordered](dt tensor.DType, abs row2[T, T], div, pow row3[T, T, T])
 
 func addFloat[T floating](dt tensor.DType) {
 	setUnary(OpExp, dt, mapRow(func(x T) T { return T(math.Exp(float64(x))) }))
-	setUnary(OpLog, dt, mapRow(func(x T) T { return T(math.Log(float64(x))) }))
+	setUnary(OpLog, dt, mapRow(func(x T) T { return T(xmath.Log(float64(x))) }))
 	setUnary(OpSqrt, dt, mapRow(func(x T) T { return T(math.Sqrt(float64(x))) }))
 	addReal(dt, mapRow(func(x T) T { return T(math.Abs(float64(x))) }), divRow[T], map2Row(floatPow[T]))
 }
@@ -462,8 +482,8 @@ func addComplex[T cplx, R floating](dt tensor.DType) {
 	setUnary(OpConj, dt, mapRow(func(x T) T { return T(cmplx.Conj(complex128(x))) }))
 	setUnary(OpAbs, dt, mapRow(func(x T) R { return R(cmplx.Abs(complex128(x))) }))
 	setUnary(OpExp, dt, mapRow(func(x T) T { return T(cmplx.Exp(complex128(x))) }))
-	setUnary(OpLog, dt, mapRow(func(x T) T { return T(cmplx.Log(complex128(x))) }))
-	setUnary(OpSqrt, dt, mapRow(func(x T) T { return T(cmplx.Sqrt(complex128(x))) }))
+	setUnary(OpLog, dt, mapRow(func(x T) T { return T(xmath.ComplexLog(complex128(x))) }))
+	setUnary(OpSqrt, dt, mapRow(func(x T) T { return T(xmath.ComplexSqrt(complex128(x))) }))
 	c := &convertRunners[dt]
 	c[tensor.Float32], c[tensor.Float64] = runner2(complexToReal[float32, T]), runner2(complexToReal[float64, T])
 	c[tensor.Int32], c[tensor.Int64] = runner2(complexToReal[int32, T]), runner2(complexToReal[int64, T])

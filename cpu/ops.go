@@ -18,10 +18,12 @@ type UnaryOp uint8
 // are defined on every numeric dtype except OpMax and OpMin, which are not
 // defined on complex dtypes. None is defined on Bool.
 //
-// Integer division truncates toward zero and gives 0 for a zero divisor (the
-// value numpy produces); integer OpPow with a negative exponent gives the
-// truncated real result (1 or -1 for bases ±1, 0 otherwise). OpMax and OpMin
-// propagate NaNs. Integer arithmetic wraps around on overflow.
+// Integer division is numpy's floor division (x // y: the quotient rounded
+// toward negative infinity, -7 / 2 = -4) and gives 0 for a zero divisor (the
+// value numpy produces); integer OpPow with a negative exponent is an error
+// wrapping tensor.ErrDomain, as numpy raises ValueError ("Integers to
+// negative integer powers are not allowed"). OpMax and OpMin propagate
+// NaNs. Integer arithmetic wraps around on overflow.
 type BinaryOp uint8
 
 // CompareOp names an elementwise comparison; its result has dtype Bool.

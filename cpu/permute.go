@@ -28,7 +28,9 @@ func Permute(a *tensor.Tensor, perm ...int) (*tensor.Tensor, error) {
 // any strides; they must share a dtype (use ConvertInto otherwise). The copy
 // merges axes contiguous in both, orders the loops by dst's strides, and
 // when the densest axes of src and dst differ (a transpose) copies in tiles
-// that keep both sides in cache.
+// that keep both sides in cache. src may overlap dst: it is then copied
+// aside first, so the result is as if every element was read before any
+// was written (numpy's assignment semantics).
 func CopyInto(dst, src *tensor.Tensor) error {
 	const name = "CopyInto"
 	if err := checkNotNil(name, dst, src); err != nil {
@@ -40,6 +42,10 @@ func CopyInto(dst, src *tensor.Tensor) error {
 	if err := checkDst(name, dst, src); err != nil {
 		return err
 	}
-	copyKernel(dst.DType())(ops(dst, src))
+	o := ops(dst, src)
+	if err := o.unalias(name, false); err != nil {
+		return err
+	}
+	copyKernel(dst.DType())(o)
 	return nil
 }

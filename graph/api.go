@@ -44,10 +44,12 @@ func Sub(x, y Value) Value { return apply1("sub", Attrs{}, x, y) }
 // Mul returns x · y.
 func Mul(x, y Value) Value { return apply1("mul", Attrs{}, x, y) }
 
-// Div returns x / y (truncating toward zero for integers).
+// Div returns x / y (for integers numpy's floor division x // y, 0 for a
+// zero divisor).
 func Div(x, y Value) Value { return apply1("div", Attrs{}, x, y) }
 
-// Pow returns x^y.
+// Pow returns x^y. Integer x to a negative integer y is an error wrapping
+// tensor.ErrDomain when the program runs, as numpy raises.
 func Pow(x, y Value) Value { return apply1("pow", Attrs{}, x, y) }
 
 // Maximum returns the elementwise maximum of x and y.

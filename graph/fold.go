@@ -49,9 +49,9 @@ func (c *compiler) fold(op string, f *OpFamily, a *Attrs, args []Slot, out Type)
 // value on every engine and platform, so that the folded constant (and the
 // fingerprint) does not depend on the compiling machine. Go leaves the
 // conversion of NaNs, infinities and out-of-range floats to integers to the
-// implementation; integer division by zero and integer powers (negative
-// exponents) follow conventions an engine may not share, so they are left
-// to run time.
+// implementation; integer division by zero follows a convention (0) an
+// engine may not share, and integer powers are left to run time, where a
+// negative exponent is an error (tensor.ErrDomain), not a value.
 func foldable(op string, in []*tensor.Tensor, dt tensor.DType) bool {
 	switch {
 	case op == "convert":

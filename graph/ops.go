@@ -25,7 +25,8 @@ var UnaryOps = opNames(OpNeg, OpConj)
 
 // BinaryOps are the elementwise binary ops, which broadcast their operands
 // (numpy rules) and require equal dtypes. add, sub, mul, div, pow: numeric,
-// same type (integer div truncates toward zero); max, min: real numeric
+// same type (integer div floors as numpy's //, integer pow refuses negative
+// exponents with tensor.ErrDomain at run time); max, min: real numeric
 // (float or integer), NaNs propagate; eq, ne: any type, bool result; lt,
 // le, gt, ge: real numeric, bool result. The names and semantics are those
 // of the CPU kernels (package cpu).

@@ -202,8 +202,35 @@ func (q *Queue) BinaryInto(ctx context.Context, op BinaryOp, dst, a, b *Tensor) 
 	if err := q.checkBroadcast("Binary", dst, a, b); err != nil {
 		return nil, err
 	}
+	if op == Pow && b.dtype.IsInt() {
+		if err := q.checkExponents(ctx, b); err != nil {
+			return nil, err
+		}
+	}
 	t, _ := clType(dst.dtype)
 	return q.elementwise(ctx, "Binary", "bin", t, int32(op), dst, a, b)
+}
+
+// checkExponents refuses integer exponents below zero, as numpy does: it
+// reduces them to their minimum on the device and reads that back, so a
+// Pow of integers waits for the exponents to be computed.
+func (q *Queue) checkExponents(ctx context.Context, exp *Tensor) error {
+	if exp.size == 0 {
+		return nil
+	}
+	m, err := q.Reduce(ctx, ReduceMin, exp, false)
+	if err != nil {
+		return err
+	}
+	defer m.Release()
+	h, err := q.Download(ctx, m)
+	if err != nil {
+		return err
+	}
+	if v, _ := h.Complex128At(); real(v) < 0 {
+		return &Error{Op: "Binary", Kind: ErrArgument, Msg: "integers to negative integer powers are not allowed", Err: tensor.ErrDomain}
+	}
+	return nil
 }
 
 // Binary returns a new tensor a op b over the broadcast shape.

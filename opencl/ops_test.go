@@ -153,7 +153,7 @@ func binaryRef(op BinaryOp, dt tensor.DType, cx, cy complex128) complex128 {
 			v = min(x, y)
 		case Div:
 			if y != 0 {
-				v = x / y
+				v = int64(math.Floor(float64(x) / float64(y))) // numpy's //
 			}
 		case Pow:
 			v = 1

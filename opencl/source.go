@@ -312,15 +312,18 @@ void gemms_T(GEMM_PARAMS(T)) {
 }
 `
 
-// intPowHelper is x**y by squaring, as cpu's intPow: a negative y gives the
-// truncated real result.
+// intPowHelper is x**y by squaring, as cpu's intPow (BinaryInto refuses a
+// negative y before the kernel runs; it gives 0 here), and fdiv_T numpy's
+// floor division, as cpu's intDiv.
 const intPowHelper = `
+inline T fdiv_T(T x, T y) {
+	if (y == (T)0) return (T)0;
+	if (y == (T)(-1)) return -x;
+	T q = x / y;
+	return (x % y != (T)0 && ((x < (T)0) != (y < (T)0))) ? q - (T)1 : q;
+}
 inline T ipow_T(T x, T y) {
-	if (y < (T)0) {
-		if (x == (T)1) return (T)1;
-		if (x == (T)(-1)) return (y % (T)2 == (T)0) ? (T)1 : (T)(-1);
-		return (T)0;
-	}
+	if (y < (T)0) return (T)0;
 	T r = (T)1;
 	while (y > (T)0) {
 		if (y & (T)1) r *= x;
@@ -452,8 +455,9 @@ type BinaryOp int32
 
 // Binary operations, with the semantics of graph.BinaryOps and package cpu:
 // Add, Sub, Mul, Div and Pow exist for every arithmetic dtype (integer Div
-// truncates toward zero and x/0 is 0; integer Pow by squaring, a negative
-// exponent giving the truncated result); Max and Min for real types, where
+// is numpy's floor division and x/0 is 0; integer Pow by squaring, a
+// negative exponent an error wrapping tensor.ErrDomain, as numpy raises);
+// Max and Min for real types, where
 // they propagate NaN like numpy.maximum and numpy.minimum.
 const (
 	Add BinaryOp = iota
@@ -558,8 +562,9 @@ func programSource(fp64 bool) string {
 		} else {
 			un.WriteString("\tcase 2: return x < (T)0 ? -x : x;\n\tcase 4: return x > (T)0 ? x : (T)0;\n")
 			bin.WriteString("\tcase 3: return x > y ? x : y;\n\tcase 4: return x < y ? x : y;\n")
-			// Go semantics: x/0 is 0 and MIN/-1 wraps (no trap).
-			bin.WriteString("\tcase 5: return y == (T)0 ? (T)0 : (y == (T)(-1) ? -x : x / y);\n\tcase 6: return ipow_T(x, y);\n")
+			// numpy's floor division (x // y); x/0 is 0 and MIN/-1
+			// wraps (no trap), as on the CPU.
+			bin.WriteString("\tcase 5: return fdiv_T(x, y);\n\tcase 6: return ipow_T(x, y);\n")
 			src0 := strings.NewReplacer("_T(T ", "_"+t+"("+t+" ", "_T(", "_"+t+"(", " T ", " "+t+" ", "(T)", "("+t+")", "\tT ", "\t"+t+" ").Replace(intPowHelper)
 			sb.WriteString(src0)
 		}

@@ -18,6 +18,10 @@ var (
 	ErrDType = errors.New("tensor: bad dtype")
 	// ErrIndex reports an index or axis out of range.
 	ErrIndex = errors.New("tensor: index out of range")
+	// ErrDomain reports element values outside an operation's domain
+	// where numpy raises rather than returning a value: integers to
+	// negative integer powers.
+	ErrDomain = errors.New("tensor: value outside the domain")
 	// ErrLayout reports strides, offsets or buffers that do not describe a
 	// valid view.
 	ErrLayout = errors.New("tensor: bad layout")

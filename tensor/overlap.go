@@ -6,6 +6,45 @@ import (
 	"github.com/goferro/goferro/internal/strided"
 )
 
+// MayOverlap reports whether a and b may address a common element: whether
+// the address ranges their views span intersect. It is conservative (two
+// interleaved views that never touch the same element count as
+// overlapping). Tensors of different dtypes never overlap: their buffers are
+// distinct Go slices. nil and empty tensors overlap nothing.
+func MayOverlap(a, b *Tensor) bool {
+	return a != nil && b != nil && overlaps(a, b)
+}
+
+// InPlace reports whether src, broadcast to dst's shape, addresses at every
+// index exactly the element dst addresses there: the same buffer, first
+// element and strides on every axis of extent > 1. An elementwise operation
+// that reads src and writes dst index by index may then run in place
+// (x += y into x); when src only overlaps dst otherwise (a shifted,
+// reversed, transposed or broadcast view of dst's memory), it must read src
+// from a copy. InPlace is false when src does not broadcast to dst's shape.
+func InPlace(dst, src *Tensor) bool {
+	if dst == nil || src == nil || dst.dtype != src.dtype || dst.offset != src.offset || len(src.shape) > len(dst.shape) {
+		return false
+	}
+	if pd, ps := bufferAddr(dst.data), bufferAddr(src.data); pd == 0 || pd != ps {
+		return false
+	}
+	lead := len(dst.shape) - len(src.shape) // axes src broadcasts along
+	for i, d := range dst.shape {
+		if d <= 1 {
+			continue
+		}
+		if i < lead {
+			return false // stride 0 against dst's non-zero one (checkWritable)
+		}
+		e, s := src.shape[i-lead], src.strides[i-lead]
+		if e != d || s != dst.strides[i] {
+			return false // stretched from extent 1, not broadcastable, or another walk
+		}
+	}
+	return true
+}
+
 // overlaps reports whether two non-empty tensors of the same dtype address
 // overlapping memory. It compares the address ranges their views span, which
 // is conservative (two interleaved views that never touch the same element

@@ -12,8 +12,36 @@ import (
 // Contract evaluates out[output] = Σ Π_i ops[i][inputs[i]] over integer
 // labels with extents sizes. An operand axis of extent 1 broadcasts against
 // a larger label extent; a label repeated within an operand walks its
-// diagonal. The result is a row-major Complex128 tensor.
+// diagonal. The result is a row-major Complex128 tensor, or, when every
+// operand is Bool, a Bool tensor holding the OR of ANDs (numpy's Bool
+// einsum: true where some assignment makes every factor true).
 func Contract(inputs [][]int, output []int, sizes []int, ops []*tensor.Tensor) (*tensor.Tensor, error) {
+	out, err := contract(inputs, output, sizes, ops)
+	if err != nil || !allBool(ops) {
+		return out, err
+	}
+	// The sum counts the true assignments: exact in float64 for any work
+	// the naive loops can finish, so nonzero exactly where one exists.
+	counts, _ := tensor.Buffer[complex128](out)
+	truth := make([]bool, len(counts))
+	for i, c := range counts {
+		truth[i] = c != 0
+	}
+	return tensor.New(truth, out.Shape()...)
+}
+
+// allBool reports whether there are operands and all are Bool.
+func allBool(ops []*tensor.Tensor) bool {
+	for _, o := range ops {
+		if o.DType() != tensor.Bool {
+			return false
+		}
+	}
+	return len(ops) > 0
+}
+
+// contract is Contract in complex128.
+func contract(inputs [][]int, output []int, sizes []int, ops []*tensor.Tensor) (*tensor.Tensor, error) {
 	if len(inputs) != len(ops) {
 		return nil, fmt.Errorf("naive: %d label lists for %d operands", len(inputs), len(ops))
 	}

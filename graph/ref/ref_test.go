@@ -614,3 +614,39 @@ func TestFoldingAgrees(t *testing.T) {
 	rl := must(ref.Run(pl, c1, c2))
 	check(t, "folded vs run", rf[0], rl[0], 1e-15)
 }
+
+// TestIntDivPowNumpy checks the reference's integer division and power
+// against numpy, at run time and folded from constants: division floors
+// (np.array([-7, 7, -7, 7]) // np.array([2, -2, -2, 2]) is [-4, -4, 3, 3],
+// and x // 0 is 0) and a negative integer exponent is an error (numpy's
+// ValueError), tensor.ErrDomain.
+func TestIntDivPowNumpy(t *testing.T) {
+	x := must(tensor.New([]int64{-7, 7, -7, 7, 5}, 5))
+	y := must(tensor.New([]int64{2, -2, -2, 2, 0}, 5))
+	want := []int64{-4, -4, 3, 3, 0}
+	b := graph.NewBuilder()
+	live := graph.Div(b.Input("x", tensor.Int64, graph.Dims(5)), b.Input("y", tensor.Int64, graph.Dims(5)))
+	x4, y4 := must(x.Slice(tensor.R(0, 4))).Clone(), must(y.Slice(tensor.R(0, 4))).Clone()
+	folded := graph.Div(b.Constant(x4), b.Constant(y4)) // no zero divisor: folded
+	res := run(t, []graph.Value{live, folded}, x, y)
+	if got := must(tensor.Values[int64](res[0])); !slices.Equal(got, want) {
+		t.Errorf("x // y = %v, numpy %v", got, want)
+	}
+	if got := must(tensor.Values[int64](res[1])); !slices.Equal(got, want[:4]) {
+		t.Errorf("folded x // y = %v, numpy %v", got, want[:4])
+	}
+
+	b = graph.NewBuilder()
+	p, err := graph.Compile(graph.Pow(b.Input("x", tensor.Int64, graph.Dims(5)), b.Input("y", tensor.Int64, graph.Dims(5))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ref.Run(p, x, y); !errors.Is(err, tensor.ErrDomain) {
+		t.Errorf("x ** y with y < 0: %v, want tensor.ErrDomain", err)
+	}
+	sq := must(tensor.New([]int64{2, 2, 0, 1, 3}, 5))
+	r := must(ref.Run(p, x, sq))
+	if got := must(tensor.Values[int64](r[0])); !slices.Equal(got, []int64{49, 49, 1, 7, 125}) {
+		t.Errorf("x ** %v = %v", sq, got)
+	}
+}

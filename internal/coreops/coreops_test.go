@@ -141,8 +141,9 @@ func elementwiseCases() []opCase {
 		cmp("le", graph.Le, func(a, b float64) bool { return a <= b }),
 		cmp("gt", graph.Gt, func(a, b float64) bool { return a > b }),
 		cmp("ge", graph.Ge, func(a, b float64) bool { return a >= b }),
+		// Integer division floors, as numpy's //.
 		{"div", []*tensor.Tensor{must(tensor.New(is, 2, 3)), must(tensor.New(js, 2, 3))}, apply(func(v []graph.Value) graph.Value { return graph.Div(v[0], v[1]) }),
-			must(tensor.New(zipOf(is, js, func(a, b int64) int64 { return a / b }), 2, 3))},
+			must(tensor.New(zipOf(is, js, func(a, b int64) int64 { return int64(math.Floor(float64(a) / float64(b))) }), 2, 3))},
 		{"select", []*tensor.Tensor{cond, x, y}, apply(func(v []graph.Value) graph.Value { return graph.Select(v[0], v[1], v[2]) }),
 			must(tensor.New([]float64{0.5, 1, 1.5, -1, -2, 3}, 2, 3))},
 		{"convert", []*tensor.Tensor{y}, apply(func(v []graph.Value) graph.Value { return graph.Convert(v[0], tensor.Int32) }),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -28,7 +29,8 @@ func errf(kind error, op int, format string, args ...any) *einsum.Error {
 // returns a new tensor: row-major or, when lowered with anyLayout, possibly
 // a strided view of its own new buffer. ctx may be nil; when it is done
 // between steps, Execute stops with an einsum.ErrCanceled error. Errors are
-// *einsum.Error values.
+// *einsum.Error values. On Bool operands the result is numpy's: the OR of
+// ANDs, never a count (see execBool).
 func (pr *Program) Execute(ctx context.Context, threads int, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
 	dt, err := pr.check(operands)
 	if err != nil {
@@ -36,17 +38,17 @@ func (pr *Program) Execute(ctx context.Context, threads int, operands ...*tensor
 	}
 	switch dt {
 	case tensor.Float32:
-		return execTyped[float32](ctx, pr, threads, dt, operands)
+		return execTyped[float32](ctx, pr, threads, dt, operands, false)
 	case tensor.Float64:
-		return execTyped[float64](ctx, pr, threads, dt, operands)
+		return execTyped[float64](ctx, pr, threads, dt, operands, false)
 	case tensor.Complex64:
-		return execTyped[complex64](ctx, pr, threads, dt, operands)
+		return execTyped[complex64](ctx, pr, threads, dt, operands, false)
 	case tensor.Complex128:
-		return execTyped[complex128](ctx, pr, threads, dt, operands)
+		return execTyped[complex128](ctx, pr, threads, dt, operands, false)
 	case tensor.Int32:
-		return execTyped[int32](ctx, pr, threads, dt, operands)
+		return execTyped[int32](ctx, pr, threads, dt, operands, false)
 	case tensor.Int64:
-		return execTyped[int64](ctx, pr, threads, dt, operands)
+		return execTyped[int64](ctx, pr, threads, dt, operands, false)
 	case tensor.Bool:
 		return pr.execBool(ctx, threads, operands)
 	}
@@ -76,8 +78,11 @@ func (pr *Program) check(operands []*tensor.Tensor) (tensor.DType, error) {
 	return dt, nil
 }
 
-// execBool computes over booleans as over int64: a sum of products is an
-// OR of ANDs.
+// execBool computes over booleans as over int64 counts of true index
+// assignments, with every sum clamped back to 0 or 1 as soon as it is
+// made (see logicalOp): a sum of products is then an OR of ANDs, and no
+// count can wrap around to 0 (eight all-true vectors of 256 elements have
+// 2^64 true assignments).
 func (pr *Program) execBool(ctx context.Context, threads int, operands []*tensor.Tensor) (*tensor.Tensor, error) {
 	conv := make([]*tensor.Tensor, len(operands))
 	for i, t := range operands {
@@ -94,7 +99,7 @@ func (pr *Program) execBool(ctx context.Context, threads int, operands []*tensor
 		}
 		conv[i] = c
 	}
-	r, err := execTyped[int64](ctx, pr, threads, tensor.Int64, conv)
+	r, err := execTyped[int64](ctx, pr, threads, tensor.Int64, conv, true)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +111,9 @@ func (pr *Program) execBool(ctx context.Context, threads int, operands []*tensor
 	return tensor.New(bv, pr.plan.OutputShape...)
 }
 
-// execTyped runs the program in element type T.
-func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.DType, operands []*tensor.Tensor) (*tensor.Tensor, error) {
+// execTyped runs the program in element type T; logical clamps every sum
+// to 0 or 1 (execBool).
+func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.DType, operands []*tensor.Tensor, logical bool) (*tensor.Tensor, error) {
 	p, prog := pr.plan, &pr.prog
 	out, err := tensor.Zeros(dt, p.OutputShape...)
 	if err != nil {
@@ -142,7 +148,7 @@ func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.D
 	if err := ws.bind(prog, operands, outBuf); err != nil {
 		return nil, err
 	}
-	if err := ws.run(ctx, prog, threads); err != nil {
+	if err := ws.run(ctx, prog, threads, logical); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -183,8 +189,9 @@ func (ws *workspace[T]) release(prog *program) {
 	}
 }
 
-// run executes the ops in order, checking ctx every eight ops.
-func (ws *workspace[T]) run(ctx context.Context, prog *program, threads int) error {
+// run executes the ops in order, checking ctx every eight ops; logical
+// clamps the result of every op that sums to 0 or 1.
+func (ws *workspace[T]) run(ctx context.Context, prog *program, threads int, logical bool) error {
 	gemmThreads := threads // 0 lets the gemm package choose
 	if threads <= 0 {
 		threads = gemm.Threads()
@@ -212,8 +219,36 @@ func (ws *workspace[T]) run(ctx context.Context, prog *program, threads int) err
 				return e
 			}
 		}
+		if logical {
+			logicalOp(o, dst, do)
+		}
 	}
 	return nil
+}
+
+// logicalOp clamps what op o wrote at dst[do:] to 0 or 1, if o sums: an
+// accumulating copy or a GEMM. Elementwise products of 0s and 1s are 0s
+// and 1s already. Every value of a logical run is a count of true
+// assignments, so clamping more than o wrote (the address range of a
+// strided GEMM result) changes no truth value.
+func logicalOp[T num](o *op, dst []T, do int) {
+	lo, hi := 0, -1
+	switch {
+	case o.kind == opCopy && o.zero > 0:
+		lo, hi = do, do+o.zero-1
+	case o.kind == opGemm:
+		shape := append(slices.Clone(o.batch), o.m, o.n)
+		strides := append(slices.Clone(o.mc.bs), o.mc.rs, o.mc.cs)
+		if slices.Contains(shape, 0) {
+			return
+		}
+		lo, hi, _ = strided.AddressRange(shape, strides, do+o.mc.off)
+	}
+	for i := lo; i <= hi; i++ {
+		if dst[i] != 0 {
+			dst[i] = 1
+		}
+	}
 }
 
 // parallelElems is the size from which copies and products are split

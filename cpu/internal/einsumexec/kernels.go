@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/internal/xmath"
 )
 
 // num is the set of element types the executor computes in (Bool is
@@ -167,14 +168,12 @@ func copy2D[T num](dst []T, p, d0, d1 int, src []T, q, s0, s1, n0, n1 int, acc b
 				x += d0
 				y += s0
 			}
+		case d0 == 0 && d1 == 0:
+			// Both loops summed: one pairwise sum over the block.
+			dst[p] += sumBlock(src, q, s0, n0, s1, n1)
+			return
 		case d0 == 0:
-			var s T
-			y := q
-			for i := 0; i < n0; i++ {
-				s += src[y]
-				y += s0
-			}
-			dst[p] += s
+			dst[p] += xmath.SumStrided(src, q, s0, n0)
 		default:
 			x, y := p, q
 			for i := 0; i < n0; i++ {
@@ -186,6 +185,21 @@ func copy2D[T num](dst []T, p, d0, d1 int, src []T, q, s0, s1, n0, n1 int, acc b
 		p += d1
 		q += s1
 	}
+}
+
+// sumBlock returns the sum of the n1×n0 block of src at q with strides s0
+// (inner) and s1, pairwise (xmath.SumStrided) along both loops.
+func sumBlock[T num](src []T, q, s0, n0, s1, n1 int) T {
+	if n1 > 1 && n0*n1 > 128 {
+		h := n1 / 2
+		return sumBlock(src, q, s0, n0, s1, h) + sumBlock(src, q+h*s1, s0, n0, s1, n1-h)
+	}
+	var s T
+	for ; n1 > 0; n1-- {
+		s += xmath.SumStrided(src, q, s0, n0)
+		q += s1
+	}
+	return s
 }
 
 // mulStrided computes dst = a·b elementwise over the given loops (strides

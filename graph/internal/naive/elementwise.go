@@ -5,7 +5,9 @@ import (
 	"math"
 	"math/big"
 	"math/cmplx"
+	"slices"
 
+	"github.com/goferro/goferro/internal/xmath"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -13,9 +15,10 @@ import (
 // and graph.BinaryOps, "select" (condition, then, else) or "convert" — on
 // operands of equal shape (broadcasts are explicit before), and returns a
 // new row-major tensor of the result dtype dt (convert's target). The
-// semantics are package cpu's: integer division truncates and gives 0 for
-// a zero divisor, integer pow with a negative exponent gives the truncated
-// real result, max and min propagate NaNs, integers wrap around.
+// semantics are package cpu's, which are numpy's: integer division floors
+// (x // y) and gives 0 for a zero divisor, integer pow with a negative
+// exponent is an error wrapping tensor.ErrDomain, max and min propagate
+// NaNs, integers wrap around.
 func Map(op string, dt tensor.DType, in ...*tensor.Tensor) (*tensor.Tensor, error) {
 	ws, err := widenAll(op, in)
 	if err != nil {
@@ -95,7 +98,7 @@ func floatUnary(op string) func(float64) float64 {
 	case "exp":
 		return math.Exp
 	case "log":
-		return math.Log
+		return xmath.Log
 	case "sqrt":
 		return math.Sqrt
 	case "reciprocal":
@@ -109,9 +112,9 @@ func complexUnary(op string) func(complex128) complex128 {
 	case "exp":
 		return cmplx.Exp
 	case "log":
-		return cmplx.Log
+		return xmath.ComplexLog
 	case "sqrt":
-		return cmplx.Sqrt
+		return xmath.ComplexSqrt
 	case "reciprocal":
 		return func(x complex128) complex128 { return 1 / x }
 	case "conj":
@@ -161,6 +164,9 @@ func binary(op string, x, y wide) (wide, error) {
 			return bools(apply2(x.c, y.c, f)), nil
 		}
 	case kindInt:
+		if op == "pow" && slices.ContainsFunc(y.i, func(e int64) bool { return e < 0 }) {
+			return wide{}, fmt.Errorf("naive: integers to negative integer powers are not allowed: %w", tensor.ErrDomain)
+		}
 		if f := intBinary(op); f != nil {
 			return ints(apply2(x.i, y.i, f)), nil
 		}
@@ -202,12 +208,7 @@ func complexBinary(op string) func(x, y complex128) complex128 {
 func intBinary(op string) func(x, y int64) int64 {
 	switch op {
 	case "div":
-		return func(x, y int64) int64 {
-			if y == 0 {
-				return 0 // numpy's value, not a panic
-			}
-			return x / y
-		}
+		return floorDiv
 	case "pow":
 		return intPow
 	case "max":
@@ -231,20 +232,23 @@ func ring[T float64 | complex128 | int64](op string) func(x, y T) T {
 	return nil
 }
 
-// intPow is x to the power y. For y >= 0 it is the exact power reduced to
-// 64 bits (what repeated wrapping multiplication gives, computed with
-// math/big); for y < 0 the truncated real result: 1 for x = 1, ±1 for
-// x = -1, 0 otherwise.
-func intPow(x, y int64) int64 {
-	if y < 0 {
-		switch {
-		case x == 1, x == -1 && y%2 == 0:
-			return 1
-		case x == -1:
-			return -1
-		}
+// floorDiv is numpy's x // y: the quotient rounded toward negative
+// infinity, 0 for y = 0 (numpy's value, not a panic).
+func floorDiv(x, y int64) int64 {
+	if y == 0 {
 		return 0
 	}
+	q, r := x/y, x%y
+	if r != 0 && (r < 0) != (y < 0) {
+		q--
+	}
+	return q
+}
+
+// intPow is x to the power y >= 0 (binary refuses y < 0): the exact power
+// reduced to 64 bits (what repeated wrapping multiplication gives,
+// computed with math/big).
+func intPow(x, y int64) int64 {
 	mod := new(big.Int).Lsh(big.NewInt(1), 64)
 	p := new(big.Int).Exp(big.NewInt(x), big.NewInt(y), mod) // in [0, 2^64)
 	return int64(p.Uint64())
