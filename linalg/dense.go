@@ -1,0 +1,235 @@
+package linalg
+
+import (
+	"math"
+	"math/cmplx"
+
+	"github.com/goferro/goferro/cpu/gemm"
+)
+
+// scalar is the set of element types the factorisations support.
+type scalar = gemm.Scalar
+
+// mat is a column-major matrix view: element (i, j) is data[i+j*ld]. The
+// algorithms are written column-major, as LAPACK's are, so that a
+// Householder vector and the columns it updates are contiguous.
+type mat[T scalar] struct {
+	rows, cols, ld int
+	data           []T
+}
+
+// newMat returns a zeroed r×c matrix.
+func newMat[T scalar](r, c int) mat[T] {
+	return mat[T]{rows: r, cols: c, ld: max(r, 1), data: make([]T, r*c)}
+}
+
+// eye returns the r×c matrix with ones on its diagonal.
+func eye[T scalar](r, c int) mat[T] {
+	a := newMat[T](r, c)
+	for i := range min(r, c) {
+		a.data[i+i*a.ld] = 1
+	}
+	return a
+}
+
+func (a mat[T]) at(i, j int) T     { return a.data[i+j*a.ld] }
+func (a mat[T]) set(i, j int, v T) { a.data[i+j*a.ld] = v }
+
+// col returns column j as a slice.
+func (a mat[T]) col(j int) []T {
+	if a.rows == 0 {
+		return nil
+	}
+	return a.data[j*a.ld : j*a.ld+a.rows]
+}
+
+// sub returns the r×c block whose top-left element is (i, j).
+func (a mat[T]) sub(i, j, r, c int) mat[T] {
+	if r == 0 || c == 0 {
+		return mat[T]{rows: r, cols: c, ld: a.ld}
+	}
+	return mat[T]{rows: r, cols: c, ld: a.ld, data: a.data[i+j*a.ld:]}
+}
+
+// clone returns a compact copy of a.
+func (a mat[T]) clone() mat[T] {
+	b := newMat[T](a.rows, a.cols)
+	for j := range a.cols {
+		copy(b.col(j), a.col(j))
+	}
+	return b
+}
+
+// g returns a as a GEMM operand; gt returns its transpose.
+func (a mat[T]) g() gemm.Matrix[T]  { return gemm.Matrix[T]{Data: a.data, RowStride: 1, ColStride: a.ld} }
+func (a mat[T]) gt() gemm.Matrix[T] { return gemm.Matrix[T]{Data: a.data, RowStride: a.ld, ColStride: 1} }
+
+// mul computes c = alpha·a·b + beta·c for m×k a and k×n b given as GEMM
+// operands (so either may be a transposed view). The operands are built by
+// this package and always in bounds, so an error is a bug here.
+func mul[T scalar](m, n, k int, alpha T, a, b gemm.Matrix[T], beta T, c gemm.Matrix[T]) {
+	if err := gemm.Gemm(nil, m, n, k, alpha, a, b, beta, c); err != nil {
+		panic("linalg: internal error: " + err.Error())
+	}
+}
+
+// conj returns the complex conjugate of x (x itself when T is real).
+func conj[T scalar](x T) T {
+	switch p := any(&x).(type) {
+	case *complex128:
+		*p = cmplx.Conj(*p)
+	case *complex64:
+		*p = complex(real(*p), -imag(*p))
+	}
+	return x
+}
+
+// re and im return the real and imaginary parts of x as float64.
+func re[T scalar](x T) float64 {
+	switch p := any(&x).(type) {
+	case *float64:
+		return *p
+	case *float32:
+		return float64(*p)
+	case *complex128:
+		return real(*p)
+	case *complex64:
+		return float64(real(*p))
+	}
+	return 0
+}
+
+func im[T scalar](x T) float64 {
+	switch p := any(&x).(type) {
+	case *complex128:
+		return imag(*p)
+	case *complex64:
+		return float64(imag(*p))
+	}
+	return 0
+}
+
+// fromReal returns f as a T.
+func fromReal[T scalar](f float64) T {
+	var x T
+	switch p := any(&x).(type) {
+	case *float64:
+		*p = f
+	case *float32:
+		*p = float32(f)
+	case *complex128:
+		*p = complex(f, 0)
+	case *complex64:
+		*p = complex(float32(f), 0)
+	}
+	return x
+}
+
+// isComplex reports whether T is a complex type.
+func isComplex[T scalar]() bool {
+	var x T
+	switch any(x).(type) {
+	case complex64, complex128:
+		return true
+	}
+	return false
+}
+
+// epsilon returns the machine epsilon of T's real type (numpy's finfo.eps).
+func epsilon[T scalar]() float64 {
+	var x T
+	switch any(x).(type) {
+	case float32, complex64:
+		return 0x1p-23
+	}
+	return 0x1p-52
+}
+
+// conjSlice conjugates x in place.
+func conjSlice[T scalar](x []T) {
+	switch v := any(x).(type) {
+	case []complex128:
+		for i, z := range v {
+			v[i] = complex(real(z), -imag(z))
+		}
+	case []complex64:
+		for i, z := range v {
+			v[i] = complex(real(z), -imag(z))
+		}
+	}
+}
+
+// dotu returns Σ x[i]·y[i] (no conjugation).
+func dotu[T scalar](x, y []T) T {
+	var s T
+	y = y[:len(x)]
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
+}
+
+// axpy computes y += a·x.
+func axpy[T scalar](a T, x, y []T) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
+// scal computes x *= a.
+func scal[T scalar](a T, x []T) {
+	for i := range x {
+		x[i] *= a
+	}
+}
+
+// nrm2 returns the Euclidean norm of x, without overflow for large
+// elements.
+func nrm2[T scalar](x []T) float64 {
+	scale, ssq := 0.0, 1.0
+	add := func(v float64) {
+		if v == 0 {
+			return
+		}
+		a := math.Abs(v)
+		if scale < a {
+			ssq = 1 + ssq*(scale/a)*(scale/a)
+			scale = a
+		} else {
+			ssq += (a / scale) * (a / scale)
+		}
+	}
+	switch v := any(x).(type) {
+	case []float64:
+		for _, z := range v {
+			add(z)
+		}
+	case []float32:
+		for _, z := range v {
+			add(float64(z))
+		}
+	case []complex128:
+		for _, z := range v {
+			add(real(z))
+			add(imag(z))
+		}
+	case []complex64:
+		for _, z := range v {
+			add(float64(real(z)))
+			add(float64(imag(z)))
+		}
+	}
+	return scale * math.Sqrt(ssq)
+}
+
+// rot applies the plane rotation [c s; -s c] to the pair of vectors
+// (x, y): x, y = c·x + s·y, c·y − s·x.
+func rot(x, y []float64, c, s float64) {
+	y = y[:len(x)]
+	for i, xi := range x {
+		yi := y[i]
+		x[i] = c*xi + s*yi
+		y[i] = c*yi - s*xi
+	}
+}
