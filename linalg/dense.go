@@ -61,8 +61,12 @@ func (a mat[T]) clone() mat[T] {
 }
 
 // g returns a as a GEMM operand; gt returns its transpose.
-func (a mat[T]) g() gemm.Matrix[T]  { return gemm.Matrix[T]{Data: a.data, RowStride: 1, ColStride: a.ld} }
-func (a mat[T]) gt() gemm.Matrix[T] { return gemm.Matrix[T]{Data: a.data, RowStride: a.ld, ColStride: 1} }
+func (a mat[T]) g() gemm.Matrix[T] {
+	return gemm.Matrix[T]{Data: a.data, RowStride: 1, ColStride: a.ld}
+}
+func (a mat[T]) gt() gemm.Matrix[T] {
+	return gemm.Matrix[T]{Data: a.data, RowStride: a.ld, ColStride: 1}
+}
 
 // mul computes c = alpha·a·b + beta·c for m×k a and k×n b given as GEMM
 // operands (so either may be a transposed view). The operands are built by

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -305,3 +306,5 @@ func roundTo(a cm, dt tensor.DType) cm {
 // shapes are the (m, n) the accuracy tests cover: empty, tiny, square,
 // rectangular both ways, and beyond one block of reflectors.
 var shapes = [][2]int{{0, 0}, {0, 3}, {3, 0}, {1, 1}, {2, 2}, {5, 5}, {7, 3}, {3, 7}, {33, 33}, {64, 37}, {37, 64}, {64, 64}}
+
+func errorIs(err, target error) bool { return errors.Is(err, target) }

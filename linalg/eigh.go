@@ -1,0 +1,120 @@
+package linalg
+
+import (
+	"github.com/goferro/goferro/tensor"
+)
+
+// Eigh computes the eigendecomposition A = V·diag(w)·Vᴴ of each Hermitian
+// (real symmetric) matrix A of t, shape (..., n, n): the real eigenvalues w
+// in ascending order, shape (..., n), and the orthonormal eigenvectors as
+// the columns of V, shape (..., n, n), as numpy.linalg.eigh does. Only the
+// lower triangle of A is read (the upper is taken to be its conjugate
+// transpose) and the imaginary part of the diagonal is ignored.
+//
+// A is reduced to real tridiagonal form by Householder reflections, whose
+// tridiagonal eigenproblem is solved by implicit QR with Wilkinson shifts.
+func Eigh(t *tensor.Tensor) (w, v *tensor.Tensor, err error) {
+	return eigh("Eigh", t, true)
+}
+
+// EigvalsH returns the eigenvalues of each Hermitian matrix of t, as Eigh
+// does, without computing eigenvectors (which makes it several times
+// faster).
+func EigvalsH(t *tensor.Tensor) (*tensor.Tensor, error) {
+	w, _, err := eigh("EigvalsH", t, false)
+	return w, err
+}
+
+func eigh(op string, t *tensor.Tensor, vectors bool) (w, v *tensor.Tensor, err error) {
+	batch, m, n, err := matrices(op, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m != n {
+		return nil, nil, newError(op, tensor.ErrShape, "matrices of shape %v are not square", t.ShapeView())
+	}
+	switch t.DType() {
+	case tensor.Float32:
+		return eighStack[float32](op, t, batch, n, vectors)
+	case tensor.Float64:
+		return eighStack[float64](op, t, batch, n, vectors)
+	case tensor.Complex64:
+		return eighStack[complex64](op, t, batch, n, vectors)
+	default:
+		return eighStack[complex128](op, t, batch, n, vectors)
+	}
+}
+
+func eighStack[T scalar](op string, t *tensor.Tensor, batch []int, n int, vectors bool) (w, v *tensor.Tensor, err error) {
+	vals, err := values[T](op, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	nb := count(batch)
+	wv := make([]float64, nb*n)
+	var vv []T
+	if vectors {
+		vv = make([]T, nb*n*n)
+	}
+	for b := range nb {
+		a := load(vals, b, n, n, false)
+		for j := range n {
+			for i := j + 1; i < n; i++ {
+				a.set(j, i, conj(a.at(i, j)))
+			}
+		}
+		vec, ok := eighMatrix(a, wv[b*n:(b+1)*n], vectors)
+		if !ok {
+			return nil, nil, newError(op, ErrNoConvergence, "the tridiagonal QR iteration did not converge for matrix %d", b)
+		}
+		if vectors {
+			store(vv, b, vec, false)
+		}
+	}
+	w = realTensor[T](wv, shapeOf(batch, n))
+	if vectors {
+		v = newTensor(vv, shapeOf(batch, n, n))
+	}
+	return w, v, nil
+}
+
+// eighMatrix computes the eigenvalues (into w) and, when vectors is set,
+// the eigenvectors of the Hermitian matrix a (overwritten). It reports
+// false when the iteration did not converge.
+func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
+	n := a.rows
+	if n == 0 {
+		return a, true
+	}
+	e := make([]float64, n)
+	taus := make([]T, n)
+	hetrd(a, w, e, taus)
+	var z mat[float64]
+	if vectors {
+		z = eye[float64](n, n)
+	}
+	if !steqr(w, e[:n-1], z) {
+		return mat[T]{}, false
+	}
+	if !vectors {
+		return mat[T]{}, true
+	}
+	q := newMat[T](n, n)
+	q.set(0, 0, 1)
+	q1 := orgqr(a.sub(1, 0, n-1, n-1), taus, n-1)
+	for j := range n - 1 {
+		copy(q.col(j + 1)[1:], q1.col(j))
+	}
+	return times(q, z), true
+}
+
+// times returns a·z for a real z.
+func times[T scalar](a mat[T], z mat[float64]) mat[T] {
+	zt := newMat[T](z.rows, z.cols)
+	for i, x := range z.data[:z.rows*z.cols] {
+		zt.data[i] = fromReal[T](x)
+	}
+	out := newMat[T](a.rows, z.cols)
+	mul(a.rows, z.cols, a.cols, 1, a.g(), zt.g(), 0, out.g())
+	return out
+}
