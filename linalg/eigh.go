@@ -110,10 +110,7 @@ func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
 
 // times returns a·z for a real z.
 func times[T scalar](a mat[T], z mat[float64]) mat[T] {
-	zt := newMat[T](z.rows, z.cols)
-	for i, x := range z.data[:z.rows*z.cols] {
-		zt.data[i] = fromReal[T](x)
-	}
+	zt := toScalar[T](z)
 	out := newMat[T](a.rows, z.cols)
 	mul(a.rows, z.cols, a.cols, 1, a.g(), zt.g(), 0, out.g())
 	return out

@@ -308,3 +308,5 @@ func roundTo(a cm, dt tensor.DType) cm {
 var shapes = [][2]int{{0, 0}, {0, 3}, {3, 0}, {1, 1}, {2, 2}, {5, 5}, {7, 3}, {3, 7}, {33, 33}, {64, 37}, {37, 64}, {64, 64}}
 
 func errorIs(err, target error) bool { return errors.Is(err, target) }
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }

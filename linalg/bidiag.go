@@ -1,0 +1,242 @@
+package linalg
+
+import "math"
+
+// gebrd reduces the m×n matrix a (m ≥ n, overwritten) to real upper
+// bidiagonal form B = Qᴴ·A·P by Householder reflections from the left
+// (columns) and the right (rows): d gets the diagonal (n), e the
+// superdiagonal (n−1). The left reflectors stay below the diagonal of a
+// with their τ in tauq; the right reflector vectors stay right of the
+// superdiagonal with their τ in taup (n−1).
+func gebrd[T scalar](a mat[T], d, e []float64, tauq, taup []T) {
+	m, n := a.rows, a.cols
+	work := make([]T, max(m, n))
+	y := make([]T, n)
+	for i := range n {
+		col := a.col(i)
+		beta, tq := reflector(col[i], col[i+1:])
+		d[i], tauq[i] = re(beta), tq
+		col[i] = 1
+		applyLeft(conj(tq), col[i:], a.sub(i, i+1, m-i, n-i-1), work)
+		col[i] = beta
+		if i+1 == n {
+			break
+		}
+		// The row a[i, i+1:] is r; reflect y = conj(r) so that r·H = (β, 0…).
+		p := n - i - 1
+		yv := y[:p]
+		for j := range p {
+			yv[j] = conj(a.at(i, i+1+j))
+		}
+		beta, tp := reflector(yv[0], yv[1:])
+		e[i], taup[i] = re(beta), tp
+		yv[0] = 1
+		applyRight(tp, yv, a.sub(i+1, i+1, m-i-1, p), work)
+		for j := range p {
+			a.set(i, i+1+j, yv[j])
+		}
+	}
+}
+
+// rightReflectors returns the right reflector vectors gebrd left in the
+// rows of a as the columns of an (n−1)×(n−1) matrix, in the layout orgqr
+// reads.
+func rightReflectors[T scalar](a mat[T]) mat[T] {
+	n := a.cols
+	v := newMat[T](n-1, n-1)
+	for j := range n - 1 {
+		for r := j; r < n-1; r++ {
+			v.set(r, j, a.at(j, r+1))
+		}
+	}
+	return v
+}
+
+// bdsqr computes the singular value decomposition of the real upper
+// bidiagonal matrix with diagonal d and superdiagonal e by implicit QR
+// sweeps with Wilkinson shifts (Golub–Kahan), plane rotations chasing the
+// bulge down. On return d holds the singular values in descending order; e
+// is destroyed. The left rotations are applied to the columns of u and the
+// right ones to the columns of v (either may be empty), which are then
+// permuted and signed to match d: starting from identities, B = u·diag(d)·vᵀ.
+// It reports false when a block did not converge.
+func bdsqr(d, e []float64, u, v mat[float64]) bool {
+	n := len(d)
+	const eps = 0x1p-53
+	const tiny = 0x1p-1022
+	bnorm := 0.0
+	for i, x := range d {
+		bnorm = max(bnorm, math.Abs(x))
+		if i < len(e) {
+			bnorm = max(bnorm, math.Abs(e[i]))
+		}
+	}
+	small := eps * bnorm
+	iter := 0
+	for q := n - 1; q > 0; {
+		for k := range q {
+			if math.Abs(e[k]) <= eps*(math.Abs(d[k])+math.Abs(d[k+1])) || math.Abs(e[k]) < tiny {
+				e[k] = 0
+			}
+		}
+		for q > 0 && e[q-1] == 0 {
+			q--
+		}
+		if q == 0 {
+			break
+		}
+		p := q - 1
+		for p > 0 && e[p-1] != 0 {
+			p--
+		}
+		if iter++; iter > maxSweeps*n {
+			return false
+		}
+		// A negligible diagonal entry splits the block once its row's
+		// superdiagonal entry is rotated away.
+		zero := -1
+		for k := p; k <= q; k++ {
+			if math.Abs(d[k]) <= small {
+				d[k] = 0
+				zero = k
+				break
+			}
+		}
+		switch {
+		case zero >= 0 && zero < q:
+			chaseRow(d, e, zero, q, u)
+		case zero == q:
+			chaseColumn(d, e, p, q, v)
+		default:
+			gkSweep(d, e, p, q, u, v)
+		}
+	}
+	// Make the values non-negative (flipping columns of v) and sort them
+	// in descending order.
+	for i, x := range d {
+		if x < 0 {
+			d[i] = -x
+			if v.cols > 0 {
+				scal(-1, v.col(i))
+			}
+		}
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sortDesc(d, idx)
+	permute(d, u, idx)
+	if v.cols > 0 {
+		nd := make([]float64, n)
+		permute(nd, v, idx)
+	}
+	return true
+}
+
+// sortDesc sorts idx so that d[idx[·]] is descending (stable).
+func sortDesc(d []float64, idx []int) {
+	// insertion sort: n is the matrix size and the values are mostly
+	// sorted already after the sweeps.
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && d[idx[j]] > d[idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+}
+
+// gkSweep is one implicit QR sweep with a Wilkinson shift on the
+// unreduced block [p, q] of the bidiagonal matrix.
+func gkSweep(d, e []float64, p, q int, u, v mat[float64]) {
+	// Shift: the eigenvalue of the trailing 2×2 of BᵀB nearer its last
+	// diagonal entry.
+	t11 := d[q-1] * d[q-1]
+	if q-1 > p {
+		t11 += e[q-2] * e[q-2]
+	}
+	t12 := d[q-1] * e[q-1]
+	t22 := d[q]*d[q] + e[q-1]*e[q-1]
+	delta := (t11 - t22) / 2
+	mu := t22 - math.Abs(t12)
+	if delta != 0 {
+		mu = t22 - t12*(t12/(delta+math.Copysign(math.Hypot(delta, t12), delta)))
+	}
+	y, z := d[p]*d[p]-mu, d[p]*e[p]
+	for k := p; k < q; k++ {
+		// Right rotation of columns k, k+1 zeroes z against y.
+		c, s, r := givens(y, z)
+		if k > p {
+			e[k-1] = r
+		}
+		y = c*d[k] + s*e[k]
+		e[k] = c*e[k] - s*d[k]
+		z = s * d[k+1]
+		d[k+1] *= c
+		if v.cols > 0 {
+			rot(v.col(k), v.col(k+1), c, s)
+		}
+		// Left rotation of rows k, k+1 zeroes the bulge z below d[k].
+		c, s, r = givens(y, z)
+		d[k] = r
+		y = c*e[k] + s*d[k+1]
+		d[k+1] = c*d[k+1] - s*e[k]
+		if k+1 < q {
+			z = s * e[k+1]
+			e[k+1] *= c
+		} else {
+			e[k] = y
+		}
+		if u.cols > 0 {
+			rot(u.col(k), u.col(k+1), c, s)
+		}
+	}
+}
+
+// chaseRow zeroes e[k] when d[k] is zero, rotating rows k and j for
+// j = k+1…q (left rotations): the entry moves right along row k and drops
+// off the end of the block.
+func chaseRow(d, e []float64, k, q int, u mat[float64]) {
+	x := e[k] // the entry at (k, j)
+	e[k] = 0
+	for j := k + 1; j <= q; j++ {
+		// rows j and k: [d[j]; x] → [r; 0]
+		c, s, r := givens(d[j], x)
+		d[j] = r
+		if u.cols > 0 {
+			rot(u.col(j), u.col(k), c, s)
+		}
+		if j < q {
+			x = -s * e[j]
+			e[j] *= c
+		}
+	}
+}
+
+// chaseColumn zeroes e[q−1] when d[q] is zero, rotating columns j and q
+// for j = q−1…p (right rotations): the entry moves up column q and drops
+// off the top of the block.
+func chaseColumn(d, e []float64, p, q int, v mat[float64]) {
+	x := e[q-1] // the entry at (j, q)
+	e[q-1] = 0
+	for j := q - 1; j >= p; j-- {
+		// columns j and q: [d[j], x] → [r, 0]
+		c, s, r := givens(d[j], x)
+		d[j] = r
+		if v.cols > 0 {
+			rot(v.col(j), v.col(q), c, s)
+		}
+		if j > p {
+			x = -s * e[j-1]
+			e[j-1] *= c
+		}
+	}
+}
+
+// givens returns c, s and r with c·a + s·b = r and c·b − s·a = 0.
+func givens(a, b float64) (c, s, r float64) {
+	if b == 0 {
+		return 1, 0, a
+	}
+	r = math.Hypot(a, b)
+	return a / r, b / r, r
+}
