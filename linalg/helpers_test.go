@@ -248,6 +248,12 @@ func hermitianMatrix(kind string, n int, dt tensor.DType, seed uint64) cm {
 // (batch..., r, c).
 func toTensor(t *testing.T, ms []cm, dt tensor.DType, batch ...int) *tensor.Tensor {
 	t.Helper()
+	return toTensorTB(t, ms, dt, batch...)
+}
+
+// toTensorTB is toTensor for tests and benchmarks.
+func toTensorTB(t testing.TB, ms []cm, dt tensor.DType, batch ...int) *tensor.Tensor {
+	t.Helper()
 	r, c := ms[0].r, ms[0].c
 	var all []complex128
 	for _, m := range ms {
