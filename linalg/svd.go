@@ -180,7 +180,7 @@ func keep(s []float64, opts SVDOptions) int {
 	}
 	r := len(s)
 	sum := 0.0 // Σ s[i]² over i ≥ r, accumulated from the smallest
-	for r > 1 {
+	for r > 1 && !math.IsInf(bound, 1) {
 		next := sum + s[r-1]*s[r-1]
 		if math.Sqrt(next) > bound {
 			break

@@ -83,6 +83,12 @@ func wantRank(s []float64, maxRank int, rel, abs float64) int {
 	for _, x := range s {
 		total += x * x
 	}
+	if rel == 0 && abs == 0 {
+		if maxRank > 0 {
+			return min(len(s), maxRank)
+		}
+		return len(s)
+	}
 	for r := 1; r <= len(s); r++ {
 		t := 0.0
 		for _, x := range s[r:] {
