@@ -25,17 +25,20 @@ func benchInput(b *testing.B, n int, dt tensor.DType, herm bool) *tensor.Tensor 
 	return x
 }
 
+// benchOps runs f on n×n inputs of each size and dtype, reporting CPU
+// time per call next to wall time.
 func benchOps(b *testing.B, name string, herm bool, f func(*tensor.Tensor) error) {
 	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
 		for _, n := range benchSizes {
 			b.Run(fmt.Sprintf("%v/n=%d", dt, n), func(b *testing.B) {
 				x := benchInput(b, n, dt, herm)
-				b.ResetTimer()
+				start := cpuSeconds()
 				for b.Loop() {
 					if err := f(x); err != nil {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, start)
 			})
 		}
 	}

@@ -56,12 +56,13 @@ func rightReflectors[T scalar](a mat[T]) mat[T] {
 // bidiagonal matrix with diagonal d and superdiagonal e by implicit QR
 // sweeps with Wilkinson shifts (Golub–Kahan), plane rotations chasing the
 // bulge down. On return d holds the singular values in descending order; e
-// is destroyed. The left rotations are applied to the columns of u and the
-// right ones to the columns of v (either may be empty), which are then
-// permuted and signed to match d: starting from identities, B = u·diag(d)·vᵀ.
-// It reports false when a block did not converge.
+// is destroyed. The left rotations are applied to the columns of U = utᵀ
+// and the right ones to the columns of V = vtᵀ (either may be empty),
+// which are then permuted and signed to match d: starting from identities,
+// B = U·diag(d)·Vᵀ. It reports false when a block did not converge.
 func bdsqr(d, e []float64, u, v mat[float64]) bool {
 	n := len(d)
+	rs := newRotations(n)
 	const eps = 0x1p-53
 	const tiny = 0x1p-1022
 	bnorm := 0.0
@@ -108,7 +109,7 @@ func bdsqr(d, e []float64, u, v mat[float64]) bool {
 		case zero == q:
 			chaseColumn(d, e, p, q, v)
 		default:
-			gkSweep(d, e, p, q, u, v)
+			gkSweep(d, e, p, q, u, v, rs)
 		}
 	}
 	// Make the values non-negative (flipping columns of v) and sort them
@@ -117,7 +118,7 @@ func bdsqr(d, e []float64, u, v mat[float64]) bool {
 		if x < 0 {
 			d[i] = -x
 			if v.cols > 0 {
-				scal(-1, v.col(i))
+				negateCol(v, i)
 			}
 		}
 	}
@@ -147,7 +148,7 @@ func sortDesc(d []float64, idx []int) {
 
 // gkSweep is one implicit QR sweep with a Wilkinson shift on the
 // unreduced block [p, q] of the bidiagonal matrix.
-func gkSweep(d, e []float64, p, q int, u, v mat[float64]) {
+func gkSweep(d, e []float64, p, q int, u, v mat[float64], rs rotations) {
 	// Shift: the eigenvalue of the trailing 2×2 of BᵀB nearer its last
 	// diagonal entry.
 	t11 := d[q-1] * d[q-1]
@@ -172,9 +173,7 @@ func gkSweep(d, e []float64, p, q int, u, v mat[float64]) {
 		e[k] = c*e[k] - s*d[k]
 		z = s * d[k+1]
 		d[k+1] *= c
-		if v.cols > 0 {
-			rot(v.col(k), v.col(k+1), c, s)
-		}
+		rs.cv[k-p], rs.sv[k-p] = c, s
 		// Left rotation of rows k, k+1 zeroes the bulge z below d[k].
 		c, s, r = givens(y, z)
 		d[k] = r
@@ -186,10 +185,23 @@ func gkSweep(d, e []float64, p, q int, u, v mat[float64]) {
 		} else {
 			e[k] = y
 		}
-		if u.cols > 0 {
-			rot(u.col(k), u.col(k+1), c, s)
-		}
+		rs.cu[k-p], rs.su[k-p] = c, s
 	}
+	if v.cols > 0 {
+		rotSeq(v, p, rs.cv[:q-p], rs.sv[:q-p])
+	}
+	if u.cols > 0 {
+		rotSeq(u, p, rs.cu[:q-p], rs.su[:q-p])
+	}
+}
+
+// rotations holds the cosines and sines of one sweep's right (v) and left
+// (u) rotations.
+type rotations struct{ cv, sv, cu, su []float64 }
+
+func newRotations(n int) rotations {
+	b := make([]float64, 4*n)
+	return rotations{b[:n], b[n : 2*n], b[2*n : 3*n], b[3*n:]}
 }
 
 // chaseRow zeroes e[k] when d[k] is zero, rotating rows k and j for
@@ -203,7 +215,7 @@ func chaseRow(d, e []float64, k, q int, u mat[float64]) {
 		c, s, r := givens(d[j], x)
 		d[j] = r
 		if u.cols > 0 {
-			rot(u.col(j), u.col(k), c, s)
+			rotPair(u, j, k, c, s)
 		}
 		if j < q {
 			x = -s * e[j]
@@ -223,7 +235,7 @@ func chaseColumn(d, e []float64, p, q int, v mat[float64]) {
 		c, s, r := givens(d[j], x)
 		d[j] = r
 		if v.cols > 0 {
-			rot(v.col(j), v.col(q), c, s)
+			rotPair(v, j, q, c, s)
 		}
 		if j > p {
 			x = -s * e[j-1]

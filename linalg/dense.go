@@ -163,21 +163,36 @@ func conjSlice[T scalar](x []T) {
 	}
 }
 
-// dotu returns Σ x[i]·y[i] (no conjugation).
+// dotu returns Σ x[i]·y[i] (no conjugation), with four partial sums so
+// that the additions do not wait on each other.
 func dotu[T scalar](x, y []T) T {
-	var s T
+	var s0, s1, s2, s3 T
 	y = y[:len(x)]
-	for i, v := range x {
-		s += v * y[i]
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
 	}
-	return s
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // axpy computes y += a·x.
 func axpy[T scalar](a T, x, y []T) {
 	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += a * v
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		y[i] += a * x[i]
+		y[i+1] += a * x[i+1]
+		y[i+2] += a * x[i+2]
+		y[i+3] += a * x[i+3]
+	}
+	for ; i < len(x); i++ {
+		y[i] += a * x[i]
 	}
 }
 
@@ -227,13 +242,67 @@ func nrm2[T scalar](x []T) float64 {
 	return scale * math.Sqrt(ssq)
 }
 
-// rot applies the plane rotation [c s; -s c] to the pair of vectors
-// (x, y): x, y = c·x + s·y, c·y − s·x.
-func rot(x, y []float64, c, s float64) {
-	y = y[:len(x)]
-	for i, xi := range x {
-		yi := y[i]
-		x[i] = c*xi + s*yi
-		y[i] = c*yi - s*xi
+// Plane rotations accumulate in a matrix Z held transposed: zt = Zᵀ, so
+// that a row of Z, which a sequence of rotations of adjacent columns walks
+// along, is a contiguous column of zt.
+
+// rotSeq applies to Z the rotations of the column pairs (p+k, p+k+1) for
+// k = 0, 1, … in turn, the k-th being col(p+k), col(p+k+1) =
+// c[k]·col(p+k) + s[k]·col(p+k+1), c[k]·col(p+k+1) − s[k]·col(p+k). Each row
+// of Z is one pass with the running entry in a register, four rows at a
+// time so that their dependency chains overlap.
+func rotSeq(zt mat[float64], p int, c, s []float64) {
+	n := len(c)
+	if n == 0 {
+		return
+	}
+	s = s[:n]
+	i := 0
+	for ; i+4 <= zt.cols; i += 4 {
+		r0 := zt.col(i)[p : p+n+1]
+		r1 := zt.col(i + 1)[p : p+n+1]
+		r2 := zt.col(i + 2)[p : p+n+1]
+		r3 := zt.col(i + 3)[p : p+n+1]
+		x0, x1, x2, x3 := r0[0], r1[0], r2[0], r3[0]
+		for k, ck := range c {
+			sk := s[k]
+			y0, y1, y2, y3 := r0[k+1], r1[k+1], r2[k+1], r3[k+1]
+			r0[k] = ck*x0 + sk*y0
+			r1[k] = ck*x1 + sk*y1
+			r2[k] = ck*x2 + sk*y2
+			r3[k] = ck*x3 + sk*y3
+			x0 = ck*y0 - sk*x0
+			x1 = ck*y1 - sk*x1
+			x2 = ck*y2 - sk*x2
+			x3 = ck*y3 - sk*x3
+		}
+		r0[n], r1[n], r2[n], r3[n] = x0, x1, x2, x3
+	}
+	for ; i < zt.cols; i++ {
+		r := zt.col(i)[p : p+n+1]
+		x := r[0]
+		for k, ck := range c {
+			y := r[k+1]
+			r[k] = ck*x + s[k]*y
+			x = ck*y - s[k]*x
+		}
+		r[n] = x
+	}
+}
+
+// rotPair applies to Z the rotation col(j), col(k) = c·col(j) + s·col(k),
+// c·col(k) − s·col(j).
+func rotPair(zt mat[float64], j, k int, c, s float64) {
+	for i := range zt.cols {
+		r := zt.col(i)
+		x, y := r[j], r[k]
+		r[j], r[k] = c*x+s*y, c*y-s*x
+	}
+}
+
+// negateCol negates column j of Z.
+func negateCol(zt mat[float64], j int) {
+	for i := range zt.cols {
+		zt.data[j+i*zt.ld] = -zt.data[j+i*zt.ld]
 	}
 }

@@ -105,13 +105,13 @@ func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
 	for j := range n - 1 {
 		copy(q.col(j + 1)[1:], q1.col(j))
 	}
-	return times(q, z), true
+	return timesT(q, z), true
 }
 
-// times returns a·z for a real z.
-func times[T scalar](a mat[T], z mat[float64]) mat[T] {
-	zt := toScalar[T](z)
-	out := newMat[T](a.rows, z.cols)
-	mul(a.rows, z.cols, a.cols, 1, a.g(), zt.g(), 0, out.g())
+// timesT returns a·Z for the real Z = ztᵀ.
+func timesT[T scalar](a mat[T], zt mat[float64]) mat[T] {
+	z := toScalar[T](zt)
+	out := newMat[T](a.rows, zt.rows)
+	mul(a.rows, zt.rows, a.cols, 1, a.g(), z.gt(), 0, out.g())
 	return out
 }

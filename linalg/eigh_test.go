@@ -7,7 +7,7 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-var eighSizes = []int{0, 1, 2, 3, 5, 33, 64}
+var eighSizes = []int{0, 1, 2, 3, 5, 33, 64, 100} // 100 > 2·blockSize: blocked tridiagonalisation
 
 func TestEighAccuracy(t *testing.T) {
 	for _, dt := range allDTypes {

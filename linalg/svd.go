@@ -247,7 +247,7 @@ func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
 	}
 	q := orgqr(a, tauq, uc)
 	f.u = newMat[T](m, uc)
-	mul(m, n, n, 1, q.g(), toScalar[T](ub).g(), 0, f.u.g())
+	mul(m, n, n, 1, q.g(), toScalar[T](ub).gt(), 0, f.u.g())
 	for j := n; j < uc; j++ {
 		copy(f.u.col(j), q.col(j))
 	}
@@ -259,7 +259,7 @@ func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
 			copy(p.col(j + 1)[1:], p1.col(j))
 		}
 	}
-	f.v = times(p, vb)
+	f.v = timesT(p, vb)
 	return f, true
 }
 

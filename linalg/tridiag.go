@@ -9,8 +9,91 @@ import (
 // symmetric tridiagonal form T = Qᴴ·A·Q by Householder reflections: d gets
 // the diagonal, e the off-diagonal, and the reflectors are left below the
 // subdiagonal of a with their τ in taus (length n−1), so that
-// Q = diag(1, orgqr(a[1:, :n−1])).
+// Q = diag(1, orgqr(a[1:, :n−1])). Blocks of blockSize columns are reduced
+// by latrd and the trailing matrix is updated by two GEMMs (a rank-2·nb
+// update); the last columns are reduced one at a time by hetd2.
 func hetrd[T scalar](a mat[T], d, e []float64, taus []T) {
+	n := a.rows
+	const unblocked = 2 * blockSize // columns left to hetd2
+	j := 0
+	if n > unblocked {
+		w := newMat[T](n, blockSize)
+		for ; n-j > unblocked; j += blockSize {
+			p, nb := n-j, blockSize
+			sub := a.sub(j, j, p, p)
+			wb := w.sub(0, 0, p, nb)
+			latrd(sub, nb, d[j:], e[j:], taus[j:], wb)
+			// A22 −= V·Wᴴ + W·Vᴴ over the rows and columns past the block.
+			q := p - nb
+			v, wt := sub.sub(nb, 0, q, nb).clone(), wb.sub(nb, 0, q, nb).clone()
+			vc, wc := v.clone(), wt.clone()
+			for c := range nb {
+				conjSlice(vc.col(c))
+				conjSlice(wc.col(c))
+			}
+			a22 := sub.sub(nb, nb, q, q)
+			mul(q, q, nb, -1, v.g(), wc.gt(), 1, a22.g())
+			mul(q, q, nb, -1, wt.g(), vc.gt(), 1, a22.g())
+		}
+	}
+	hetd2(a.sub(j, j, n-j, n-j), d[j:], e[j:], taus[j:])
+}
+
+// latrd reduces the first nb columns of the Hermitian a (p×p, both
+// triangles) as hetd2 would, but leaves the trailing matrix alone: it
+// returns in w (p×nb) the matrix W with which the reduced trailing matrix
+// is A22 − V·Wᴴ − W·Vᴴ, V the reflectors (with their leading ones stored
+// at the subdiagonal), as LAPACK's latrd does for the lower triangle.
+func latrd[T scalar](a mat[T], nb int, d, e []float64, taus []T, w mat[T]) {
+	p := a.rows
+	tmp := make([]T, nb)
+	vc := make([]T, p)
+	for i := range nb {
+		// Bring column i up to date with the block's earlier reflectors:
+		// A(i:, i) −= A(i:, :i)·W(i, :i)ᴴ + W(i:, :i)·A(i, :i)ᴴ.
+		ci := a.col(i)[i:]
+		for j := range i {
+			axpy(-conj(w.at(i, j)), a.col(j)[i:], ci)
+			axpy(-conj(a.at(i, j)), w.col(j)[i:], ci)
+		}
+		d[i] = re(ci[0])
+		x := ci[1:]
+		beta, tau := reflector(x[0], x[1:])
+		e[i], taus[i] = re(beta), tau
+		x[0] = 1
+		q := len(x)
+		v := vc[:q]
+		copy(v, x)
+		conjSlice(v) // v = conj(x), so that xᴴ·y = conj(dotu(y, v))
+		y := w.col(i)[i+1:]
+		// y = A(i+1:, i+1:)·x, a row of the Hermitian A being the
+		// conjugate of its column.
+		for r := range q {
+			y[r] = conj(dotu(a.col(i + 1 + r)[i+1:], v))
+		}
+		// y −= A(i+1:, :i)·(W(i+1:, :i)ᴴ·x) + W(i+1:, :i)·(A(i+1:, :i)ᴴ·x)
+		for j := range i {
+			tmp[j] = conj(dotu(w.col(j)[i+1:], v))
+		}
+		for j := range i {
+			axpy(-tmp[j], a.col(j)[i+1:], y)
+		}
+		for j := range i {
+			tmp[j] = conj(dotu(a.col(j)[i+1:], v))
+		}
+		for j := range i {
+			axpy(-tmp[j], w.col(j)[i+1:], y)
+		}
+		// w = τ·y − ½·τ²·(yᴴ·x)·x, as in hetd2.
+		scal(tau, y)
+		alpha := -tau * conj(dotu(y, v)) / 2
+		axpy(alpha, x, y)
+	}
+}
+
+// hetd2 is the unblocked hetrd: one reflector at a time, each applied to
+// the whole trailing matrix as a rank-2 update.
+func hetd2[T scalar](a mat[T], d, e []float64, taus []T) {
 	n := a.rows
 	y := make([]T, n)
 	for k := range n - 1 {
@@ -56,13 +139,14 @@ const maxSweeps = 30
 // steqr computes the eigenvalues of the symmetric tridiagonal matrix with
 // diagonal d and off-diagonal e by implicit QR sweeps with Wilkinson
 // shifts, chasing the bulge downwards with plane rotations. On return d
-// holds the eigenvalues in ascending order; e is destroyed. When z (n×n)
-// is not empty, the rotations are applied to its columns, and its columns
-// are permuted with the eigenvalues: starting from the identity, z ends up
-// holding the eigenvectors. It reports false when a block did not
+// holds the eigenvalues in ascending order; e is destroyed. When zt (n×n)
+// is not empty, the rotations are applied to the columns of Z = ztᵀ, and
+// those are permuted with the eigenvalues: starting from the identity, Z
+// ends up holding the eigenvectors. It reports false when a block did not
 // converge.
-func steqr(d, e []float64, z mat[float64]) bool {
+func steqr(d, e []float64, zt mat[float64]) bool {
 	n := len(d)
+	cs, ss := make([]float64, n), make([]float64, n)
 	const eps = 0x1p-53
 	const tiny = 0x1p-1022
 	iter := 0
@@ -112,18 +196,19 @@ func steqr(d, e []float64, z mat[float64]) bool {
 				e[k+1] *= c
 				x = e[k]
 			}
-			if z.cols > 0 {
-				rot(z.col(k), z.col(k+1), c, s)
-			}
+			cs[k-p], ss[k-p] = c, s
+		}
+		if zt.cols > 0 {
+			rotSeq(zt, p, cs[:q-p], ss[:q-p])
 		}
 	}
-	sortEigen(d, z)
+	sortEigen(d, zt)
 	return true
 }
 
-// sortEigen sorts d ascending and permutes the columns of z (if any) to
-// match.
-func sortEigen(d []float64, z mat[float64]) {
+// sortEigen sorts d ascending and permutes the columns of Z = ztᵀ (if
+// any) to match.
+func sortEigen(d []float64, zt mat[float64]) {
 	idx := make([]int, len(d))
 	for i := range idx {
 		idx[i] = i
@@ -137,22 +222,23 @@ func sortEigen(d []float64, z mat[float64]) {
 		}
 		return 0
 	})
-	permute(d, z, idx)
+	permute(d, zt, idx)
 }
 
-// permute reorders d (and the columns of z, if any) so that the new i-th
-// entry is the old idx[i]-th.
-func permute(d []float64, z mat[float64], idx []int) {
+// permute reorders d (and the columns of Z = ztᵀ, if any) so that the new
+// i-th entry is the old idx[i]-th.
+func permute(d []float64, zt mat[float64], idx []int) {
 	nd := make([]float64, len(d))
 	for i, j := range idx {
 		nd[i] = d[j]
 	}
 	copy(d, nd)
-	if z.cols == 0 {
-		return
-	}
-	nz := z.clone()
-	for i, j := range idx {
-		copy(z.col(i), nz.col(j))
+	tmp := make([]float64, len(idx))
+	for c := range zt.cols {
+		col := zt.col(c)
+		for i, j := range idx {
+			tmp[i] = col[j]
+		}
+		copy(col, tmp)
 	}
 }
