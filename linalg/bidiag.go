@@ -56,11 +56,11 @@ func rightReflectors[T scalar](a mat[T]) mat[T] {
 // bidiagonal matrix with diagonal d and superdiagonal e by implicit QR
 // sweeps with Wilkinson shifts (Golub–Kahan), plane rotations chasing the
 // bulge down. On return d holds the singular values in descending order; e
-// is destroyed. The left rotations are applied to the columns of U = utᵀ
-// and the right ones to the columns of V = vtᵀ (either may be empty),
-// which are then permuted and signed to match d: starting from identities,
-// B = U·diag(d)·Vᵀ. It reports false when a block did not converge.
-func bdsqr(d, e []float64, u, v mat[float64]) bool {
+// is destroyed. The left rotations are applied to the columns of u and
+// the right ones to the columns of v (either may be empty), which are then
+// permuted and signed to match d: starting from identities,
+// B = u·diag(d)·vᵀ. It reports false when a block did not converge.
+func bdsqr(d, e []float64, u, v rotMat) bool {
 	n := len(d)
 	rs := newRotations(n)
 	const eps = 0x1p-53
@@ -117,9 +117,7 @@ func bdsqr(d, e []float64, u, v mat[float64]) bool {
 	for i, x := range d {
 		if x < 0 {
 			d[i] = -x
-			if v.cols > 0 {
-				negateCol(v, i)
-			}
+			v.negate(i)
 		}
 	}
 	idx := make([]int, n)
@@ -127,11 +125,9 @@ func bdsqr(d, e []float64, u, v mat[float64]) bool {
 		idx[i] = i
 	}
 	sortDesc(d, idx)
-	permute(d, u, idx)
-	if v.cols > 0 {
-		nd := make([]float64, n)
-		permute(nd, v, idx)
-	}
+	permute(d, idx)
+	u.permute(idx)
+	v.permute(idx)
 	return true
 }
 
@@ -148,7 +144,7 @@ func sortDesc(d []float64, idx []int) {
 
 // gkSweep is one implicit QR sweep with a Wilkinson shift on the
 // unreduced block [p, q] of the bidiagonal matrix.
-func gkSweep(d, e []float64, p, q int, u, v mat[float64], rs rotations) {
+func gkSweep(d, e []float64, p, q int, u, v rotMat, rs rotations) {
 	// Shift: the eigenvalue of the trailing 2×2 of BᵀB nearer its last
 	// diagonal entry.
 	t11 := d[q-1] * d[q-1]
@@ -187,12 +183,8 @@ func gkSweep(d, e []float64, p, q int, u, v mat[float64], rs rotations) {
 		}
 		rs.cu[k-p], rs.su[k-p] = c, s
 	}
-	if v.cols > 0 {
-		rotSeq(v, p, rs.cv[:q-p], rs.sv[:q-p])
-	}
-	if u.cols > 0 {
-		rotSeq(u, p, rs.cu[:q-p], rs.su[:q-p])
-	}
+	v.seq(p, rs.cv[:q-p], rs.sv[:q-p])
+	u.seq(p, rs.cu[:q-p], rs.su[:q-p])
 }
 
 // rotations holds the cosines and sines of one sweep's right (v) and left
@@ -207,16 +199,14 @@ func newRotations(n int) rotations {
 // chaseRow zeroes e[k] when d[k] is zero, rotating rows k and j for
 // j = k+1…q (left rotations): the entry moves right along row k and drops
 // off the end of the block.
-func chaseRow(d, e []float64, k, q int, u mat[float64]) {
+func chaseRow(d, e []float64, k, q int, u rotMat) {
 	x := e[k] // the entry at (k, j)
 	e[k] = 0
 	for j := k + 1; j <= q; j++ {
 		// rows j and k: [d[j]; x] → [r; 0]
 		c, s, r := givens(d[j], x)
 		d[j] = r
-		if u.cols > 0 {
-			rotPair(u, j, k, c, s)
-		}
+		u.pair(j, k, c, s)
 		if j < q {
 			x = -s * e[j]
 			e[j] *= c
@@ -227,16 +217,14 @@ func chaseRow(d, e []float64, k, q int, u mat[float64]) {
 // chaseColumn zeroes e[q−1] when d[q] is zero, rotating columns j and q
 // for j = q−1…p (right rotations): the entry moves up column q and drops
 // off the top of the block.
-func chaseColumn(d, e []float64, p, q int, v mat[float64]) {
+func chaseColumn(d, e []float64, p, q int, v rotMat) {
 	x := e[q-1] // the entry at (j, q)
 	e[q-1] = 0
 	for j := q - 1; j >= p; j-- {
 		// columns j and q: [d[j], x] → [r, 0]
 		c, s, r := givens(d[j], x)
 		d[j] = r
-		if v.cols > 0 {
-			rotPair(v, j, q, c, s)
-		}
+		v.pair(j, q, c, s)
 		if j > p {
 			x = -s * e[j-1]
 			e[j-1] *= c

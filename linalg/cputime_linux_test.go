@@ -21,17 +21,3 @@ func cpuSeconds() float64 {
 func reportCPU(b *testing.B, start float64) {
 	b.ReportMetric((cpuSeconds()-start)*1e3/float64(b.N), "cpu-ms/op")
 }
-
-func BenchmarkRotSeq(b *testing.B) {
-	const n = 1024
-	zt := eye[float64](n, n)
-	c, s := make([]float64, n-1), make([]float64, n-1)
-	for i := range c {
-		c[i], s[i] = 0.6, 0.8
-	}
-	start := cpuSeconds()
-	for b.Loop() {
-		rotSeq(zt, 0, c, s)
-	}
-	reportCPU(b, start)
-}

@@ -89,9 +89,9 @@ func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
 	e := make([]float64, n)
 	taus := make([]T, n)
 	hetrd(a, w, e, taus)
-	var z mat[float64]
+	var z rotMat
 	if vectors {
-		z = eye[float64](n, n)
+		z = rotEye(n)
 	}
 	if !steqr(w, e[:n-1], z) {
 		return mat[T]{}, false
@@ -105,13 +105,12 @@ func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
 	for j := range n - 1 {
 		copy(q.col(j + 1)[1:], q1.col(j))
 	}
-	return timesT(q, z), true
+	return times(q, z), true
 }
 
-// timesT returns a·Z for the real Z = ztᵀ.
-func timesT[T scalar](a mat[T], zt mat[float64]) mat[T] {
-	z := toScalar[T](zt)
-	out := newMat[T](a.rows, zt.rows)
-	mul(a.rows, zt.rows, a.cols, 1, a.g(), z.gt(), 0, out.g())
+// times returns a·z.
+func times[T scalar](a mat[T], z rotMat) mat[T] {
+	out := newMat[T](a.rows, z.cols)
+	mul(a.rows, z.cols, a.cols, 1, a.g(), toMat[T](z).g(), 0, out.g())
 	return out
 }

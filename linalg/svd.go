@@ -234,9 +234,9 @@ func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
 	d, e := make([]float64, n), make([]float64, n)
 	tauq, taup := make([]T, n), make([]T, n)
 	gebrd(a, d, e, tauq, taup)
-	var ub, vb mat[float64]
+	var ub, vb rotMat
 	if vectors {
-		ub, vb = eye[float64](n, n), eye[float64](n, n)
+		ub, vb = rotEye(n), rotEye(n)
 	}
 	if !bdsqr(d, e[:n-1], ub, vb) {
 		return svdFactors[T]{}, false
@@ -247,7 +247,7 @@ func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
 	}
 	q := orgqr(a, tauq, uc)
 	f.u = newMat[T](m, uc)
-	mul(m, n, n, 1, q.g(), toScalar[T](ub).gt(), 0, f.u.g())
+	mul(m, n, n, 1, q.g(), toMat[T](ub).g(), 0, f.u.g())
 	for j := n; j < uc; j++ {
 		copy(f.u.col(j), q.col(j))
 	}
@@ -259,15 +259,6 @@ func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
 			copy(p.col(j + 1)[1:], p1.col(j))
 		}
 	}
-	f.v = timesT(p, vb)
+	f.v = times(p, vb)
 	return f, true
-}
-
-// toScalar converts a compact real matrix to T.
-func toScalar[T scalar](z mat[float64]) mat[T] {
-	out := newMat[T](z.rows, z.cols)
-	for i, x := range z.data[:z.rows*z.cols] {
-		out.data[i] = fromReal[T](x)
-	}
-	return out
 }

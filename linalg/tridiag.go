@@ -139,12 +139,12 @@ const maxSweeps = 30
 // steqr computes the eigenvalues of the symmetric tridiagonal matrix with
 // diagonal d and off-diagonal e by implicit QR sweeps with Wilkinson
 // shifts, chasing the bulge downwards with plane rotations. On return d
-// holds the eigenvalues in ascending order; e is destroyed. When zt (n×n)
-// is not empty, the rotations are applied to the columns of Z = ztᵀ, and
-// those are permuted with the eigenvalues: starting from the identity, Z
-// ends up holding the eigenvectors. It reports false when a block did not
+// holds the eigenvalues in ascending order; e is destroyed. The rotations
+// are applied to the columns of z (unless it is empty), which are then
+// permuted with the eigenvalues: starting from the identity, z ends up
+// holding the eigenvectors. It reports false when a block did not
 // converge.
-func steqr(d, e []float64, zt mat[float64]) bool {
+func steqr(d, e []float64, z rotMat) bool {
 	n := len(d)
 	cs, ss := make([]float64, n), make([]float64, n)
 	const eps = 0x1p-53
@@ -198,17 +198,14 @@ func steqr(d, e []float64, zt mat[float64]) bool {
 			}
 			cs[k-p], ss[k-p] = c, s
 		}
-		if zt.cols > 0 {
-			rotSeq(zt, p, cs[:q-p], ss[:q-p])
-		}
+		z.seq(p, cs[:q-p], ss[:q-p])
 	}
-	sortEigen(d, zt)
+	sortEigen(d, z)
 	return true
 }
 
-// sortEigen sorts d ascending and permutes the columns of Z = ztᵀ (if
-// any) to match.
-func sortEigen(d []float64, zt mat[float64]) {
+// sortEigen sorts d ascending and permutes the columns of z to match.
+func sortEigen(d []float64, z rotMat) {
 	idx := make([]int, len(d))
 	for i := range idx {
 		idx[i] = i
@@ -222,23 +219,15 @@ func sortEigen(d []float64, zt mat[float64]) {
 		}
 		return 0
 	})
-	permute(d, zt, idx)
+	permute(d, idx)
+	z.permute(idx)
 }
 
-// permute reorders d (and the columns of Z = ztᵀ, if any) so that the new
-// i-th entry is the old idx[i]-th.
-func permute(d []float64, zt mat[float64], idx []int) {
+// permute reorders d so that the new d[i] is the old d[idx[i]].
+func permute(d []float64, idx []int) {
 	nd := make([]float64, len(d))
 	for i, j := range idx {
 		nd[i] = d[j]
 	}
 	copy(d, nd)
-	tmp := make([]float64, len(idx))
-	for c := range zt.cols {
-		col := zt.col(c)
-		for i, j := range idx {
-			tmp[i] = col[j]
-		}
-		copy(col, tmp)
-	}
 }

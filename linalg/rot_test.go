@@ -1,0 +1,61 @@
+package linalg
+
+import (
+	"math"
+	"testing"
+)
+
+// TestRotSeq checks rotMat.seq (the assembly kernel where there is one,
+// else the Go loop) against rotations applied one at a time to a plain
+// row-major matrix, for row counts around the panel height and offsets.
+func TestRotSeq(t *testing.T) {
+	rng := newRand(9)
+	for _, rows := range []int{1, 3, 4, 5, 8, 9, 13} {
+		for _, cols := range []int{2, 7} {
+			for p := 0; p < cols-1; p++ {
+				z := rotMat{rows: rows, cols: cols, data: make([]float64, (rows+3)/4*4*cols)}
+				ref := make([]float64, rows*cols)
+				for i := range rows {
+					for k := range cols {
+						v := rng.NormFloat64()
+						z.data[z.index(i, k)], ref[i*cols+k] = v, v
+					}
+				}
+				n := cols - 1 - p
+				c, s := make([]float64, n), make([]float64, n)
+				for k := range c {
+					th := rng.Float64() * 2 * math.Pi
+					c[k], s[k] = math.Cos(th), math.Sin(th)
+				}
+				z.seq(p, c, s)
+				for k := range n {
+					for i := range rows {
+						x, y := ref[i*cols+p+k], ref[i*cols+p+k+1]
+						ref[i*cols+p+k], ref[i*cols+p+k+1] = c[k]*x+s[k]*y, c[k]*y-s[k]*x
+					}
+				}
+				for i := range rows {
+					for k := range cols {
+						if got, want := z.data[z.index(i, k)], ref[i*cols+k]; math.Abs(got-want) > 1e-14*float64(cols) {
+							t.Fatalf("rows %d cols %d p %d: Z[%d, %d] = %v, want %v", rows, cols, p, i, k, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkRotSeq(b *testing.B) {
+	const n = 1024
+	z := rotEye(n)
+	c, s := make([]float64, n-1), make([]float64, n-1)
+	for i := range c {
+		c[i], s[i] = 0.6, 0.8
+	}
+	start := cpuSeconds()
+	for b.Loop() {
+		z.seq(0, c, s)
+	}
+	reportCPU(b, start)
+}
