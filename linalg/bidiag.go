@@ -7,8 +7,124 @@ import "math"
 // (columns) and the right (rows): d gets the diagonal (n), e the
 // superdiagonal (n−1). The left reflectors stay below the diagonal of a
 // with their τ in tauq; the right reflector vectors stay right of the
-// superdiagonal with their τ in taup (n−1).
+// superdiagonal with their τ in taup (n−1). Blocks of blockSize rows and
+// columns are reduced by labrd and the trailing matrix is updated by two
+// GEMMs; the last columns are reduced one at a time by gebd2.
 func gebrd[T scalar](a mat[T], d, e []float64, tauq, taup []T) {
+	m, n := a.rows, a.cols
+	const nb, unblocked = blockSize, 2 * blockSize
+	j := 0
+	if n > unblocked {
+		x, y, v := newMat[T](m, nb), newMat[T](n, nb), newMat[T](n, nb)
+		for ; n-j > unblocked; j += nb {
+			p, q := m-j, n-j
+			sub := a.sub(j, j, p, q)
+			xs, ys, vs := x.sub(0, 0, p, nb), y.sub(0, 0, q, nb), v.sub(0, 0, q, nb)
+			labrd(sub, nb, d[j:], e[j:], tauq[j:], taup[j:], xs, ys, vs)
+			// A22 −= U·Yᴴ + X·Vᴴ over the rows and columns past the block.
+			yc, vc := ys.sub(nb, 0, q-nb, nb).clone(), vs.sub(nb, 0, q-nb, nb).clone()
+			for c := range nb {
+				conjSlice(yc.col(c))
+				conjSlice(vc.col(c))
+			}
+			a22 := sub.sub(nb, nb, p-nb, q-nb)
+			mul(p-nb, q-nb, nb, -1, sub.sub(nb, 0, p-nb, nb).g(), yc.gt(), 1, a22.g())
+			mul(p-nb, q-nb, nb, -1, xs.sub(nb, 0, p-nb, nb).g(), vc.gt(), 1, a22.g())
+		}
+	}
+	gebd2(a.sub(j, j, m-j, n-j), d[j:], e[j:], tauq[j:], taup[j:])
+}
+
+// labrd reduces the first nb rows and columns of a (m×n, m ≥ n > nb) as
+// gebd2 would, but leaves the trailing matrix alone: with U the left
+// reflectors (stored in a's columns, leading ones included), V the right
+// ones (returned in v, n×nb, and stored in a's rows), it returns X (m×nb)
+// and Y (n×nb) such that the reduced trailing matrix is A22 − U·Yᴴ − X·Vᴴ,
+// as LAPACK's labrd does.
+func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v mat[T]) {
+	m, n := a.rows, a.cols
+	tmp := make([]T, nb)
+	conjv := make([]T, max(m, n))
+	for i := range nb {
+		// Column i, brought up to date:
+		// A(i:, i) −= U(i:, :i)·Y(i, :i)ᴴ + X(i:, :i)·V(i, :i)ᴴ.
+		ci := a.col(i)[i:]
+		for j := range i {
+			axpy(-conj(y.at(i, j)), a.col(j)[i:], ci)
+			axpy(-conj(v.at(i, j)), x.col(j)[i:], ci)
+		}
+		beta, tq := reflector(ci[0], ci[1:])
+		d[i], tauq[i] = re(beta), tq
+		ci[0] = 1
+		u := ci
+		uc := conjv[:len(u)]
+		copy(uc, u)
+		conjSlice(uc) // pᴴ·u = conj(dotu(p, uc))
+		// Y(i+1:, i) = τ·(A(i:, i+1:)ᴴ·u − Y(i+1:, :i)·(U(i:, :i)ᴴ·u) − V(i+1:, :i)·(X(i:, :i)ᴴ·u))
+		yi := y.col(i)
+		clear(yi[:i+1])
+		for c := i + 1; c < n; c++ {
+			yi[c] = conj(dotu(a.col(c)[i:], uc))
+		}
+		for j := range i {
+			tmp[j] = conj(dotu(a.col(j)[i:], uc))
+		}
+		for j := range i {
+			axpy(-tmp[j], y.col(j)[i+1:], yi[i+1:])
+		}
+		for j := range i {
+			tmp[j] = conj(dotu(x.col(j)[i:], uc))
+		}
+		for j := range i {
+			axpy(-tmp[j], v.col(j)[i+1:], yi[i+1:])
+		}
+		scal(tq, yi[i+1:])
+		// Row i, brought up to date and conjugated (the vector the right
+		// reflector reflects): conj(A(i, i+1:)) − Y(i+1:, :i+1)·U(i, :i+1)ᴴ
+		// − V(i+1:, :i)·X(i, :i)ᴴ, with U(i, i) = 1.
+		vi := v.col(i)
+		clear(vi[:i+1])
+		r := vi[i+1:]
+		for c := range r {
+			r[c] = conj(a.at(i, i+1+c))
+		}
+		axpy(-1, yi[i+1:], r)
+		for j := range i {
+			axpy(-conj(a.at(i, j)), y.col(j)[i+1:], r)
+			axpy(-conj(x.at(i, j)), v.col(j)[i+1:], r)
+		}
+		beta, tp := reflector(r[0], r[1:])
+		e[i], taup[i] = re(beta), tp
+		r[0] = 1
+		for c, rc := range r {
+			a.set(i, i+1+c, rc)
+		}
+		rc := conjv[:len(r)]
+		copy(rc, r)
+		conjSlice(rc)
+		// X(i+1:, i) = τ·(A(i+1:, i+1:)·v − U(i+1:, :i+1)·(Y(i+1:, :i+1)ᴴ·v) − X(i+1:, :i)·(V(i+1:, :i)ᴴ·v))
+		xi := x.col(i)
+		clear(xi)
+		xr := xi[i+1:]
+		for c, vc := range r {
+			axpy(vc, a.col(i + 1 + c)[i+1:], xr)
+		}
+		for j := 0; j <= i; j++ {
+			axpy(-conj(dotu(y.col(j)[i+1:], rc)), a.col(j)[i+1:], xr)
+		}
+		for j := range i {
+			tmp[j] = conj(dotu(v.col(j)[i+1:], rc))
+		}
+		for j := range i {
+			axpy(-tmp[j], x.col(j)[i+1:], xr)
+		}
+		scal(tp, xr)
+	}
+}
+
+// gebd2 is the unblocked gebrd: one pair of reflectors at a time, each
+// applied to the whole trailing matrix.
+func gebd2[T scalar](a mat[T], d, e []float64, tauq, taup []T) {
 	m, n := a.rows, a.cols
 	work := make([]T, max(m, n))
 	y := make([]T, n)

@@ -11,7 +11,7 @@ import (
 func TestSVDAccuracy(t *testing.T) {
 	for _, dt := range allDTypes {
 		for _, kind := range kinds {
-			for _, sh := range append(shapes, [2]int{70, 20}, [2]int{20, 70}) {
+			for _, sh := range append(shapes, [2]int{70, 20}, [2]int{20, 70}, [2]int{100, 90}, [2]int{90, 100}) { // 70×20: QR first; 100×90: blocked bidiagonalisation
 				for _, mode := range []Mode{Reduced, Complete} {
 					m, n := sh[0], sh[1]
 					t.Run(fmt.Sprintf("%v/%s/%dx%d/%v", dt, kind, m, n, mode), func(t *testing.T) {
