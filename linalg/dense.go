@@ -163,9 +163,39 @@ func conjSlice[T scalar](x []T) {
 	}
 }
 
-// dotu returns Σ x[i]·y[i] (no conjugation), with four partial sums so
-// that the additions do not wait on each other.
+// Level-1 kernels in assembly, set at init where the CPU has them; each
+// handles a multiple of its width and the Go loops below do the rest.
+var (
+	ddotAsm  func(n int, x, y *float64) float64
+	daxpyAsm func(n int, a float64, x, y *float64)
+	zdotuAsm func(n int, x, y *complex128) complex128
+	zaxpyAsm func(n int, a complex128, x, y *complex128)
+)
+
+// dotu returns Σ x[i]·y[i] (no conjugation).
 func dotu[T scalar](x, y []T) T {
+	y = y[:len(x)]
+	var s, head T
+	i := 0
+	switch xs := any(x).(type) {
+	case []float64:
+		if ddotAsm != nil && len(x) >= 16 {
+			i = len(x) &^ 15
+			*any(&head).(*float64) = ddotAsm(i, &xs[0], &any(y).([]float64)[0])
+		}
+	case []complex128:
+		if zdotuAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			*any(&head).(*complex128) = zdotuAsm(i, &xs[0], &any(y).([]complex128)[0])
+		}
+	}
+	s = dotuGo(x[i:], y[i:])
+	return head + s
+}
+
+// dotuGo is dotu in Go, with four partial sums so that the additions do
+// not wait on each other.
+func dotuGo[T scalar](x, y []T) T {
 	var s0, s1, s2, s3 T
 	y = y[:len(x)]
 	i := 0
@@ -185,6 +215,20 @@ func dotu[T scalar](x, y []T) T {
 func axpy[T scalar](a T, x, y []T) {
 	y = y[:len(x)]
 	i := 0
+	switch xs := any(x).(type) {
+	case []float64:
+		if daxpyAsm != nil && len(x) >= 16 {
+			i = len(x) &^ 15
+			daxpyAsm(i, *any(&a).(*float64), &xs[0], &any(y).([]float64)[0])
+		}
+	case []complex128:
+		if zaxpyAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			zaxpyAsm(i, *any(&a).(*complex128), &xs[0], &any(y).([]complex128)[0])
+		}
+	}
+	x, y = x[i:], y[i:]
+	i = 0
 	for ; i+4 <= len(x); i += 4 {
 		y[i] += a * x[i]
 		y[i+1] += a * x[i+1]

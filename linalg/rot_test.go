@@ -59,3 +59,45 @@ func BenchmarkRotSeq(b *testing.B) {
 	}
 	reportCPU(b, start)
 }
+
+// TestLevel1 checks dotu and axpy (assembly where there is one) against
+// plain loops, for lengths around the kernels' widths.
+func TestLevel1(t *testing.T) {
+	rng := newRand(10)
+	for n := range 41 {
+		x, y := randCM(rng, 1, n, true).v, randCM(rng, 1, n, true).v
+		a := complex(rng.NormFloat64(), rng.NormFloat64())
+		var want complex128
+		for i := range x {
+			want += x[i] * y[i]
+		}
+		if got := dotu(x, y); cmplxAbs(got-want) > 1e-13*float64(n+1) {
+			t.Errorf("complex dotu n=%d: %v, want %v", n, got, want)
+		}
+		yc := append([]complex128(nil), y...)
+		axpy(a, x, yc)
+		for i := range yc {
+			if cmplxAbs(yc[i]-(y[i]+a*x[i])) > 1e-14 {
+				t.Fatalf("complex axpy n=%d: [%d] = %v, want %v", n, i, yc[i], y[i]+a*x[i])
+			}
+		}
+		xr, yr := make([]float64, n), make([]float64, n)
+		var wr float64
+		for i := range xr {
+			xr[i], yr[i] = real(x[i]), imag(y[i])
+			wr += xr[i] * yr[i]
+		}
+		if got := dotu(xr, yr); math.Abs(got-wr) > 1e-13*float64(n+1) {
+			t.Errorf("float64 dotu n=%d: %v, want %v", n, got, wr)
+		}
+		yr2 := append([]float64(nil), yr...)
+		axpy(real(a), xr, yr2)
+		for i := range yr2 {
+			if math.Abs(yr2[i]-(yr[i]+real(a)*xr[i])) > 1e-14 {
+				t.Fatalf("float64 axpy n=%d: [%d] = %v, want %v", n, i, yr2[i], yr[i]+real(a)*xr[i])
+			}
+		}
+	}
+}
+
+func cmplxAbs(z complex128) float64 { return math.Hypot(real(z), imag(z)) }
