@@ -63,9 +63,11 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		// Y(i+1:, i) = τ·(A(i:, i+1:)ᴴ·u − Y(i+1:, :i)·(U(i:, :i)ᴴ·u) − V(i+1:, :i)·(X(i:, :i)ᴴ·u))
 		yi := y.col(i)
 		clear(yi[:i+1])
-		for c := i + 1; c < n; c++ {
-			yi[c] = conj(dotu(a.col(c)[i:], uc))
-		}
+		parallelFor(n-i-1, m-i, func(lo, hi int) {
+			for c := i + 1 + lo; c < i+1+hi; c++ {
+				yi[c] = conj(dotu(a.col(c)[i:], uc))
+			}
+		})
 		for j := range i {
 			tmp[j] = conj(dotu(a.col(j)[i:], uc))
 		}
@@ -106,9 +108,12 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		xi := x.col(i)
 		clear(xi)
 		xr := xi[i+1:]
-		for c, vc := range r {
-			axpy(vc, a.col(i + 1 + c)[i+1:], xr)
-		}
+		// xr = A(i+1:, i+1:)·v, the rows split among the threads.
+		parallelFor(len(xr), len(r), func(lo, hi int) {
+			for c, vc := range r {
+				axpy(vc, a.col(i + 1 + c)[i+1+lo:i+1+hi], xr[lo:hi])
+			}
+		})
 		for j := 0; j <= i; j++ {
 			axpy(-conj(dotu(y.col(j)[i+1:], rc)), a.col(j)[i+1:], xr)
 		}

@@ -35,11 +35,17 @@ func (z rotMat) seq(p int, c, s []float64) {
 		return
 	}
 	s = s[:n]
+	parallelFor(z.panels(), 4*n, func(lo, hi int) { z.seqPanels(lo, hi, p, c, s) })
+}
+
+// seqPanels is seq on the panels [lo, hi).
+func (z rotMat) seqPanels(lo, hi, p int, c, s []float64) {
+	n := len(c)
 	if rotPanelsAsm != nil {
-		rotPanelsAsm(&z.data[4*p], z.panels(), 4*z.cols, n, &c[0], &s[0])
+		rotPanelsAsm(&z.data[lo*4*z.cols+4*p], hi-lo, 4*z.cols, n, &c[0], &s[0])
 		return
 	}
-	for pn := range z.panels() {
+	for pn := lo; pn < hi; pn++ {
 		b := z.data[pn*4*z.cols+4*p : pn*4*z.cols+4*(p+n+1)]
 		x0, x1, x2, x3 := b[0], b[1], b[2], b[3]
 		for k, ck := range c {

@@ -68,9 +68,11 @@ func latrd[T scalar](a mat[T], nb int, d, e []float64, taus []T, w mat[T]) {
 		y := w.col(i)[i+1:]
 		// y = A(i+1:, i+1:)·x, a row of the Hermitian A being the
 		// conjugate of its column.
-		for r := range q {
-			y[r] = conj(dotu(a.col(i + 1 + r)[i+1:], v))
-		}
+		parallelFor(q, q, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				y[r] = conj(dotu(a.col(i + 1 + r)[i+1:], v))
+			}
+		})
 		// y −= A(i+1:, :i)·(W(i+1:, :i)ᴴ·x) + W(i+1:, :i)·(A(i+1:, :i)ᴴ·x)
 		for j := range i {
 			tmp[j] = conj(dotu(w.col(j)[i+1:], v))
