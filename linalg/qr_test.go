@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/goferro/goferro/tensor"
@@ -101,4 +102,32 @@ func TestQRBatched(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStridedInput factors views with transposed and stepped strides: the
+// result must be that of the viewed matrix.
+func TestStridedInput(t *testing.T) {
+	a := testMatrix("random", 8, 12, tensor.Complex128, 51)
+	x := toTensor(t, []cm{a}, tensor.Complex128)
+	v, err := x.Slice(tensor.Range{Start: 7, Stop: math.MinInt, Step: -2}, tensor.R(0, 12)) // rows 7, 5, 3, 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	vt := v.T() // 12×4
+	want := newCM(12, 4)
+	for i := range 4 {
+		for j := range 12 {
+			want.set(j, i, a.at(7-2*i, j))
+		}
+	}
+	q, r, err := QR(vt, Reduced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkQR(t, want, q, r, Reduced, tensor.Complex128, false)
+	res, err := SVD(vt, SVDOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSVD(t, want, res, Reduced, tensor.Complex128)
 }
