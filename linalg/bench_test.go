@@ -63,3 +63,48 @@ func BenchmarkEigh(b *testing.B) {
 func BenchmarkEigvalsH(b *testing.B) {
 	benchOps(b, "EigvalsH", true, func(x *tensor.Tensor) error { _, err := EigvalsH(x); return err })
 }
+
+// BenchmarkMPSBond truncates a 4096×4096 bond matrix (singular values
+// decaying as 0.9^i) to rank 64, randomized against the full SVD; the
+// issue asks for at least 5× between them.
+func BenchmarkMPSBond(b *testing.B) {
+	const n, rank = 4096, 64
+	rng := newRand(61)
+	// A = G1·diag(s)·G2 with Gaussian factors of inner size 2·rank: a cheap
+	// stand-in for a bond matrix with a decaying spectrum.
+	k := 2 * rank
+	g1, g2 := randCM(rng, n, k, false), randCM(rng, k, n, false)
+	for j := range k {
+		s := complex(pow(0.9, j), 0)
+		for i := range n {
+			g1.set(i, j, g1.at(i, j)*s)
+		}
+	}
+	x := toTensorTB(b, []cm{cmMul(g1, g2)}, tensor.Float64)
+	b.Run("randomized", func(b *testing.B) {
+		start := cpuSeconds()
+		for b.Loop() {
+			if _, err := RandomizedSVD(x, rank, RandomizedOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, start)
+	})
+	b.Run("full", func(b *testing.B) {
+		start := cpuSeconds()
+		for b.Loop() {
+			if _, err := SVD(x, SVDOptions{MaxRank: rank}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, start)
+	})
+}
+
+func pow(x float64, n int) float64 {
+	p := 1.0
+	for range n {
+		p *= x
+	}
+	return p
+}

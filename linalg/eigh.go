@@ -12,7 +12,8 @@ import (
 // transpose) and the imaginary part of the diagonal is ignored.
 //
 // A is reduced to real tridiagonal form by Householder reflections, whose
-// tridiagonal eigenproblem is solved by implicit QR with Wilkinson shifts.
+// eigenproblem is solved by divide and conquer (implicit QR with Wilkinson
+// shifts for the small pieces, and for eigenvalues alone).
 func Eigh(t *tensor.Tensor) (w, v *tensor.Tensor, err error) {
 	return eigh("Eigh", t, true)
 }
@@ -89,15 +90,12 @@ func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
 	e := make([]float64, n)
 	taus := make([]T, n)
 	hetrd(a, w, e, taus)
-	var z rotMat
-	if vectors {
-		z = rotEye(n)
-	}
-	if !steqr(w, e[:n-1], z) {
-		return mat[T]{}, false
-	}
 	if !vectors {
-		return mat[T]{}, true
+		return mat[T]{}, steqr(w, e[:n-1], rotMat{})
+	}
+	z, ok := stedc(w, e[:n-1])
+	if !ok {
+		return mat[T]{}, false
 	}
 	q := newMat[T](n, n)
 	q.set(0, 0, 1)
@@ -105,12 +103,26 @@ func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
 	for j := range n - 1 {
 		copy(q.col(j + 1)[1:], q1.col(j))
 	}
-	return times(q, z), true
+	out := newMat[T](n, n)
+	mul(n, n, n, 1, q.g(), convert[T](z).g(), 0, out.g())
+	return out, true
 }
 
 // times returns a·z.
 func times[T scalar](a mat[T], z rotMat) mat[T] {
 	out := newMat[T](a.rows, z.cols)
 	mul(a.rows, z.cols, a.cols, 1, a.g(), toMat[T](z).g(), 0, out.g())
+	return out
+}
+
+// convert returns the compact real matrix z as a matrix of T.
+func convert[T scalar](z mat[float64]) mat[T] {
+	out := newMat[T](z.rows, z.cols)
+	for j := range z.cols {
+		oc := out.col(j)
+		for i, x := range z.col(j) {
+			oc[i] = fromReal[T](x)
+		}
+	}
 	return out
 }
