@@ -97,22 +97,11 @@ func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
 	if !ok {
 		return mat[T]{}, false
 	}
-	q := newMat[T](n, n)
-	q.set(0, 0, 1)
-	q1 := orgqr(a.sub(1, 0, n-1, n-1), taus, n-1)
-	for j := range n - 1 {
-		copy(q.col(j + 1)[1:], q1.col(j))
-	}
-	out := newMat[T](n, n)
-	mul(n, n, n, 1, q.g(), convert[T](z).g(), 0, out.g())
-	return out, true
-}
-
-// times returns a·z.
-func times[T scalar](a mat[T], z rotMat) mat[T] {
-	out := newMat[T](a.rows, z.cols)
-	mul(a.rows, z.cols, a.cols, 1, a.g(), toMat[T](z).g(), 0, out.g())
-	return out
+	// V = Q·Z = diag(1, H(0)···H(n−2))·Z: the reflectors applied to the
+	// rows of Z past the first.
+	v := convert[T](z)
+	applyQ(a.sub(1, 0, n-1, n-1), taus, v.sub(1, 0, n-1, n), false)
+	return v, true
 }
 
 // convert returns the compact real matrix z as a matrix of T.

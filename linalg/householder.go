@@ -157,17 +157,29 @@ func applyBlock[T scalar](adjoint bool, v, t mat[T], c mat[T]) {
 }
 
 // orgqr returns the m×q matrix of the first q columns of the product
-// H(0)·H(1)···H(k−1) of the reflectors stored below the diagonal of the m×k
-// matrix a (as geqrf leaves them), with q ≥ k.
+// Q = H(0)·H(1)···H(k−1) of the reflectors stored below the diagonal of the
+// m×k matrix a (as geqrf leaves them), with q ≥ k.
 func orgqr[T scalar](a mat[T], taus []T, q int) mat[T] {
+	out := eye[T](a.rows, q)
+	applyQ(a, taus, out, true)
+	return out
+}
+
+// applyQ computes c = Q·c for Q = H(0)·H(1)···H(k−1), the reflectors
+// stored below the diagonal of the m×k matrix a, block by block from the
+// last. When c starts as the identity's first columns (identity is set),
+// the columns left of each block are untouched and skipped.
+func applyQ[T scalar](a mat[T], taus []T, c mat[T], identity bool) {
 	m, k := a.rows, a.cols
-	out := eye[T](m, q)
 	last := (max(k-1, 0) / blockSize) * blockSize
 	for j := last; j >= 0 && k > 0; j -= blockSize {
 		jb := min(blockSize, k-j)
 		v := reflectors(a.sub(j, j, m-j, jb))
 		t := triangularFactor(v, taus[j:j+jb])
-		applyBlock(false, v, t, out.sub(j, j, m-j, q-j))
+		if identity {
+			applyBlock(false, v, t, c.sub(j, j, m-j, c.cols-j))
+		} else {
+			applyBlock(false, v, t, c.sub(j, 0, m-j, c.cols))
+		}
 	}
-	return out
 }

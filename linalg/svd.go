@@ -222,13 +222,8 @@ func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
 		if !ok || !vectors {
 			return f, ok
 		}
-		q := orgqr(a, taus, uc)
-		u := newMat[T](m, uc)
-		mul(m, n, n, 1, q.g(), f.u.g(), 0, u.g())
-		for j := n; j < uc; j++ {
-			copy(u.col(j), q.col(j))
-		}
-		f.u = u
+		f.u = embed(f.u, m, uc)
+		applyQ(a, taus, f.u, false)
 		return f, true
 	}
 	d, e := make([]float64, n), make([]float64, n)
@@ -245,20 +240,23 @@ func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
 	if !vectors {
 		return f, true
 	}
-	q := orgqr(a, tauq, uc)
-	f.u = newMat[T](m, uc)
-	mul(m, n, n, 1, q.g(), toMat[T](ub).g(), 0, f.u.g())
-	for j := n; j < uc; j++ {
-		copy(f.u.col(j), q.col(j))
-	}
-	p := newMat[T](n, n)
-	p.set(0, 0, 1)
+	// U = Q·diag(Ub, I) and V = P·Vb = diag(1, P′)·Vb: the reflectors
+	// applied to the small factors.
+	f.u = embed(toMat[T](ub), m, uc)
+	applyQ(a, tauq, f.u, false)
+	f.v = toMat[T](vb)
 	if n > 1 {
-		p1 := orgqr(rightReflectors(a), taup[:n-1], n-1)
-		for j := range n - 1 {
-			copy(p.col(j + 1)[1:], p1.col(j))
-		}
+		applyQ(rightReflectors(a), taup[:n-1], f.v.sub(1, 0, n-1, n), false)
 	}
-	f.v = times(p, vb)
 	return f, true
+}
+
+// embed returns the m×c matrix diag(x, I) (x square, c ≥ x.cols; the
+// identity part covers what remains of the diagonal).
+func embed[T scalar](x mat[T], m, c int) mat[T] {
+	out := eye[T](m, c)
+	for j := range x.cols {
+		copy(out.col(j), x.col(j))
+	}
+	return out
 }
