@@ -57,7 +57,7 @@ func eighStack[T scalar](op string, t *tensor.Tensor, batch []int, n int, vector
 	if vectors {
 		vv = make([]T, nb*n*n)
 	}
-	for b := range nb {
+	err = forBatch(nb, n*n*n, func(b int) error {
 		a := load(vals, b, n, n, false)
 		for j := range n {
 			for i := j + 1; i < n; i++ {
@@ -66,11 +66,15 @@ func eighStack[T scalar](op string, t *tensor.Tensor, batch []int, n int, vector
 		}
 		vec, ok := eighMatrix(a, wv[b*n:(b+1)*n], vectors)
 		if !ok {
-			return nil, nil, newError(op, ErrNoConvergence, "the tridiagonal QR iteration did not converge for matrix %d", b)
+			return newError(op, ErrNoConvergence, "the tridiagonal QR iteration did not converge for matrix %d", b)
 		}
 		if vectors {
 			store(vv, b, vec, false)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	w = realTensor[T](wv, shapeOf(batch, n))
 	if vectors {

@@ -37,3 +37,31 @@ func parallelFor(n, work int, f func(lo, hi int)) {
 // parallelFor stays on one goroutine: some tens of microseconds. Tests
 // lower it to run the parallel paths on small matrices.
 var parallelMin = 1 << 16
+
+// forBatch calls f for each matrix b < nb of a batch, each costing about
+// work units, and returns the error of the lowest b that failed. Small
+// matrices, which would not use the threads themselves, are spread over
+// them; large ones run one after another, each using them inside.
+func forBatch(nb, work int, f func(b int) error) error {
+	var mu sync.Mutex
+	var first error
+	firstB := nb
+	run := func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			if err := f(b); err != nil {
+				mu.Lock()
+				if b < firstB {
+					first, firstB = err, b
+				}
+				mu.Unlock()
+				return
+			}
+		}
+	}
+	if work >= parallelMin {
+		run(0, nb)
+	} else {
+		parallelFor(nb, work, run)
+	}
+	return first
+}

@@ -93,7 +93,7 @@ func qrStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, mode 
 	}
 	nb := count(batch)
 	qv, rv := make([]T, nb*m*qc), make([]T, nb*rr*n)
-	for b := range nb {
+	forBatch(nb, m*n*k, func(b int) error { // QR cannot fail
 		var a mat[T]
 		if lq {
 			a = load(vals, b, n, m, true)
@@ -103,7 +103,8 @@ func qrStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, mode 
 		qm, rm := qrFactor(a, qc, rr)
 		store(qv, b, qm, lq)
 		store(rv, b, rm, lq)
-	}
+		return nil
+	})
 	if lq {
 		return newTensor(qv, shapeOf(batch, qc, m)), newTensor(rv, shapeOf(batch, n, rr)), nil
 	}

@@ -123,7 +123,7 @@ func svdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, opts
 	nb, k := count(batch), min(m, n)
 	full := opts.Mode == Complete
 	fs := make([]svdFactors[T], nb)
-	for b := range nb {
+	err = forBatch(nb, m*n*k, func(b int) error {
 		var a mat[T]
 		if m < n {
 			a = load(vals, b, m, n, true)
@@ -132,12 +132,16 @@ func svdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, opts
 		}
 		f, ok := svdMatrix(a, vectors, full)
 		if !ok {
-			return nil, newError(op, ErrNoConvergence, "the bidiagonal QR iteration did not converge for matrix %d", b)
+			return newError(op, ErrNoConvergence, "the bidiagonal QR iteration did not converge for matrix %d", b)
 		}
 		if m < n {
 			f.u, f.v = f.v, f.u
 		}
 		fs[b] = f
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	r := k
 	if opts.truncates() {
