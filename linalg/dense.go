@@ -285,3 +285,27 @@ func nrm2[T scalar](x []T) float64 {
 	}
 	return scale * math.Sqrt(ssq)
 }
+
+// rescale multiplies a by a power of two that brings its largest entry
+// near 1 when that entry is so large or small (beyond 2^±500) that the
+// squares the eigenvalue and singular value iterations form would
+// overflow or underflow, and returns the factor (1 when a is left alone,
+// including when it is zero or not finite).
+func rescale[T scalar](a mat[T]) float64 {
+	amax := 0.0
+	for j := range a.cols {
+		for _, x := range a.col(j) {
+			amax = max(amax, math.Abs(re(x)), math.Abs(im(x)))
+		}
+	}
+	if amax == 0 || math.IsNaN(amax) || math.IsInf(amax, 0) || amax > 0x1p-500 && amax < 0x1p500 {
+		return 1
+	}
+	_, exp := math.Frexp(amax)
+	sc := math.Ldexp(1, -exp)
+	f := fromReal[T](sc)
+	for j := range a.cols {
+		scal(f, a.col(j))
+	}
+	return sc
+}

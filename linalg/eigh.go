@@ -91,6 +91,12 @@ func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
 	if n == 0 {
 		return a, true
 	}
+	sc := rescale(a)
+	defer func() {
+		for i := range w {
+			w[i] /= sc
+		}
+	}()
 	e := make([]float64, n)
 	taus := make([]T, n)
 	hetrd(a, w, e, taus)

@@ -205,6 +205,18 @@ func tail(s []float64) float64 { return nrm2(s) }
 // descending and, when vectors is set, u (m×n, or m×m when full) and v
 // (n×n). It reports false when the iteration did not converge.
 func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
+	sc := rescale(a)
+	f, ok := svdCore(a, vectors, full)
+	if sc != 1 {
+		for i := range f.s {
+			f.s[i] /= sc
+		}
+	}
+	return f, ok
+}
+
+// svdCore is svdMatrix for a matrix whose entries are in a safe range.
+func svdCore[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
 	m, n := a.rows, a.cols
 	uc := n
 	if full {
@@ -222,7 +234,7 @@ func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
 		for j := range n {
 			copy(r.col(j)[:j+1], a.col(j)[:j+1])
 		}
-		f, ok := svdMatrix(r, vectors, false)
+		f, ok := svdCore(r, vectors, false)
 		if !ok || !vectors {
 			return f, ok
 		}
