@@ -28,7 +28,7 @@ func benchInput(b *testing.B, n int, dt tensor.DType, herm bool) *tensor.Tensor 
 // benchOps runs f on n×n inputs of each size and dtype, reporting CPU
 // time per call next to wall time.
 func benchOps(b *testing.B, name string, herm bool, f func(*tensor.Tensor) error) {
-	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
+	for _, dt := range benchDTypes {
 		for _, n := range benchSizes {
 			b.Run(fmt.Sprintf("%v/n=%d", dt, n), func(b *testing.B) {
 				x := benchInput(b, n, dt, herm)
@@ -109,3 +109,7 @@ func pow(x float64, n int) float64 {
 	}
 	return p
 }
+
+// benchDTypes are the dtypes of the size benchmarks (the float64
+// and complex128, and the single-precision ones).
+var benchDTypes = []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float32, tensor.Complex64}
