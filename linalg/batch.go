@@ -98,12 +98,14 @@ func newTensor[T tensor.Elem](data []T, shape []int) *tensor.Tensor {
 // realTensor returns the float64 values vals as a tensor of the real
 // dtype that belongs to T (float32 for float32 and complex64).
 func realTensor[T scalar](vals []float64, shape []int) *tensor.Tensor {
-	if epsilon[T]() == 0x1p-52 {
-		return newTensor(vals, shape)
+	var z T
+	switch any(z).(type) {
+	case float32, complex64:
+		f := make([]float32, len(vals))
+		for i, v := range vals {
+			f[i] = float32(v)
+		}
+		return newTensor(f, shape)
 	}
-	f := make([]float32, len(vals))
-	for i, v := range vals {
-		f[i] = float32(v)
-	}
-	return newTensor(f, shape)
+	return newTensor(vals, shape)
 }

@@ -139,16 +139,6 @@ func isComplex[T scalar]() bool {
 	return false
 }
 
-// epsilon returns the machine epsilon of T's real type (numpy's finfo.eps).
-func epsilon[T scalar]() float64 {
-	var x T
-	switch any(x).(type) {
-	case float32, complex64:
-		return 0x1p-23
-	}
-	return 0x1p-52
-}
-
 // conjSlice conjugates x in place.
 func conjSlice[T scalar](x []T) {
 	switch v := any(x).(type) {

@@ -212,15 +212,7 @@ func sortEigen(d []float64, z rotMat) {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(i, j int) int {
-		switch {
-		case d[i] < d[j]:
-			return -1
-		case d[i] > d[j]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(d[i], d[j]) })
 	permute(d, idx)
 	z.permute(idx)
 }
