@@ -277,7 +277,7 @@ func gkSweep(d, e []float64, p, q int, u, v rotMat, rs rotations) {
 	delta := (t11 - t22) / 2
 	mu := t22 - math.Abs(t12)
 	if delta != 0 {
-		mu = t22 - t12*(t12/(delta+math.Copysign(math.Hypot(delta, t12), delta)))
+		mu = t22 - t12*(t12/(delta+math.Copysign(hypot(delta, t12), delta)))
 	}
 	y, z := d[p]*d[p]-mu, d[p]*e[p]
 	for k := p; k < q; k++ {
@@ -358,6 +358,6 @@ func givens(a, b float64) (c, s, r float64) {
 	if b == 0 {
 		return 1, 0, a
 	}
-	r = math.Hypot(a, b)
+	r = hypot(a, b)
 	return a / r, b / r, r
 }

@@ -299,3 +299,14 @@ func rescale[T scalar](a mat[T]) float64 {
 	}
 	return sc
 }
+
+// hypot returns √(x²+y²): directly when the squares neither overflow nor
+// underflow (the common case in the QR sweeps, where math.Hypot's scaling
+// is a measurable share of the time), else by math.Hypot.
+func hypot(x, y float64) float64 {
+	s := x*x + y*y
+	if s > 0x1p-1000 && s < 0x1p1000 {
+		return math.Sqrt(s)
+	}
+	return math.Hypot(x, y)
+}

@@ -101,3 +101,37 @@ func TestLevel1(t *testing.T) {
 }
 
 func cmplxAbs(z complex128) float64 { return math.Hypot(real(z), imag(z)) }
+
+func BenchmarkHypot(b *testing.B) {
+	xs := make([]float64, 1024)
+	for i := range xs {
+		xs[i] = float64(i+1) * 0.37
+	}
+	for _, c := range []struct {
+		name string
+		f    func(x, y float64) float64
+	}{{"fast", hypot}, {"math", math.Hypot}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := 0.0
+			start := cpuSeconds()
+			for b.Loop() {
+				for i := 1; i < len(xs); i++ {
+					s += c.f(xs[i-1], xs[i])
+				}
+			}
+			reportCPU(b, start)
+			sink = s
+		})
+	}
+}
+
+var sink float64
+
+func TestHypot(t *testing.T) {
+	for _, c := range [][2]float64{{3, 4}, {1e300, 1e300}, {1e-300, 3e-300}, {0, 0}, {0, -2}, {5e-170, 1e-170}} {
+		got, want := hypot(c[0], c[1]), math.Hypot(c[0], c[1])
+		if math.Abs(got-want) > 2e-16*want {
+			t.Errorf("hypot(%g, %g) = %g, want %g", c[0], c[1], got, want)
+		}
+	}
+}

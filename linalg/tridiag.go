@@ -175,13 +175,13 @@ func steqr(d, e []float64, z rotMat) bool {
 		}
 		// Wilkinson shift: the eigenvalue of the trailing 2×2 nearer d[q].
 		delta := (d[q-1] - d[q]) / 2
-		mu := d[q] - e[q-1]*(e[q-1]/(delta+math.Copysign(math.Hypot(delta, e[q-1]), delta)))
+		mu := d[q] - e[q-1]*(e[q-1]/(delta+math.Copysign(hypot(delta, e[q-1]), delta)))
 		if delta == 0 {
 			mu = d[q] - math.Abs(e[q-1])
 		}
 		x, y := d[p]-mu, e[p]
 		for k := p; k < q; k++ {
-			r := math.Hypot(x, y)
+			r := hypot(x, y)
 			c, s := x/r, y/r
 			if r == 0 {
 				c, s = 1, 0
