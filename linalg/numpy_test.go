@@ -50,7 +50,7 @@ func TestValuesMatchNumpy(t *testing.T) {
 	var ins []input
 	for _, dt := range allDTypes {
 		for _, kind := range kinds {
-			for _, sh := range [][2]int{{1, 1}, {6, 6}, {40, 40}, {50, 21}, {21, 50}, {100, 100}} {
+			for _, sh := range [][2]int{{0, 0}, {3, 0}, {1, 1}, {6, 6}, {40, 40}, {50, 21}, {21, 50}, {100, 100}} {
 				m, n := sh[0], sh[1]
 				a := roundTo(testMatrix(kind, m, n, dt, 11), dt)
 				ins = append(ins, input{fmt.Sprintf("%v_%s_%dx%d", dt, kind, m, n), a, dt, false})
