@@ -79,3 +79,35 @@ func TestRandomizedSVDBatchedAndErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestZeroSizeFactorisations(t *testing.T) {
+	for _, shape := range [][]int{{0, 5}, {5, 0}, {2, 0, 3}, {0, 3, 3}} {
+		x, err := tensor.Zeros(tensor.Complex64, shape...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := RandomizedSVD(x, 3, RandomizedOptions{})
+		if err != nil {
+			t.Fatalf("RandomizedSVD%v: %v", shape, err)
+		}
+		r := len(shape)
+		k := min(shape[r-2], shape[r-1])
+		if got := res.S.ShapeView(); got[len(got)-1] != k {
+			t.Errorf("RandomizedSVD%v: S shape %v", shape, got)
+		}
+		if r == 2 {
+			sp, err := SplitSVD(x, []int{0}, SVDOptions{MaxRank: 2})
+			if err != nil {
+				t.Fatalf("SplitSVD%v: %v", shape, err)
+			}
+			if !sp.Left.ShapeView().Equal(tensor.Shape{shape[0], k}) || !sp.Right.ShapeView().Equal(tensor.Shape{k, shape[1]}) {
+				t.Errorf("SplitSVD%v: left %v right %v", shape, sp.Left.ShapeView(), sp.Right.ShapeView())
+			}
+		}
+		if shape[r-1] == shape[r-2] {
+			if _, _, err := Eigh(x); err != nil {
+				t.Errorf("Eigh%v: %v", shape, err)
+			}
+		}
+	}
+}
