@@ -1,0 +1,111 @@
+package linalg
+
+import (
+	"github.com/goferro/goferro/tensor"
+)
+
+// matrices checks that t is a stack of matrices (rank ≥ 2) of a float or
+// complex dtype and returns the batch shape and the matrix extents.
+func matrices(op string, t *tensor.Tensor) (batch []int, m, n int, err error) {
+	if t == nil {
+		return nil, 0, 0, newError(op, ErrArgument, "nil tensor")
+	}
+	if dt := t.DType(); !dt.IsFloat() && !dt.IsComplex() {
+		return nil, 0, 0, newError(op, tensor.ErrDType, "%v is not a float or complex dtype", dt)
+	}
+	s := t.ShapeView()
+	if len(s) < 2 {
+		return nil, 0, 0, newError(op, tensor.ErrShape, "rank-%d tensor %v is not a (stack of) matrix", len(s), s)
+	}
+	r := len(s)
+	return append([]int(nil), s[:r-2]...), s[r-2], s[r-1], nil
+}
+
+// count returns the number of matrices in a batch.
+func count(batch []int) int {
+	n := 1
+	for _, d := range batch {
+		n *= d
+	}
+	return n
+}
+
+// shapeOf returns batch followed by dims.
+func shapeOf(batch []int, dims ...int) []int {
+	return append(append(make([]int, 0, len(batch)+len(dims)), batch...), dims...)
+}
+
+// values returns t's elements in row-major order as a fresh []T.
+func values[T scalar](op string, t *tensor.Tensor) ([]T, error) {
+	v, err := tensor.Values[T](t)
+	if err != nil {
+		return nil, &Error{Op: op, Kind: tensor.ErrDType, Msg: "reading the input", Err: err}
+	}
+	return v, nil
+}
+
+// load returns matrix b of the row-major stack vals of m×n matrices as a
+// column-major matrix, or its conjugate transpose (n×m) when adjoint is set.
+func load[T scalar](vals []T, b, m, n int, adjoint bool) mat[T] {
+	src := vals[b*m*n : (b+1)*m*n]
+	if adjoint {
+		a := newMat[T](n, m)
+		for i := range m {
+			copy(a.col(i), src[i*n:(i+1)*n])
+			conjSlice(a.col(i))
+		}
+		return a
+	}
+	a := newMat[T](m, n)
+	for i := range m {
+		for j, v := range src[i*n : (i+1)*n] {
+			a.data[i+j*a.ld] = v
+		}
+	}
+	return a
+}
+
+// store writes a (or its conjugate transpose when adjoint is set) as
+// matrix b of the row-major stack out.
+func store[T scalar](out []T, b int, a mat[T], adjoint bool) {
+	r, c := a.rows, a.cols
+	dst := out[b*r*c : (b+1)*r*c]
+	if adjoint {
+		for j := range c {
+			row := dst[j*r : (j+1)*r]
+			copy(row, a.col(j))
+			conjSlice(row)
+		}
+		return
+	}
+	for i := range r {
+		row := dst[i*c : (i+1)*c]
+		for j := range row {
+			row[j] = a.data[i+j*a.ld]
+		}
+	}
+}
+
+// newTensor wraps a row-major buffer; the extents always match.
+func newTensor[T tensor.Elem](data []T, shape []int) *tensor.Tensor {
+	t, err := tensor.New(data, shape...)
+	if err != nil {
+		panic("linalg: internal error: " + err.Error())
+	}
+	return t
+}
+
+// realTensor returns the float64 values vals as a tensor of the real
+// dtype that belongs to T (float32 for float32 and complex64).
+func realTensor[T scalar](vals []float64, shape []int) *tensor.Tensor {
+	var z T
+	switch any(z).(type) {
+	case float32, complex64:
+		f := make([]float32, len(vals))
+		for i, v := range vals {
+			f[i] = float32(v)
+		}
+		return newTensor(f, shape)
+	}
+	return newTensor(vals, shape)
+}

@@ -1,0 +1,115 @@
+package linalg
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// The benchmarks factor a Gaussian n×n matrix (Hermitian for Eigh), as the
+// issue's peers (numpy.linalg on OpenBLAS, gonum) do in
+// bench/linalg-report.md. Threads follow cpu/gemm's (GOFERRO_THREADS or
+// gemm.SetThreads); the reductions outside GEMM run on one goroutine.
+
+var benchSizes = []int{256, 1024}
+
+func benchInput(b *testing.B, n int, dt tensor.DType, herm bool) *tensor.Tensor {
+	var a cm
+	if herm {
+		a = hermitianMatrix("random", n, dt, 1)
+	} else {
+		a = testMatrix("random", n, n, dt, 1)
+	}
+	x := toTensorTB(b, []cm{a}, dt)
+	return x
+}
+
+// benchOps runs f on n×n inputs of each size and dtype, reporting CPU
+// time per call next to wall time.
+func benchOps(b *testing.B, name string, herm bool, f func(*tensor.Tensor) error) {
+	for _, dt := range benchDTypes {
+		for _, n := range benchSizes {
+			b.Run(fmt.Sprintf("%v/n=%d", dt, n), func(b *testing.B) {
+				x := benchInput(b, n, dt, herm)
+				start := cpuSeconds()
+				for b.Loop() {
+					if err := f(x); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, start)
+			})
+		}
+	}
+}
+
+func BenchmarkQR(b *testing.B) {
+	benchOps(b, "QR", false, func(x *tensor.Tensor) error { _, _, err := QR(x, Reduced); return err })
+}
+
+func BenchmarkSVD(b *testing.B) {
+	benchOps(b, "SVD", false, func(x *tensor.Tensor) error { _, err := SVD(x, SVDOptions{}); return err })
+}
+
+func BenchmarkSVDVals(b *testing.B) {
+	benchOps(b, "SVDVals", false, func(x *tensor.Tensor) error { _, err := SVDVals(x); return err })
+}
+
+func BenchmarkEigh(b *testing.B) {
+	benchOps(b, "Eigh", true, func(x *tensor.Tensor) error { _, _, err := Eigh(x); return err })
+}
+
+func BenchmarkEigvalsH(b *testing.B) {
+	benchOps(b, "EigvalsH", true, func(x *tensor.Tensor) error { _, err := EigvalsH(x); return err })
+}
+
+// BenchmarkMPSBond truncates a 4096×4096 bond matrix (singular values
+// decaying as 0.9^i) to rank 64, randomized against the full SVD; the
+// issue asks for at least 5× between them. The full SVD takes minutes:
+// select the randomized one alone with -bench 'MPSBond//randomized'.
+func BenchmarkMPSBond(b *testing.B) {
+	const n, rank = 4096, 64
+	rng := newRand(61)
+	// A = G1·diag(s)·G2 with Gaussian factors of inner size 2·rank: a cheap
+	// stand-in for a bond matrix with a decaying spectrum.
+	k := 2 * rank
+	g1, g2 := randCM(rng, n, k, false), randCM(rng, k, n, false)
+	for j := range k {
+		s := complex(pow(0.9, j), 0)
+		for i := range n {
+			g1.set(i, j, g1.at(i, j)*s)
+		}
+	}
+	x := toTensorTB(b, []cm{cmMul(g1, g2)}, tensor.Float64)
+	b.Run("n=4096/randomized", func(b *testing.B) {
+		start := cpuSeconds()
+		for b.Loop() {
+			if _, err := RandomizedSVD(x, rank, RandomizedOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, start)
+	})
+	b.Run("n=4096/full", func(b *testing.B) {
+		start := cpuSeconds()
+		for b.Loop() {
+			if _, err := SVD(x, SVDOptions{MaxRank: rank}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, start)
+	})
+}
+
+func pow(x float64, n int) float64 {
+	p := 1.0
+	for range n {
+		p *= x
+	}
+	return p
+}
+
+// benchDTypes are the dtypes of the size benchmarks (the issue's float64
+// and complex128, and the single-precision ones).
+var benchDTypes = []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float32, tensor.Complex64}

@@ -1,0 +1,312 @@
+package linalg
+
+import (
+	"math"
+	"math/cmplx"
+
+	"github.com/goferro/goferro/cpu/gemm"
+)
+
+// scalar is the set of element types the factorisations support.
+type scalar = gemm.Scalar
+
+// mat is a column-major matrix view: element (i, j) is data[i+j*ld]. The
+// algorithms are written column-major, as LAPACK's are, so that a
+// Householder vector and the columns it updates are contiguous.
+type mat[T scalar] struct {
+	rows, cols, ld int
+	data           []T
+}
+
+// newMat returns a zeroed r×c matrix.
+func newMat[T scalar](r, c int) mat[T] {
+	return mat[T]{rows: r, cols: c, ld: max(r, 1), data: make([]T, r*c)}
+}
+
+// eye returns the r×c matrix with ones on its diagonal.
+func eye[T scalar](r, c int) mat[T] {
+	a := newMat[T](r, c)
+	for i := range min(r, c) {
+		a.data[i+i*a.ld] = 1
+	}
+	return a
+}
+
+func (a mat[T]) at(i, j int) T     { return a.data[i+j*a.ld] }
+func (a mat[T]) set(i, j int, v T) { a.data[i+j*a.ld] = v }
+
+// col returns column j as a slice.
+func (a mat[T]) col(j int) []T {
+	if a.rows == 0 {
+		return nil
+	}
+	return a.data[j*a.ld : j*a.ld+a.rows]
+}
+
+// sub returns the r×c block whose top-left element is (i, j).
+func (a mat[T]) sub(i, j, r, c int) mat[T] {
+	if r == 0 || c == 0 {
+		return mat[T]{rows: r, cols: c, ld: a.ld}
+	}
+	return mat[T]{rows: r, cols: c, ld: a.ld, data: a.data[i+j*a.ld:]}
+}
+
+// clone returns a compact copy of a.
+func (a mat[T]) clone() mat[T] {
+	b := newMat[T](a.rows, a.cols)
+	for j := range a.cols {
+		copy(b.col(j), a.col(j))
+	}
+	return b
+}
+
+// g returns a as a GEMM operand; gt returns its transpose.
+func (a mat[T]) g() gemm.Matrix[T] {
+	return gemm.Matrix[T]{Data: a.data, RowStride: 1, ColStride: a.ld}
+}
+func (a mat[T]) gt() gemm.Matrix[T] {
+	return gemm.Matrix[T]{Data: a.data, RowStride: a.ld, ColStride: 1}
+}
+
+// mul computes c = alpha·a·b + beta·c for m×k a and k×n b given as GEMM
+// operands (so either may be a transposed view). The operands are built by
+// this package and always in bounds, so an error is a bug here.
+func mul[T scalar](m, n, k int, alpha T, a, b gemm.Matrix[T], beta T, c gemm.Matrix[T]) {
+	if err := gemm.Gemm(nil, m, n, k, alpha, a, b, beta, c); err != nil {
+		panic("linalg: internal error: " + err.Error())
+	}
+}
+
+// conj returns the complex conjugate of x (x itself when T is real).
+func conj[T scalar](x T) T {
+	switch p := any(&x).(type) {
+	case *complex128:
+		*p = cmplx.Conj(*p)
+	case *complex64:
+		*p = complex(real(*p), -imag(*p))
+	}
+	return x
+}
+
+// re and im return the real and imaginary parts of x as float64.
+func re[T scalar](x T) float64 {
+	switch p := any(&x).(type) {
+	case *float64:
+		return *p
+	case *float32:
+		return float64(*p)
+	case *complex128:
+		return real(*p)
+	case *complex64:
+		return float64(real(*p))
+	}
+	return 0
+}
+
+func im[T scalar](x T) float64 {
+	switch p := any(&x).(type) {
+	case *complex128:
+		return imag(*p)
+	case *complex64:
+		return float64(imag(*p))
+	}
+	return 0
+}
+
+// fromReal returns f as a T.
+func fromReal[T scalar](f float64) T {
+	var x T
+	switch p := any(&x).(type) {
+	case *float64:
+		*p = f
+	case *float32:
+		*p = float32(f)
+	case *complex128:
+		*p = complex(f, 0)
+	case *complex64:
+		*p = complex(float32(f), 0)
+	}
+	return x
+}
+
+// isComplex reports whether T is a complex type.
+func isComplex[T scalar]() bool {
+	var x T
+	switch any(x).(type) {
+	case complex64, complex128:
+		return true
+	}
+	return false
+}
+
+// conjSlice conjugates x in place.
+func conjSlice[T scalar](x []T) {
+	switch v := any(x).(type) {
+	case []complex128:
+		for i, z := range v {
+			v[i] = complex(real(z), -imag(z))
+		}
+	case []complex64:
+		for i, z := range v {
+			v[i] = complex(real(z), -imag(z))
+		}
+	}
+}
+
+// Level-1 kernels in assembly, set at init where the CPU has them; each
+// handles a multiple of its width and the Go loops below do the rest.
+var (
+	ddotAsm  func(n int, x, y *float64) float64
+	daxpyAsm func(n int, a float64, x, y *float64)
+	zdotuAsm func(n int, x, y *complex128) complex128
+	zaxpyAsm func(n int, a complex128, x, y *complex128)
+)
+
+// dotu returns Σ x[i]·y[i] (no conjugation).
+func dotu[T scalar](x, y []T) T {
+	y = y[:len(x)]
+	var s, head T
+	i := 0
+	switch xs := any(x).(type) {
+	case []float64:
+		if ddotAsm != nil && len(x) >= 16 {
+			i = len(x) &^ 15
+			*any(&head).(*float64) = ddotAsm(i, &xs[0], &any(y).([]float64)[0])
+		}
+	case []complex128:
+		if zdotuAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			*any(&head).(*complex128) = zdotuAsm(i, &xs[0], &any(y).([]complex128)[0])
+		}
+	}
+	s = dotuGo(x[i:], y[i:])
+	return head + s
+}
+
+// dotuGo is dotu in Go, with four partial sums so that the additions do
+// not wait on each other.
+func dotuGo[T scalar](x, y []T) T {
+	var s0, s1, s2, s3 T
+	y = y[:len(x)]
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy computes y += a·x.
+func axpy[T scalar](a T, x, y []T) {
+	y = y[:len(x)]
+	i := 0
+	switch xs := any(x).(type) {
+	case []float64:
+		if daxpyAsm != nil && len(x) >= 16 {
+			i = len(x) &^ 15
+			daxpyAsm(i, *any(&a).(*float64), &xs[0], &any(y).([]float64)[0])
+		}
+	case []complex128:
+		if zaxpyAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			zaxpyAsm(i, *any(&a).(*complex128), &xs[0], &any(y).([]complex128)[0])
+		}
+	}
+	x, y = x[i:], y[i:]
+	i = 0
+	for ; i+4 <= len(x); i += 4 {
+		y[i] += a * x[i]
+		y[i+1] += a * x[i+1]
+		y[i+2] += a * x[i+2]
+		y[i+3] += a * x[i+3]
+	}
+	for ; i < len(x); i++ {
+		y[i] += a * x[i]
+	}
+}
+
+// scal computes x *= a.
+func scal[T scalar](a T, x []T) {
+	for i := range x {
+		x[i] *= a
+	}
+}
+
+// nrm2 returns the Euclidean norm of x, without overflow for large
+// elements.
+func nrm2[T scalar](x []T) float64 {
+	scale, ssq := 0.0, 1.0
+	add := func(v float64) {
+		if v == 0 {
+			return
+		}
+		a := math.Abs(v)
+		if scale < a {
+			ssq = 1 + ssq*(scale/a)*(scale/a)
+			scale = a
+		} else {
+			ssq += (a / scale) * (a / scale)
+		}
+	}
+	switch v := any(x).(type) {
+	case []float64:
+		for _, z := range v {
+			add(z)
+		}
+	case []float32:
+		for _, z := range v {
+			add(float64(z))
+		}
+	case []complex128:
+		for _, z := range v {
+			add(real(z))
+			add(imag(z))
+		}
+	case []complex64:
+		for _, z := range v {
+			add(float64(real(z)))
+			add(float64(imag(z)))
+		}
+	}
+	return scale * math.Sqrt(ssq)
+}
+
+// rescale multiplies a by a power of two that brings its largest entry
+// near 1 when that entry is so large or small (beyond 2^±500) that the
+// squares the eigenvalue and singular value iterations form would
+// overflow or underflow, and returns the factor (1 when a is left alone,
+// including when it is zero or not finite).
+func rescale[T scalar](a mat[T]) float64 {
+	amax := 0.0
+	for j := range a.cols {
+		for _, x := range a.col(j) {
+			amax = max(amax, math.Abs(re(x)), math.Abs(im(x)))
+		}
+	}
+	if amax == 0 || math.IsNaN(amax) || math.IsInf(amax, 0) || amax > 0x1p-500 && amax < 0x1p500 {
+		return 1
+	}
+	_, exp := math.Frexp(amax)
+	sc := math.Ldexp(1, -exp)
+	f := fromReal[T](sc)
+	for j := range a.cols {
+		scal(f, a.col(j))
+	}
+	return sc
+}
+
+// hypot returns √(x²+y²): directly when the squares neither overflow nor
+// underflow (the common case in the QR sweeps, where math.Hypot's scaling
+// is a measurable share of the time), else by math.Hypot.
+func hypot(x, y float64) float64 {
+	s := x*x + y*y
+	if s > 0x1p-1000 && s < 0x1p1000 {
+		return math.Sqrt(s)
+	}
+	return math.Hypot(x, y)
+}

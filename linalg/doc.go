@@ -1,0 +1,23 @@
+// Package linalg factorises matrices and tensors for tensor-network work:
+// QR and LQ (canonical forms), the singular value decomposition with
+// truncation (compression), and the Hermitian eigendecomposition (ground
+// states), for float32, float64, complex64 and complex128, batched over
+// leading axes.
+//
+// The algorithms are LAPACK's in outline and written from the textbook
+// descriptions: Householder reflections gathered into compact WY blocks
+// whose trailing updates run on goferro's GEMM (cpu/gemm); blocked
+// Householder tridiagonalisation and bidiagonalisation (half their work is
+// GEMM, half matrix-vector products); for Eigh, tridiagonal divide and
+// conquer; for SVD (and for eigenvalues alone), implicitly shifted QR
+// iterations with the plane rotations applied by an AVX2 kernel; and a
+// randomized range finder for truncated SVDs of small rank. Matrices are
+// copied into column-major workspaces, so inputs may have any layout;
+// results are fresh row-major tensors. Work runs on up to gemm.Threads()
+// goroutines.
+//
+// Conventions follow numpy.linalg: factors of a matrix A with shape
+// (..., m, n) carry the same leading (batch) axes; singular values come in
+// descending order and eigenvalues in ascending order, as real tensors
+// (float32 for float32 and complex64 inputs, float64 otherwise).
+package linalg

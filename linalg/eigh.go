@@ -1,0 +1,127 @@
+package linalg
+
+import (
+	"github.com/goferro/goferro/tensor"
+)
+
+// Eigh computes the eigendecomposition A = V·diag(w)·Vᴴ of each Hermitian
+// (real symmetric) matrix A of t, shape (..., n, n): the real eigenvalues w
+// in ascending order, shape (..., n), and the orthonormal eigenvectors as
+// the columns of V, shape (..., n, n), as numpy.linalg.eigh does. Only the
+// lower triangle of A is read (the upper is taken to be its conjugate
+// transpose) and the imaginary part of the diagonal is ignored.
+//
+// A is reduced to real tridiagonal form by Householder reflections, whose
+// eigenproblem is solved by divide and conquer (implicit QR with Wilkinson
+// shifts for the small pieces, and for eigenvalues alone).
+func Eigh(t *tensor.Tensor) (w, v *tensor.Tensor, err error) {
+	return eigh("Eigh", t, true)
+}
+
+// EigvalsH returns the eigenvalues of each Hermitian matrix of t, as Eigh
+// does, without computing eigenvectors (which makes it several times
+// faster).
+func EigvalsH(t *tensor.Tensor) (*tensor.Tensor, error) {
+	w, _, err := eigh("EigvalsH", t, false)
+	return w, err
+}
+
+func eigh(op string, t *tensor.Tensor, vectors bool) (w, v *tensor.Tensor, err error) {
+	batch, m, n, err := matrices(op, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m != n {
+		return nil, nil, newError(op, tensor.ErrShape, "matrices of shape %v are not square", t.ShapeView())
+	}
+	switch t.DType() {
+	case tensor.Float32:
+		return eighStack[float32](op, t, batch, n, vectors)
+	case tensor.Float64:
+		return eighStack[float64](op, t, batch, n, vectors)
+	case tensor.Complex64:
+		return eighStack[complex64](op, t, batch, n, vectors)
+	default:
+		return eighStack[complex128](op, t, batch, n, vectors)
+	}
+}
+
+func eighStack[T scalar](op string, t *tensor.Tensor, batch []int, n int, vectors bool) (w, v *tensor.Tensor, err error) {
+	vals, err := values[T](op, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	nb := count(batch)
+	wv := make([]float64, nb*n)
+	var vv []T
+	if vectors {
+		vv = make([]T, nb*n*n)
+	}
+	err = forBatch(nb, n*n*n, func(b int) error {
+		a := load(vals, b, n, n, false)
+		for j := range n {
+			for i := j + 1; i < n; i++ {
+				a.set(j, i, conj(a.at(i, j)))
+			}
+		}
+		vec, ok := eighMatrix(a, wv[b*n:(b+1)*n], vectors)
+		if !ok {
+			return newError(op, ErrNoConvergence, "the tridiagonal QR iteration did not converge for matrix %d", b)
+		}
+		if vectors {
+			store(vv, b, vec, false)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	w = realTensor[T](wv, shapeOf(batch, n))
+	if vectors {
+		v = newTensor(vv, shapeOf(batch, n, n))
+	}
+	return w, v, nil
+}
+
+// eighMatrix computes the eigenvalues (into w) and, when vectors is set,
+// the eigenvectors of the Hermitian matrix a (overwritten). It reports
+// false when the iteration did not converge.
+func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
+	n := a.rows
+	if n == 0 {
+		return a, true
+	}
+	sc := rescale(a)
+	defer func() {
+		for i := range w {
+			w[i] /= sc
+		}
+	}()
+	e := make([]float64, n)
+	taus := make([]T, n)
+	hetrd(a, w, e, taus)
+	if !vectors {
+		return mat[T]{}, steqr(w, e[:n-1], rotMat{})
+	}
+	z, ok := stedc(w, e[:n-1])
+	if !ok {
+		return mat[T]{}, false
+	}
+	// V = Q·Z = diag(1, H(0)···H(n−2))·Z: the reflectors applied to the
+	// rows of Z past the first.
+	v := convert[T](z)
+	applyQ(a.sub(1, 0, n-1, n-1), taus, v.sub(1, 0, n-1, n), false)
+	return v, true
+}
+
+// convert returns the compact real matrix z as a matrix of T.
+func convert[T scalar](z mat[float64]) mat[T] {
+	out := newMat[T](z.rows, z.cols)
+	for j := range z.cols {
+		oc := out.col(j)
+		for i, x := range z.col(j) {
+			oc[i] = fromReal[T](x)
+		}
+	}
+	return out
+}

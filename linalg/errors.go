@@ -1,0 +1,43 @@
+package linalg
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/goferro/goferro/internal/errs"
+)
+
+// Sentinel errors of the linalg package, for errors.Is. Bad shapes, element
+// types and axes are reported with the tensor package's kinds
+// (tensor.ErrShape, tensor.ErrDType, tensor.ErrIndex), so one branch serves
+// both packages.
+var (
+	// ErrArgument reports an option out of range, such as a negative
+	// tolerance or rank.
+	ErrArgument = errors.New("linalg: bad argument")
+	// ErrNoConvergence reports that an iterative eigenvalue or singular
+	// value solver did not converge within its iteration limit. It happens
+	// only for inputs holding NaN or Inf in practice.
+	ErrNoConvergence = errors.New("linalg: no convergence")
+)
+
+// Error is the error type of the linalg package. Kind is ErrArgument,
+// ErrNoConvergence or one of tensor.ErrShape, tensor.ErrDType and
+// tensor.ErrIndex, so callers can branch with errors.Is; Op names the
+// function that failed, for errors.As.
+type Error struct {
+	Op   string // the function that failed, e.g. "QR"
+	Kind error  // the sentinel kind
+	Msg  string // what exactly was wrong
+	Err  error  // an underlying cause, if any
+}
+
+// Error formats the error as "linalg.Op: message: cause".
+func (e *Error) Error() string { return errs.Message("linalg."+e.Op, e.Msg, e.Err) }
+
+// Unwrap returns the kind and the cause, so errors.Is matches both.
+func (e *Error) Unwrap() []error { return errs.Unwrap(e.Kind, e.Err) }
+
+func newError(op string, kind error, format string, args ...any) *Error {
+	return &Error{Op: op, Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}

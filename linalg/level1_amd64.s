@@ -1,0 +1,155 @@
+//go:build amd64 && !purego && !goferro_noasm
+
+#include "textflag.h"
+
+// AVX2/FMA kernels for the level-1 loops of the reductions. n is a
+// multiple of the loop's width (16 float64 or 4 complex128); the Go
+// callers finish the tail.
+
+// func ddot(n int, x, y *float64) float64
+TEXT ·ddot(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	SHRQ $4, CX
+	JZ   ddotsum
+
+ddotloop:
+	VMOVUPD (SI), Y4
+	VMOVUPD 32(SI), Y5
+	VMOVUPD 64(SI), Y6
+	VMOVUPD 96(SI), Y7
+	VFMADD231PD (DI), Y4, Y0
+	VFMADD231PD 32(DI), Y5, Y1
+	VFMADD231PD 64(DI), Y6, Y2
+	VFMADD231PD 96(DI), Y7, Y3
+	ADDQ $128, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  ddotloop
+
+ddotsum:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VHADDPD X0, X0, X0
+	VZEROUPPER
+	MOVSD X0, ret+24(FP)
+	RET
+
+// func daxpy(n int, a float64, x, y *float64)
+TEXT ·daxpy(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	VBROADCASTSD a+8(FP), Y0
+	MOVQ x+16(FP), SI
+	MOVQ y+24(FP), DI
+	SHRQ $4, CX
+	JZ   daxpydone
+
+daxpyloop:
+	VMOVUPD (DI), Y1
+	VMOVUPD 32(DI), Y2
+	VMOVUPD 64(DI), Y3
+	VMOVUPD 96(DI), Y4
+	VFMADD231PD (SI), Y0, Y1
+	VFMADD231PD 32(SI), Y0, Y2
+	VFMADD231PD 64(SI), Y0, Y3
+	VFMADD231PD 96(SI), Y0, Y4
+	VMOVUPD Y1, (DI)
+	VMOVUPD Y2, 32(DI)
+	VMOVUPD Y3, 64(DI)
+	VMOVUPD Y4, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  daxpyloop
+
+daxpydone:
+	VZEROUPPER
+	RET
+
+// func zdotu(n int, x, y *complex128) complex128
+//
+// Σ x·y: one accumulator pair gathers (xr·yr, xi·yi), the other, with y's
+// halves swapped, (xr·yi, xi·yr).
+TEXT ·zdotu(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	SHRQ $2, CX
+	JZ   zdotsum
+
+zdotloop:
+	VMOVUPD (SI), Y4
+	VMOVUPD 32(SI), Y5
+	VMOVUPD (DI), Y6
+	VMOVUPD 32(DI), Y7
+	VFMADD231PD Y6, Y4, Y0
+	VFMADD231PD Y7, Y5, Y1
+	VPERMILPD $5, Y6, Y6
+	VPERMILPD $5, Y7, Y7
+	VFMADD231PD Y6, Y4, Y2
+	VFMADD231PD Y7, Y5, Y3
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  zdotloop
+
+zdotsum:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VEXTRACTF128 $1, Y2, X3
+	VADDPD X3, X2, X2
+	VHSUBPD X0, X0, X0
+	VHADDPD X2, X2, X2
+	VZEROUPPER
+	MOVSD X0, ret_real+24(FP)
+	MOVSD X2, ret_imag+32(FP)
+	RET
+
+// func zaxpy(n int, a complex128, x, y *complex128)
+//
+// y += a·x as y += ar·x ∓ ai·swap(x) (subtract in the real lanes, add in
+// the imaginary ones).
+TEXT ·zaxpy(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	VBROADCASTSD a_real+8(FP), Y0
+	VBROADCASTSD a_imag+16(FP), Y1
+	MOVQ x+24(FP), SI
+	MOVQ y+32(FP), DI
+	SHRQ $2, CX
+	JZ   zaxpydone
+
+zaxpyloop:
+	VMOVUPD (SI), Y4
+	VMOVUPD 32(SI), Y5
+	VPERMILPD $5, Y4, Y6
+	VPERMILPD $5, Y5, Y7
+	VMULPD Y1, Y6, Y6
+	VMULPD Y1, Y7, Y7
+	VFMADDSUB231PD Y4, Y0, Y6
+	VFMADDSUB231PD Y5, Y0, Y7
+	VADDPD (DI), Y6, Y6
+	VADDPD 32(DI), Y7, Y7
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y7, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  zaxpyloop
+
+zaxpydone:
+	VZEROUPPER
+	RET

@@ -1,0 +1,126 @@
+package linalg
+
+import (
+	"fmt"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// Mode selects the shapes of the factors of an m×n matrix, k = min(m, n).
+type Mode int
+
+const (
+	// Reduced (numpy's "reduced", LAPACK's economy size) keeps k columns of
+	// the orthonormal factor: QR gives Q m×k and R k×n, LQ gives L m×k and
+	// Q k×n, SVD gives U m×k and Vᴴ k×n.
+	Reduced Mode = iota
+	// Complete gives square unitary factors: QR gives Q m×m and R m×n, LQ
+	// gives L m×n and Q n×n, SVD gives U m×m and Vᴴ n×n.
+	Complete
+)
+
+// String returns "reduced" or "complete".
+func (m Mode) String() string {
+	switch m {
+	case Reduced:
+		return "reduced"
+	case Complete:
+		return "complete"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+func (m Mode) check(op string) error {
+	if m != Reduced && m != Complete {
+		return newError(op, ErrArgument, "unknown mode %v", m)
+	}
+	return nil
+}
+
+// QR factorises each matrix A of t (shape (..., m, n), float32, float64,
+// complex64 or complex128) as A = Q·R with Q having orthonormal columns
+// (Qᴴ·Q = I) and R upper triangular, by blocked Householder reflections
+// whose trailing updates run on goferro's GEMM. The diagonal of R may be
+// negative or complex, as LAPACK's (and numpy's) is. Leading axes are a
+// batch: the factors have shapes (..., m, k) and (..., k, n) for Reduced,
+// (..., m, m) and (..., m, n) for Complete, k = min(m, n).
+func QR(t *tensor.Tensor, mode Mode) (q, r *tensor.Tensor, err error) {
+	return factorQR("QR", t, mode, false)
+}
+
+// LQ factorises each matrix A of t as A = L·Q with L lower triangular and
+// Q having orthonormal rows (Q·Qᴴ = I); it is QR of Aᴴ, transposed back.
+// The factors have shapes (..., m, k) and (..., k, n) for Reduced,
+// (..., m, n) and (..., n, n) for Complete.
+func LQ(t *tensor.Tensor, mode Mode) (l, q *tensor.Tensor, err error) {
+	q, l, err = factorQR("LQ", t, mode, true)
+	return l, q, err
+}
+
+// factorQR returns Q and R of QR, or (when lq is set) Q and L of LQ.
+func factorQR(op string, t *tensor.Tensor, mode Mode, lq bool) (q, r *tensor.Tensor, err error) {
+	if err := mode.check(op); err != nil {
+		return nil, nil, err
+	}
+	batch, m, n, err := matrices(op, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch t.DType() {
+	case tensor.Float32:
+		return qrStack[float32](op, t, batch, m, n, mode, lq)
+	case tensor.Float64:
+		return qrStack[float64](op, t, batch, m, n, mode, lq)
+	case tensor.Complex64:
+		return qrStack[complex64](op, t, batch, m, n, mode, lq)
+	default:
+		return qrStack[complex128](op, t, batch, m, n, mode, lq)
+	}
+}
+
+func qrStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, mode Mode, lq bool) (q, r *tensor.Tensor, err error) {
+	vals, err := values[T](op, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if lq {
+		m, n = n, m
+	}
+	k := min(m, n)
+	qc, rr := k, k
+	if mode == Complete {
+		qc, rr = m, m
+	}
+	nb := count(batch)
+	qv, rv := make([]T, nb*m*qc), make([]T, nb*rr*n)
+	forBatch(nb, m*n*k, func(b int) error { // QR cannot fail
+		var a mat[T]
+		if lq {
+			a = load(vals, b, n, m, true)
+		} else {
+			a = load(vals, b, m, n, false)
+		}
+		qm, rm := qrFactor(a, qc, rr)
+		store(qv, b, qm, lq)
+		store(rv, b, rm, lq)
+		return nil
+	})
+	if lq {
+		return newTensor(qv, shapeOf(batch, qc, m)), newTensor(rv, shapeOf(batch, n, rr)), nil
+	}
+	return newTensor(qv, shapeOf(batch, m, qc)), newTensor(rv, shapeOf(batch, rr, n)), nil
+}
+
+// qrFactor factorises the m×n matrix a (overwritten) and returns the first
+// qc columns of Q and the first rr rows of R.
+func qrFactor[T scalar](a mat[T], qc, rr int) (q, r mat[T]) {
+	m, n := a.rows, a.cols
+	k := min(m, n)
+	taus := make([]T, k)
+	geqrf(a, taus)
+	r = newMat[T](rr, n)
+	for j := range n {
+		copy(r.col(j)[:min(j+1, rr)], a.col(j)[:min(j+1, rr)])
+	}
+	return orgqr(a.sub(0, 0, m, k), taus, qc), r
+}

@@ -1,0 +1,133 @@
+package linalg
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// tol is the accuracy bound of the issue: 10·n·ε (relative to ‖A‖ for
+// reconstructions), n the largest extent.
+func tol(dt tensor.DType, m, n int) float64 { return 10 * float64(max(m, n, 1)) * eps(dt) }
+
+func TestQRAccuracy(t *testing.T) {
+	for _, dt := range allDTypes {
+		for _, kind := range kinds {
+			for _, sh := range shapes {
+				for _, mode := range []Mode{Reduced, Complete} {
+					m, n := sh[0], sh[1]
+					t.Run(fmt.Sprintf("%v/%s/%dx%d/%v", dt, kind, m, n, mode), func(t *testing.T) {
+						a := roundTo(testMatrix(kind, m, n, dt, 1), dt)
+						q, r, err := QR(toTensor(t, []cm{a}, dt), mode)
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkQR(t, a, q, r, mode, dt, false)
+						l, q2, err := LQ(toTensor(t, []cm{a}, dt), mode)
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkQR(t, a, q2, l, mode, dt, true)
+					})
+				}
+			}
+		}
+	}
+}
+
+// checkQR checks A = Q·R (or A = L·Q when lq), the factors' shapes,
+// orthonormality and triangularity.
+func checkQR(t *testing.T, a cm, qt, rt *tensor.Tensor, mode Mode, dt tensor.DType, lq bool) {
+	t.Helper()
+	m, n := a.r, a.c
+	k := min(m, n)
+	if qt.DType() != dt || rt.DType() != dt {
+		t.Fatalf("dtypes %v, %v; want %v", qt.DType(), rt.DType(), dt)
+	}
+	qs, rs := []int{m, k}, []int{k, n}
+	switch {
+	case lq && mode == Complete:
+		qs, rs = []int{n, n}, []int{m, n}
+	case lq:
+		qs, rs = []int{k, n}, []int{m, k}
+	case mode == Complete:
+		qs, rs = []int{m, m}, []int{m, n}
+	}
+	if !tensor.Shape(qs).Equal(qt.ShapeView()) || !tensor.Shape(rs).Equal(rt.ShapeView()) {
+		t.Fatalf("shapes Q %v, R %v; want %v, %v", qt.ShapeView(), rt.ShapeView(), qs, rs)
+	}
+	q, r := matricesOf(t, qt)[0], matricesOf(t, rt)[0]
+	var prod cm
+	if lq {
+		prod = cmMul(r, q)
+		q = q.adj()
+	} else {
+		prod = cmMul(q, r)
+	}
+	bound := tol(dt, m, n)
+	if e := diffNorm(prod, a); e > bound*max(a.norm(), 1e-300) && e > 0 {
+		t.Errorf("‖A − QR‖ = %.3g, bound %.3g·‖A‖ = %.3g", e, bound, bound*a.norm())
+	}
+	if e := orthoErr(q); e > bound {
+		t.Errorf("‖QᴴQ − I‖ = %.3g > %.3g", e, bound)
+	}
+	for i := range r.r {
+		for j := range r.c {
+			if (!lq && i > j || lq && j > i) && r.at(i, j) != 0 {
+				t.Fatalf("triangular factor has %v at (%d, %d)", r.at(i, j), i, j)
+			}
+		}
+	}
+}
+
+func TestQRBatched(t *testing.T) {
+	for _, dt := range allDTypes {
+		var ms []cm
+		for b := range 6 {
+			ms = append(ms, roundTo(testMatrix("random", 9, 5, dt, uint64(b)), dt))
+		}
+		q, r, err := QR(toTensor(t, ms, dt, 2, 3), Reduced)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (tensor.Shape{2, 3, 9, 5}); !q.ShapeView().Equal(want) {
+			t.Fatalf("Q shape %v, want %v", q.ShapeView(), want)
+		}
+		qs, rs := matricesOf(t, q), matricesOf(t, r)
+		for b, a := range ms {
+			if e := diffNorm(cmMul(qs[b], rs[b]), a); e > tol(dt, 9, 5)*a.norm() {
+				t.Errorf("%v batch %d: ‖A − QR‖ = %.3g", dt, b, e)
+			}
+		}
+	}
+}
+
+// TestStridedInput factors views with transposed and stepped strides: the
+// result must be that of the viewed matrix.
+func TestStridedInput(t *testing.T) {
+	a := testMatrix("random", 8, 12, tensor.Complex128, 51)
+	x := toTensor(t, []cm{a}, tensor.Complex128)
+	v, err := x.Slice(tensor.Range{Start: 7, Stop: math.MinInt, Step: -2}, tensor.R(0, 12)) // rows 7, 5, 3, 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	vt := v.T() // 12×4
+	want := newCM(12, 4)
+	for i := range 4 {
+		for j := range 12 {
+			want.set(j, i, a.at(7-2*i, j))
+		}
+	}
+	q, r, err := QR(vt, Reduced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkQR(t, want, q, r, Reduced, tensor.Complex128, false)
+	res, err := SVD(vt, SVDOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSVD(t, want, res, Reduced, tensor.Complex128)
+}

@@ -1,0 +1,137 @@
+package linalg
+
+import (
+	"math"
+	"testing"
+)
+
+// TestRotSeq checks rotMat.seq (the assembly kernel where there is one,
+// else the Go loop) against rotations applied one at a time to a plain
+// row-major matrix, for row counts around the panel height and offsets.
+func TestRotSeq(t *testing.T) {
+	rng := newRand(9)
+	for _, rows := range []int{1, 3, 4, 5, 8, 9, 13} {
+		for _, cols := range []int{2, 7} {
+			for p := 0; p < cols-1; p++ {
+				z := rotMat{rows: rows, cols: cols, data: make([]float64, (rows+3)/4*4*cols)}
+				ref := make([]float64, rows*cols)
+				for i := range rows {
+					for k := range cols {
+						v := rng.NormFloat64()
+						z.data[z.index(i, k)], ref[i*cols+k] = v, v
+					}
+				}
+				n := cols - 1 - p
+				c, s := make([]float64, n), make([]float64, n)
+				for k := range c {
+					th := rng.Float64() * 2 * math.Pi
+					c[k], s[k] = math.Cos(th), math.Sin(th)
+				}
+				z.seq(p, c, s)
+				for k := range n {
+					for i := range rows {
+						x, y := ref[i*cols+p+k], ref[i*cols+p+k+1]
+						ref[i*cols+p+k], ref[i*cols+p+k+1] = c[k]*x+s[k]*y, c[k]*y-s[k]*x
+					}
+				}
+				for i := range rows {
+					for k := range cols {
+						if got, want := z.data[z.index(i, k)], ref[i*cols+k]; math.Abs(got-want) > 1e-14*float64(cols) {
+							t.Fatalf("rows %d cols %d p %d: Z[%d, %d] = %v, want %v", rows, cols, p, i, k, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkRotSeq(b *testing.B) {
+	const n = 1024
+	z := rotEye(n)
+	c, s := make([]float64, n-1), make([]float64, n-1)
+	for i := range c {
+		c[i], s[i] = 0.6, 0.8
+	}
+	start := cpuSeconds()
+	for b.Loop() {
+		z.seq(0, c, s)
+	}
+	reportCPU(b, start)
+}
+
+// TestLevel1 checks dotu and axpy (assembly where there is one) against
+// plain loops, for lengths around the kernels' widths.
+func TestLevel1(t *testing.T) {
+	rng := newRand(10)
+	for n := range 41 {
+		x, y := randCM(rng, 1, n, true).v, randCM(rng, 1, n, true).v
+		a := complex(rng.NormFloat64(), rng.NormFloat64())
+		var want complex128
+		for i := range x {
+			want += x[i] * y[i]
+		}
+		if got := dotu(x, y); cmplxAbs(got-want) > 1e-13*float64(n+1) {
+			t.Errorf("complex dotu n=%d: %v, want %v", n, got, want)
+		}
+		yc := append([]complex128(nil), y...)
+		axpy(a, x, yc)
+		for i := range yc {
+			if cmplxAbs(yc[i]-(y[i]+a*x[i])) > 1e-14 {
+				t.Fatalf("complex axpy n=%d: [%d] = %v, want %v", n, i, yc[i], y[i]+a*x[i])
+			}
+		}
+		xr, yr := make([]float64, n), make([]float64, n)
+		var wr float64
+		for i := range xr {
+			xr[i], yr[i] = real(x[i]), imag(y[i])
+			wr += xr[i] * yr[i]
+		}
+		if got := dotu(xr, yr); math.Abs(got-wr) > 1e-13*float64(n+1) {
+			t.Errorf("float64 dotu n=%d: %v, want %v", n, got, wr)
+		}
+		yr2 := append([]float64(nil), yr...)
+		axpy(real(a), xr, yr2)
+		for i := range yr2 {
+			if math.Abs(yr2[i]-(yr[i]+real(a)*xr[i])) > 1e-14 {
+				t.Fatalf("float64 axpy n=%d: [%d] = %v, want %v", n, i, yr2[i], yr[i]+real(a)*xr[i])
+			}
+		}
+	}
+}
+
+func cmplxAbs(z complex128) float64 { return math.Hypot(real(z), imag(z)) }
+
+func BenchmarkHypot(b *testing.B) {
+	xs := make([]float64, 1024)
+	for i := range xs {
+		xs[i] = float64(i+1) * 0.37
+	}
+	for _, c := range []struct {
+		name string
+		f    func(x, y float64) float64
+	}{{"fast", hypot}, {"math", math.Hypot}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := 0.0
+			start := cpuSeconds()
+			for b.Loop() {
+				for i := 1; i < len(xs); i++ {
+					s += c.f(xs[i-1], xs[i])
+				}
+			}
+			reportCPU(b, start)
+			sink = s
+		})
+	}
+}
+
+var sink float64
+
+func TestHypot(t *testing.T) {
+	for _, c := range [][2]float64{{3, 4}, {1e300, 1e300}, {1e-300, 3e-300}, {0, 0}, {0, -2}, {5e-170, 1e-170}} {
+		got, want := hypot(c[0], c[1]), math.Hypot(c[0], c[1])
+		if math.Abs(got-want) > 2e-16*want {
+			t.Errorf("hypot(%g, %g) = %g, want %g", c[0], c[1], got, want)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package linalg
+
+import (
+	"math"
+	"slices"
+)
+
+// Divide and conquer for the symmetric tridiagonal eigenproblem (Cuppen,
+// with Gu and Eisenstat's recomputed z for orthogonal eigenvectors): the
+// matrix is torn at its middle off-diagonal entry β into two halves, each
+// solved recursively, and the halves' eigensystems are merged by solving
+// the rank-one update D + ρ·z·zᵀ. Its eigenvectors multiply the halves'
+// by one GEMM per merge, which is what makes the method fast: the QR
+// iteration's rotations cost about as much but run at level-1 speed.
+
+// dcLeaf is the size at and below which stedc solves by QR iteration.
+const dcLeaf = 32
+
+// stedc computes the eigenvalues of the symmetric tridiagonal matrix with
+// diagonal d and off-diagonal e into d (ascending; e is destroyed) and
+// returns its eigenvectors as the columns of an n×n matrix. It reports
+// false when a QR iteration at the leaves did not converge.
+func stedc(d, e []float64) (mat[float64], bool) {
+	n := len(d)
+	if n <= dcLeaf {
+		z := rotEye(n)
+		if !steqr(d, e, z) {
+			return mat[float64]{}, false
+		}
+		return toMat[float64](z), true
+	}
+	m := n / 2
+	beta := e[m-1]
+	d[m-1] -= beta
+	d[m] -= beta
+	q1, ok1 := stedc(d[:m], e[:m-1])
+	q2, ok2 := stedc(d[m:], e[m:])
+	if !ok1 || !ok2 {
+		return mat[float64]{}, false
+	}
+	// T = diag(Q1, Q2)·(D + β·z·zᵀ)·diag(Q1, Q2)ᵀ, z the last row of Q1
+	// over the first row of Q2.
+	q := newMat[float64](n, n)
+	z := make([]float64, n)
+	for j := range m {
+		copy(q.col(j)[:m], q1.col(j))
+		z[j] = q1.at(m-1, j)
+	}
+	for j := range n - m {
+		copy(q.col(m + j)[m:], q2.col(j))
+		z[m+j] = q2.at(0, j)
+	}
+	return mergeRankOne(d, z, beta, q), true
+}
+
+// mergeRankOne returns the eigenvectors of Q·(D + ρ·z·zᵀ)·Qᵀ, overwriting
+// d (the diagonal of D) with its eigenvalues in ascending order; q is
+// destroyed.
+func mergeRankOne(d, z []float64, rho float64, q mat[float64]) mat[float64] {
+	n := len(d)
+	// Make ρ positive (negating D and the eigenvalues) and z a unit vector.
+	neg := rho < 0
+	if neg {
+		rho = -rho
+		for i := range d {
+			d[i] = -d[i]
+		}
+	}
+	zn := nrm2(z)
+	rho *= zn * zn
+	for i := range z {
+		z[i] /= zn
+	}
+	// Sort D ascending, carrying z and the columns of q.
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(d[i], d[j]) })
+	ds, zs := make([]float64, n), make([]float64, n)
+	qs := newMat[float64](n, n)
+	for i, j := range idx {
+		ds[i], zs[i] = d[j], z[j]
+		copy(qs.col(i), q.col(j))
+	}
+	// Deflate: a negligible ρ·z_i leaves (d_i, q_i) an eigenpair; two
+	// nearly equal d's are rotated so that one of them has z = 0.
+	dmax := max(math.Abs(ds[0]), math.Abs(ds[n-1]))
+	tol := 8 * 0x1p-53 * max(dmax, rho)
+	var kept, defl []int
+	for i := range n {
+		if rho*math.Abs(zs[i]) <= tol {
+			defl = append(defl, i)
+			continue
+		}
+		if len(kept) > 0 {
+			j := kept[len(kept)-1]
+			r := math.Hypot(zs[j], zs[i])
+			c, s := zs[i]/r, zs[j]/r
+			if math.Abs((ds[j]-ds[i])*c*s) <= tol {
+				// f_j = c·e_j − s·e_i deflates; f_i = s·e_j + c·e_i keeps z = r.
+				dj := c*c*ds[j] + s*s*ds[i]
+				ds[i] = s*s*ds[j] + c*c*ds[i]
+				ds[j] = dj
+				zs[i], zs[j] = r, 0
+				qj, qi := qs.col(j), qs.col(i)
+				for r := range qj {
+					qj[r], qi[r] = c*qj[r]-s*qi[r], s*qj[r]+c*qi[r]
+				}
+				kept[len(kept)-1] = i
+				defl = append(defl, j)
+				continue
+			}
+		}
+		kept = append(kept, i)
+	}
+	k := len(kept)
+	dk, zk := make([]float64, k), make([]float64, k)
+	for t, i := range kept {
+		dk[t], zk[t] = ds[i], zs[i]
+	}
+	origin, mu := secularRoots(dk, zk, rho)
+	v := secularVectors(dk, zk, rho, origin, mu)
+	// Eigenvectors: the deflated columns as they are, the kept ones times V.
+	out := newMat[float64](n, n)
+	lam := make([]float64, n)
+	qk := newMat[float64](n, k)
+	for t, i := range kept {
+		copy(qk.col(t), qs.col(i))
+		lam[t] = dk[origin[t]] + mu[t]
+	}
+	mul(n, k, k, 1, qk.g(), v.g(), 0, out.g())
+	for t, i := range defl {
+		lam[k+t] = ds[i]
+		copy(out.col(k+t), qs.col(i))
+	}
+	if neg {
+		for i := range lam {
+			lam[i] = -lam[i]
+		}
+	}
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(lam[i], lam[j]) })
+	res := newMat[float64](n, n)
+	for i, j := range idx {
+		d[i] = lam[j]
+		copy(res.col(i), out.col(j))
+	}
+	return res
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// secularRoots solves 1 + ρ·Σ z_j²/(d_j − λ) = 0 for d ascending and
+// distinct, z without zeros and ρ > 0: root t lies in (d_t, d_{t+1}), the
+// last in (d_{k−1}, d_{k−1} + ρ). Each is returned as d[origin[t]] + mu[t]
+// with origin the nearer end of its interval, so that differences d_j − λ
+// are formed without cancellation as (d_j − d_origin) − mu.
+func secularRoots(d, z []float64, rho float64) (origin []int, mu []float64) {
+	k := len(d)
+	origin, mu = make([]int, k), make([]float64, k)
+	delta := make([]float64, k)
+	// g(μ) = 1 + ρ·Σ z_j²/(δ_j − μ), δ_j = d_j − d_o; its derivative and
+	// the sum of the absolute terms (for the rounding bound).
+	g := func(m float64) (v, dv, abs float64) {
+		v = 1
+		for j, dj := range delta {
+			q := z[j] / (dj - m)
+			v += rho * z[j] * q
+			dv += rho * q * q
+			abs += math.Abs(rho * z[j] * q)
+		}
+		return v, dv, abs
+	}
+	for t := range k {
+		o := t
+		lo, hi := 0.0, rho
+		if t+1 < k {
+			hi = d[t+1] - d[t]
+			for j := range delta {
+				delta[j] = d[j] - d[t]
+			}
+			if v, _, _ := g(hi / 2); v < 0 {
+				// The root is in the upper half: measure from d_{t+1}.
+				o = t + 1
+				lo, hi = -hi/2, 0
+			} else {
+				hi /= 2
+			}
+		}
+		for j := range delta {
+			delta[j] = d[j] - d[o]
+		}
+		m := (lo + hi) / 2
+		for range 200 {
+			v, dv, abs := g(m)
+			if math.Abs(v) <= 4*0x1p-53*float64(k)*(1+abs) {
+				break
+			}
+			if v > 0 {
+				hi = m
+			} else {
+				lo = m
+			}
+			next := m - v/dv
+			if !(next > lo && next < hi) {
+				next = (lo + hi) / 2
+			}
+			if next == m || hi-lo <= 0x1p-52*max(math.Abs(lo), math.Abs(hi)) {
+				m = next
+				break
+			}
+			m = next
+		}
+		origin[t], mu[t] = o, m
+	}
+	return origin, mu
+}
+
+// secularVectors returns the k×k matrix of unit eigenvectors of
+// D + ρ·z·zᵀ for the roots from secularRoots, from the z that the computed
+// roots are exact for (Gu and Eisenstat), which keeps them orthogonal.
+func secularVectors(d, z []float64, rho float64, origin []int, mu []float64) mat[float64] {
+	k := len(d)
+	// λ_t − d_j, formed from the nearer end of the root's interval.
+	diff := func(t, j int) float64 { return (d[origin[t]] - d[j]) + mu[t] }
+	zh := make([]float64, k)
+	for j := range k {
+		p := diff(k-1, j) / rho
+		for t := range k - 1 {
+			i := t
+			if t >= j {
+				i = t + 1
+			}
+			p *= diff(t, j) / (d[i] - d[j])
+		}
+		zh[j] = math.Copysign(math.Sqrt(max(p, 0)), z[j])
+	}
+	v := newMat[float64](k, k)
+	for t := range k {
+		col := v.col(t)
+		for j := range k {
+			col[j] = zh[j] / -diff(t, j)
+		}
+		scal(1/nrm2(col), col)
+	}
+	return v
+}

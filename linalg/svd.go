@@ -1,0 +1,278 @@
+package linalg
+
+import (
+	"math"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// SVDOptions configure SVD. The zero value asks for the reduced
+// decomposition without truncation.
+//
+// Truncation keeps the r largest singular values, r the smallest count
+// whose discarded weight ‖A − Uᵣ·Sᵣ·Vᴴᵣ‖_F = √(Σ_{i≥r} sᵢ²) is at most
+// RelTol·‖A‖_F and at most AbsTol (each when positive), and at most
+// MaxRank (when positive), but at least one when A has a singular value at
+// all. In a batch every matrix keeps the same number of values, the
+// largest any of them needs, so each meets the tolerances.
+type SVDOptions struct {
+	// Mode is Reduced (U m×k, Vᴴ k×n) or Complete (U m×m, Vᴴ n×n);
+	// Complete does not combine with truncation.
+	Mode Mode
+	// MaxRank caps the number of singular values kept; 0 means no cap.
+	MaxRank int
+	// RelTol bounds the discarded weight relative to ‖A‖_F; 0 means none.
+	RelTol float64
+	// AbsTol bounds the discarded weight absolutely; 0 means none.
+	AbsTol float64
+}
+
+func (o SVDOptions) truncates() bool { return o.MaxRank > 0 || o.RelTol > 0 || o.AbsTol > 0 }
+
+func (o SVDOptions) check(op string) error {
+	if err := o.Mode.check(op); err != nil {
+		return err
+	}
+	switch {
+	case o.MaxRank < 0:
+		return newError(op, ErrArgument, "negative MaxRank %d", o.MaxRank)
+	case o.RelTol < 0 || math.IsNaN(o.RelTol):
+		return newError(op, ErrArgument, "RelTol %g is not ≥ 0", o.RelTol)
+	case o.AbsTol < 0 || math.IsNaN(o.AbsTol):
+		return newError(op, ErrArgument, "AbsTol %g is not ≥ 0", o.AbsTol)
+	case o.Mode == Complete && o.truncates():
+		return newError(op, ErrArgument, "complete factors cannot be truncated")
+	}
+	return nil
+}
+
+// SVDResult holds A ≈ U·diag(S)·Vh for each matrix A of a stack (...): U
+// (..., m, r) with orthonormal columns, S (..., r) real and descending, Vh
+// (..., r, n) with orthonormal rows, and Discarded (...), the Frobenius
+// norm ‖A − U·diag(S)·Vh‖_F of what truncation dropped (zero without it).
+// S and Discarded have the real dtype of A's (float32 for complex64).
+type SVDResult struct {
+	U, S, Vh, Discarded *tensor.Tensor
+}
+
+// SVD computes the singular value decomposition A = U·diag(S)·Vᴴ of each
+// matrix A of t, shape (..., m, n), as numpy.linalg.svd does, and
+// truncates it as opts say. The matrix (or its R factor when m ≥ 2n, or
+// the same for Aᴴ when m < n) is reduced to real bidiagonal form by
+// Householder reflections, whose SVD comes from implicit QR sweeps with
+// Wilkinson shifts (Golub–Kahan); the rotations are accumulated in real
+// matrices and applied to the reflectors with GEMM.
+func SVD(t *tensor.Tensor, opts SVDOptions) (*SVDResult, error) {
+	const op = "SVD"
+	if err := opts.check(op); err != nil {
+		return nil, err
+	}
+	batch, m, n, err := matrices(op, t)
+	if err != nil {
+		return nil, err
+	}
+	switch t.DType() {
+	case tensor.Float32:
+		return svdStack[float32](op, t, batch, m, n, opts, true)
+	case tensor.Float64:
+		return svdStack[float64](op, t, batch, m, n, opts, true)
+	case tensor.Complex64:
+		return svdStack[complex64](op, t, batch, m, n, opts, true)
+	default:
+		return svdStack[complex128](op, t, batch, m, n, opts, true)
+	}
+}
+
+// SVDVals returns the singular values of each matrix of t, shape
+// (..., min(m, n)), in descending order, without computing the singular
+// vectors.
+func SVDVals(t *tensor.Tensor) (*tensor.Tensor, error) {
+	const op = "SVDVals"
+	batch, m, n, err := matrices(op, t)
+	if err != nil {
+		return nil, err
+	}
+	var r *SVDResult
+	switch t.DType() {
+	case tensor.Float32:
+		r, err = svdStack[float32](op, t, batch, m, n, SVDOptions{}, false)
+	case tensor.Float64:
+		r, err = svdStack[float64](op, t, batch, m, n, SVDOptions{}, false)
+	case tensor.Complex64:
+		r, err = svdStack[complex64](op, t, batch, m, n, SVDOptions{}, false)
+	default:
+		r, err = svdStack[complex128](op, t, batch, m, n, SVDOptions{}, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r.S, nil
+}
+
+// svdFactors is the decomposition of one matrix: A = u·diag(s)·vᴴ.
+type svdFactors[T scalar] struct {
+	s    []float64
+	u, v mat[T]
+}
+
+func svdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, opts SVDOptions, vectors bool) (*SVDResult, error) {
+	vals, err := values[T](op, t)
+	if err != nil {
+		return nil, err
+	}
+	nb, k := count(batch), min(m, n)
+	full := opts.Mode == Complete
+	fs := make([]svdFactors[T], nb)
+	err = forBatch(nb, m*n*k, func(b int) error {
+		var a mat[T]
+		if m < n {
+			a = load(vals, b, m, n, true)
+		} else {
+			a = load(vals, b, m, n, false)
+		}
+		f, ok := svdMatrix(a, vectors, full)
+		if !ok {
+			return newError(op, ErrNoConvergence, "the bidiagonal QR iteration did not converge for matrix %d", b)
+		}
+		if m < n {
+			f.u, f.v = f.v, f.u
+		}
+		fs[b] = f
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := k
+	if opts.truncates() {
+		r = 0
+		for _, f := range fs {
+			r = max(r, keep(f.s, opts))
+		}
+	}
+	sv, dv := make([]float64, nb*r), make([]float64, nb)
+	for b, f := range fs {
+		copy(sv[b*r:], f.s[:r])
+		dv[b] = tail(f.s[r:])
+	}
+	res := &SVDResult{S: realTensor[T](sv, shapeOf(batch, r)), Discarded: realTensor[T](dv, batch)}
+	if !vectors {
+		return res, nil
+	}
+	uc, vc := r, r
+	if full {
+		uc, vc = m, n
+	}
+	uv, vv := make([]T, nb*m*uc), make([]T, nb*vc*n)
+	for b, f := range fs {
+		store(uv, b, f.u.sub(0, 0, m, uc), false)
+		store(vv, b, f.v.sub(0, 0, n, vc), true)
+	}
+	res.U, res.Vh = newTensor(uv, shapeOf(batch, m, uc)), newTensor(vv, shapeOf(batch, vc, n))
+	return res, nil
+}
+
+// keep returns the number of the descending singular values s that
+// truncation under opts keeps.
+func keep(s []float64, opts SVDOptions) int {
+	bound := math.Inf(1)
+	if opts.RelTol > 0 {
+		bound = opts.RelTol * tail(s)
+	}
+	if opts.AbsTol > 0 {
+		bound = min(bound, opts.AbsTol)
+	}
+	r := len(s)
+	sum := 0.0 // Σ s[i]² over i ≥ r, accumulated from the smallest
+	for r > 1 && !math.IsInf(bound, 1) {
+		next := sum + s[r-1]*s[r-1]
+		if math.Sqrt(next) > bound {
+			break
+		}
+		sum = next
+		r--
+	}
+	if opts.MaxRank > 0 {
+		r = min(r, opts.MaxRank)
+	}
+	return r
+}
+
+// tail returns √(Σ s[i]²) without overflow.
+func tail(s []float64) float64 { return nrm2(s) }
+
+// svdMatrix computes the SVD of the m×n matrix a (m ≥ n, overwritten): s
+// descending and, when vectors is set, u (m×n, or m×m when full) and v
+// (n×n). It reports false when the iteration did not converge.
+func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
+	sc := rescale(a)
+	f, ok := svdCore(a, vectors, full)
+	if sc != 1 {
+		for i := range f.s {
+			f.s[i] /= sc
+		}
+	}
+	return f, ok
+}
+
+// svdCore is svdMatrix for a matrix whose entries are in a safe range.
+func svdCore[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
+	m, n := a.rows, a.cols
+	uc := n
+	if full {
+		uc = m
+	}
+	if n == 0 {
+		return svdFactors[T]{u: eye[T](m, uc), v: newMat[T](0, 0)}, true
+	}
+	if m >= 2*n {
+		// Factor A = Q·R first: the bidiagonal reduction then works on
+		// the small n×n R.
+		taus := make([]T, n)
+		geqrf(a, taus)
+		r := newMat[T](n, n)
+		for j := range n {
+			copy(r.col(j)[:j+1], a.col(j)[:j+1])
+		}
+		f, ok := svdCore(r, vectors, false)
+		if !ok || !vectors {
+			return f, ok
+		}
+		f.u = embed(f.u, m, uc)
+		applyQ(a, taus, f.u, false)
+		return f, true
+	}
+	d, e := make([]float64, n), make([]float64, n)
+	tauq, taup := make([]T, n), make([]T, n)
+	gebrd(a, d, e, tauq, taup)
+	var ub, vb rotMat
+	if vectors {
+		ub, vb = rotEye(n), rotEye(n)
+	}
+	if !bdsqr(d, e[:n-1], ub, vb) {
+		return svdFactors[T]{}, false
+	}
+	f := svdFactors[T]{s: d}
+	if !vectors {
+		return f, true
+	}
+	// U = Q·diag(Ub, I) and V = P·Vb = diag(1, P′)·Vb: the reflectors
+	// applied to the small factors.
+	f.u = embed(toMat[T](ub), m, uc)
+	applyQ(a, tauq, f.u, false)
+	f.v = toMat[T](vb)
+	if n > 1 {
+		applyQ(rightReflectors(a), taup[:n-1], f.v.sub(1, 0, n-1, n), false)
+	}
+	return f, true
+}
+
+// embed returns the m×c matrix diag(x, I) (x square, c ≥ x.cols; the
+// identity part covers what remains of the diagonal).
+func embed[T scalar](x mat[T], m, c int) mat[T] {
+	out := eye[T](m, c)
+	for j := range x.cols {
+		copy(out.col(j), x.col(j))
+	}
+	return out
+}

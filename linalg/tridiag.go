@@ -1,0 +1,227 @@
+package linalg
+
+import (
+	"math"
+	"slices"
+)
+
+// hetrd reduces the Hermitian matrix a (both triangles stored) to real
+// symmetric tridiagonal form T = Qᴴ·A·Q by Householder reflections: d gets
+// the diagonal, e the off-diagonal, and the reflectors are left below the
+// subdiagonal of a with their τ in taus (length n−1), so that
+// Q = diag(1, orgqr(a[1:, :n−1])). Blocks of blockSize columns are reduced
+// by latrd and the trailing matrix is updated by two GEMMs (a rank-2·nb
+// update); the last columns are reduced one at a time by hetd2.
+func hetrd[T scalar](a mat[T], d, e []float64, taus []T) {
+	n := a.rows
+	const unblocked = 2 * blockSize // columns left to hetd2
+	j := 0
+	if n > unblocked {
+		w := newMat[T](n, blockSize)
+		for ; n-j > unblocked; j += blockSize {
+			p, nb := n-j, blockSize
+			sub := a.sub(j, j, p, p)
+			wb := w.sub(0, 0, p, nb)
+			latrd(sub, nb, d[j:], e[j:], taus[j:], wb)
+			// A22 −= V·Wᴴ + W·Vᴴ over the rows and columns past the block.
+			q := p - nb
+			v, wt := sub.sub(nb, 0, q, nb).clone(), wb.sub(nb, 0, q, nb).clone()
+			vc, wc := v.clone(), wt.clone()
+			for c := range nb {
+				conjSlice(vc.col(c))
+				conjSlice(wc.col(c))
+			}
+			a22 := sub.sub(nb, nb, q, q)
+			mul(q, q, nb, -1, v.g(), wc.gt(), 1, a22.g())
+			mul(q, q, nb, -1, wt.g(), vc.gt(), 1, a22.g())
+		}
+	}
+	hetd2(a.sub(j, j, n-j, n-j), d[j:], e[j:], taus[j:])
+}
+
+// latrd reduces the first nb columns of the Hermitian a (p×p, both
+// triangles) as hetd2 would, but leaves the trailing matrix alone: it
+// returns in w (p×nb) the matrix W with which the reduced trailing matrix
+// is A22 − V·Wᴴ − W·Vᴴ, V the reflectors (with their leading ones stored
+// at the subdiagonal), as LAPACK's latrd does for the lower triangle.
+func latrd[T scalar](a mat[T], nb int, d, e []float64, taus []T, w mat[T]) {
+	p := a.rows
+	tmp := make([]T, nb)
+	vc := make([]T, p)
+	for i := range nb {
+		// Bring column i up to date with the block's earlier reflectors:
+		// A(i:, i) −= A(i:, :i)·W(i, :i)ᴴ + W(i:, :i)·A(i, :i)ᴴ.
+		ci := a.col(i)[i:]
+		for j := range i {
+			axpy(-conj(w.at(i, j)), a.col(j)[i:], ci)
+			axpy(-conj(a.at(i, j)), w.col(j)[i:], ci)
+		}
+		d[i] = re(ci[0])
+		x := ci[1:]
+		beta, tau := reflector(x[0], x[1:])
+		e[i], taus[i] = re(beta), tau
+		x[0] = 1
+		q := len(x)
+		v := vc[:q]
+		copy(v, x)
+		conjSlice(v) // v = conj(x), so that xᴴ·y = conj(dotu(y, v))
+		y := w.col(i)[i+1:]
+		// y = A(i+1:, i+1:)·x, a row of the Hermitian A being the
+		// conjugate of its column.
+		parallelFor(q, q, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				y[r] = conj(dotu(a.col(i + 1 + r)[i+1:], v))
+			}
+		})
+		// y −= A(i+1:, :i)·(W(i+1:, :i)ᴴ·x) + W(i+1:, :i)·(A(i+1:, :i)ᴴ·x)
+		for j := range i {
+			tmp[j] = conj(dotu(w.col(j)[i+1:], v))
+		}
+		for j := range i {
+			axpy(-tmp[j], a.col(j)[i+1:], y)
+		}
+		for j := range i {
+			tmp[j] = conj(dotu(a.col(j)[i+1:], v))
+		}
+		for j := range i {
+			axpy(-tmp[j], w.col(j)[i+1:], y)
+		}
+		// w = τ·y − ½·τ²·(yᴴ·x)·x, as in hetd2.
+		scal(tau, y)
+		alpha := -tau * conj(dotu(y, v)) / 2
+		axpy(alpha, x, y)
+	}
+}
+
+// hetd2 is the unblocked hetrd: one reflector at a time, each applied to
+// the whole trailing matrix as a rank-2 update.
+func hetd2[T scalar](a mat[T], d, e []float64, taus []T) {
+	n := a.rows
+	y := make([]T, n)
+	for k := range n - 1 {
+		x := a.col(k)[k+1:]
+		beta, tau := reflector(x[0], x[1:])
+		e[k], taus[k] = re(beta), tau
+		d[k] = re(a.at(k, k))
+		if tau == 0 {
+			continue
+		}
+		x[0] = 1
+		p := n - k - 1
+		h := a.sub(k+1, k+1, p, p)
+		// y = τ·H·v, α = −½·τ·(yᴴ·v), w = y + α·v, H −= v·wᴴ + w·vᴴ.
+		w := y[:p]
+		clear(w)
+		for j := range p {
+			axpy(x[j], h.col(j), w)
+		}
+		scal(tau, w)
+		var yv T
+		for i, wi := range w {
+			yv += conj(wi) * x[i]
+		}
+		alpha := -tau * yv / 2
+		axpy(alpha, x, w)
+		for j := range p {
+			hj := h.col(j)
+			axpy(-conj(w[j]), x, hj)
+			axpy(-conj(x[j]), w, hj)
+		}
+		x[0] = beta
+	}
+	if n > 0 {
+		d[n-1] = re(a.at(n-1, n-1))
+	}
+}
+
+// maxSweeps bounds the implicit QR sweeps of the tridiagonal and
+// bidiagonal solvers, per eigen- or singular value.
+const maxSweeps = 30
+
+// steqr computes the eigenvalues of the symmetric tridiagonal matrix with
+// diagonal d and off-diagonal e by implicit QR sweeps with Wilkinson
+// shifts, chasing the bulge downwards with plane rotations. On return d
+// holds the eigenvalues in ascending order; e is destroyed. The rotations
+// are applied to the columns of z (unless it is empty), which are then
+// permuted with the eigenvalues: starting from the identity, z ends up
+// holding the eigenvectors. It reports false when a block did not
+// converge.
+func steqr(d, e []float64, z rotMat) bool {
+	n := len(d)
+	cs, ss := make([]float64, n), make([]float64, n)
+	const eps = 0x1p-53
+	const tiny = 0x1p-1022
+	iter := 0
+	for q := n - 1; q > 0; {
+		// Deflate negligible off-diagonal entries and find the unreduced
+		// block [p, q] at the bottom.
+		for k := range q {
+			if math.Abs(e[k]) <= eps*(math.Abs(d[k])+math.Abs(d[k+1])) || math.Abs(e[k]) < tiny {
+				e[k] = 0
+			}
+		}
+		for q > 0 && e[q-1] == 0 {
+			q--
+		}
+		if q == 0 {
+			break
+		}
+		p := q - 1
+		for p > 0 && e[p-1] != 0 {
+			p--
+		}
+		if iter++; iter > maxSweeps*n {
+			return false
+		}
+		// Wilkinson shift: the eigenvalue of the trailing 2×2 nearer d[q].
+		delta := (d[q-1] - d[q]) / 2
+		mu := d[q] - e[q-1]*(e[q-1]/(delta+math.Copysign(hypot(delta, e[q-1]), delta)))
+		if delta == 0 {
+			mu = d[q] - math.Abs(e[q-1])
+		}
+		x, y := d[p]-mu, e[p]
+		for k := p; k < q; k++ {
+			r := hypot(x, y)
+			c, s := x/r, y/r
+			if r == 0 {
+				c, s = 1, 0
+			}
+			if k > p {
+				e[k-1] = r
+			}
+			a, b, dd := d[k], e[k], d[k+1]
+			d[k] = c*c*a + 2*c*s*b + s*s*dd
+			d[k+1] = s*s*a - 2*c*s*b + c*c*dd
+			e[k] = c*s*(dd-a) + (c*c-s*s)*b
+			if k+1 < q {
+				y = s * e[k+1]
+				e[k+1] *= c
+				x = e[k]
+			}
+			cs[k-p], ss[k-p] = c, s
+		}
+		z.seq(p, cs[:q-p], ss[:q-p])
+	}
+	sortEigen(d, z)
+	return true
+}
+
+// sortEigen sorts d ascending and permutes the columns of z to match.
+func sortEigen(d []float64, z rotMat) {
+	idx := make([]int, len(d))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(d[i], d[j]) })
+	permute(d, idx)
+	z.permute(idx)
+}
+
+// permute reorders d so that the new d[i] is the old d[idx[i]].
+func permute(d []float64, idx []int) {
+	nd := make([]float64, len(d))
+	for i, j := range idx {
+		nd[i] = d[j]
+	}
+	copy(d, nd)
+}
