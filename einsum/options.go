@@ -136,7 +136,7 @@ func optimize(ctx context.Context, n path.Network, cfg *config) (path.Path, erro
 	case OptimizeGreedy:
 		p, err = path.Greedy(n, o)
 	case OptimizeOptimal:
-		p, err = path.Optimal(n, o)
+		p, err = path.Optimal(ctx, n, o)
 	case OptimizeRandom:
 		p, err = path.RandomGreedy(ctx, n, o)
 	case OptimizeSearch:

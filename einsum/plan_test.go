@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goferro/goferro/einsum/path"
 )
 
 func TestBindErrors(t *testing.T) {
@@ -256,5 +258,59 @@ func TestSingleOperandSums(t *testing.T) {
 	}
 	if got := fmt.Sprint(q.Prep[0].Summed, q.Prep[0].Kept(), q.Prep[1].Summed, q.Prep[1].Kept()); got != "[0] [1] [2] []" {
 		t.Fatalf("sums of two operands: %s", got)
+	}
+}
+
+// networkEquation writes a path.Network as an einsum equation, one rune a
+// label, with the operand shapes.
+func networkEquation(n path.Network) (string, [][]int) {
+	terms := make([]string, len(n.Inputs))
+	shapes := make([][]int, len(n.Inputs))
+	for i, in := range n.Inputs {
+		var b strings.Builder
+		for _, l := range in {
+			b.WriteRune(rune(0x4e00 + l))
+			shapes[i] = append(shapes[i], n.Sizes[l])
+		}
+		terms[i] = b.String()
+	}
+	var out strings.Builder
+	for _, l := range n.Output {
+		out.WriteRune(rune(0x4e00 + l))
+	}
+	return strings.Join(terms, ",") + "->" + out.String(), shapes
+}
+
+// TestDeadlineBoundsPlanning: with its context done, planning 2,100
+// operands takes little more than greedy planning does, whatever the
+// optimizer (it took 0.4 to 1.5 s; issue 13).
+func TestDeadlineBoundsPlanning(t *testing.T) {
+	eq, shapes := networkEquation(path.Lattice(3, 700, 2))
+	e, err := Parse(eq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	g, err := e.Plan(shapes, WithOptimizer(OptimizeGreedy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	greedy := time.Since(t0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, opt := range []string{OptimizeAuto, OptimizeRandom, OptimizeSearch} {
+		t0 := time.Now()
+		p, err := e.PlanContext(ctx, shapes, WithOptimizer(opt), WithSearch(1000, time.Minute, 1))
+		took := time.Since(t0)
+		if err != nil {
+			t.Fatalf("%s: %v", opt, err)
+		}
+		t.Logf("%s: %v with a done context, greedy planning %v", opt, took, greedy)
+		if took > 4*greedy+100*time.Millisecond {
+			t.Errorf("%s: planning with a done context took %v, greedy planning %v", opt, took, greedy)
+		}
+		if p.Log2Flops > g.Log2Flops+1e-9 {
+			t.Errorf("%s: log2 FLOPs %.2f, greedy's %.2f", opt, p.Log2Flops, g.Log2Flops)
+		}
 	}
 }

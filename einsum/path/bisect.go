@@ -1,6 +1,7 @@
 package path
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -14,6 +15,7 @@ import (
 // contraction's legs small, which greedy, looking one step ahead, misses on
 // networks whose cheap first steps lead to large intermediates later.
 type bisector struct {
+	ctx       context.Context // a done ctx ends every run
 	n         *Network
 	rng       *rand.Rand
 	imbalance float64 // each half holds within (1±imbalance)/2 of a part
@@ -35,9 +37,10 @@ type bisector struct {
 }
 
 // newBisector prepares bisections of n that honour o's memory limit and
-// write weight in the parts they order optimally.
-func newBisector(n *Network, rng *rand.Rand, o Options) *bisector {
-	b := &bisector{n: n, rng: rng, nw: (len(n.Sizes) + 63) / 64, memLimit: o.MemoryLimit}
+// write weight in the parts they order optimally, and end when ctx is
+// done.
+func newBisector(ctx context.Context, n *Network, rng *rand.Rand, o Options) *bisector {
+	b := &bisector{ctx: ctx, n: n, rng: rng, nw: (len(n.Sizes) + 63) / 64, memLimit: o.MemoryLimit}
 	b.logSz = make([]float64, len(n.Sizes))
 	for l, s := range n.Sizes {
 		b.logSz[l] = logSizeOf(s)
@@ -63,7 +66,7 @@ func newBisector(n *Network, rng *rand.Rand, o Options) *bisector {
 }
 
 // run returns the pairs of one tree (ids as in Linear), or ok false when a
-// part cannot be ordered within the memory limit.
+// part cannot be ordered within the memory limit or ctx is done.
 func (b *bisector) run() ([][2]int, bool) {
 	b.pairs = b.pairs[:0]
 	all := make([]int, len(b.n.Inputs))
@@ -80,6 +83,9 @@ func (b *bisector) run() ([][2]int, bool) {
 func (b *bisector) build(part []int) (int, bool) {
 	if len(part) == 1 {
 		return part[0], true
+	}
+	if b.ctx.Err() != nil {
+		return 0, false
 	}
 	if len(part) <= b.cutoff {
 		return b.solve(part)

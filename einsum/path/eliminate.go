@@ -1,6 +1,7 @@
 package path
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -14,8 +15,8 @@ import (
 // when every such label is gone are joined smallest first. On networks with
 // many hyperedges (gm_queen: 25 labels on up to 16 tensors each) the width
 // of the order, not the next step's cost, bounds the largest intermediate,
-// which is what greedy misses.
-func eliminationRun(n *Network, o Options, rng *rand.Rand, temp float64) ([][2]int, bool) {
+// which is what greedy misses. It reports false when ctx is done first.
+func eliminationRun(ctx context.Context, n *Network, o Options, rng *rand.Rand, temp float64) ([][2]int, bool) {
 	s := newGreedyState(n)
 	logSz := make([]float64, len(n.Sizes))
 	for l, d := range n.Sizes {
@@ -34,7 +35,10 @@ func eliminationRun(n *Network, o Options, rng *rand.Rand, temp float64) ([][2]i
 		return s.contract(a, b, res), true
 	}
 	var holders []int
-	for {
+	for step := 0; ; step++ {
+		if step%64 == 0 && ctx.Err() != nil {
+			return nil, false
+		}
 		// The label to eliminate: the one whose tensors span the least.
 		best, bestScore := -1, math.Inf(1)
 		for l := range n.Sizes {

@@ -103,7 +103,7 @@ func (s *greedyState) add(labels []int) int {
 		s.holders[l] = append(s.holders[l], id)
 	}
 	s.labels = append(s.labels, labels)
-	s.size = append(s.size, sz)
+	s.size = append(s.size, min(sz, 0x1p1000))
 	s.alive = append(s.alive, true)
 	s.nAlive++
 	return id
@@ -143,7 +143,9 @@ func (s *greedyState) result(a, b int, buf []int) ([]int, float64, float64) {
 	if removed {
 		f *= 2
 	}
-	return res, f, size
+	// Scores add and subtract these: keep them finite (a step of 2^1000
+	// elements is as bad as any larger one).
+	return res, min(f, 0x1p1000), min(size, 0x1p1000)
 }
 
 func (s *greedyState) contract(a, b int, res []int) int {
@@ -275,12 +277,18 @@ func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp 
 		}
 		return l + temp*math.Log(-math.Log(u))
 	}
+	// Pairs whose result is above the memory limit wait in deferred: the
+	// result shrinks as other tensors take up labels they share, so they
+	// are scored again when nothing else is left.
+	var deferred []cand
 	push := func(a, b int) {
 		if a > b {
 			a, b = b, a
 		}
 		if sc, ok := score(a, b); ok {
 			heap.Push(h, cand{noisy(sc), sc, a, b})
+		} else {
+			deferred = append(deferred, cand{a: a, b: b})
 		}
 	}
 	for t := 0; t < nIn; t++ {
@@ -295,6 +303,15 @@ func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp 
 	for s.nAlive > 1 {
 		var pick cand
 		found := false
+		if h.Len() == 0 && len(deferred) > 0 {
+			old := deferred
+			deferred = nil
+			for _, c := range old {
+				if s.alive[c.a] && s.alive[c.b] {
+					push(c.a, c.b)
+				}
+			}
+		}
 		for h.Len() > 0 {
 			c := heap.Pop(h).(cand)
 			if !s.alive[c.a] || !s.alive[c.b] {
@@ -302,6 +319,7 @@ func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp 
 			}
 			sc, ok := score(c.a, c.b)
 			if !ok {
+				deferred = append(deferred, c)
 				continue
 			}
 			if sc > c.raw+1e-9*math.Abs(c.raw) {
@@ -336,7 +354,12 @@ func greedyRun(n *Network, o Options, alpha, beta float64, rng *rand.Rand, temp 
 // Greedy returns a path that repeatedly contracts the pair of connected
 // tensors with the lowest score size(result) − MemoryWeight·(size(a)+size(b))
 // + FlopWeight·flops, so it balances memory released against work; tensors
-// sharing no label are joined last, smallest first.
+// sharing no label are joined last, smallest first. With a MemoryLimit it
+// returns the unconstrained path when that fits, and otherwise passes over
+// the pairs whose result is above the limit until other steps shrink it.
+// It takes O(n log n) time for n sparsely connected inputs (tens of
+// milliseconds for thousands), which is why it takes no context: it is
+// the path the other optimizers fall back on when their context is done.
 func Greedy(n Network, o Options) (Path, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
@@ -345,6 +368,14 @@ func Greedy(n Network, o Options) (Path, error) {
 		return Path{{0}}, nil
 	}
 	a, b := o.weights()
+	if o.MemoryLimit > 0 {
+		// The unconstrained path, when it fits.
+		free := o
+		free.MemoryLimit = 0
+		if pairs, err := greedyRun(&n, free, a, b, nil, 0); err == nil && newTree(&n, pairs).fits(o.MemoryLimit) {
+			return Linear(len(n.Inputs), pairs), nil
+		}
+	}
 	pairs, err := greedyRun(&n, o, a, b, nil, 0)
 	if err != nil {
 		return nil, err
@@ -388,11 +419,11 @@ func RandomGreedy(ctx context.Context, n Network, o Options) (Path, error) {
 			return true
 		}
 		if o.Minimize == "size" {
-			if c.LargestIntermediate != bestCost.LargestIntermediate {
-				return c.LargestIntermediate < bestCost.LargestIntermediate
+			if c.Log2Largest != bestCost.Log2Largest {
+				return c.Log2Largest < bestCost.Log2Largest
 			}
 		}
-		return c.Flops < bestCost.Flops
+		return c.Log2Flops < bestCost.Log2Flops
 	}
 	var lastErr error
 	for t := 0; t < trials; t++ {

@@ -1,6 +1,7 @@
 package path
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -13,7 +14,9 @@ const MaxOptimal = 16
 // Optimal returns a path with the fewest FLOPs (ties broken by the largest
 // intermediate) by dynamic programming over subsets of inputs, honouring
 // MemoryLimit. Networks with more than MaxOptimal inputs get ErrTooLarge.
-func Optimal(n Network, o Options) (Path, error) {
+// The programme takes about 3^n steps (a second for 16 inputs); when ctx
+// is done first, Optimal returns Greedy's path instead.
+func Optimal(ctx context.Context, n Network, o Options) (Path, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
@@ -24,7 +27,7 @@ func Optimal(n Network, o Options) (Path, error) {
 	if nt > MaxOptimal {
 		return nil, fmt.Errorf("%w: %d inputs (optimal handles at most %d)", ErrTooLarge, nt, MaxOptimal)
 	}
-	d := dp{ww: o.WriteWeight}
+	d := dp{ww: o.WriteWeight, ctx: ctx}
 	d.reset(nt, len(n.Sizes))
 	for t, ls := range n.Inputs {
 		for _, l := range ls {
@@ -38,10 +41,18 @@ func Optimal(n Network, o Options) (Path, error) {
 		d.logSize[l] = logSizeOf(s)
 	}
 	if !d.solve(o.MemoryLimit) {
+		if ctx.Err() != nil {
+			return Greedy(n, o)
+		}
 		return nil, fmt.Errorf("%w: no order keeps intermediates within %g elements", ErrMemoryLimit, o.MemoryLimit)
 	}
 	return Linear(nt, d.pairs(nt)), nil
 }
+
+// maxLog2 bounds the log2 of the sizes and costs the dynamic programme
+// holds as plain floats, well below float64's 1024 so that sums of them do
+// not overflow.
+const maxLog2 = 1000
 
 // logSizeOf is log2 of a label size, −∞ for size 0.
 func logSizeOf(s int) float64 {
@@ -55,8 +66,13 @@ func logSizeOf(s int) float64 {
 // are bitsets of nw words. Its buffers are reused across solves, which
 // matters to Reconfigure, which solves thousands of small networks.
 type dp struct {
-	nt, nw  int
-	ww      float64  // Options.WriteWeight
+	nt, nw int
+	ctx    context.Context // when not nil and done, solve gives up
+	ww     float64         // Options.WriteWeight
+	// shift scales sizes and costs: they are 2^(log2 − shift), so that
+	// networks whose steps pass 10^308 FLOPs are still compared; zero
+	// unless the labels' sizes multiply past 2^maxLog2.
+	shift   float64
 	in      []uint64 // nt×nw: labels of each input
 	outm    []uint64 // nw: output labels
 	logSize []float64
@@ -115,11 +131,22 @@ func (d *dp) logProduct(w []uint64) float64 {
 }
 
 // solve fills cost and split for every subset; it reports false when no
-// order keeps every intermediate within memLimit (when positive).
+// order keeps every intermediate within memLimit (when positive), or when
+// d.ctx is done first.
 func (d *dp) solve(memLimit float64) bool {
 	nt, nw := d.nt, d.nw
 	full := 1<<nt - 1
 	nsub := 1 << nt
+	total := 0.0
+	for _, ls := range d.logSize {
+		if !math.IsInf(ls, -1) {
+			total += ls
+		}
+	}
+	d.shift = max(0, total-maxLog2)
+	if memLimit > 0 {
+		memLimit *= math.Exp2(-d.shift)
+	}
 	clear(d.union[:nw])
 	for S := 1; S < nsub; S++ {
 		t := bits.TrailingZeros(uint(S))
@@ -139,13 +166,16 @@ func (d *dp) solve(memLimit float64) bool {
 			}
 			d.legs[S*nw+w] = x
 		}
-		d.size[S] = math.Exp2(d.logProduct(d.legs[S*nw : (S+1)*nw]))
+		d.size[S] = math.Exp2(d.logProduct(d.legs[S*nw:(S+1)*nw]) - d.shift)
 	}
 	uw := d.uw
 	for S := 1; S < nsub; S++ {
 		d.cost[S], d.biggest[S] = 0, 0
 		if S&(S-1) == 0 {
 			continue // single input: free
+		}
+		if S&0xfff == 0 && d.ctx != nil && d.ctx.Err() != nil {
+			return false
 		}
 		d.cost[S], d.biggest[S] = math.Inf(1), math.Inf(1)
 		if memLimit > 0 && S != full && d.size[S] > memLimit {
@@ -167,7 +197,7 @@ func (d *dp) solve(memLimit float64) bool {
 						removed = true
 					}
 				}
-				f := math.Exp2(d.logProduct(uw))
+				f := math.Exp2(d.logProduct(uw) - d.shift)
 				if removed {
 					f *= 2
 				}

@@ -15,8 +15,10 @@ const DefaultSearchTrials = 64
 
 // candidate is a tree found by one of Search's heuristics.
 type candidate struct {
-	pairs                 [][2]int
-	flops, largest, score float64 // score: see Options.WriteWeight
+	pairs [][2]int
+	// flops, largest and score are log2 of the FLOPs, of the largest
+	// intermediate and of the objective (see Options.WriteWeight).
+	flops, largest, score float64
 }
 
 // better reports whether a beats b by the objective: the score, or with
@@ -77,18 +79,20 @@ func (p *podium) add(c candidate) {
 //     networks of many small tensors on few shared labels, such as
 //     graphical models.
 //
-// It then improves the best two trees of each kind by subtree
-// reconfiguration (see Reconfigure) and returns the best by the Minimize
-// objective. Half of Options.Time (default 1 s) goes to building trees and
-// half to reconfiguring them; ctx ends the search early with the best path
-// so far. The same Seed gives the same path when neither bound is reached.
+// It starts from Auto's tree, within Options.Time (default 1 s), so that
+// it is never worse than Auto when the time allows Auto to finish; half of
+// the time left goes to building trees and half to improving the best two
+// of each kind by subtree reconfiguration (see Reconfigure). It returns
+// the best by the Minimize objective; ctx ends the search early with the
+// best path so far. The same Seed gives the same path when neither bound
+// is reached.
 func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
 	if len(n.Inputs) <= 2 || len(n.Inputs) <= MaxAutoOptimal && o.Minimize != "size" {
 		// Small enough to solve exactly, in well under a millisecond.
-		return Optimal(n, o)
+		return Optimal(ctx, n, o)
 	}
 	trials := o.Trials
 	if trials <= 0 {
@@ -99,16 +103,23 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 		budget = time.Second
 	}
 	start := time.Now()
-	buildEnd := start.Add(budget / 2)
+	end := start.Add(budget)
+	// Auto's tree first, so that Search never returns worse than Auto
+	// when the budget lets Auto finish.
+	best, lastErr := autoTree(ctx, &n, o, end)
+	var bestCand candidate
+	if best != nil {
+		bestCand = treeCandidate(best, nil, o.WriteWeight)
+	}
+	buildEnd := time.Now().Add(time.Until(end) / 2)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
 	greedy := &podium{keep: 2, minimize: o.Minimize}
 	bisected := &podium{keep: 2, minimize: o.Minimize}
 	eliminated := &podium{keep: 2, minimize: o.Minimize}
-	b := newBisector(&n, rng, o)
-	var lastErr error
+	b := newBisector(ctx, &n, rng, o)
 	gt, et := 0, 0 // greedy and elimination trials so far
 	for t := 0; t < trials; t++ {
-		if t > 2 && (time.Now().After(buildEnd) || ctx.Err() != nil) {
+		if (t > 0 || best != nil) && (time.Now().After(buildEnd) || ctx.Err() != nil) {
 			break
 		}
 		switch t % 3 {
@@ -132,26 +143,23 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 				r = rng
 			}
 			et++
-			if pairs, ok := eliminationRun(&n, o, r, 2*rng.Float64()); ok {
+			if pairs, ok := eliminationRun(ctx, &n, o, r, 2*rng.Float64()); ok {
 				eliminated.add(evaluateTree(&n, pairs, o))
 			}
 		}
 	}
 	cands := slices.Concat(greedy.best, bisected.best, eliminated.best)
-	if len(cands) == 0 {
+	if len(cands) == 0 && best == nil {
 		if lastErr == nil {
 			lastErr = fmt.Errorf("%w: no tree found keeps every intermediate within %g elements", ErrMemoryLimit, o.MemoryLimit)
 		}
 		return nil, lastErr
 	}
-	var best *tree
-	var bestCand candidate
 	for i, c := range cands {
 		// Each remaining candidate gets an equal share of what is left.
-		left := time.Until(start.Add(budget))
-		deadline := time.Now().Add(left / time.Duration(len(cands)-i))
+		deadline := time.Now().Add(time.Until(end) / time.Duration(len(cands)-i))
 		t := newTree(&n, c.pairs)
-		reconfigure(ctx, t, o, deadline)
+		reconfigure(ctx, t, o, deadline, 0)
 		rc := treeCandidate(t, nil, o.WriteWeight)
 		if best == nil || rc.better(bestCand, o.Minimize) {
 			best, bestCand = t, rc
@@ -194,62 +202,102 @@ func evaluateTree(n *Network, pairs [][2]int, o Options) candidate {
 // autoBisections is the number of bisection trees Auto builds.
 const autoBisections = 4
 
-// autoPromise is how much costlier than the reconfigured greedy tree an
-// alternative tree of Auto may be before reconfiguration and still be
-// reconfigured.
+// autoPromise is how much costlier than the reconfigured best tree another
+// tree of Auto may be before reconfiguration and still be reconfigured.
 const autoPromise = 8
+
+// autoSolves bounds Auto's reconfiguration of one tree: this many subtree
+// solves per input. Passes usually converge within 2 to 4.
+const autoSolves = 4
 
 // MaxAutoOptimal is the number of inputs up to which Auto uses Optimal.
 const MaxAutoOptimal = 8
 
 // Auto is a quick, deterministic optimizer for any size of network (the
-// default of einsum): Optimal for up to MaxAutoOptimal inputs; beyond, the
-// Greedy path improved by Reconfigure, unless one of a few recursive
-// bisections or a min-degree variable elimination (see Search) is already
-// cheaper before reconfiguration, in which case the best of those is
-// reconfigured too and the better of the two returned. Options.Time (default 1 s) bounds each reconfiguration; it
-// normally converges within tens of milliseconds for hundreds of inputs.
+// default of einsum): Optimal for up to MaxAutoOptimal inputs; beyond, it
+// builds a few trees — Greedy's with two score weightings, a few recursive
+// bisections and a min-degree variable elimination (see Search) — and
+// improves the cheapest by Reconfigure, and any other within a factor of
+// autoPromise of the result too, returning the best. Its budget is a count
+// of work (at most autoSolves subtree solves per input and tree), never a
+// time, so the same network always gets the same path; it takes tens of
+// milliseconds for hundreds of inputs and about a second for thousands.
+// When ctx is done it returns the best tree so far (Greedy's at least).
+//
+// With a MemoryLimit, Auto returns its unconstrained path when that fits
+// the limit; otherwise it searches among trees that fit, and reports
+// ErrMemoryLimit when it finds none.
 func Auto(ctx context.Context, n Network, o Options) (Path, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
 	if len(n.Inputs) <= MaxAutoOptimal {
-		return Optimal(n, o)
+		return Optimal(ctx, n, o)
 	}
-	budget := o.Time
-	if budget <= 0 {
-		budget = time.Second
-	}
-	a, b := o.weights()
-	pairs, err := greedyRun(&n, o, a, b, nil, 0)
+	t, err := autoTree(ctx, &n, o, time.Time{})
 	if err != nil {
 		return nil, err
 	}
-	best := newTree(&n, pairs)
-	reconfigure(ctx, best, o, time.Now().Add(budget))
-	cur := treeCandidate(best, nil, o.WriteWeight)
-	bs := newBisector(&n, rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d)), o)
-	top := &podium{keep: 1, minimize: o.Minimize}
+	return t.path(), nil
+}
+
+// autoTree is Auto's search, cut by ctx and, unless zero, by deadline.
+func autoTree(ctx context.Context, n *Network, o Options, deadline time.Time) (*tree, error) {
+	if o.MemoryLimit > 0 {
+		free := o
+		free.MemoryLimit = 0
+		if t, err := autoTree(ctx, n, free, deadline); err == nil && t.fits(o.MemoryLimit) {
+			return t, nil
+		}
+	}
+	done := func() bool { return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) }
+	top := &podium{keep: 2, minimize: o.Minimize}
+	a, b := o.weights()
+	var lastErr error
+	for i, w := range [][2]float64{{a, b}, {1, 0}} {
+		if i > 0 && done() {
+			break
+		}
+		pairs, err := greedyRun(n, o, w[0], w[1], nil, 0)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		top.add(evaluateTree(n, pairs, o))
+	}
+	bs := newBisector(ctx, n, rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d)), o)
 	for i := range autoBisections {
+		if done() {
+			break
+		}
 		bs.imbalance = 0.15 * float64(i)
 		bs.cutoff = 4 + i
 		if p, ok := bs.run(); ok {
-			top.add(evaluateTree(&n, p, o))
+			top.add(evaluateTree(n, p, o))
 		}
 	}
-	if p, ok := eliminationRun(&n, o, nil, 0); ok {
-		top.add(evaluateTree(&n, p, o))
+	if !done() {
+		if p, ok := eliminationRun(ctx, n, o, nil, 0); ok {
+			top.add(evaluateTree(n, p, o))
+		}
 	}
-	// Reconfiguration gains up to an order of magnitude, so an alternative
-	// within autoPromise of the reconfigured greedy tree is worth one.
-	promise := cur
-	promise.score *= autoPromise
-	if len(top.best) == 1 && top.best[0].better(promise, o.Minimize) {
-		t := newTree(&n, top.best[0].pairs)
-		reconfigure(ctx, t, o, time.Now().Add(budget))
+	if len(top.best) == 0 {
+		if lastErr == nil {
+			lastErr = fmt.Errorf("%w: no tree found keeps every intermediate within %g elements", ErrMemoryLimit, o.MemoryLimit)
+		}
+		return nil, lastErr
+	}
+	best := newTree(n, top.best[0].pairs)
+	reconfigure(ctx, best, o, deadline, autoSolves*len(n.Inputs))
+	cur := treeCandidate(best, nil, o.WriteWeight)
+	// Reconfiguration gains up to an order of magnitude, so a runner-up
+	// within autoPromise of the reconfigured best tree is worth one too.
+	if len(top.best) > 1 && top.best[1].score < cur.score+math.Log2(autoPromise) && !done() {
+		t := newTree(n, top.best[1].pairs)
+		reconfigure(ctx, t, o, deadline, autoSolves*len(n.Inputs))
 		if treeCandidate(t, nil, o.WriteWeight).better(cur, o.Minimize) {
 			best = t
 		}
 	}
-	return best.path(), nil
+	return best, nil
 }
