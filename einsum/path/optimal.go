@@ -76,8 +76,10 @@ type dp struct {
 	in      []uint64 // nt×nw: labels of each input
 	outm    []uint64 // nw: output labels
 	logSize []float64
-	union   []uint64 // 2^nt×nw: labels of the inputs in a subset
-	legs    []uint64 // 2^nt×nw: labels a subset's contraction keeps
+	byteLog []float64 // per byte k of the bitsets, per value: log2 product
+	byteLin []float64 // the same products, when shift is 0
+	union   []uint64  // 2^nt×nw: labels of the inputs in a subset
+	legs    []uint64  // 2^nt×nw: labels a subset's contraction keeps
 	size    []float64
 	cost    []float64
 	biggest []float64
@@ -117,17 +119,60 @@ func zeroed(x []uint64, n int) []uint64 {
 	return x
 }
 
-// logProduct is log2 of the product of the sizes of the labels in w.
+// logProduct is log2 of the product of the sizes of the labels in w: a
+// table lookup per byte (see fillByteLog), which is most of the work of
+// solve.
 func (d *dp) logProduct(w []uint64) float64 {
 	ls := 0.0
 	for i, x := range w {
-		for x != 0 {
-			b := bits.TrailingZeros64(x)
-			x &= x - 1
-			ls += d.logSize[i*64+b]
+		tab := d.byteLog[i*8*256 : (i+1)*8*256]
+		for k := 0; x != 0; k, x = k+1, x>>8 {
+			ls += tab[k*256+int(x&0xff)]
 		}
 	}
 	return ls
+}
+
+// product is 2^−shift times the product of the sizes of the labels in w:
+// table lookups and multiplications, without leaving linear space unless
+// the sizes need the shift.
+func (d *dp) product(w []uint64) float64 {
+	if d.shift != 0 {
+		return math.Exp2(d.logProduct(w) - d.shift)
+	}
+	p := 1.0
+	for i, x := range w {
+		tab := d.byteLin[i*8*256 : (i+1)*8*256]
+		for k := 0; x != 0; k, x = k+1, x>>8 {
+			p *= tab[k*256+int(x&0xff)]
+		}
+	}
+	return p
+}
+
+// fillByteLog tabulates, for every byte k of the label bitsets and every
+// value of it, the log2 product of the sizes of its labels, and when
+// shift is 0 the product itself.
+func (d *dp) fillByteLog() {
+	d.byteLog = resize(d.byteLog, d.nw*8*256)
+	d.byteLin = resize(d.byteLin, d.nw*8*256)
+	// Bytes past the last label are never set: only those up to it.
+	for k := 0; k < (len(d.logSize)+7)/8; k++ {
+		tab := d.byteLog[k*256 : (k+1)*256]
+		lin := d.byteLin[k*256 : (k+1)*256]
+		var ls, sz [8]float64
+		for b := range 8 {
+			if l := k*8 + b; l < len(d.logSize) {
+				ls[b], sz[b] = d.logSize[l], math.Exp2(d.logSize[l])
+			}
+		}
+		tab[0], lin[0] = 0, 1
+		for v := 1; v < 256; v++ {
+			b := bits.TrailingZeros(uint(v))
+			tab[v] = tab[v&(v-1)] + ls[b]
+			lin[v] = lin[v&(v-1)] * sz[b]
+		}
+	}
 }
 
 // solve fills cost and split for every subset; it reports false when no
@@ -144,6 +189,7 @@ func (d *dp) solve(memLimit float64) bool {
 		}
 	}
 	d.shift = max(0, total-maxLog2)
+	d.fillByteLog()
 	if memLimit > 0 {
 		memLimit *= math.Exp2(-d.shift)
 	}
@@ -166,7 +212,7 @@ func (d *dp) solve(memLimit float64) bool {
 			}
 			d.legs[S*nw+w] = x
 		}
-		d.size[S] = math.Exp2(d.logProduct(d.legs[S*nw:(S+1)*nw]) - d.shift)
+		d.size[S] = d.product(d.legs[S*nw : (S+1)*nw])
 	}
 	uw := d.uw
 	for S := 1; S < nsub; S++ {
@@ -197,7 +243,7 @@ func (d *dp) solve(memLimit float64) bool {
 						removed = true
 					}
 				}
-				f := math.Exp2(d.logProduct(uw) - d.shift)
+				f := d.product(uw)
 				if removed {
 					f *= 2
 				}

@@ -79,10 +79,10 @@ func (p *podium) add(c candidate) {
 //     networks of many small tensors on few shared labels, such as
 //     graphical models.
 //
-// It starts from Auto's tree, within Options.Time (default 1 s), so that
-// it is never worse than Auto when the time allows Auto to finish; half of
-// the time left goes to building trees and half to improving the best two
-// of each kind by subtree reconfiguration (see Reconfigure). It returns
+// It starts from Auto's tree, so that it is never worse than Auto, and
+// then spends Options.Time (default 1 s): half on building trees and half
+// on improving the best two of each kind by subtree reconfiguration (see
+// Reconfigure). It returns
 // the best by the Minimize objective; ctx ends the search early with the
 // best path so far. The same Seed gives the same path when neither bound
 // is reached.
@@ -102,20 +102,31 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	if budget <= 0 {
 		budget = time.Second
 	}
-	start := time.Now()
-	end := start.Add(budget)
-	// Auto's tree first, so that Search never returns worse than Auto
-	// when the budget lets Auto finish.
-	best, lastErr := autoTree(ctx, &n, o, end)
+	// Auto's tree first, whose budget is work, so that Search is never
+	// worse than Auto; the time budget is for what follows.
+	best, lastErr := autoTree(ctx, &n, o, time.Time{})
+	end := time.Now().Add(budget)
 	var bestCand candidate
 	if best != nil {
 		bestCand = treeCandidate(best, nil, o.WriteWeight)
 	}
 	buildEnd := time.Now().Add(time.Until(end) / 2)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
-	greedy := &podium{keep: 2, minimize: o.Minimize}
-	bisected := &podium{keep: 2, minimize: o.Minimize}
-	eliminated := &podium{keep: 2, minimize: o.Minimize}
+	// The best two trees of each kind (greedy, bisected, eliminated) by
+	// the objective; with "size", also the best two by FLOPs, whose
+	// reconfiguration may end smaller.
+	var pods [3][]*podium
+	for k := range pods {
+		pods[k] = []*podium{{keep: 2, minimize: o.Minimize}}
+		if o.Minimize == "size" {
+			pods[k] = append(pods[k], &podium{keep: 2})
+		}
+	}
+	add := func(kind int, c candidate) {
+		for _, p := range pods[kind] {
+			p.add(c)
+		}
+	}
 	b := newBisector(ctx, &n, rng, o)
 	gt, et := 0, 0 // greedy and elimination trials so far
 	for t := 0; t < trials; t++ {
@@ -130,12 +141,12 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 				lastErr = err
 				continue
 			}
-			greedy.add(evaluateTree(&n, pairs, o))
+			add(0, evaluateTree(&n, pairs, o))
 		case 1:
 			b.imbalance = 0.6 * rng.Float64()
 			b.cutoff = 2 + rng.IntN(7)
 			if pairs, ok := b.run(); ok {
-				bisected.add(evaluateTree(&n, pairs, o))
+				add(1, evaluateTree(&n, pairs, o))
 			}
 		default:
 			var r *rand.Rand
@@ -144,11 +155,20 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 			}
 			et++
 			if pairs, ok := eliminationRun(ctx, &n, o, r, 2*rng.Float64()); ok {
-				eliminated.add(evaluateTree(&n, pairs, o))
+				add(2, evaluateTree(&n, pairs, o))
 			}
 		}
 	}
-	cands := slices.Concat(greedy.best, bisected.best, eliminated.best)
+	var cands []candidate
+	for _, ps := range pods {
+		for _, p := range ps {
+			for _, c := range p.best {
+				if !slices.ContainsFunc(cands, func(d candidate) bool { return d.score == c.score && d.largest == c.largest }) {
+					cands = append(cands, c)
+				}
+			}
+		}
+	}
 	if len(cands) == 0 && best == nil {
 		if lastErr == nil {
 			lastErr = fmt.Errorf("%w: no tree found keeps every intermediate within %g elements", ErrMemoryLimit, o.MemoryLimit)
@@ -158,8 +178,7 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	for i, c := range cands {
 		// Each remaining candidate gets an equal share of what is left.
 		deadline := time.Now().Add(time.Until(end) / time.Duration(len(cands)-i))
-		t := newTree(&n, c.pairs)
-		reconfigure(ctx, t, o, deadline, 0)
+		t := improvedTree(ctx, &n, c.pairs, o, deadline, 0)
 		rc := treeCandidate(t, nil, o.WriteWeight)
 		if best == nil || rc.better(bestCand, o.Minimize) {
 			best, bestCand = t, rc
@@ -174,10 +193,10 @@ func greedyTrial(n *Network, o Options, t int, rng *rand.Rand) ([][2]int, error)
 	switch {
 	case t == 0:
 		a, b := o.weights()
-		return greedyRun(n, o, a, b, nil, 0)
+		return greedyRun(n, o, greedyParams{alpha: a, beta: b, front: true})
 	case t <= len(hyperGrid):
 		w := hyperGrid[t-1]
-		return greedyRun(n, o, w[0], w[1], nil, 0)
+		return greedyRun(n, o, greedyParams{alpha: w[0], beta: w[1], front: t%2 == 0})
 	}
 	alpha := rng.Float64() * 2
 	beta := 0.0
@@ -185,7 +204,7 @@ func greedyTrial(n *Network, o Options, t int, rng *rand.Rand) ([][2]int, error)
 		beta = math.Pow(2, -rng.Float64()*10)
 	}
 	temp := math.Pow(10, -1-2*rng.Float64())
-	return greedyRun(n, o, alpha, beta, rng, temp)
+	return greedyRun(n, o, greedyParams{alpha: alpha, beta: beta, rng: rng, temp: temp, front: rng.IntN(2) == 0})
 }
 
 // evaluateTree costs a tree; one with an intermediate above the memory
@@ -254,11 +273,11 @@ func autoTree(ctx context.Context, n *Network, o Options, deadline time.Time) (*
 	top := &podium{keep: 2, minimize: o.Minimize}
 	a, b := o.weights()
 	var lastErr error
-	for i, w := range [][2]float64{{a, b}, {1, 0}} {
+	for i, g := range []greedyParams{{alpha: a, beta: b, front: true}, {alpha: 1, beta: 1.0 / 64, front: true}, {alpha: a, beta: b}} {
 		if i > 0 && done() {
 			break
 		}
-		pairs, err := greedyRun(n, o, w[0], w[1], nil, 0)
+		pairs, err := greedyRun(n, o, g)
 		if err != nil {
 			lastErr = err
 			continue
@@ -287,17 +306,35 @@ func autoTree(ctx context.Context, n *Network, o Options, deadline time.Time) (*
 		}
 		return nil, lastErr
 	}
-	best := newTree(n, top.best[0].pairs)
-	reconfigure(ctx, best, o, deadline, autoSolves*len(n.Inputs))
+	best := improvedTree(ctx, n, top.best[0].pairs, o, deadline, autoSolves*len(n.Inputs))
 	cur := treeCandidate(best, nil, o.WriteWeight)
 	// Reconfiguration gains up to an order of magnitude, so a runner-up
 	// within autoPromise of the reconfigured best tree is worth one too.
 	if len(top.best) > 1 && top.best[1].score < cur.score+math.Log2(autoPromise) && !done() {
-		t := newTree(n, top.best[1].pairs)
-		reconfigure(ctx, t, o, deadline, autoSolves*len(n.Inputs))
+		t := improvedTree(ctx, n, top.best[1].pairs, o, deadline, autoSolves*len(n.Inputs))
 		if treeCandidate(t, nil, o.WriteWeight).better(cur, o.Minimize) {
 			best = t
 		}
 	}
 	return best, nil
+}
+
+// improvedTree builds the tree of pairs and reconfigures it (see
+// reconfigure for the bounds). With Minimize "size" it also reconfigures
+// it for FLOPs, which may shrink the largest intermediate where
+// reconfiguring within it cannot, and returns the smaller of the two.
+func improvedTree(ctx context.Context, n *Network, pairs [][2]int, o Options, deadline time.Time, maxSolves int) *tree {
+	t := newTree(n, pairs)
+	reconfigure(ctx, t, o, deadline, maxSolves)
+	if o.Minimize != "size" {
+		return t
+	}
+	flops := o
+	flops.Minimize = ""
+	u := newTree(n, pairs)
+	reconfigure(ctx, u, flops, deadline, maxSolves)
+	if treeCandidate(u, nil, o.WriteWeight).better(treeCandidate(t, nil, o.WriteWeight), o.Minimize) {
+		return u
+	}
+	return t
 }

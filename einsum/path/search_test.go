@@ -41,7 +41,7 @@ func graphNetwork(r *rand.Rand, nt int) Network {
 	return n
 }
 
-func mustCost(t *testing.T, n Network, p Path) Cost {
+func mustCost(t testing.TB, n Network, p Path) Cost {
 	t.Helper()
 	c, err := Evaluate(n, p)
 	if err != nil {
