@@ -281,32 +281,40 @@ func networkEquation(n path.Network) (string, [][]int) {
 	return strings.Join(terms, ",") + "->" + out.String(), shapes
 }
 
-// TestDeadlineBoundsPlanning: with its context done, planning 2,100
+// TestDeadlineBoundsPlanning: with its context done, planning 3,000
 // operands takes little more than greedy planning does, whatever the
-// optimizer (it took 0.4 to 1.5 s; issue 13).
+// optimizer (auto took 6 times as long; issue 13). Each time is the
+// fastest of three tries, greedy's the slowest, so that a loaded machine
+// does not fail the test.
 func TestDeadlineBoundsPlanning(t *testing.T) {
-	eq, shapes := networkEquation(path.Lattice(3, 700, 2))
+	eq, shapes := networkEquation(path.Lattice(3, 1000, 2))
 	e, err := Parse(eq)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t0 := time.Now()
-	g, err := e.Plan(shapes, WithOptimizer(OptimizeGreedy))
-	if err != nil {
-		t.Fatal(err)
-	}
-	greedy := time.Since(t0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, opt := range []string{OptimizeAuto, OptimizeRandom, OptimizeSearch} {
-		t0 := time.Now()
-		p, err := e.PlanContext(ctx, shapes, WithOptimizer(opt), WithSearch(1000, time.Minute, 1))
-		took := time.Since(t0)
-		if err != nil {
-			t.Fatalf("%s: %v", opt, err)
+	timed := func(ctx context.Context, opt string) (time.Duration, *Plan) {
+		var best time.Duration
+		var p *Plan
+		for try := range 3 {
+			t0 := time.Now()
+			var err error
+			p, err = e.PlanContext(ctx, shapes, WithOptimizer(opt), WithSearch(1000, time.Minute, 1))
+			if err != nil {
+				t.Fatalf("%s: %v", opt, err)
+			}
+			if d := time.Since(t0); try == 0 || (d < best) != (opt == OptimizeGreedy) {
+				best = d
+			}
 		}
+		return best, p
+	}
+	greedy, g := timed(context.Background(), OptimizeGreedy)
+	for _, opt := range []string{OptimizeAuto, OptimizeRandom, OptimizeSearch} {
+		took, p := timed(ctx, opt)
 		t.Logf("%s: %v with a done context, greedy planning %v", opt, took, greedy)
-		if took > 4*greedy+100*time.Millisecond {
+		if took > 2*greedy+100*time.Millisecond {
 			t.Errorf("%s: planning with a done context took %v, greedy planning %v", opt, took, greedy)
 		}
 		if p.Log2Flops > g.Log2Flops+1e-9 {

@@ -77,9 +77,12 @@ type dp struct {
 	outm    []uint64 // nw: output labels
 	logSize []float64
 	byteLog []float64 // per byte k of the bitsets, per value: log2 product
-	byteLin []float64 // the same products, when shift is 0
-	union   []uint64  // 2^nt×nw: labels of the inputs in a subset
-	legs    []uint64  // 2^nt×nw: labels a subset's contraction keeps
+	byteLin []float64 // the same products (used when shift is 0)
+	// work counts the splits solve has tried, times the words of a
+	// bitset: a measure of its time that does not depend on the machine.
+	work    int
+	union   []uint64 // 2^nt×nw: labels of the inputs in a subset
+	legs    []uint64 // 2^nt×nw: labels a subset's contraction keeps
 	size    []float64
 	cost    []float64
 	biggest []float64
@@ -151,8 +154,8 @@ func (d *dp) product(w []uint64) float64 {
 }
 
 // fillByteLog tabulates, for every byte k of the label bitsets and every
-// value of it, the log2 product of the sizes of its labels, and when
-// shift is 0 the product itself.
+// value of it, the log2 product of the sizes of its labels, and the
+// product itself.
 func (d *dp) fillByteLog() {
 	d.byteLog = resize(d.byteLog, d.nw*8*256)
 	d.byteLin = resize(d.byteLin, d.nw*8*256)
@@ -228,6 +231,7 @@ func (d *dp) solve(memLimit float64) bool {
 			continue
 		}
 		low := S & -S
+		d.work += nw << (bits.OnesCount(uint(S)) - 1)
 		// Enumerate proper subsets A containing the lowest bit.
 		rest := S ^ low
 		for sub := rest; ; sub = (sub - 1) & rest {

@@ -180,7 +180,6 @@ type reconfigurer struct {
 	clock   int
 	changed []int
 	tried   []int
-	solves  int // dynamic programmes run
 }
 
 // improve reorders the subtree of about k leaves grown from node r, and
@@ -209,7 +208,6 @@ func (rc *reconfigurer) improve(r int, frontier, inner []int) ([]int, []int, boo
 		return frontier, inner, false
 	}
 	legsOf := func(i int) []uint64 { return t.nodeLegs(frontier[i]) }
-	rc.solves++
 	if !rc.s.solve(len(frontier), legsOf, t.nodeLegs(r), rc.memLimit) || rc.s.d.cost[1<<len(frontier)-1] >= rc.oldCost(inner)*(1-1e-9) {
 		rc.tried[r] = rc.clock
 		return frontier, inner, false
@@ -309,9 +307,10 @@ func Reconfigure(ctx context.Context, n Network, p Path, o Options) (Path, error
 
 // reconfigure runs passes of subtree reconfiguration over t until one finds
 // no improvement, ctx is done, the deadline passes (unless zero) or it has
-// solved maxSolves subtrees (unless zero or less): a count of work, unlike
-// a time, gives the same tree on every machine.
-func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time, maxSolves int) {
+// done maxWork units of work (unless zero or less; see dp.work), and
+// returns the work done: a count of work, unlike a time, gives the same
+// tree on every machine.
+func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time, maxWork int) int {
 	k := o.Subtree
 	if k <= 0 {
 		k = DefaultSubtree
@@ -349,18 +348,18 @@ func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time, ma
 		})
 		improved := false
 		for i, r := range order {
-			if maxSolves > 0 && rc.solves >= maxSolves {
-				return
+			if maxWork > 0 && rc.s.d.work >= maxWork {
+				return rc.s.d.work
 			}
 			if i%16 == 0 && (ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline)) {
-				return
+				return rc.s.d.work
 			}
 			var ok bool
 			frontier, inner, ok = rc.improve(r, frontier, inner)
 			improved = improved || ok
 		}
 		if !improved {
-			return
+			return rc.s.d.work
 		}
 	}
 }

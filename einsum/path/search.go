@@ -178,7 +178,7 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	for i, c := range cands {
 		// Each remaining candidate gets an equal share of what is left.
 		deadline := time.Now().Add(time.Until(end) / time.Duration(len(cands)-i))
-		t := improvedTree(ctx, &n, c.pairs, o, deadline, 0)
+		t, _ := improvedTree(ctx, &n, c.pairs, o, deadline, 0)
 		rc := treeCandidate(t, nil, o.WriteWeight)
 		if best == nil || rc.better(bestCand, o.Minimize) {
 			best, bestCand = t, rc
@@ -221,26 +221,22 @@ func evaluateTree(n *Network, pairs [][2]int, o Options) candidate {
 // autoBisections is the number of bisection trees Auto builds.
 const autoBisections = 4
 
-// autoPromise is how much costlier than the reconfigured best tree another
-// tree of Auto may be before reconfiguration and still be reconfigured.
-const autoPromise = 8
-
-// autoSolves bounds Auto's reconfiguration of one tree: this many subtree
-// solves per input. Passes usually converge within 2 to 4.
-const autoSolves = 4
+// autoWork is Auto's budget for reconfiguration, in units of dp.work per
+// input: about 12 ns each, so about half a millisecond per input.
+const autoWork = 40000
 
 // MaxAutoOptimal is the number of inputs up to which Auto uses Optimal.
 const MaxAutoOptimal = 8
 
 // Auto is a quick, deterministic optimizer for any size of network (the
 // default of einsum): Optimal for up to MaxAutoOptimal inputs; beyond, it
-// builds a few trees — Greedy's with two score weightings, a few recursive
-// bisections and a min-degree variable elimination (see Search) — and
-// improves the cheapest by Reconfigure, and any other within a factor of
-// autoPromise of the result too, returning the best. Its budget is a count
-// of work (at most autoSolves subtree solves per input and tree), never a
-// time, so the same network always gets the same path; it takes tens of
-// milliseconds for hundreds of inputs and about a second for thousands.
+// builds a few trees — three greedy ones (Greedy's, one that also weighs
+// FLOPs, one that queues every pair), a few recursive bisections and a
+// min-degree variable elimination (see Search) — and improves the two
+// cheapest by Reconfigure, returning the better. Its budget is a count of
+// work (autoWork per input), never a time, so the same network always gets
+// the same path; it takes tens of milliseconds for hundreds of inputs and
+// a few seconds for 5,000.
 // When ctx is done it returns the best tree so far (Greedy's at least).
 //
 // With a MemoryLimit, Auto returns its unconstrained path when that fits
@@ -306,13 +302,14 @@ func autoTree(ctx context.Context, n *Network, o Options, deadline time.Time) (*
 		}
 		return nil, lastErr
 	}
-	best := improvedTree(ctx, n, top.best[0].pairs, o, deadline, autoSolves*len(n.Inputs))
-	cur := treeCandidate(best, nil, o.WriteWeight)
-	// Reconfiguration gains up to an order of magnitude, so a runner-up
-	// within autoPromise of the reconfigured best tree is worth one too.
-	if len(top.best) > 1 && top.best[1].score < cur.score+math.Log2(autoPromise) && !done() {
-		t := improvedTree(ctx, n, top.best[1].pairs, o, deadline, autoSolves*len(n.Inputs))
-		if treeCandidate(t, nil, o.WriteWeight).better(cur, o.Minimize) {
+	// The best tree before reconfiguration is often not the best after
+	// it, so the runner-up gets what the best leaves of the budget (at
+	// least half).
+	budget := autoWork * len(n.Inputs)
+	best, used := improvedTree(ctx, n, top.best[0].pairs, o, deadline, budget/2)
+	if len(top.best) > 1 && !done() {
+		t, _ := improvedTree(ctx, n, top.best[1].pairs, o, deadline, budget-used)
+		if treeCandidate(t, nil, o.WriteWeight).better(treeCandidate(best, nil, o.WriteWeight), o.Minimize) {
 			best = t
 		}
 	}
@@ -320,21 +317,22 @@ func autoTree(ctx context.Context, n *Network, o Options, deadline time.Time) (*
 }
 
 // improvedTree builds the tree of pairs and reconfigures it (see
-// reconfigure for the bounds). With Minimize "size" it also reconfigures
-// it for FLOPs, which may shrink the largest intermediate where
-// reconfiguring within it cannot, and returns the smaller of the two.
-func improvedTree(ctx context.Context, n *Network, pairs [][2]int, o Options, deadline time.Time, maxSolves int) *tree {
+// reconfigure for the bounds), and returns it with the work done. With
+// Minimize "size" it also reconfigures it for FLOPs, which may shrink the
+// largest intermediate where reconfiguring within it cannot, and returns
+// the smaller of the two.
+func improvedTree(ctx context.Context, n *Network, pairs [][2]int, o Options, deadline time.Time, maxWork int) (*tree, int) {
 	t := newTree(n, pairs)
-	reconfigure(ctx, t, o, deadline, maxSolves)
+	work := reconfigure(ctx, t, o, deadline, maxWork)
 	if o.Minimize != "size" {
-		return t
+		return t, work
 	}
 	flops := o
 	flops.Minimize = ""
 	u := newTree(n, pairs)
-	reconfigure(ctx, u, flops, deadline, maxSolves)
+	work += reconfigure(ctx, u, flops, deadline, maxWork)
 	if treeCandidate(u, nil, o.WriteWeight).better(treeCandidate(t, nil, o.WriteWeight), o.Minimize) {
-		return u
+		return u, work
 	}
-	return t
+	return t, work
 }
