@@ -307,7 +307,7 @@ func autoTree(ctx context.Context, n *Network, o Options, deadline time.Time) (*
 	// least half).
 	budget := autoWork * len(n.Inputs)
 	best, used := improvedTree(ctx, n, top.best[0].pairs, o, deadline, budget/2)
-	if len(top.best) > 1 && !done() {
+	if len(top.best) > 1 && used < budget && !done() {
 		t, _ := improvedTree(ctx, n, top.best[1].pairs, o, deadline, budget-used)
 		if treeCandidate(t, nil, o.WriteWeight).better(treeCandidate(best, nil, o.WriteWeight), o.Minimize) {
 			best = t
