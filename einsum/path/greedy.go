@@ -3,6 +3,7 @@ package path
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -69,6 +70,7 @@ type greedyState struct {
 	nAlive  int
 	mark    []int
 	stamp   int
+	work    int // labels merged by result: a measure of the run's time
 }
 
 func newGreedyState(n *Network) *greedyState {
@@ -110,6 +112,7 @@ func (s *greedyState) add(labels []int) int {
 // result size.
 func (s *greedyState) result(a, b int, buf []int) ([]int, float64, float64) {
 	la, lb := s.labels[a], s.labels[b]
+	s.work += len(la) + len(lb)
 	res := buf[:0]
 	prod, size := 1.0, 1.0
 	removed := false
@@ -261,6 +264,13 @@ type greedyParams struct {
 	// intermediates along a front instead of many side by side, which on
 	// lattices and random graphs costs orders of magnitude fewer FLOPs.
 	front bool
+	// single grows one front from the smallest input (the first of the
+	// smallest): on a lattice given row by row it sweeps it row by row,
+	// the best order there.
+	single bool
+	// maxWork, when positive, ends the run with errGreedyWork once it has
+	// merged that many labels (greedyState.work).
+	maxWork int
 }
 
 // greedyRun performs one greedy contraction.
@@ -332,14 +342,6 @@ func greedyRun(n *Network, o Options, g greedyParams) ([][2]int, error) {
 			deferred = append(deferred, cand{a: a, b: b})
 		}
 	}
-	for t := 0; t < nIn; t++ {
-		nb = s.neighbours(t, nb)
-		for _, x := range nb {
-			if x > t {
-				push(t, x)
-			}
-		}
-	}
 	// pushBest queues the best pair of id and its neighbours nb.
 	pushBest := func(id int, nb []int) {
 		var best cand
@@ -359,8 +361,30 @@ func greedyRun(n *Network, o Options, g greedyParams) ([][2]int, error) {
 			heap.Push(h, best)
 		}
 	}
+	if g.single {
+		// One front, from the smallest input.
+		seed := 0
+		for t := range nIn {
+			if s.size[t] < s.size[seed] {
+				seed = t
+			}
+		}
+		pushBest(seed, s.neighbours(seed, nb))
+	} else {
+		for t := 0; t < nIn; t++ {
+			nb = s.neighbours(t, nb)
+			for _, x := range nb {
+				if x > t {
+					push(t, x)
+				}
+			}
+		}
+	}
 	var pairs [][2]int
 	for s.nAlive > 1 {
+		if g.maxWork > 0 && s.work > g.maxWork {
+			return nil, errGreedyWork
+		}
 		var pick cand
 		found := false
 		if h.Len() == 0 && g.front {
@@ -427,6 +451,9 @@ func greedyRun(n *Network, o Options, g greedyParams) ([][2]int, error) {
 	}
 	return pairs, nil
 }
+
+// errGreedyWork ends a greedy run past its work budget.
+var errGreedyWork = errors.New("path: greedy run past its work budget")
 
 // Greedy returns the path of opt_einsum's greedy optimizer: it contracts
 // the pair of connected tensors with the lowest score size(result) −

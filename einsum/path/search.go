@@ -204,7 +204,8 @@ func greedyTrial(n *Network, o Options, t int, rng *rand.Rand) ([][2]int, error)
 		beta = math.Pow(2, -rng.Float64()*10)
 	}
 	temp := math.Pow(10, -1-2*rng.Float64())
-	return greedyRun(n, o, greedyParams{alpha: alpha, beta: beta, rng: rng, temp: temp, front: rng.IntN(2) == 0})
+	front := rng.IntN(2) == 0
+	return greedyRun(n, o, greedyParams{alpha: alpha, beta: beta, rng: rng, temp: temp, front: front, single: front && rng.IntN(2) == 0})
 }
 
 // evaluateTree costs a tree; one with an intermediate above the memory
@@ -223,16 +224,26 @@ const autoBisections = 4
 
 // autoWork is Auto's budget for reconfiguration, in units of dp.work per
 // input: about 12 ns each, so about half a millisecond per input.
-const autoWork = 40000
+const autoWork = 35000
+
+// autoSingleWork and maxAutoSingleWork bound Auto's single-front greedy
+// run, in labels merged (greedyState.work; about 10 ns each): per input,
+// and in all. A 70×70 lattice needs 5,300 per input, a 3-regular graph
+// of 1,000 tensors 24,000, one of 5,000 tensors 1.3 million.
+const (
+	autoSingleWork    = 30000
+	maxAutoSingleWork = 30_000_000
+)
 
 // MaxAutoOptimal is the number of inputs up to which Auto uses Optimal.
 const MaxAutoOptimal = 8
 
 // Auto is a quick, deterministic optimizer for any size of network (the
 // default of einsum): Optimal for up to MaxAutoOptimal inputs; beyond, it
-// builds a few trees — three greedy ones (Greedy's, one that also weighs
-// FLOPs, one that queues every pair), a few recursive bisections and a
-// min-degree variable elimination (see Search) — and improves the two
+// builds a few trees — four greedy ones (Greedy's, one that grows a single
+// front within a budget of work, one that also weighs FLOPs, one that
+// queues every pair), a few recursive bisections and a min-degree
+// variable elimination (see Search) — and improves the two
 // cheapest by Reconfigure, returning the better. Its budget is a count of
 // work (autoWork per input), never a time, so the same network always gets
 // the same path; it takes tens of milliseconds for hundreds of inputs and
@@ -269,7 +280,12 @@ func autoTree(ctx context.Context, n *Network, o Options, deadline time.Time) (*
 	top := &podium{keep: 2, minimize: o.Minimize}
 	a, b := o.weights()
 	var lastErr error
-	for i, g := range []greedyParams{{alpha: a, beta: b, front: true}, {alpha: 1, beta: 1.0 / 64, front: true}, {alpha: a, beta: b}} {
+	// A single front is the best order on lattices, but on other graphs
+	// it can gather thousands of labels and neighbours, and it stops at a
+	// budget of work.
+	single := min(autoSingleWork*len(n.Inputs), maxAutoSingleWork)
+	for i, g := range []greedyParams{{alpha: a, beta: b, front: true}, {alpha: a, beta: b, front: true, single: true, maxWork: single},
+		{alpha: 1, beta: 1.0 / 64, front: true}, {alpha: a, beta: b}} {
 		if i > 0 && done() {
 			break
 		}
