@@ -15,7 +15,7 @@ const (
 	// that the best of a few greedy, bisection and elimination trees,
 	// improved by subtree reconfiguration. Its budget is a count of work,
 	// so it is deterministic; it takes tens of milliseconds for hundreds
-	// of operands and about a second for thousands.
+	// of operands and a few seconds for 5,000.
 	OptimizeAuto = "auto"
 	// OptimizeGreedy is opt_einsum's greedy search (path.Greedy).
 	OptimizeGreedy = "greedy"
