@@ -271,6 +271,8 @@ type greedyParams struct {
 	// maxWork, when positive, ends the run with errGreedyWork once it has
 	// merged that many labels (greedyState.work).
 	maxWork int
+	// ctx, when not nil, ends the run with its error once done.
+	ctx context.Context
 }
 
 // greedyRun performs one greedy contraction.
@@ -384,6 +386,9 @@ func greedyRun(n *Network, o Options, g greedyParams) ([][2]int, error) {
 	for s.nAlive > 1 {
 		if g.maxWork > 0 && s.work > g.maxWork {
 			return nil, errGreedyWork
+		}
+		if g.ctx != nil && len(pairs)%64 == 0 && g.ctx.Err() != nil {
+			return nil, g.ctx.Err()
 		}
 		var pick cand
 		found := false

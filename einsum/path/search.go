@@ -229,9 +229,10 @@ const autoWork = 35000
 // autoSingleWork and maxAutoSingleWork bound Auto's single-front greedy
 // run, in labels merged (greedyState.work; about 10 ns each): per input,
 // and in all. A 70×70 lattice needs 5,300 per input, a 3-regular graph
-// of 1,000 tensors 24,000, one of 5,000 tensors 1.3 million.
+// of 1,000 tensors 24,000 (more than Auto spends), one of 5,000 tensors
+// 1.3 million, and a 3×700 lattice, swept along its long side, 30,000.
 const (
-	autoSingleWork    = 30000
+	autoSingleWork    = 12000
 	maxAutoSingleWork = 30_000_000
 )
 
@@ -288,6 +289,9 @@ func autoTree(ctx context.Context, n *Network, o Options, deadline time.Time) (*
 		{alpha: 1, beta: 1.0 / 64, front: true}, {alpha: a, beta: b}} {
 		if i > 0 && done() {
 			break
+		}
+		if i > 0 {
+			g.ctx = ctx // the first run is the fallback: it always completes
 		}
 		pairs, err := greedyRun(n, o, g)
 		if err != nil {
