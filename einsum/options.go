@@ -12,20 +12,22 @@ import (
 // Optimizer names accepted by WithOptimizer.
 const (
 	// OptimizeAuto is path.Auto: Optimal for up to 8 operands and beyond
-	// that Greedy improved by subtree reconfiguration, checked against a few
-	// recursive bisections. It is deterministic and takes tens of
-	// milliseconds for hundreds of operands.
+	// that the best of a few greedy, bisection and elimination trees,
+	// improved by subtree reconfiguration. Its budget is a count of work,
+	// so it is deterministic; it takes tens of milliseconds for hundreds
+	// of operands and a few seconds for 5,000.
 	OptimizeAuto = "auto"
-	// OptimizeGreedy is the greedy search (path.Greedy).
+	// OptimizeGreedy is opt_einsum's greedy search (path.Greedy).
 	OptimizeGreedy = "greedy"
 	// OptimizeOptimal is the exhaustive dynamic programme (path.Optimal).
 	OptimizeOptimal = "optimal"
 	// OptimizeRandom is the randomized greedy search (path.RandomGreedy)
 	// within the trial and time budget.
 	OptimizeRandom = "random"
-	// OptimizeSearch is the strongest search (path.Search): greedy and
-	// recursive-bisection trees, improved by subtree reconfiguration,
-	// within the trial and time budget of WithSearch.
+	// OptimizeSearch is the strongest search (path.Search): Auto's tree,
+	// then more greedy, bisection and elimination trees improved by
+	// subtree reconfiguration within the trial and time budget of
+	// WithSearch; never worse than OptimizeAuto.
 	OptimizeSearch = "search"
 )
 
@@ -73,7 +75,8 @@ func WithMemoryLimit(elements float64) Option { return func(c *config) { c.memLi
 
 // WithSearch sets the budget of OptimizeRandom and OptimizeSearch: at most
 // trials candidate trees and at most d of wall time (zeros keep the
-// defaults: 128 trials for random, 64 for search, and 1 s), and the seed.
+// defaults: 128 trials for random, 64 for search, and 1 s), beyond the
+// Auto tree that search always builds first, and the seed.
 func WithSearch(trials int, d time.Duration, seed uint64) Option {
 	return func(c *config) { c.trials, c.budget, c.seed = trials, d, seed }
 }
@@ -136,7 +139,7 @@ func optimize(ctx context.Context, n path.Network, cfg *config) (path.Path, erro
 	case OptimizeGreedy:
 		p, err = path.Greedy(n, o)
 	case OptimizeOptimal:
-		p, err = path.Optimal(n, o)
+		p, err = path.Optimal(ctx, n, o)
 	case OptimizeRandom:
 		p, err = path.RandomGreedy(ctx, n, o)
 	case OptimizeSearch:

@@ -59,9 +59,12 @@ type Plan struct {
 	// Steps are the contractions in execution order.
 	Steps []Step
 	// Flops and LargestIntermediate are the path's cost (opt_einsum
-	// conventions, over the operands after diagonals).
+	// conventions, over the operands after diagonals); Flops is +Inf past
+	// float64's range (10^308), where Log2Flops still holds it.
 	Flops               float64
 	LargestIntermediate float64
+	// Log2Flops is log2 of Flops, finite where Flops overflows.
+	Log2Flops float64
 	// Slicing, when not nil, says how to run the plan in slices to stay
 	// within WithMemoryLimit; Path and Steps above are then those of the
 	// whole contraction, for executors that do not slice.
@@ -106,8 +109,11 @@ func (s *Slicing) Values(k int, vals []int) []int {
 	return vals
 }
 
-// Log10Flops returns log10 of Flops (0 when there are none).
-func (p *Plan) Log10Flops() float64 { return path.Cost{Flops: p.Flops}.Log10Flops() }
+// Log10Flops returns log10 of Flops (0 when there are none), finite even
+// where Flops overflows.
+func (p *Plan) Log10Flops() float64 {
+	return path.Cost{Flops: p.Flops, Log2Flops: p.Log2Flops}.Log10Flops()
+}
 
 // Log2Size returns log2 of LargestIntermediate.
 func (p *Plan) Log2Size() float64 {
@@ -275,6 +281,7 @@ func (p *Plan) choosePath(ctx context.Context, cfg *config, full, reduced path.N
 	}
 	p.Path = pth
 	p.Flops = cost.Flops
+	p.Log2Flops = cost.Log2Flops
 	p.LargestIntermediate = cost.LargestIntermediate
 	return nil
 }

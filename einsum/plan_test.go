@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goferro/goferro/einsum/path"
 )
 
 func TestBindErrors(t *testing.T) {
@@ -265,5 +267,79 @@ func TestSingleOperandSums(t *testing.T) {
 	}
 	if got := fmt.Sprint(q.Prep[0].Summed, q.Prep[0].Kept(), q.Prep[1].Summed, q.Prep[1].Kept()); got != "[0] [1] [2] []" {
 		t.Fatalf("sums of two operands: %s", got)
+	}
+}
+
+// networkEquation writes a path.Network as an einsum equation, one rune a
+// label, with the operand shapes.
+func networkEquation(n path.Network) (string, [][]int) {
+	terms := make([]string, len(n.Inputs))
+	shapes := make([][]int, len(n.Inputs))
+	for i, in := range n.Inputs {
+		var b strings.Builder
+		for _, l := range in {
+			b.WriteRune(rune(0x4e00 + l))
+			shapes[i] = append(shapes[i], n.Sizes[l])
+		}
+		terms[i] = b.String()
+	}
+	var out strings.Builder
+	for _, l := range n.Output {
+		out.WriteRune(rune(0x4e00 + l))
+	}
+	return strings.Join(terms, ",") + "->" + out.String(), shapes
+}
+
+// TestDeadlineBoundsPlanning: with its context done, planning 3,000
+// operands takes little more than greedy planning does, whatever the
+// optimizer (auto took 6 times as long; issue 13). Each time is the
+// fastest of three tries, greedy's the slowest, so that a loaded machine
+// does not fail the test.
+func TestDeadlineBoundsPlanning(t *testing.T) {
+	eq, shapes := networkEquation(path.Lattice(3, 1000, 2))
+	e, err := Parse(eq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	timed := func(ctx context.Context, opt string) (time.Duration, *Plan) {
+		var best time.Duration
+		var p *Plan
+		for try := range 3 {
+			t0 := time.Now()
+			var err error
+			p, err = e.PlanContext(ctx, shapes, WithOptimizer(opt), WithSearch(1000, time.Minute, 1))
+			if err != nil {
+				t.Fatalf("%s: %v", opt, err)
+			}
+			if d := time.Since(t0); try == 0 || (d < best) != (opt == OptimizeGreedy) {
+				best = d
+			}
+		}
+		return best, p
+	}
+	greedy, g := timed(context.Background(), OptimizeGreedy)
+	for _, opt := range []string{OptimizeAuto, OptimizeRandom, OptimizeSearch} {
+		took, p := timed(ctx, opt)
+		t.Logf("%s: %v with a done context, greedy planning %v", opt, took, greedy)
+		if took > 2*greedy+100*time.Millisecond {
+			t.Errorf("%s: planning with a done context took %v, greedy planning %v", opt, took, greedy)
+		}
+		if p.Log2Flops > g.Log2Flops+1e-9 {
+			t.Errorf("%s: log2 FLOPs %.2f, greedy's %.2f", opt, p.Log2Flops, g.Log2Flops)
+		}
+		// A deadline of 50 ms ends the search about then.
+		deadline, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		t0 := time.Now()
+		if _, err := e.PlanContext(deadline, shapes, WithOptimizer(opt), WithSearch(1000, time.Minute, 1)); err != nil {
+			t.Fatalf("%s: %v", opt, err)
+		}
+		took = time.Since(t0)
+		cancel()
+		t.Logf("%s: %v with a 50 ms deadline", opt, took)
+		if took > 50*time.Millisecond+2*greedy+100*time.Millisecond {
+			t.Errorf("%s: planning with a 50 ms deadline took %v, greedy planning %v", opt, took, greedy)
+		}
 	}
 }

@@ -2,6 +2,8 @@ package einsum
 
 import (
 	"slices"
+
+	"github.com/goferro/goferro/einsum/path"
 )
 
 // Step is one contraction of a plan. Values are numbered: operands
@@ -61,11 +63,10 @@ func Classify(sizes, left, right, out []int) Groups {
 	return g
 }
 
-// replayer walks the linear path over value ids, tracking the labels of
-// every value and how many live values still need each label.
+// replayer walks the path over value ids, tracking the labels of every
+// value and how many live values still need each label.
 type replayer struct {
 	p      *Plan
-	terms  []int   // value ids of the current operand list
 	labels [][]int // labels of every value
 	need   []int   // per label: live values holding it
 	inOut  []bool  // per label: in the output
@@ -76,34 +77,43 @@ type replayer struct {
 // operands have the given labels (Prep.Kept of each): a path
 // step of k operands contracts them left to right in ascending position
 // order, a single-operand path step does nothing unless it is the last,
-// which permutes or reduces into the output.
+// which permutes or reduces into the output. It takes time linear in the
+// labels of the steps (path.Path.IDs finds the operands of each).
 func (p *Plan) replay(operands [][]int) ([]Step, error) {
 	n := len(operands)
+	ids, err := path.Path(p.Path).IDs(n)
+	if err != nil {
+		return nil, &Error{Kind: ErrPath, Pos: -1, Operand: -1, Msg: "the path does not fit the operands", Err: err}
+	}
 	r := &replayer{
 		p:      p,
-		terms:  make([]int, 0, n),
 		labels: make([][]int, 0, 2*n),
 		need:   make([]int, len(p.Sizes)),
 		inOut:  make([]bool, len(p.Sizes)),
 		steps:  make([]Step, 0, n),
 	}
+	// value[i] is the value holding the path's id i (see path.Path.IDs).
+	value := make([]int, n, n+len(ids))
 	for i, labs := range operands {
-		r.terms = append(r.terms, i)
+		value[i] = i
 		r.labels = append(r.labels, labs)
 		r.count(i, 1)
 	}
 	for _, l := range p.Output {
 		r.inOut[l] = true
 	}
-	for pi, ps := range p.Path {
-		vals, err := r.take(pi, ps)
-		if err != nil {
-			return nil, err
+	vals := make([]int, 0, 2)
+	for pi, step := range ids {
+		vals = vals[:0]
+		for _, id := range step {
+			v := value[id]
+			vals = append(vals, v)
+			r.count(v, -1)
 		}
-		r.fold(vals, ps, pi == len(p.Path)-1)
+		value = append(value, r.fold(vals, p.Path[pi], pi == len(ids)-1))
 	}
-	if len(r.terms) != 1 || len(r.steps) == 0 {
-		return nil, errf(ErrPath, "path %v leaves %d operands", p.Path, len(r.terms))
+	if len(r.steps) == 0 {
+		return nil, errf(ErrPath, "path %v has no step", p.Path)
 	}
 	return r.steps, nil
 }
@@ -115,39 +125,15 @@ func (r *replayer) count(v, d int) {
 	}
 }
 
-// take removes the values at positions ps from the operand list and returns
-// them in ascending position order.
-func (r *replayer) take(pi int, ps []int) ([]int, error) {
-	pos := slices.Clone(ps)
-	slices.Sort(pos)
-	for i, x := range pos {
-		if x < 0 || x >= len(r.terms) || (i > 0 && pos[i-1] == x) {
-			return nil, errf(ErrPath, "path step %d: bad positions %v", pi, ps)
-		}
-	}
-	vals := make([]int, len(pos))
-	for i := len(pos) - 1; i >= 0; i-- {
-		vals[i] = r.terms[pos[i]]
-		r.terms = slices.Delete(r.terms, pos[i], pos[i]+1)
-	}
-	for _, v := range vals {
-		r.count(v, -1)
-	}
-	return vals, nil
-}
-
-// fold contracts vals left to right and appends the result to the operand
-// list; the last step of the path ends in the output.
-func (r *replayer) fold(vals, ps []int, last bool) {
+// fold contracts vals left to right and returns the value of the result;
+// the last step of the path ends in the output.
+func (r *replayer) fold(vals, ps []int, last bool) int {
 	if len(vals) == 1 && !last {
 		r.count(vals[0], 1)
-		r.terms = append(r.terms, vals[0])
-		return
+		return vals[0]
 	}
 	if len(vals) == 1 {
-		v := r.push(Step{Left: vals[0], Right: -1, Positions: ps, LeftLabels: r.labels[vals[0]], OutLabels: slices.Clone(r.p.Output)})
-		r.terms = append(r.terms, v)
-		return
+		return r.push(Step{Left: vals[0], Right: -1, Positions: ps, LeftLabels: r.labels[vals[0]], OutLabels: slices.Clone(r.p.Output)})
 	}
 	cur := vals[0]
 	for j := 1; j < len(vals); j++ {
@@ -165,7 +151,7 @@ func (r *replayer) fold(vals, ps []int, last bool) {
 		cur = r.push(r.binary(cur, vals[j], ps, out))
 	}
 	r.count(cur, 1)
-	r.terms = append(r.terms, cur)
+	return cur
 }
 
 // kept returns the labels of the contraction of labels a and b that the

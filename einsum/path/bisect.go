@@ -1,6 +1,8 @@
 package path
 
 import (
+	"container/heap"
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -14,6 +16,7 @@ import (
 // contraction's legs small, which greedy, looking one step ahead, misses on
 // networks whose cheap first steps lead to large intermediates later.
 type bisector struct {
+	ctx       context.Context // a done ctx ends every run
 	n         *Network
 	rng       *rand.Rand
 	imbalance float64 // each half holds within (1±imbalance)/2 of a part
@@ -35,9 +38,10 @@ type bisector struct {
 }
 
 // newBisector prepares bisections of n that honour o's memory limit and
-// write weight in the parts they order optimally.
-func newBisector(n *Network, rng *rand.Rand, o Options) *bisector {
-	b := &bisector{n: n, rng: rng, nw: (len(n.Sizes) + 63) / 64, memLimit: o.MemoryLimit}
+// write weight in the parts they order optimally, and end when ctx is
+// done.
+func newBisector(ctx context.Context, n *Network, rng *rand.Rand, o Options) *bisector {
+	b := &bisector{ctx: ctx, n: n, rng: rng, nw: (len(n.Sizes) + 63) / 64, memLimit: o.MemoryLimit}
 	b.logSz = make([]float64, len(n.Sizes))
 	for l, s := range n.Sizes {
 		b.logSz[l] = logSizeOf(s)
@@ -63,7 +67,7 @@ func newBisector(n *Network, rng *rand.Rand, o Options) *bisector {
 }
 
 // run returns the pairs of one tree (ids as in Linear), or ok false when a
-// part cannot be ordered within the memory limit.
+// part cannot be ordered within the memory limit or ctx is done.
 func (b *bisector) run() ([][2]int, bool) {
 	b.pairs = b.pairs[:0]
 	all := make([]int, len(b.n.Inputs))
@@ -80,6 +84,9 @@ func (b *bisector) run() ([][2]int, bool) {
 func (b *bisector) build(part []int) (int, bool) {
 	if len(part) == 1 {
 		return part[0], true
+	}
+	if b.ctx.Err() != nil {
+		return 0, false
 	}
 	if len(part) <= b.cutoff {
 		return b.solve(part)
@@ -234,7 +241,8 @@ func (b *bisector) grow(m, size int, pins, vedges [][]int) []int8 {
 // fm refines a bisection with Fiduccia–Mattheyses passes: each pass moves
 // every vertex once, best gain first within the balance bounds [lo, hi]
 // for side 0, and keeps the best prefix of moves; passes repeat while they
-// improve the cut.
+// improve the cut. A heap per side finds the best move, so a pass takes
+// O(pins · log m) rather than O(m²).
 func fm(side []int8, lo, hi int, pins, vedges [][]int, weight []float64) {
 	m := len(side)
 	cnt := make([][2]int, len(pins))
@@ -264,6 +272,7 @@ func fm(side []int8, lo, hi int, pins, vedges [][]int, weight []float64) {
 	gains := make([]float64, m)
 	locked := make([]bool, m)
 	moves := make([]int, 0, m)
+	var heaps [2]gainHeap
 	move := func(v int) {
 		s := side[v]
 		for _, e := range vedges[v] {
@@ -277,23 +286,38 @@ func fm(side []int8, lo, hi int, pins, vedges [][]int, weight []float64) {
 			n0++
 		}
 	}
+	// top returns the best unlocked vertex of side s whose heap entry is
+	// current, or -1.
+	top := func(s int8) int {
+		h := &heaps[s]
+		for h.Len() > 0 {
+			g := (*h)[0]
+			if locked[g.v] || side[g.v] != s || g.gain != gains[g.v] {
+				heap.Pop(h)
+				continue
+			}
+			return g.v
+		}
+		return -1
+	}
 	for pass := 0; pass < 8; pass++ {
+		heaps[0], heaps[1] = heaps[0][:0], heaps[1][:0]
 		for v := range gains {
 			gains[v] = gain(v)
 			locked[v] = false
+			heaps[side[v]] = append(heaps[side[v]], gainEntry{gains[v], v})
 		}
+		heap.Init(&heaps[0])
+		heap.Init(&heaps[1])
 		moves = moves[:0]
 		total, best, bestAt := 0.0, 0.0, 0
 		for {
 			pick := -1
-			for v := 0; v < m; v++ {
-				if locked[v] {
-					continue
-				}
-				if side[v] == 0 && n0-1 < lo || side[v] == 1 && n0+1 > hi {
-					continue
-				}
-				if pick < 0 || gains[v] > gains[pick] {
+			if n0-1 >= lo {
+				pick = top(0)
+			}
+			if n0+1 <= hi {
+				if v := top(1); v >= 0 && (pick < 0 || gains[v] > gains[pick] || gains[v] == gains[pick] && v < pick) {
 					pick = v
 				}
 			}
@@ -310,7 +334,10 @@ func fm(side []int8, lo, hi int, pins, vedges [][]int, weight []float64) {
 			for _, e := range vedges[pick] {
 				for _, u := range pins[e] {
 					if !locked[u] {
-						gains[u] = gain(u)
+						if g := gain(u); g != gains[u] {
+							gains[u] = g
+							heap.Push(&heaps[side[u]], gainEntry{g, u})
+						}
 					}
 				}
 			}
@@ -322,4 +349,29 @@ func fm(side []int8, lo, hi int, pins, vedges [][]int, weight []float64) {
 			return
 		}
 	}
+}
+
+// gainEntry is a vertex in fm's heaps, with its gain when pushed.
+type gainEntry struct {
+	gain float64
+	v    int
+}
+
+// gainHeap orders vertices by gain, highest first, then lowest vertex.
+type gainHeap []gainEntry
+
+func (h gainHeap) Len() int { return len(h) }
+func (h gainHeap) Less(i, j int) bool {
+	if h[i].gain != h[j].gain {
+		return h[i].gain > h[j].gain
+	}
+	return h[i].v < h[j].v
+}
+func (h gainHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *gainHeap) Push(x any)   { *h = append(*h, x.(gainEntry)) }
+func (h *gainHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

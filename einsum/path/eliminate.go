@@ -1,6 +1,8 @@
 package path
 
 import (
+	"container/heap"
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -14,8 +16,8 @@ import (
 // when every such label is gone are joined smallest first. On networks with
 // many hyperedges (gm_queen: 25 labels on up to 16 tensors each) the width
 // of the order, not the next step's cost, bounds the largest intermediate,
-// which is what greedy misses.
-func eliminationRun(n *Network, o Options, rng *rand.Rand, temp float64) ([][2]int, bool) {
+// which is what greedy misses. It reports false when ctx is done first.
+func eliminationRun(ctx context.Context, n *Network, o Options, rng *rand.Rand, temp float64) ([][2]int, bool) {
 	s := newGreedyState(n)
 	logSz := make([]float64, len(n.Sizes))
 	for l, d := range n.Sizes {
@@ -33,41 +35,67 @@ func eliminationRun(n *Network, o Options, rng *rand.Rand, temp float64) ([][2]i
 		pairs = append(pairs, [2]int{a, b})
 		return s.contract(a, b, res), true
 	}
-	var holders []int
-	for {
-		// The label to eliminate: the one whose tensors span the least.
-		best, bestScore := -1, math.Inf(1)
-		for l := range n.Sizes {
-			if s.out[l] || s.cnt[l] < 2 {
+	// span is the log2 size of the union of the labels of the live
+	// tensors holding l, with Gumbel noise at temperature temp.
+	span := func(l int) float64 {
+		stamp++
+		sp := 0.0
+		live := s.holders[l][:0] // prune the dead holders as we go
+		for _, t := range s.holders[l] {
+			if !s.alive[t] {
 				continue
 			}
-			stamp++
-			span := 0.0
-			for _, t := range s.holders[l] {
-				if !s.alive[t] {
-					continue
-				}
-				for _, x := range s.labels[t] {
-					if mark[x] != stamp {
-						mark[x] = stamp
-						span += logSz[x]
-					}
+			live = append(live, t)
+			for _, x := range s.labels[t] {
+				if mark[x] != stamp {
+					mark[x] = stamp
+					sp += logSz[x]
 				}
 			}
-			if rng != nil {
-				span -= temp * math.Log(-math.Log(1-rng.Float64()))
-			}
-			if span < bestScore {
-				best, bestScore = l, span
-			}
 		}
-		if best < 0 {
-			break
+		s.holders[l] = live
+		if rng != nil {
+			sp -= temp * math.Log(-math.Log(1-rng.Float64()))
 		}
+		return sp
+	}
+	// A heap of labels by span; an entry is current while its version is
+	// the label's. Only the labels of the tensors an elimination joins
+	// change their span.
+	version := make([]int, len(n.Sizes))
+	h := &spanHeap{}
+	rescore := func(l int) {
+		version[l]++
+		if !s.out[l] && s.cnt[l] >= 2 {
+			heap.Push(h, spanEntry{span(l), l, version[l]})
+		}
+	}
+	for l := range n.Sizes {
+		rescore(l)
+	}
+	var holders, touched []int
+	for step := 0; h.Len() > 0; step++ {
+		if step%64 == 0 && ctx.Err() != nil {
+			return nil, false
+		}
+		// The label to eliminate: the one whose tensors span the least.
+		e := heap.Pop(h).(spanEntry)
+		if e.version != version[e.label] {
+			continue
+		}
+		best := e.label
 		holders = holders[:0]
+		stamp++
+		touched = touched[:0]
 		for _, t := range s.holders[best] {
 			if s.alive[t] {
 				holders = append(holders, t)
+				for _, x := range s.labels[t] {
+					if mark[x] != stamp {
+						mark[x] = stamp
+						touched = append(touched, x)
+					}
+				}
 			}
 		}
 		slices.SortFunc(holders, func(a, b int) int {
@@ -86,6 +114,9 @@ func eliminationRun(n *Network, o Options, rng *rand.Rand, temp float64) ([][2]i
 				return nil, false
 			}
 		}
+		for _, x := range touched {
+			rescore(x)
+		}
 	}
 	// What is left shares only output labels, or nothing: join the two
 	// smallest until one tensor remains.
@@ -95,4 +126,29 @@ func eliminationRun(n *Network, o Options, rng *rand.Rand, temp float64) ([][2]i
 		}
 	}
 	return pairs, true
+}
+
+// spanEntry is a label in eliminationRun's heap.
+type spanEntry struct {
+	span           float64
+	label, version int
+}
+
+// spanHeap orders labels by span, then label.
+type spanHeap []spanEntry
+
+func (h spanHeap) Len() int { return len(h) }
+func (h spanHeap) Less(i, j int) bool {
+	if h[i].span != h[j].span {
+		return h[i].span < h[j].span
+	}
+	return h[i].label < h[j].label
+}
+func (h spanHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *spanHeap) Push(x any)   { *h = append(*h, x.(spanEntry)) }
+func (h *spanHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

@@ -28,7 +28,7 @@ func ExampleReconfigure() {
 	}
 	before, _ := path.Evaluate(n, left)
 	after, _ := path.Evaluate(n, better)
-	best, _ := path.Evaluate(n, must(path.Optimal(n, path.Options{})))
+	best, _ := path.Evaluate(n, must(path.Optimal(context.Background(), n, path.Options{})))
 	fmt.Printf("left to right %.0f FLOPs, reconfigured %.0f, optimal %.0f\n", before.Flops, after.Flops, best.Flops)
 	// Output: left to right 1297800 FLOPs, reconfigured 4568, optimal 4568
 }

@@ -62,8 +62,11 @@ func (p Path) String() string {
 type StepCost struct {
 	Operands []int   // the linear positions popped by this step
 	Labels   []int   // the labels of the result, in opt_einsum order
-	Flops    float64 // opt_einsum FLOPs of the step
-	Size     float64 // elements of the result
+	Flops    float64 // opt_einsum FLOPs of the step (+Inf past float64)
+	Size     float64 // elements of the result (+Inf past float64)
+	// Log2Flops and Log2Size are log2 of Flops and Size, finite where
+	// those overflow (−Inf for zero).
+	Log2Flops, Log2Size float64
 }
 
 // Cost is the evaluation of a path.
@@ -71,17 +74,45 @@ type Cost struct {
 	// Flops follows opt_einsum: the product of the sizes of all labels a
 	// step involves, times (number of operands − 1, at least 1) plus one
 	// more when the step sums a label away.
+	// It is +Inf for a count past float64 (10^308): Log2Flops holds it.
 	Flops float64
-	// LargestIntermediate is the element count of the largest step result.
+	// LargestIntermediate is the element count of the largest step result
+	// (+Inf past float64: Log2Largest holds it).
 	LargestIntermediate float64
-	Steps               []StepCost
+	// Log2Flops and Log2Largest are log2 of Flops and LargestIntermediate,
+	// finite where those overflow; the optimizers compare paths by them.
+	Log2Flops, Log2Largest float64
+	Steps                  []StepCost
 }
 
-// Log10Flops returns log10 of the FLOP count (0 for no FLOPs).
-func (c Cost) Log10Flops() float64 { return math.Log10(max(c.Flops, 1)) }
+// Log10Flops returns log10 of the FLOP count (0 for no FLOPs), finite even
+// where Flops overflows.
+func (c Cost) Log10Flops() float64 {
+	if math.IsInf(c.Flops, 1) {
+		return c.Log2Flops * math.Log10(2)
+	}
+	return math.Log10(max(c.Flops, 1))
+}
 
-// Log2Size returns log2 of the largest intermediate (0 when there is none).
-func (c Cost) Log2Size() float64 { return math.Log2(max(c.LargestIntermediate, 1)) }
+// Log2Size returns log2 of the largest intermediate (0 when there is
+// none), finite even where LargestIntermediate overflows.
+func (c Cost) Log2Size() float64 {
+	if math.IsInf(c.LargestIntermediate, 1) {
+		return c.Log2Largest
+	}
+	return math.Log2(max(c.LargestIntermediate, 1))
+}
+
+// logAdd returns log2(2^a + 2^b) without leaving log space.
+func logAdd(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	return a + math.Log2(1+math.Exp2(b-a))
+}
 
 // Validate checks that every label is in range, that no input repeats a
 // label, and that output labels are unique and occur in some input.
@@ -141,57 +172,44 @@ func (n *Network) counts() ([]int, []bool) {
 // accepts steps of any arity (one operand: a single-tensor reduction), and
 // reports an ErrInvalid error for out-of-range or repeated positions or a
 // path that does not end with exactly one tensor (an empty path is allowed
-// for a single input).
+// for a single input). It takes time linear in the labels the steps touch
+// (times log of the number of inputs).
 func Evaluate(n Network, p Path) (Cost, error) {
 	if err := n.Validate(); err != nil {
 		return Cost{}, err
 	}
+	ids, err := p.IDs(len(n.Inputs))
+	if err != nil {
+		return Cost{}, err
+	}
 	cnt, out := n.counts()
-	terms := make([][]int, len(n.Inputs))
+	logSz := make([]float64, len(n.Sizes))
+	for l, d := range n.Sizes {
+		logSz[l] = logSizeOf(d)
+	}
+	terms := make([][]int, len(n.Inputs), len(n.Inputs)+len(p))
 	copy(terms, n.Inputs)
-	var c Cost
+	c := Cost{Log2Flops: math.Inf(-1), Log2Largest: math.Inf(-1)}
 	mark := make([]int, len(n.Sizes))
-	stamp := 0
 	for si, step := range p {
-		if len(step) == 0 {
-			return Cost{}, fmt.Errorf("%w: step %d is empty", ErrInvalid, si)
-		}
-		pos := slices.Clone(step)
-		slices.Sort(pos)
-		for i, x := range pos {
-			if x < 0 || x >= len(terms) {
-				return Cost{}, fmt.Errorf("%w: step %d position %d out of range [0, %d)", ErrInvalid, si, x, len(terms))
-			}
-			if i > 0 && pos[i-1] == x {
-				return Cost{}, fmt.Errorf("%w: step %d repeats position %d", ErrInvalid, si, x)
-			}
-		}
-		var picked [][]int
-		for i := len(pos) - 1; i >= 0; i-- {
-			picked = append(picked, terms[pos[i]])
-			terms = slices.Delete(terms, pos[i], pos[i]+1)
-		}
-		// Involved labels, first-appearance order over the popped terms.
-		stamp++
+		// Involved labels, first-appearance order over the popped terms,
+		// the last position first (as opt_einsum pops them).
 		var involved []int
-		for _, t := range picked {
-			for _, l := range t {
-				if mark[l] != stamp {
-					mark[l] = stamp
+		for i := len(ids[si]) - 1; i >= 0; i-- {
+			for _, l := range terms[ids[si][i]] {
+				if mark[l] != si+1 {
+					mark[l] = si + 1
 					involved = append(involved, l)
 				}
-			}
-		}
-		for _, t := range picked {
-			for _, l := range t {
 				cnt[l]--
 			}
 		}
 		var res []int
 		removed := false
-		prod := 1.0
+		prod, logProd := 1.0, 0.0
 		for _, l := range involved {
 			prod *= float64(n.Sizes[l])
+			logProd += logSz[l]
 			if out[l] || cnt[l] > 0 {
 				res = append(res, l)
 			} else {
@@ -201,46 +219,23 @@ func Evaluate(n Network, p Path) (Cost, error) {
 		if si == len(p)-1 {
 			res = slices.Clone(n.Output)
 		}
+		size, logSize := 1.0, 0.0
 		for _, l := range res {
 			cnt[l]++
-		}
-		size := 1.0
-		for _, l := range res {
 			size *= float64(n.Sizes[l])
+			logSize += logSz[l]
 		}
-		f := prod * float64(max(1, len(picked)-1))
+		k := float64(max(1, len(ids[si])-1))
 		if removed {
-			f += prod
+			k++
 		}
+		f, logF := prod*k, logProd+math.Log2(k)
 		c.Flops += f
+		c.Log2Flops = logAdd(c.Log2Flops, logF)
 		c.LargestIntermediate = max(c.LargestIntermediate, size)
-		c.Steps = append(c.Steps, StepCost{Operands: slices.Clone(step), Labels: res, Flops: f, Size: size})
+		c.Log2Largest = max(c.Log2Largest, logSize)
+		c.Steps = append(c.Steps, StepCost{Operands: slices.Clone(step), Labels: res, Flops: f, Size: size, Log2Flops: logF, Log2Size: logSize})
 		terms = append(terms, res)
 	}
-	if len(terms) != 1 {
-		return Cost{}, fmt.Errorf("%w: path leaves %d tensors, want 1", ErrInvalid, len(terms))
-	}
 	return c, nil
-}
-
-// Linear converts a contraction order given as pairs of tensor ids (inputs
-// 0..n-1, the result of pair i is id n+i) into linear positions.
-func Linear(nInputs int, pairs [][2]int) Path {
-	ids := make([]int, nInputs)
-	for i := range ids {
-		ids[i] = i
-	}
-	p := make(Path, 0, len(pairs))
-	for k, pr := range pairs {
-		i := slices.Index(ids, pr[0])
-		j := slices.Index(ids, pr[1])
-		if i > j {
-			i, j = j, i
-		}
-		p = append(p, []int{i, j})
-		ids = slices.Delete(ids, j, j+1)
-		ids = slices.Delete(ids, i, i+1)
-		ids = append(ids, nInputs+k)
-	}
-	return p
 }

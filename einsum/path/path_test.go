@@ -44,7 +44,7 @@ func TestOptimalIsOptimal(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 60; trial++ {
 		n := randomNetwork(r, 2+r.IntN(5))
-		c := mustCost(t, n, must(Optimal(n, Options{})))
+		c := mustCost(t, n, must(Optimal(context.Background(), n, Options{})))
 		best := bruteForce(n)
 		if c.Flops > best*(1+1e-9) {
 			t.Fatalf("%+v: optimal %g flops, brute force %g", n, c.Flops, best)
@@ -113,7 +113,7 @@ func bruteForce(n Network) float64 {
 
 func TestMemoryLimit(t *testing.T) {
 	n := chain()
-	p, err := Optimal(n, Options{MemoryLimit: 100})
+	p, err := Optimal(context.Background(), n, Options{MemoryLimit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatalf("path %v exceeds the limit", p)
 	}
 	four := Network{Inputs: [][]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}}, Sizes: []int{8, 8, 8, 8}}
-	if _, err := Optimal(four, Options{MemoryLimit: 4}); !errors.Is(err, ErrMemoryLimit) {
+	if _, err := Optimal(context.Background(), four, Options{MemoryLimit: 4}); !errors.Is(err, ErrMemoryLimit) {
 		t.Fatalf("optimal: %v, want ErrMemoryLimit", err)
 	}
 	if _, err := Greedy(four, Options{MemoryLimit: 4}); !errors.Is(err, ErrMemoryLimit) {
@@ -131,7 +131,7 @@ func TestMemoryLimit(t *testing.T) {
 	for i := 0; i <= MaxOptimal; i++ {
 		big.Inputs = append(big.Inputs, []int{0})
 	}
-	if _, err := Optimal(big, Options{}); !errors.Is(err, ErrTooLarge) {
+	if _, err := Optimal(context.Background(), big, Options{}); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("too large: %v", err)
 	}
 }

@@ -21,10 +21,10 @@ type tree struct {
 	net    *Network
 	leaves int
 	nw     int
-	child  [][2]int // per node; {-1, -1} for a leaf
-	legs   []uint64 // node×nw
-	flops  []float64
-	size   []float64
+	child  [][2]int  // per node; {-1, -1} for a leaf
+	legs   []uint64  // node×nw
+	logF   []float64 // per node: log2 of the FLOPs of its contraction
+	logS   []float64 // per node: log2 of its elements
 	root   int
 	logSz  []float64 // per label
 }
@@ -38,8 +38,8 @@ func newTree(n *Network, pairs [][2]int) *tree {
 	nodes := nl + len(pairs)
 	t.child = make([][2]int, nodes)
 	t.legs = make([]uint64, nodes*t.nw)
-	t.flops = make([]float64, nodes)
-	t.size = make([]float64, nodes)
+	t.logF = make([]float64, nodes)
+	t.logS = make([]float64, nodes)
 	t.logSz = make([]float64, len(n.Sizes))
 	for l, s := range n.Sizes {
 		t.logSz[l] = logSizeOf(s)
@@ -50,7 +50,7 @@ func newTree(n *Network, pairs [][2]int) *tree {
 		for _, l := range in {
 			t.legs[i*t.nw+l/64] |= 1 << (l % 64)
 		}
-		t.size[i] = math.Exp2(t.logProduct(t.nodeLegs(i)))
+		t.logS[i] = t.logProduct(t.nodeLegs(i))
 	}
 	// Live-tensor counts decide which labels a result keeps, as in
 	// Evaluate: a label stays while another live tensor or the output
@@ -95,8 +95,8 @@ func (t *tree) logProduct(w []uint64) float64 {
 	return ls
 }
 
-// update recomputes the FLOPs and size of contraction node i from its legs
-// and its children's.
+// update recomputes the (log2) FLOPs and size of contraction node i from
+// its legs and its children's.
 func (t *tree) update(i int) {
 	a, b := t.nodeLegs(t.child[i][0]), t.nodeLegs(t.child[i][1])
 	legs := t.nodeLegs(i)
@@ -112,22 +112,27 @@ func (t *tree) update(i int) {
 			ls += t.logSz[w*64+bt]
 		}
 	}
-	f := math.Exp2(ls)
 	if removed {
-		f *= 2
+		ls++
 	}
-	t.flops[i] = f
-	t.size[i] = math.Exp2(t.logProduct(legs))
+	t.logF[i] = ls
+	t.logS[i] = t.logProduct(legs)
 }
 
 // cost sums the FLOPs of every contraction and finds the largest
 // intermediate, as Evaluate does, and scores the tree: FLOPs plus ww times
-// the elements of every result.
+// the elements of every result. All three are log2, so that they do not
+// overflow on networks of thousands of tensors.
 func (t *tree) cost(ww float64) (flops, largest, score float64) {
+	flops, largest, score = math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	logWW := math.Log2(ww)
 	for i := t.leaves; i < len(t.child); i++ {
-		flops += t.flops[i]
-		score += t.flops[i] + ww*t.size[i]
-		largest = max(largest, t.size[i])
+		flops = logAdd(flops, t.logF[i])
+		score = logAdd(score, t.logF[i])
+		if ww > 0 {
+			score = logAdd(score, logWW+t.logS[i])
+		}
+		largest = max(largest, t.logS[i])
 	}
 	return flops, largest, score
 }
@@ -135,8 +140,9 @@ func (t *tree) cost(ww float64) (flops, largest, score float64) {
 // fits reports whether every intermediate (not the final result) has at
 // most limit elements.
 func (t *tree) fits(limit float64) bool {
+	lim := math.Log2(limit)
 	for i := t.leaves; i < len(t.child); i++ {
-		if i != t.root && t.size[i] > limit {
+		if i != t.root && t.logS[i] > lim {
 			return false
 		}
 	}
@@ -183,11 +189,10 @@ func (rc *reconfigurer) improve(r int, frontier, inner []int) ([]int, []int, boo
 	t := rc.t
 	frontier = append(frontier[:0], r)
 	inner = inner[:0]
-	old := 0.0
 	for len(frontier) < rc.k {
 		best := -1
 		for i, x := range frontier {
-			if x >= t.leaves && (best < 0 || t.flops[x] > t.flops[frontier[best]]) {
+			if x >= t.leaves && (best < 0 || t.logF[x] > t.logF[frontier[best]]) {
 				best = i
 			}
 		}
@@ -196,7 +201,6 @@ func (rc *reconfigurer) improve(r int, frontier, inner []int) ([]int, []int, boo
 		}
 		x := frontier[best]
 		inner = append(inner, x)
-		old += t.flops[x] + rc.s.d.ww*t.size[x]
 		frontier = slices.Delete(frontier, best, best+1)
 		frontier = append(frontier, t.child[x][0], t.child[x][1])
 	}
@@ -204,7 +208,7 @@ func (rc *reconfigurer) improve(r int, frontier, inner []int) ([]int, []int, boo
 		return frontier, inner, false
 	}
 	legsOf := func(i int) []uint64 { return t.nodeLegs(frontier[i]) }
-	if !rc.s.solve(len(frontier), legsOf, t.nodeLegs(r), rc.memLimit) || rc.s.d.cost[1<<len(frontier)-1] >= old*(1-1e-9) {
+	if !rc.s.solve(len(frontier), legsOf, t.nodeLegs(r), rc.memLimit) || rc.s.d.cost[1<<len(frontier)-1] >= rc.oldCost(inner)*(1-1e-9) {
 		rc.tried[r] = rc.clock
 		return frontier, inner, false
 	}
@@ -232,6 +236,17 @@ func (rc *reconfigurer) improve(r int, frontier, inner []int) ([]int, []int, boo
 	}
 	build(1<<len(frontier) - 1)
 	return frontier, inner, true
+}
+
+// oldCost is the cost of the contractions inner in the scale of the last
+// solve (see dp.shift).
+func (rc *reconfigurer) oldCost(inner []int) float64 {
+	d := &rc.s.d
+	old := 0.0
+	for _, x := range inner {
+		old += math.Exp2(rc.t.logF[x]-d.shift) + d.ww*math.Exp2(rc.t.logS[x]-d.shift)
+	}
+	return old
 }
 
 // unchanged reports whether the subtree grown from r is the one last found
@@ -280,8 +295,8 @@ func Reconfigure(ctx context.Context, n Network, p Path, o Options) (Path, error
 		budget = time.Second
 	}
 	t := newTree(&n, pairs)
-	reconfigure(ctx, t, o, time.Now().Add(budget))
-	before := candidate{flops: cp.Flops, largest: cp.LargestIntermediate, score: cp.Flops}
+	reconfigure(ctx, t, o, time.Now().Add(budget), 0)
+	before := candidate{flops: cp.Log2Flops, largest: cp.Log2Largest, score: cp.Log2Flops}
 	if before.better(treeCandidate(t, nil, 0), o.Minimize) {
 		// Only possible when splitting steps of more than two operands
 		// cost more than p's own steps.
@@ -291,8 +306,11 @@ func Reconfigure(ctx context.Context, n Network, p Path, o Options) (Path, error
 }
 
 // reconfigure runs passes of subtree reconfiguration over t until one finds
-// no improvement, the deadline passes or ctx is done.
-func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time) {
+// no improvement, ctx is done, the deadline passes (unless zero) or it has
+// done maxWork units of work (unless zero or less; see dp.work), and
+// returns the work done: a count of work, unlike a time, gives the same
+// tree on every machine.
+func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time, maxWork int) int {
 	k := o.Subtree
 	if k <= 0 {
 		k = DefaultSubtree
@@ -306,8 +324,8 @@ func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time) {
 	}
 	if o.Minimize == "size" {
 		// The largest intermediate is the objective: never let it grow.
-		_, largest, _ := t.cost(0)
-		if rc.memLimit <= 0 || largest < rc.memLimit {
+		_, logLargest, _ := t.cost(0)
+		if largest := math.Exp2(logLargest); rc.memLimit <= 0 || largest < rc.memLimit {
 			rc.memLimit = largest
 		}
 	}
@@ -320,8 +338,8 @@ func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time) {
 		}
 		// Most expensive contractions first: that is where the FLOPs are.
 		slices.SortFunc(order, func(a, b int) int {
-			if t.flops[a] != t.flops[b] {
-				if t.flops[a] > t.flops[b] {
+			if t.logF[a] != t.logF[b] {
+				if t.logF[a] > t.logF[b] {
 					return -1
 				}
 				return 1
@@ -330,15 +348,18 @@ func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time) {
 		})
 		improved := false
 		for i, r := range order {
-			if i%16 == 0 && (ctx.Err() != nil || time.Now().After(deadline)) {
-				return
+			if maxWork > 0 && rc.s.d.work >= maxWork {
+				return rc.s.d.work
+			}
+			if i%16 == 0 && (ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline)) {
+				return rc.s.d.work
 			}
 			var ok bool
 			frontier, inner, ok = rc.improve(r, frontier, inner)
 			improved = improved || ok
 		}
 		if !improved {
-			return
+			return rc.s.d.work
 		}
 	}
 }
@@ -347,29 +368,33 @@ func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time) {
 // result of pair i is id n+i), splitting steps of more than two operands
 // left to right. Single-operand steps are not allowed once n > 1.
 func pairsOf(n int, p Path) ([][2]int, error) {
-	ids := make([]int, n)
-	for i := range ids {
-		ids[i] = i
+	steps, err := p.IDs(n)
+	if err != nil {
+		return nil, err
+	}
+	// id[i] is the pair id of the path's value i.
+	id := make([]int, n, n+len(p))
+	for i := range id {
+		id[i] = i
 	}
 	var pairs [][2]int
-	for si, step := range p {
+	for si, step := range steps {
 		if len(step) < 2 {
 			return nil, fmt.Errorf("%w: step %d has %d operands; reconfiguration needs pairs", ErrInvalid, si, len(step))
 		}
-		pos := slices.Sorted(slices.Values(step))
-		picked := make([]int, len(pos))
-		for i, x := range step {
-			picked[i] = ids[x]
-		}
-		for i := len(pos) - 1; i >= 0; i-- {
-			ids = slices.Delete(ids, pos[i], pos[i]+1)
-		}
-		acc := picked[0]
-		for _, x := range picked[1:] {
-			pairs = append(pairs, [2]int{acc, x})
+		// The operands in the order the step lists them.
+		pos := slices.Sorted(slices.Values(p[si]))
+		acc := -1
+		for _, x := range p[si] {
+			v := id[step[slices.Index(pos, x)]]
+			if acc < 0 {
+				acc = v
+				continue
+			}
+			pairs = append(pairs, [2]int{acc, v})
 			acc = n + len(pairs) - 1
 		}
-		ids = append(ids, acc)
+		id = append(id, acc)
 	}
 	return pairs, nil
 }

@@ -15,8 +15,10 @@ const DefaultSearchTrials = 64
 
 // candidate is a tree found by one of Search's heuristics.
 type candidate struct {
-	pairs                 [][2]int
-	flops, largest, score float64 // score: see Options.WriteWeight
+	pairs [][2]int
+	// flops, largest and score are log2 of the FLOPs, of the largest
+	// intermediate and of the objective (see Options.WriteWeight).
+	flops, largest, score float64
 }
 
 // better reports whether a beats b by the objective: the score, or with
@@ -77,18 +79,20 @@ func (p *podium) add(c candidate) {
 //     networks of many small tensors on few shared labels, such as
 //     graphical models.
 //
-// It then improves the best two trees of each kind by subtree
-// reconfiguration (see Reconfigure) and returns the best by the Minimize
-// objective. Half of Options.Time (default 1 s) goes to building trees and
-// half to reconfiguring them; ctx ends the search early with the best path
-// so far. The same Seed gives the same path when neither bound is reached.
+// It starts from Auto's tree, so that it is never worse than Auto, and
+// then spends Options.Time (default 1 s): half on building trees and half
+// on improving the best two of each kind by subtree reconfiguration (see
+// Reconfigure). It returns
+// the best by the Minimize objective; ctx ends the search early with the
+// best path so far. The same Seed gives the same path when neither bound
+// is reached.
 func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
 	if len(n.Inputs) <= 2 || len(n.Inputs) <= MaxAutoOptimal && o.Minimize != "size" {
 		// Small enough to solve exactly, in well under a millisecond.
-		return Optimal(n, o)
+		return Optimal(ctx, n, o)
 	}
 	trials := o.Trials
 	if trials <= 0 {
@@ -98,17 +102,35 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	if budget <= 0 {
 		budget = time.Second
 	}
-	start := time.Now()
-	buildEnd := start.Add(budget / 2)
+	// Auto's tree first, whose budget is work, so that Search is never
+	// worse than Auto; the time budget is for what follows.
+	best, lastErr := autoTree(ctx, &n, o, time.Time{})
+	end := time.Now().Add(budget)
+	var bestCand candidate
+	if best != nil {
+		bestCand = treeCandidate(best, nil, o.WriteWeight)
+	}
+	buildEnd := time.Now().Add(time.Until(end) / 2)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
-	greedy := &podium{keep: 2, minimize: o.Minimize}
-	bisected := &podium{keep: 2, minimize: o.Minimize}
-	eliminated := &podium{keep: 2, minimize: o.Minimize}
-	b := newBisector(&n, rng, o)
-	var lastErr error
+	// The best two trees of each kind (greedy, bisected, eliminated) by
+	// the objective; with "size", also the best two by FLOPs, whose
+	// reconfiguration may end smaller.
+	var pods [3][]*podium
+	for k := range pods {
+		pods[k] = []*podium{{keep: 2, minimize: o.Minimize}}
+		if o.Minimize == "size" {
+			pods[k] = append(pods[k], &podium{keep: 2})
+		}
+	}
+	add := func(kind int, c candidate) {
+		for _, p := range pods[kind] {
+			p.add(c)
+		}
+	}
+	b := newBisector(ctx, &n, rng, o)
 	gt, et := 0, 0 // greedy and elimination trials so far
 	for t := 0; t < trials; t++ {
-		if t > 2 && (time.Now().After(buildEnd) || ctx.Err() != nil) {
+		if (t > 0 || best != nil) && (time.Now().After(buildEnd) || ctx.Err() != nil) {
 			break
 		}
 		switch t % 3 {
@@ -119,12 +141,12 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 				lastErr = err
 				continue
 			}
-			greedy.add(evaluateTree(&n, pairs, o))
+			add(0, evaluateTree(&n, pairs, o))
 		case 1:
 			b.imbalance = 0.6 * rng.Float64()
 			b.cutoff = 2 + rng.IntN(7)
 			if pairs, ok := b.run(); ok {
-				bisected.add(evaluateTree(&n, pairs, o))
+				add(1, evaluateTree(&n, pairs, o))
 			}
 		default:
 			var r *rand.Rand
@@ -132,26 +154,31 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 				r = rng
 			}
 			et++
-			if pairs, ok := eliminationRun(&n, o, r, 2*rng.Float64()); ok {
-				eliminated.add(evaluateTree(&n, pairs, o))
+			if pairs, ok := eliminationRun(ctx, &n, o, r, 2*rng.Float64()); ok {
+				add(2, evaluateTree(&n, pairs, o))
 			}
 		}
 	}
-	cands := slices.Concat(greedy.best, bisected.best, eliminated.best)
-	if len(cands) == 0 {
+	var cands []candidate
+	for _, ps := range pods {
+		for _, p := range ps {
+			for _, c := range p.best {
+				if !slices.ContainsFunc(cands, func(d candidate) bool { return d.score == c.score && d.largest == c.largest }) {
+					cands = append(cands, c)
+				}
+			}
+		}
+	}
+	if len(cands) == 0 && best == nil {
 		if lastErr == nil {
 			lastErr = fmt.Errorf("%w: no tree found keeps every intermediate within %g elements", ErrMemoryLimit, o.MemoryLimit)
 		}
 		return nil, lastErr
 	}
-	var best *tree
-	var bestCand candidate
 	for i, c := range cands {
 		// Each remaining candidate gets an equal share of what is left.
-		left := time.Until(start.Add(budget))
-		deadline := time.Now().Add(left / time.Duration(len(cands)-i))
-		t := newTree(&n, c.pairs)
-		reconfigure(ctx, t, o, deadline)
+		deadline := time.Now().Add(time.Until(end) / time.Duration(len(cands)-i))
+		t, _ := improvedTree(ctx, &n, c.pairs, o, deadline, 0)
 		rc := treeCandidate(t, nil, o.WriteWeight)
 		if best == nil || rc.better(bestCand, o.Minimize) {
 			best, bestCand = t, rc
@@ -166,10 +193,10 @@ func greedyTrial(n *Network, o Options, t int, rng *rand.Rand) ([][2]int, error)
 	switch {
 	case t == 0:
 		a, b := o.weights()
-		return greedyRun(n, o, a, b, nil, 0)
+		return greedyRun(n, o, greedyParams{alpha: a, beta: b, front: true})
 	case t <= len(hyperGrid):
 		w := hyperGrid[t-1]
-		return greedyRun(n, o, w[0], w[1], nil, 0)
+		return greedyRun(n, o, greedyParams{alpha: w[0], beta: w[1], front: t%2 == 0})
 	}
 	alpha := rng.Float64() * 2
 	beta := 0.0
@@ -177,7 +204,8 @@ func greedyTrial(n *Network, o Options, t int, rng *rand.Rand) ([][2]int, error)
 		beta = math.Pow(2, -rng.Float64()*10)
 	}
 	temp := math.Pow(10, -1-2*rng.Float64())
-	return greedyRun(n, o, alpha, beta, rng, temp)
+	front := rng.IntN(2) == 0
+	return greedyRun(n, o, greedyParams{alpha: alpha, beta: beta, rng: rng, temp: temp, front: front, single: front && rng.IntN(2) == 0})
 }
 
 // evaluateTree costs a tree; one with an intermediate above the memory
@@ -194,62 +222,137 @@ func evaluateTree(n *Network, pairs [][2]int, o Options) candidate {
 // autoBisections is the number of bisection trees Auto builds.
 const autoBisections = 4
 
-// autoPromise is how much costlier than the reconfigured greedy tree an
-// alternative tree of Auto may be before reconfiguration and still be
-// reconfigured.
-const autoPromise = 8
+// autoWork is Auto's budget for reconfiguration, in units of dp.work per
+// input: about 12 ns each, so about half a millisecond per input.
+const autoWork = 35000
+
+// autoSingleWork and maxAutoSingleWork bound Auto's single-front greedy
+// run, in labels merged (greedyState.work; about 10 ns each): per input,
+// and in all. A 70×70 lattice needs 5,300 per input, a 3-regular graph
+// of 1,000 tensors 24,000 (more than Auto spends), one of 5,000 tensors
+// 1.3 million, and a 3×700 lattice, swept along its long side, 30,000.
+const (
+	autoSingleWork    = 12000
+	maxAutoSingleWork = 30_000_000
+)
 
 // MaxAutoOptimal is the number of inputs up to which Auto uses Optimal.
 const MaxAutoOptimal = 8
 
 // Auto is a quick, deterministic optimizer for any size of network (the
-// default of einsum): Optimal for up to MaxAutoOptimal inputs; beyond, the
-// Greedy path improved by Reconfigure, unless one of a few recursive
-// bisections or a min-degree variable elimination (see Search) is already
-// cheaper before reconfiguration, in which case the best of those is
-// reconfigured too and the better of the two returned. Options.Time (default 1 s) bounds each reconfiguration; it
-// normally converges within tens of milliseconds for hundreds of inputs.
+// default of einsum): Optimal for up to MaxAutoOptimal inputs; beyond, it
+// builds a few trees — four greedy ones (Greedy's, one that grows a single
+// front within a budget of work, one that also weighs FLOPs, one that
+// queues every pair), a few recursive bisections and a min-degree
+// variable elimination (see Search) — and improves the two
+// cheapest by Reconfigure, returning the better. Its budget is a count of
+// work (autoWork per input), never a time, so the same network always gets
+// the same path; it takes tens of milliseconds for hundreds of inputs and
+// a few seconds for 5,000.
+// When ctx is done it returns the best tree so far (Greedy's at least).
+//
+// With a MemoryLimit, Auto returns its unconstrained path when that fits
+// the limit; otherwise it searches among trees that fit, and reports
+// ErrMemoryLimit when it finds none.
 func Auto(ctx context.Context, n Network, o Options) (Path, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
 	if len(n.Inputs) <= MaxAutoOptimal {
-		return Optimal(n, o)
+		return Optimal(ctx, n, o)
 	}
-	budget := o.Time
-	if budget <= 0 {
-		budget = time.Second
-	}
-	a, b := o.weights()
-	pairs, err := greedyRun(&n, o, a, b, nil, 0)
+	t, err := autoTree(ctx, &n, o, time.Time{})
 	if err != nil {
 		return nil, err
 	}
-	best := newTree(&n, pairs)
-	reconfigure(ctx, best, o, time.Now().Add(budget))
-	cur := treeCandidate(best, nil, o.WriteWeight)
-	bs := newBisector(&n, rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d)), o)
-	top := &podium{keep: 1, minimize: o.Minimize}
+	return t.path(), nil
+}
+
+// autoTree is Auto's search, cut by ctx and, unless zero, by deadline.
+func autoTree(ctx context.Context, n *Network, o Options, deadline time.Time) (*tree, error) {
+	if o.MemoryLimit > 0 {
+		free := o
+		free.MemoryLimit = 0
+		if t, err := autoTree(ctx, n, free, deadline); err == nil && t.fits(o.MemoryLimit) {
+			return t, nil
+		}
+	}
+	done := func() bool { return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) }
+	top := &podium{keep: 2, minimize: o.Minimize}
+	a, b := o.weights()
+	var lastErr error
+	// A single front is the best order on lattices, but on other graphs
+	// it can gather thousands of labels and neighbours, and it stops at a
+	// budget of work.
+	single := min(autoSingleWork*len(n.Inputs), maxAutoSingleWork)
+	for i, g := range []greedyParams{{alpha: a, beta: b, front: true}, {alpha: a, beta: b, front: true, single: true, maxWork: single},
+		{alpha: 1, beta: 1.0 / 64, front: true}, {alpha: a, beta: b}} {
+		if i > 0 && done() {
+			break
+		}
+		if i > 0 {
+			g.ctx = ctx // the first run is the fallback: it always completes
+		}
+		pairs, err := greedyRun(n, o, g)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		top.add(evaluateTree(n, pairs, o))
+	}
+	bs := newBisector(ctx, n, rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d)), o)
 	for i := range autoBisections {
+		if done() {
+			break
+		}
 		bs.imbalance = 0.15 * float64(i)
 		bs.cutoff = 4 + i
 		if p, ok := bs.run(); ok {
-			top.add(evaluateTree(&n, p, o))
+			top.add(evaluateTree(n, p, o))
 		}
 	}
-	if p, ok := eliminationRun(&n, o, nil, 0); ok {
-		top.add(evaluateTree(&n, p, o))
+	if !done() {
+		if p, ok := eliminationRun(ctx, n, o, nil, 0); ok {
+			top.add(evaluateTree(n, p, o))
+		}
 	}
-	// Reconfiguration gains up to an order of magnitude, so an alternative
-	// within autoPromise of the reconfigured greedy tree is worth one.
-	promise := cur
-	promise.score *= autoPromise
-	if len(top.best) == 1 && top.best[0].better(promise, o.Minimize) {
-		t := newTree(&n, top.best[0].pairs)
-		reconfigure(ctx, t, o, time.Now().Add(budget))
-		if treeCandidate(t, nil, o.WriteWeight).better(cur, o.Minimize) {
+	if len(top.best) == 0 {
+		if lastErr == nil {
+			lastErr = fmt.Errorf("%w: no tree found keeps every intermediate within %g elements", ErrMemoryLimit, o.MemoryLimit)
+		}
+		return nil, lastErr
+	}
+	// The best tree before reconfiguration is often not the best after
+	// it, so the runner-up gets what the best leaves of the budget (at
+	// least half).
+	budget := autoWork * len(n.Inputs)
+	best, used := improvedTree(ctx, n, top.best[0].pairs, o, deadline, budget/2)
+	if len(top.best) > 1 && used < budget && !done() {
+		t, _ := improvedTree(ctx, n, top.best[1].pairs, o, deadline, budget-used)
+		if treeCandidate(t, nil, o.WriteWeight).better(treeCandidate(best, nil, o.WriteWeight), o.Minimize) {
 			best = t
 		}
 	}
-	return best.path(), nil
+	return best, nil
+}
+
+// improvedTree builds the tree of pairs and reconfigures it (see
+// reconfigure for the bounds), and returns it with the work done. With
+// Minimize "size" it also reconfigures it for FLOPs, which may shrink the
+// largest intermediate where reconfiguring within it cannot, and returns
+// the smaller of the two.
+func improvedTree(ctx context.Context, n *Network, pairs [][2]int, o Options, deadline time.Time, maxWork int) (*tree, int) {
+	t := newTree(n, pairs)
+	work := reconfigure(ctx, t, o, deadline, maxWork)
+	if o.Minimize != "size" {
+		return t, work
+	}
+	flops := o
+	flops.Minimize = ""
+	u := newTree(n, pairs)
+	work += reconfigure(ctx, u, flops, deadline, maxWork)
+	if treeCandidate(u, nil, o.WriteWeight).better(treeCandidate(t, nil, o.WriteWeight), o.Minimize) {
+		return u, work
+	}
+	return t, work
 }

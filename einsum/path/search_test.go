@@ -3,6 +3,7 @@ package path
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -40,7 +41,7 @@ func graphNetwork(r *rand.Rand, nt int) Network {
 	return n
 }
 
-func mustCost(t *testing.T, n Network, p Path) Cost {
+func mustCost(t testing.TB, n Network, p Path) Cost {
 	t.Helper()
 	c, err := Evaluate(n, p)
 	if err != nil {
@@ -60,7 +61,7 @@ func TestReconfigureFindsOptimum(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Optimal agrees with brute force (TestOptimalIsOptimal).
-		if got, best := mustCost(t, n, p).Flops, mustCost(t, n, must(Optimal(n, Options{}))).Flops; got > best*(1+1e-9) {
+		if got, best := mustCost(t, n, p).Flops, mustCost(t, n, must(Optimal(context.Background(), n, Options{}))).Flops; got > best*(1+1e-9) {
 			t.Fatalf("%+v: reconfigured %g flops, optimum %g", n, got, best)
 		}
 	}
@@ -230,7 +231,7 @@ func TestBisectCutsThinBond(t *testing.T) {
 		}
 	}
 	bond(2, 0, 6)
-	b := newBisector(&n, rand.New(rand.NewPCG(1, 2)), Options{})
+	b := newBisector(context.Background(), &n, rand.New(rand.NewPCG(1, 2)), Options{})
 	b.imbalance = 0.3
 	all := make([]int, 12)
 	for i := range all {
@@ -292,7 +293,7 @@ func TestEliminationOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	for trial := 0; trial < 50; trial++ {
 		n := graphNetwork(r, 5+r.IntN(40))
-		pairs, ok := eliminationRun(&n, Options{}, r, r.Float64())
+		pairs, ok := eliminationRun(context.Background(), &n, Options{}, r, r.Float64())
 		if !ok {
 			t.Fatal("no tree without a memory limit")
 		}
@@ -313,14 +314,144 @@ func TestEliminationOrder(t *testing.T) {
 			}
 		}
 	}
-	pairs, _ := eliminationRun(&grid, Options{}, nil, 0)
+	pairs, _ := eliminationRun(context.Background(), &grid, Options{}, nil, 0)
 	c := mustCost(t, grid, Linear(len(grid.Inputs), pairs))
 	// Min-degree on a 4×4 grid has width at most 5: intermediates of at
 	// most 2^5 elements.
 	if c.LargestIntermediate > 32 {
 		t.Fatalf("largest intermediate %g, want at most 32", c.LargestIntermediate)
 	}
-	if _, ok := eliminationRun(&grid, Options{MemoryLimit: 2}, nil, 0); ok {
+	if _, ok := eliminationRun(context.Background(), &grid, Options{MemoryLimit: 2}, nil, 0); ok {
 		t.Fatal("a memory limit of 2 elements should not be met")
+	}
+}
+
+// TestMemoryLimitKeepsFreePath: a memory limit that the unconstrained path
+// already meets changes nothing. On a 10×10 lattice the optimizers used to
+// fail with ErrMemoryLimit at limits up to 8 times the unconstrained
+// path's largest intermediate (issue 13).
+func TestMemoryLimitKeepsFreePath(t *testing.T) {
+	n := Lattice(10, 10, 2)
+	ctx := context.Background()
+	for name, opt := range map[string]func(Options) (Path, error){
+		"greedy": func(o Options) (Path, error) { return Greedy(n, o) },
+		"auto":   func(o Options) (Path, error) { return Auto(ctx, n, o) },
+		"search": func(o Options) (Path, error) {
+			o.Trials, o.Time = 6, time.Minute
+			return Search(ctx, n, o)
+		},
+	} {
+		free, err := opt(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		big, _, _ := largest(n, free)
+		for _, f := range []float64{1, 2, 4, 8} {
+			p, err := opt(Options{MemoryLimit: f * big})
+			if err != nil {
+				t.Fatalf("%s, limit %g (free path's largest intermediate %g): %v", name, f*big, big, err)
+			}
+			if name != "search" && p.String() != free.String() {
+				t.Errorf("%s, limit %g: the path changed though the free one fits", name, f*big)
+			}
+			if got, _, _ := largest(n, p); got > f*big {
+				t.Errorf("%s, limit %g: intermediate of %g elements", name, f*big, got)
+			}
+		}
+		// Below the free path's largest intermediate, a path within the
+		// limit or ErrMemoryLimit, never another error.
+		p, err := opt(Options{MemoryLimit: big / 2})
+		switch {
+		case errors.Is(err, ErrMemoryLimit):
+		case err != nil:
+			t.Fatalf("%s, limit %g: %v", name, big/2, err)
+		default:
+			if got, _, _ := largest(n, p); got > big/2 {
+				t.Errorf("%s, limit %g: intermediate of %g elements", name, big/2, got)
+			}
+		}
+	}
+}
+
+// TestAutoBudgetIsWork: Auto's result does not depend on time: its
+// reconfiguration is bounded by a count of subtree solves, so a time
+// option (which bounded it before, making Auto differ from run to run on
+// thousands of tensors; issue 13) changes nothing.
+func TestAutoBudgetIsWork(t *testing.T) {
+	g, err := RandomRegular(300, 3, 2, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []Network{g, Lattice(16, 16, 2)} {
+		a := must(Auto(context.Background(), n, Options{Time: time.Nanosecond}))
+		b := must(Auto(context.Background(), n, Options{Time: time.Minute}))
+		if a.String() != b.String() {
+			t.Errorf("%d inputs: Auto gives different paths within 1 ns (%.2f log10 FLOPs) and 1 min (%.2f)",
+				len(n.Inputs), mustCost(t, n, a).Log10Flops(), mustCost(t, n, b).Log10Flops())
+		}
+	}
+}
+
+// TestCostsBeyondFloat64: paths whose FLOPs pass float64's range (10^308)
+// are still told apart: a chain whose two orders cost 2^993 + 2^1241 and
+// 2^1241 + 2^1365 FLOPs, and a regular graph of 100 tensors with bonds of 2^40, where
+// every optimizer must do at least as well as greedy by log2 FLOPs. The
+// costs used to overflow to +Inf, which the optimizers took for paths
+// that do not exist (issue 13).
+func TestCostsBeyondFloat64(t *testing.T) {
+	// Groups X, Y, Z, W of 6, 6, 4 and 10 labels of 2^62: A(X,Y) B(Y,Z) C(Z,W).
+	var n Network
+	group := func(k int) []int {
+		var g []int
+		for range k {
+			g = append(g, len(n.Sizes))
+			n.Sizes = append(n.Sizes, 1<<62)
+		}
+		return g
+	}
+	x, y, z, w := group(6), group(6), group(4), group(10)
+	n.Inputs = [][]int{slices.Concat(x, y), slices.Concat(y, z), slices.Concat(z, w)}
+	n.Output = slices.Concat(x, w)
+	// (AB)C: X·Y·Z·2 + X·Z·W·2 = 2^993 + 2^1241 (Y and Z are summed away).
+	want := 1241 + math.Log2(1+math.Exp2(993-1241))
+	c := mustCost(t, n, Path{{0, 1}, {0, 1}})
+	if !math.IsInf(c.Flops, 1) || math.Abs(c.Log2Flops-want) > 1e-9 || math.Abs(c.Log10Flops()-want*math.Log10(2)) > 1e-9 {
+		t.Fatalf("cost %g, log2 %v, log10 %v; want +Inf, %v", c.Flops, c.Log2Flops, c.Log10Flops(), want)
+	}
+	p, err := Optimal(context.Background(), n, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustCost(t, n, p).Log2Flops; math.Abs(got-want) > 1e-9 {
+		t.Fatalf("optimal path %v costs 2^%v, want 2^%v", p, got, want)
+	}
+
+	g, err := RandomRegular(100, 3, 1<<40, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc := mustCost(t, g, must(Greedy(g, Options{})))
+	if !math.IsInf(gc.Flops, 1) {
+		t.Fatalf("greedy costs %g FLOPs; the test needs more than float64 holds", gc.Flops)
+	}
+	for name, opt := range map[string]func() (Path, error){
+		"auto":   func() (Path, error) { return Auto(context.Background(), g, Options{}) },
+		"random": func() (Path, error) { return RandomGreedy(context.Background(), g, Options{Trials: 8}) },
+		"search": func() (Path, error) {
+			return Search(context.Background(), g, Options{Trials: 8, Time: time.Minute})
+		},
+		"reconfigure": func() (Path, error) {
+			return Reconfigure(context.Background(), g, must(Greedy(g, Options{})), Options{})
+		},
+	} {
+		p, err := opt()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if c := mustCost(t, g, p); c.Log2Flops > gc.Log2Flops+1e-9 {
+			t.Errorf("%s: 2^%.1f FLOPs, greedy 2^%.1f", name, c.Log2Flops, gc.Log2Flops)
+		} else {
+			t.Logf("%s: 10^%.1f FLOPs, greedy 10^%.1f", name, c.Log10Flops(), gc.Log10Flops())
+		}
 	}
 }

@@ -28,8 +28,11 @@ type Slicing struct {
 	// Slices is the number of slices: the product over the sliced labels
 	// of their size over their size in one slice.
 	Slices float64
-	// Flops is the cost of all the slices: Slices times one slice's FLOPs.
+	// Flops is the cost of all the slices: Slices times one slice's FLOPs
+	// (+Inf past float64: Log2Flops holds it).
 	Flops float64
+	// Log2Flops is log2 of Flops, finite where Flops overflows.
+	Log2Flops float64
 	// Peak is the peak of live intermediates of one slice, in elements
 	// (see Peak).
 	Peak float64
@@ -69,24 +72,23 @@ func liveSizes(n Network, p Path) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	// terms[i] is the size of the i-th term of the current list if it is
-	// an intermediate, 0 for an input; held is their sum.
-	terms := make([]float64, len(n.Inputs))
-	held := 0.0
+	ids, _ := p.IDs(len(n.Inputs)) // Evaluate has checked p
+	// held[id] is the size of value id if it is an intermediate, 0 for an
+	// input; total is their sum over the live values.
+	held := make([]float64, len(n.Inputs), len(n.Inputs)+len(p))
+	total := 0.0
 	live := make([]float64, len(p))
-	for si, step := range p {
+	for si := range p {
 		size := c.Steps[si].Size
 		if si == len(p)-1 {
 			size = 0 // the final result
 		}
-		live[si] = held + size // the operands are freed after the step
-		pos := slices.Sorted(slices.Values(step))
-		for i := len(pos) - 1; i >= 0; i-- {
-			held -= terms[pos[i]]
-			terms = slices.Delete(terms, pos[i], pos[i]+1)
+		live[si] = total + size // the operands are freed after the step
+		for _, id := range ids[si] {
+			total -= held[id]
 		}
-		held += size
-		terms = append(terms, size)
+		total += size
+		held = append(held, size)
 	}
 	return live, nil
 }
@@ -153,8 +155,8 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 trials:
 	for trial := range sliceTrials {
 		for _, blocks := range []bool{false, true} {
-			s, ok := sliceTrial(ctx, n, start, ro, rng, 0.25*float64(trial), c0.Flops, blocks)
-			if ok && (!found || s.Flops < best.Flops) {
+			s, ok := sliceTrial(ctx, n, start, ro, rng, 0.25*float64(trial), c0.Log2Flops, blocks)
+			if ok && (!found || s.Log2Flops < best.Log2Flops) {
 				best, found = s, true
 			}
 			if ok && len(s.Labels) == 0 || ctx.Err() != nil {
@@ -170,6 +172,7 @@ trials:
 	best.Path = reoptimize(ctx, sliced, best.Path, Options{MemoryLimit: limit, Time: ro.Time * 2, Seed: o.Seed, WriteWeight: o.WriteWeight})
 	c, _ := Evaluate(sliced, best.Path)
 	best.Flops = best.Slices * c.Flops
+	best.Log2Flops = math.Log2(best.Slices) + c.Log2Flops
 	best.Peak, _ = Peak(sliced, best.Path)
 	return best, nil
 }
@@ -177,9 +180,9 @@ trials:
 // sliceTrial slices labels one at a time, chosen by bestSlice (with
 // randomness temp), improving the path (reoptimize) after each, until
 // every intermediate fits o.MemoryLimit; false when no label helps or the
-// FLOPs pass MaxSliceOverhead times flops0. A label may be sliced again
-// into smaller blocks.
-func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Rand, temp, flops0 float64, blocks bool) (Slicing, bool) {
+// FLOPs pass MaxSliceOverhead times 2^logFlops0. A label may be sliced
+// again into smaller blocks.
+func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Rand, temp, logFlops0 float64, blocks bool) (Slicing, bool) {
 	s := Slicing{Path: p, Slices: 1}
 	cur := n
 	for {
@@ -188,13 +191,14 @@ func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Ran
 			return s, false
 		}
 		s.Flops = s.Slices * c.Flops
+		s.Log2Flops = math.Log2(s.Slices) + c.Log2Flops
 		switch {
-		case s.Flops > MaxSliceOverhead*max(flops0, 1):
+		case s.Log2Flops > math.Log2(MaxSliceOverhead)+max(logFlops0, 0):
 			return s, false
 		case big <= o.MemoryLimit:
 			return s, true
 		}
-		l, size, ok := bestSlice(cur, s.Path, o.MemoryLimit, c.Flops, rng, temp, blocks)
+		l, size, ok := bestSlice(cur, s.Path, o.MemoryLimit, c.Log2Flops, rng, temp, blocks)
 		if !ok {
 			return s, false
 		}
@@ -218,8 +222,8 @@ func reoptimize(ctx context.Context, n Network, p Path, o Options) Path {
 		if err != nil {
 			return
 		}
-		if big, c, err := largest(n, q); err == nil && big <= o.MemoryLimit && c.Flops < bestFlops {
-			best, bestFlops = q, c.Flops
+		if big, c, err := largest(n, q); err == nil && big <= o.MemoryLimit && c.Log2Flops < bestFlops {
+			best, bestFlops = q, c.Log2Flops
 		}
 	}
 	try(p, nil)
@@ -231,12 +235,12 @@ func reoptimize(ctx context.Context, n Network, p Path, o Options) Path {
 // bestSlice returns the label, and its size within one slice, whose
 // slicing shrinks the intermediates of p above limit the most per FLOPs
 // added: the score is log(their total size before / after) over log(FLOPs
-// of all its slices / FLOPs before). A label of size d is cut into d
+// of all its slices / FLOPs before), where p's FLOPs are 2^logFlops. A label of size d is cut into d
 // blocks of 1, or with blocks into k blocks for any divisor k > 1 of d. With temp 0 it takes the best score
 // (ties to the smaller label, then the fewer blocks); otherwise it draws a
 // choice with probability proportional to exp(score / (temp · best
 // score)). It reports false when no choice shrinks them.
-func bestSlice(n Network, p Path, limit, flops float64, rng *rand.Rand, temp float64, blocks bool) (label, size int, ok bool) {
+func bestSlice(n Network, p Path, limit, logFlops float64, rng *rand.Rand, temp float64, blocks bool) (label, size int, ok bool) {
 	over := func(c Cost) float64 { // elements of the intermediates above the limit
 		t := 0.0
 		for _, st := range c.Steps[:len(c.Steps)-1] {
@@ -273,7 +277,7 @@ func bestSlice(n Network, p Path, limit, flops float64, rng *rand.Rand, temp flo
 				continue
 			}
 			gain := math.Log((before + limit) / (after + limit))
-			cost := math.Log(max(c.Flops*float64(k), 1) / max(flops, 1))
+			cost := (max(c.Log2Flops+math.Log2(float64(k)), 0) - max(logFlops, 0)) * math.Ln2
 			score := gain / max(cost, 1e-9)
 			choices, scores = append(choices, choice{l, d / k}), append(scores, score)
 			top = max(top, score)
