@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -54,6 +52,11 @@ type pathResult struct {
 	Err        string  `json:"error,omitempty"`
 }
 
+const benchPathsUsage = `usage: goferro bench paths [-max N] [-search-time D] [-networks FILE] [-ref FILE]
+Plans generated lattices and random 3-regular graphs with greedy, auto and
+search and prints, per network, log10 of each path's FLOPs and the CPU time
+planning took, as a Markdown table.`
+
 // runBenchPaths measures path quality: goferro bench paths [-max N]
 // [-search-time D] [-networks FILE] [-ref FILE]. For every network of the
 // suite it prints log10 of the FLOPs of the path greedy, auto and search
@@ -61,20 +64,17 @@ type pathResult struct {
 // of a JSON file of reference results (bench/paths-vs-opt-einsum.py writes
 // one from the networks -networks saves).
 func runBenchPaths(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("bench paths", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newFlagSet("bench paths", benchPathsUsage)
 	maxTensors := fs.Int("max", 5000, "largest network, in tensors")
 	searchTime := fs.Duration("search-time", time.Second, "time budget of search")
 	networks := fs.String("networks", "", "write the suite's networks to this JSON file and stop")
 	ref := fs.String("ref", "", "JSON file of reference results to add: {network: {optimizer: {log10_flops, seconds}}}")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("paths: %v", err)
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("paths: unexpected argument %q", fs.Arg(0))
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q (see goferro bench paths -h)", pos[0])
 	}
 	suite, err := pathSuite(*maxTensors)
 	if err != nil {
