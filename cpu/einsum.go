@@ -130,7 +130,7 @@ func (c *Contraction) Execute(ctx context.Context, operands ...*tensor.Tensor) (
 		return nil, err
 	}
 	if c.sliced != nil {
-		return c.sliced.execute(ctx, c.threads, operands)
+		return c.sliced.execute(ctx, c.threads, 0, c.sliced.whole.Slicing.Count, operands)
 	}
 	return c.prog.Execute(ctx, c.threads, operands...)
 }

@@ -68,19 +68,19 @@ func (r *slicedRun) copies() int {
 	return n
 }
 
-// execute contracts the operands slice by slice, the slices spread over
-// workers goroutines (each slice's GEMMs on threads/workers of them).
-// Slices over summed labels accumulate into one buffer per worker, added
-// together at the end: the memory of one output per worker.
-func (r *slicedRun) execute(ctx context.Context, threads int, operands []*tensor.Tensor) (*tensor.Tensor, error) {
-	if err := r.check(operands); err != nil {
+// execute contracts the operands slice by slice, slices lo..hi-1 of the
+// plan's Count spread over workers goroutines (each slice's GEMMs on
+// threads/workers of them). Slices over summed labels accumulate into one
+// buffer per worker, added together at the end: the memory of one output
+// per worker.
+func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands []*tensor.Tensor) (*tensor.Tensor, error) {
+	if err := checkOperands(r.whole, operands); err != nil {
 		return nil, err
 	}
 	if threads <= 0 {
 		threads = gemm.Threads()
 	}
-	count := r.whole.Slicing.Count
-	workers := max(1, min(threads, count))
+	workers := max(1, min(threads, hi-lo))
 	out, err := tensor.Zeros(operands[0].DType(), r.whole.OutputShape...)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (r *slicedRun) execute(ctx context.Context, threads int, operands []*tensor
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			accs[w], errs[w] = r.work(ctx, w, workers, max(1, threads/workers), operands, out)
+			accs[w], errs[w] = r.work(ctx, lo+w, hi, workers, max(1, threads/workers), operands, out)
 		})
 	}
 	wg.Wait()
@@ -107,9 +107,47 @@ func (r *slicedRun) execute(ctx context.Context, threads int, operands []*tensor
 	return out, nil
 }
 
-// work contracts slices w, w+workers, ... into an accumulator: out itself
-// when every slice writes its own block, a buffer of its own otherwise.
-func (r *slicedRun) work(ctx context.Context, w, workers, threads int, operands []*tensor.Tensor, out *tensor.Tensor) (*tensor.Tensor, error) {
+// Slices returns the number of slices Execute runs: the plan's
+// Slicing.Count, or 1 for a plan that is not sliced.
+func (c *Contraction) Slices() int {
+	if c.sliced != nil {
+		return c.sliced.whole.Slicing.Count
+	}
+	return 1
+}
+
+// ExecuteSlices is Execute restricted to slices lo..hi-1 of the Slices():
+// it returns their contribution alone, the sum of those slices (a logical
+// or for Bool) with zeros in the output blocks of the others. The results
+// of ExecuteSlices over ranges that cover 0..Slices()-1 once add up to
+// Execute's, which is how the slices are shared out among processes (see
+// package mpi). Operands of different dtypes are promoted as by Execute.
+// 0 ≤ lo ≤ hi ≤ Slices(), else a *KernelError of kind tensor.ErrIndex.
+func (c *Contraction) ExecuteSlices(ctx context.Context, lo, hi int, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	if n := c.Slices(); lo < 0 || lo > hi || hi > n {
+		return nil, errorf("ExecuteSlices", tensor.ErrIndex, "slices %d..%d outside 0..%d", lo, hi-1, n-1)
+	}
+	operands, err := promote(operands)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.sliced != nil:
+		return c.sliced.execute(ctx, c.threads, lo, hi, operands)
+	case hi > lo:
+		return c.prog.Execute(ctx, c.threads, operands...)
+	}
+	p := c.Plan()
+	if err := checkOperands(p, operands); err != nil {
+		return nil, err
+	}
+	return tensor.Zeros(operands[0].DType(), p.OutputShape...)
+}
+
+// work contracts slices first, first+workers, ... below hi into an
+// accumulator: out itself when every slice writes its own block, a buffer
+// of its own otherwise.
+func (r *slicedRun) work(ctx context.Context, first, hi, workers, threads int, operands []*tensor.Tensor, out *tensor.Tensor) (*tensor.Tensor, error) {
 	acc := out
 	if r.summed {
 		var err error
@@ -120,7 +158,7 @@ func (r *slicedRun) work(ctx context.Context, w, workers, threads int, operands 
 	s := r.whole.Slicing
 	views := make([]*tensor.Tensor, len(operands))
 	var vals []int
-	for k := w; k < s.Count; k += workers {
+	for k := first; k < hi; k += workers {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, &einsum.Error{Kind: einsum.ErrCanceled, Pos: -1, Operand: -1, Msg: "canceled between slices", Err: ctx.Err()}
 		}
@@ -190,10 +228,9 @@ func cut(t *tensor.Tensor, axes [][]int, vals, blocks []int) (*tensor.Tensor, er
 	return t.Slice(ranges...)
 }
 
-// check validates the operands against the whole plan's shapes and one
+// checkOperands validates the operands against the plan's shapes and one
 // common dtype.
-func (r *slicedRun) check(operands []*tensor.Tensor) error {
-	p := r.whole
+func checkOperands(p *einsum.Plan, operands []*tensor.Tensor) error {
 	if len(operands) != len(p.InputShapes) {
 		return &einsum.Error{Kind: einsum.ErrOperands, Pos: -1, Operand: -1, Msg: fmt.Sprintf("%d operands, the plan takes %d", len(operands), len(p.InputShapes))}
 	}

@@ -134,3 +134,124 @@ func largestIntermediate(p *einsum.Plan) float64 {
 	}
 	return largest
 }
+
+// TestExecuteSlicesPartition: the results of ExecuteSlices over ranges
+// that cut 0..Slices()-1 into two or three parts add up (or, for bool,
+// or together) to the naive result, for sliced plans with summed and
+// output labels sliced; an unsliced plan has one slice, and an empty range
+// gives zeros.
+func TestExecuteSlicesPartition(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	dtypes := []tensor.DType{tensor.Float64, tensor.Complex64, tensor.Int32, tensor.Bool}
+	sliced := 0
+	for i := range 300 {
+		c := genEquationSized(r, true, 6, 5, 4, 5)
+		p, err := einsum.NewPlan(c.eq, c.shapes, c.opts...)
+		if err != nil || len(p.Steps) < 2 || largestIntermediate(p) < 4 || slices.ContainsFunc(c.shapes, func(s []int) bool { return slices.Contains(s, 0) }) {
+			continue // empty operands are not what this test is about
+		}
+		if i%5 != 0 { // every fifth case stays unsliced
+			q, err := einsum.NewPlan(c.eq, c.shapes, append(c.opts, einsum.WithMemoryLimit(largestIntermediate(p)/4))...)
+			if err != nil {
+				continue
+			}
+			p = q
+		}
+		x, err := cpu.NewContraction(p, cpu.WithThreads(1+i%2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := x.Slices()
+		if p.Slicing == nil && n != 1 || p.Slicing != nil && n != p.Slicing.Count {
+			t.Fatalf("%q: Slices() = %d for slicing %v", c.eq, n, p.Slicing)
+		}
+		if n > 1 {
+			sliced++
+		}
+		dt := dtypes[i%len(dtypes)]
+		ops := make([]*tensor.Tensor, len(c.shapes))
+		for j, s := range c.shapes {
+			ops[j] = randOperand(t, r, dt, s)
+		}
+		cuts := []int{0, r.IntN(n + 1), n}
+		if n > 2 {
+			cuts = []int{0, 1, 1 + r.IntN(n-1), n}
+		}
+		var got *tensor.Tensor
+		for k := 1; k < len(cuts); k++ {
+			part, err := x.ExecuteSlices(context.Background(), cuts[k-1], cuts[k], ops...)
+			if err != nil {
+				t.Fatalf("%q slices %d..%d: %v", c.eq, cuts[k-1], cuts[k], err)
+			}
+			if got == nil {
+				got = part.Clone()
+			} else if dt == tensor.Bool {
+				err = cpu.SelectInto(got, part, part, got)
+			} else {
+				err = cpu.BinaryInto(cpu.OpAdd, got, got, part)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := x.Execute(context.Background(), ops...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rtol, atol := tolFor(dt)
+		if err := tensor.CheckClose(got, want, rtol, atol); err != nil {
+			t.Fatalf("%q %v in %d slices cut at %v (%v): %v", c.eq, c.shapes, n, cuts, dt, err)
+		}
+	}
+	if sliced < 30 {
+		t.Errorf("only %d cases ran sliced", sliced)
+	}
+}
+
+// TestExecuteSlicesRange: a range outside 0..Slices() is a tensor.ErrIndex
+// error, not a panic; bad operands are the einsum errors of Execute.
+func TestExecuteSlicesRange(t *testing.T) {
+	p, err := einsum.NewPlan("ij,jk->ik", [][]int{{4, 6}, {6, 4}}, einsum.WithMemoryLimit(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := cpu.NewContraction(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := tensor.Zeros(tensor.Float64, 4, 6)
+	b, _ := tensor.Zeros(tensor.Float64, 6, 4)
+	n := x.Slices()
+	for _, rg := range [][2]int{{-1, 1}, {2, 1}, {0, n + 1}} {
+		if _, err := x.ExecuteSlices(context.Background(), rg[0], rg[1], a, b); !errors.Is(err, tensor.ErrIndex) {
+			t.Errorf("slices %v of %d: %v, want ErrIndex", rg, n, err)
+		}
+	}
+	if _, err := x.ExecuteSlices(context.Background(), 0, 1, a); !errors.Is(err, einsum.ErrOperands) {
+		t.Errorf("one operand: %v, want ErrOperands", err)
+	}
+	// Mixed dtypes promote as in Execute.
+	r := rand.New(rand.NewPCG(1, 2))
+	a, b = randOperand(t, r, tensor.Float32, []int{4, 6}), randOperand(t, r, tensor.Float64, []int{6, 4})
+	want, err := x.Execute(context.Background(), a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := x.ExecuteSlices(context.Background(), 0, n, a, b)
+	if err != nil || got.DType() != tensor.Float64 {
+		t.Fatalf("float32 by float64: %v, %v", got, err)
+	}
+	if err := tensor.CheckClose(got, want, 1e-12, 1e-12); err != nil {
+		t.Error(err)
+	}
+	u, err := einsum.NewPlan("ij,jk->ik", [][]int{{4, 6}, {6, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, err = cpu.NewContraction(u); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.ExecuteSlices(context.Background(), 0, 0, a, a); !errors.Is(err, einsum.ErrShape) {
+		t.Errorf("empty range, bad shape: %v, want ErrShape", err)
+	}
+}
