@@ -10,6 +10,7 @@ need=()
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
 [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 ] || ls /usr/lib/*/libOpenCL.so.1 >/dev/null 2>&1 || need+=(ocl-icd-libopencl1)
 ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1 || need+=(pocl-opencl-icd)
+command -v mpirun >/dev/null || need+=(openmpi-bin) # the mpi tests run 2 processes under mpirun
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		echo "test.sh: installing ${need[*]}"

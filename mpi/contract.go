@@ -1,0 +1,242 @@
+package mpi
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"unsafe"
+
+	"github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/tensor"
+)
+
+// ContractOption configures Contract.
+type ContractOption func(*contractConfig)
+
+type contractConfig struct {
+	plan    []einsum.Option
+	budget  int64
+	threads int
+}
+
+// WithPlanOptions passes options to the planner (optimizer, path, memory
+// limit: einsum.WithMemoryLimit slices the plan).
+func WithPlanOptions(opts ...einsum.Option) ContractOption {
+	return func(c *contractConfig) { c.plan = append(c.plan, opts...) }
+}
+
+// WithBudget plans so that each process's share needs at most bytes of
+// memory, operands included (cpu.PlanWithin: the plan is sliced until it
+// fits); 0 means no budget.
+func WithBudget(bytes int64) ContractOption { return func(c *contractConfig) { c.budget = bytes } }
+
+// WithThreads sets the goroutines each process contracts with (0:
+// gemm.Threads()).
+func WithThreads(n int) ContractOption { return func(c *contractConfig) { c.threads = n } }
+
+// Contract evaluates the einsum equation eq over operands across the
+// processes of c, every process passing the same operands: process 0
+// plans (see WithPlanOptions and WithBudget) and sends the plan to the
+// others, and Execute shares its slices out. Every process returns the
+// result. A failure on one process is an error on every process: its own
+// error there, an ErrRemote naming it on the others.
+func Contract(ctx context.Context, c *Comm, eq string, operands []*tensor.Tensor, opts ...ContractOption) (*tensor.Tensor, error) {
+	var cfg contractConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	var p *einsum.Plan
+	var encoded []byte
+	var err error
+	if c.rank == 0 {
+		if p, err = plan(ctx, eq, operands, cfg); err == nil {
+			encoded, err = json.Marshal(p)
+		}
+	}
+	encoded, rerr := c.bcastBytes(ctx, "Contract", encoded, err != nil, 0)
+	switch {
+	case err != nil:
+		return nil, err
+	case rerr != nil:
+		return nil, rerr
+	case c.rank != 0:
+		p = new(einsum.Plan)
+		if err = json.Unmarshal(encoded, p); err != nil {
+			err = fmt.Errorf("decoding the plan of process 0: %w", err)
+		}
+	}
+	var x *cpu.Contraction
+	if err == nil {
+		x, err = cpu.NewContraction(p, cpu.WithThreads(cfg.threads))
+	}
+	if err := c.agree(ctx, "Contract", err); err != nil {
+		return nil, err
+	}
+	return Execute(ctx, c, x, operands...)
+}
+
+// plan plans eq over the operands' shapes as cfg says.
+func plan(ctx context.Context, eq string, operands []*tensor.Tensor, cfg contractConfig) (*einsum.Plan, error) {
+	shapes := make([][]int, len(operands))
+	for i, t := range operands {
+		if t == nil {
+			return nil, &einsum.Error{Kind: einsum.ErrOperands, Pos: -1, Operand: i, Msg: fmt.Sprintf("operand %d is nil", i)}
+		}
+		shapes[i] = t.Shape()
+	}
+	if cfg.budget > 0 && len(operands) > 0 {
+		return cpu.PlanWithin(ctx, eq, shapes, operands[0].DType(), cfg.budget, cfg.threads, cfg.plan...)
+	}
+	return einsum.NewPlanContext(ctx, eq, shapes, cfg.plan...)
+}
+
+// Execute contracts operands with x across the processes of c: each
+// process runs its share of x's slices (a contiguous range of about
+// x.Slices()/c.Size() of them, see cpu.Contraction.ExecuteSlices), and the
+// parts are summed (or, for bool, ored) into the result on every process.
+// Every process must pass the same plan and operands: processes that
+// disagree get an ErrMismatch error before any work. A failure on one
+// process is an error on every process: its own error there, an ErrRemote
+// naming it on the others.
+func Execute(ctx context.Context, c *Comm, x *cpu.Contraction, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	var err error
+	if x == nil {
+		err = newErr("Execute", ErrArgument, "nil contraction")
+	}
+	var sum uint32
+	if err == nil {
+		sum, err = fingerprint(x.Plan(), operands)
+	}
+	if err := c.agree(ctx, "Execute", err); err != nil {
+		return nil, err
+	}
+	if err := c.same(ctx, "Execute", sum); err != nil {
+		return nil, err
+	}
+	lo, hi := share(x.Slices(), c.size, c.rank)
+	part, err := x.ExecuteSlices(ctx, lo, hi, operands...)
+	if err := c.agree(ctx, "Execute", err); err != nil {
+		return nil, err
+	}
+	if err := c.Allreduce(ctx, part, Sum); err != nil {
+		return nil, err
+	}
+	return part, nil
+}
+
+// share returns the slices lo..hi-1 of count that process rank of size
+// runs: contiguous ranges whose lengths differ by at most one.
+func share(count, size, rank int) (lo, hi int) {
+	return count * rank / size, count * (rank + 1) / size
+}
+
+// agree reports every process's local error to all of them: it returns
+// err on the process where it happened, an ErrRemote naming the lowest
+// failing process on the others, and nil when none failed.
+func (c *Comm) agree(ctx context.Context, op string, err error) error {
+	flag := []int32{int32(c.size)}
+	if err != nil {
+		flag[0] = int32(c.rank)
+	}
+	t, _ := tensor.New(flag, 1)
+	if rerr := c.Allreduce(ctx, t, Min); rerr != nil {
+		if err != nil {
+			return err
+		}
+		return rerr
+	}
+	switch {
+	case err != nil:
+		return err
+	case int(flag[0]) < c.size:
+		e := newErr(op, ErrRemote, "process %d failed", flag[0])
+		e.Rank = int(flag[0])
+		return e
+	}
+	return nil
+}
+
+// same returns an ErrMismatch error on every process unless v is the same
+// on all of them.
+func (c *Comm) same(ctx context.Context, op string, v uint32) error {
+	hi := []int64{int64(v), -int64(v)} // max of v and of -v: the max and the min
+	t, _ := tensor.New(hi, 2)
+	if err := c.Allreduce(ctx, t, Max); err != nil {
+		return err
+	}
+	if hi[0] != int64(v) || -hi[1] != int64(v) {
+		return newErr(op, ErrMismatch, "plans or operands differ between processes (fingerprints %#x to %#x)", -hi[1], hi[0])
+	}
+	return nil
+}
+
+// fingerprint is a checksum of the plan and the operands' dtypes, shapes
+// and elements.
+func fingerprint(p *einsum.Plan, operands []*tensor.Tensor) (uint32, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return 0, err
+	}
+	table := crc32.MakeTable(crc32.Castagnoli)
+	sum := crc32.Checksum(b, table)
+	for i, t := range operands {
+		if t == nil {
+			return 0, &einsum.Error{Kind: einsum.ErrOperands, Pos: -1, Operand: i, Msg: fmt.Sprintf("operand %d is nil", i)}
+		}
+		sum = crc32.Update(sum, table, fmt.Appendf(nil, "%v%v", t.DType(), t.ShapeView()))
+		if t = t.Contiguous(); t == nil {
+			return 0, newErr("Execute", ErrArgument, "cannot copy operand %d", i)
+		}
+		if t.Len() > 0 {
+			p, n, err := elements("Execute", t)
+			if err != nil {
+				return 0, err
+			}
+			sum = crc32.Update(sum, table, unsafe.Slice((*byte)(p), n*t.DType().Size()))
+		}
+	}
+	return sum, nil
+}
+
+// bcastBytes broadcasts b from root to every process and returns it there;
+// failed on root sends nothing and gives the others an ErrRemote.
+func (c *Comm) bcastBytes(ctx context.Context, op string, b []byte, failed bool, root int) ([]byte, error) {
+	head := []int64{int64(len(b))}
+	if failed {
+		head[0] = -1
+	}
+	t, _ := tensor.New(head, 1)
+	if err := c.Bcast(ctx, t, root); err != nil {
+		return nil, err
+	}
+	if head[0] < 0 {
+		if c.rank == root {
+			return nil, nil
+		}
+		e := newErr(op, ErrRemote, "process %d failed", root)
+		e.Rank = root
+		return nil, e
+	}
+	words := make([]int64, (head[0]+7)/8)
+	if c.rank == root {
+		for i := range words {
+			var w [8]byte
+			copy(w[:], b[8*i:])
+			words[i] = int64(binary.LittleEndian.Uint64(w[:]))
+		}
+	}
+	t, _ = tensor.New(words, len(words))
+	if err := c.Bcast(ctx, t, root); err != nil {
+		return nil, err
+	}
+	out := make([]byte, 8*len(words))
+	for i, w := range words {
+		binary.LittleEndian.PutUint64(out[8*i:], uint64(w))
+	}
+	return out[:head[0]], nil
+}
