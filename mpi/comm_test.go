@@ -34,6 +34,7 @@ func TestComm(t *testing.T) {
 	})
 	t.Run("Lengths", func(t *testing.T) { testLengths(t, c) })
 	t.Run("RecvTimeout", func(t *testing.T) { testRecvTimeout(t, c) })
+	t.Run("BcastPlan", func(t *testing.T) { testBcastPlan(t, c) })
 	t.Run("Contract", func(t *testing.T) { testContract(t, c) })
 	t.Run("ContractFailure", func(t *testing.T) { testContractFailure(t, c) })
 	if err := c.Finalize(context.Background()); err != nil {

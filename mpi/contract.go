@@ -51,33 +51,57 @@ func Contract(ctx context.Context, c *Comm, eq string, operands []*tensor.Tensor
 		}
 	}
 	var p *einsum.Plan
-	var encoded []byte
 	var err error
 	if c.rank == 0 {
-		if p, err = plan(ctx, eq, operands, cfg); err == nil {
-			encoded, err = json.Marshal(p)
-		}
+		p, err = plan(ctx, eq, operands, cfg)
 	}
-	encoded, rerr := c.bcastBytes(ctx, "Contract", encoded, err != nil, 0)
+	p, berr := BcastPlan(ctx, c, p, 0)
 	switch {
 	case err != nil:
-		return nil, err
-	case rerr != nil:
-		return nil, rerr
-	case c.rank != 0:
-		p = new(einsum.Plan)
-		if err = json.Unmarshal(encoded, p); err != nil {
-			err = fmt.Errorf("decoding the plan of process 0: %w", err)
-		}
+		return nil, err // process 0's own planning error
+	case berr != nil:
+		return nil, berr
 	}
-	var x *cpu.Contraction
-	if err == nil {
-		x, err = cpu.NewContraction(p, cpu.WithThreads(cfg.threads))
-	}
+	x, err := cpu.NewContraction(p, cpu.WithThreads(cfg.threads))
 	if err := c.agree(ctx, "Contract", err); err != nil {
 		return nil, err
 	}
 	return Execute(ctx, c, x, operands...)
+}
+
+// BcastPlan sends the plan p of process root to every process and
+// returns it there (root returns p): processes that plan on their own may
+// find different plans (a search under a time budget, a memory budget that
+// depends on what each machine has free), and Execute needs one. p is
+// read on root only; a nil p there is an ErrArgument error on root and an
+// ErrRemote on the others.
+func BcastPlan(ctx context.Context, c *Comm, p *einsum.Plan, root int) (*einsum.Plan, error) {
+	if err := c.checkRank("BcastPlan", root); err != nil {
+		return nil, err
+	}
+	var b []byte
+	var err error
+	if c.rank == root {
+		if p == nil {
+			err = newErr("BcastPlan", ErrArgument, "nil plan")
+		} else if b, err = json.Marshal(p); err != nil {
+			err = &Error{Op: "BcastPlan", Kind: ErrArgument, Rank: -1, Msg: "encoding the plan", Err: err}
+		}
+	}
+	b, berr := c.bcastBytes(ctx, "BcastPlan", b, err != nil, root)
+	switch {
+	case err != nil:
+		return nil, err
+	case berr != nil:
+		return nil, berr
+	case c.rank == root:
+		return p, nil
+	}
+	q := new(einsum.Plan)
+	if err := json.Unmarshal(b, q); err != nil {
+		return nil, &Error{Op: "BcastPlan", Kind: ErrMismatch, Rank: -1, Msg: fmt.Sprintf("decoding the plan of process %d", root), Err: err}
+	}
+	return q, nil
 }
 
 // plan plans eq over the operands' shapes as cfg says.

@@ -127,6 +127,29 @@ func testContractFailure(t *testing.T, c *mpi.Comm) {
 	}
 }
 
+// testBcastPlan: every process gets process 0's sliced plan; a nil plan
+// on process 0 is ErrArgument there and ErrRemote on the others.
+func testBcastPlan(t *testing.T, c *mpi.Comm) {
+	ctx := context.Background()
+	k := contractCases[1]
+	want, err := einsum.NewPlan(k.eq, k.shapes, einsum.WithMemoryLimit(k.limit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine *einsum.Plan
+	if c.Rank() == 0 {
+		mine = want
+	}
+	got, err := mpi.BcastPlan(ctx, c, mine, 0)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got plan %+v, %v; want %+v", got, err, want)
+	}
+	_, err = mpi.BcastPlan(ctx, c, nil, 0)
+	if c.Rank() == 0 && !errors.Is(err, mpi.ErrArgument) || c.Rank() != 0 && !errors.Is(err, mpi.ErrRemote) {
+		t.Errorf("nil plan on process 0: %v", err)
+	}
+}
+
 // TestPlanTravels: a sliced plan survives the JSON that Contract sends
 // from process 0 to the others.
 func TestPlanTravels(t *testing.T) {
