@@ -50,6 +50,7 @@ type einsumFlags struct {
 	searchTime              time.Duration
 	cpuProfile              string
 	rowMajor                bool
+	mpi                     mpiRun // --mpi: share the slices among MPI processes (einsum_mpi.go)
 }
 
 func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
@@ -71,6 +72,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	fs.BoolVar(&f.rowMajor, "row-major", false, "instance mode: always materialise a row-major result")
+	fs.BoolVar(&f.mpi.on, "mpi", false, "instance mode, under mpirun: each process runs its share of the slices and process 0 prints the result")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return err
@@ -85,6 +87,9 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 		gemm.SetThreads(f.threads)
 	}
 	defer f.budget.hold()()
+	if f.mpi.on && f.inst == "" {
+		return usagef("--mpi replays an --instance")
+	}
 	if f.inst != "" {
 		if len(pos) > 0 {
 			return usagef("--instance takes no positional arguments (got %q)", pos)
@@ -232,6 +237,12 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	if err != nil {
 		return planErr(err)
 	}
+	execute := c.Execute
+	if f.mpi.on {
+		var done func()
+		execute, stdout, done = f.mpiExecute(ctx, c, stdout)
+		defer done()
+	}
 	p := c.Plan()
 	planMS := time.Since(t0).Seconds() * 1e3
 	if f.verbose {
@@ -246,7 +257,7 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	}
 	bar.step("planned")
 	bar.begin("warm-up")
-	out, err := c.Execute(ctx, ops...)
+	out, err := execute(ctx, ops...)
 	if err != nil {
 		return planErr(err)
 	}
@@ -272,7 +283,7 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		runtime.GC()
 		bar.begin(fmt.Sprintf("run %d/%d", i+1, f.runs))
 		t, pc := time.Now(), processCPU()
-		out, err = c.Execute(ctx, ops...)
+		out, err = execute(ctx, ops...)
 		if err != nil {
 			return planErr(err)
 		}
@@ -291,8 +302,8 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "instance=%s strategy=%s runs=%d median_ms=%.3f log10_flops=%.4f log2_size=%.4f checksum=%.10g\n",
-		in.Name, f.strategy, f.runs, med, p.Log10Flops(), p.Log2Size(), real(einsumChecksum(out)))
+	fmt.Fprintf(stdout, "instance=%s strategy=%s runs=%d median_ms=%.3f log10_flops=%.4f log2_size=%.4f checksum=%.10g%s\n",
+		in.Name, f.strategy, f.runs, med, p.Log10Flops(), p.Log2Size(), real(einsumChecksum(out)), f.mpi.info)
 	return nil
 }
 
@@ -302,7 +313,11 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 // (like the peers: torch and numpy return views, so the result may stay in
 // the axis order the last step writes).
 func (f *einsumFlags) contraction(ctx context.Context, eq string, shapes [][]int, dt tensor.DType, opts []einsum.Option) (*cpu.Contraction, error) {
-	p, err := f.plan(ctx, eq, shapes, dt, f.budget.get(), opts)
+	plan := f.plan
+	if f.mpi.on {
+		plan = f.mpiPlan // process 0 plans, the others take its plan
+	}
+	p, err := plan(ctx, eq, shapes, dt, f.budget.get(), opts)
 	if err != nil {
 		return nil, err
 	}

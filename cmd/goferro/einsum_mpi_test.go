@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestEinsumMPI: under mpirun with 2 processes, einsum --instance --mpi
+// prints one result line, from process 0, with ranks=2, the slice count,
+// and the single-process checksum — for a plan of one slice (process 1
+// runs none) and for a plan sliced under --memory-limit.
+func TestEinsumMPI(t *testing.T) {
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun not found: install openmpi-bin")
+	}
+	// tri's intermediate (64×64) does not fit 120KiB beside its operands
+	// (96KiB): the plan runs in 64 slices, 32 on each process.
+	tri := filepath.Join(t.TempDir(), "tri.json")
+	err = os.WriteFile(tri, []byte(`{"name": "tri", "format_string": "ab,bc,ca->", "shapes": [[64, 64], [64, 64], [64, 64]],
+ "dtype": "float64", "num_tensors": 3, "paths": {"opt_flops": {"path": [[0, 1], [0, 1]], "log10_flops": 5.7, "log2_size": 12}}}`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args   []string
+		slices float64
+	}{
+		{[]string{"--instance", fix("chain.json"), "--seed", "3"}, 1},
+		{[]string{"--instance", tri, "--memory-limit", "120KiB", "--threads", "1"}, 64},
+	} {
+		args := append([]string{"einsum", "--runs", "1"}, c.args...)
+		want := summary(t, mustRun(t, args...).stdout)
+		cmd := exec.Command(mpirun, append([]string{"--allow-run-as-root", "--oversubscribe", "-np", "2", binary}, append(args, "--mpi")...)...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("mpirun goferro %v: %v\n%s%s", args, err, out.String(), errb.String())
+		}
+		if n := bytes.Count(out.Bytes(), []byte("instance=")); n != 1 {
+			t.Errorf("%d result lines, want 1 (process 0's):\n%s", n, out.String())
+		}
+		got := summary(t, out.String())
+		if !near(num(t, got, "checksum"), num(t, want, "checksum")) || got["ranks"] != "2" || num(t, got, "slices") != c.slices {
+			t.Errorf("goferro %v --mpi: %v, single process %v", args, got, want)
+		}
+		t.Logf("%s", out.String())
+	}
+	r := cli(t, "einsum", "ij,jk->ik", fix("a.npy"), fix("b.npy"), "-o", filepath.Join(t.TempDir(), "c.npy"), "--mpi")
+	if r.code != 2 {
+		t.Errorf("--mpi without --instance: exit %d, want 2 (usage)", r.code)
+	}
+}
