@@ -200,10 +200,15 @@ func (c *Comm) run(ctx context.Context, f func()) error {
 	case <-done:
 		return nil
 	case <-time.After(stuckAfter):
-		c.breakWith(fmt.Errorf("an MPI call did not return: %w", ctx.Err()))
-		return ctx.Err()
+		err := fmt.Errorf("%w: %w", errStuck, ctx.Err())
+		c.breakWith(err)
+		return err
 	}
 }
+
+// errStuck is run's error when the call it waited for never returned: f
+// may still change what it closes over.
+var errStuck = errors.New("an MPI call did not return")
 
 // stuckAfter is how long run waits for a call to return after its context
 // is done before it deems the MPI thread stuck.

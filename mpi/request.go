@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"time"
 	"unsafe"
@@ -64,6 +65,9 @@ func (c *Comm) start(ctx context.Context, op string, collective bool, dt tensor.
 		}
 	})
 	switch {
+	case errors.Is(err, errStuck):
+		c.leak(r) // the call may still be issuing: leave it all alone
+		return nil, c.timedOut(op, err, "starting the operation")
 	case err != nil:
 		r.handles = r.handles[:issued] // what ran before the wait ended
 		r.abandon(err)
@@ -89,7 +93,7 @@ func (c *Comm) start(ctx context.Context, op string, collective bool, dt tensor.
 // collective operation breaks the communicator. The errors are of kind
 // ErrTimeout, ErrMPI (a message longer than the receiving tensor, ...)
 // or ErrMismatch (a shorter message). Waiting again returns the same
-// result.
+// result; Wait must not be called from two goroutines at once.
 func (r *Request) Wait(ctx context.Context) error {
 	if r.done {
 		return r.err
@@ -135,7 +139,10 @@ func (r *Request) poll(ctx context.Context) error {
 	defer timer.Stop()
 	for spins := 0; r.next < len(r.handles); {
 		flag = 0
-		if err := c.run(ctx, test); err != nil {
+		if err := c.run(ctx, test); errors.Is(err, errStuck) {
+			c.leak(r)
+			return c.timedOut(r.op, err, "%d of %d MPI requests incomplete", len(r.handles)-r.next, len(r.handles))
+		} else if err != nil {
 			r.abandon(err)
 			return c.timedOut(r.op, err, "%d of %d MPI requests incomplete", len(r.handles)-r.next, len(r.handles))
 		}
