@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,6 +48,9 @@ func underMPI(t *testing.T, np int, run, mode string, timeout time.Duration, che
 		}
 		if l.name == "OpenMPI" && isMPICH(bin) {
 			continue // mpirun is MPICH's: the MPICH launcher runs
+		}
+		if libs, _ := filepath.Glob("/usr/lib*/*/" + l.library); len(libs) == 0 && l.name == "MPICH" {
+			continue // hydra without MPICH's library (Open MPI's is checked by mpirun itself)
 		}
 		ran = true
 		t.Run(l.name, func(t *testing.T) {
