@@ -126,7 +126,10 @@ func plan(ctx context.Context, eq string, operands []*tensor.Tensor, cfg contrac
 // Every process must pass the same plan and operands: processes that
 // disagree get an ErrMismatch error before any work. A failure on one
 // process is an error on every process: its own error there, an ErrRemote
-// naming it on the others.
+// naming it on the others. The processes that finish first wait for the
+// others within ctx and the communicator's timeout (WithTimeout), which
+// must therefore exceed the time one process's share may take longer than
+// another's.
 func Execute(ctx context.Context, c *Comm, x *cpu.Contraction, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
 	var err error
 	if x == nil {
