@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +54,17 @@ func TestEinsumMPI(t *testing.T) {
 	r := cli(t, "einsum", "ij,jk->ik", fix("a.npy"), fix("b.npy"), "-o", filepath.Join(t.TempDir(), "c.npy"), "--mpi")
 	if r.code != 2 {
 		t.Errorf("--mpi without --instance: exit %d, want 2 (usage)", r.code)
+	}
+}
+
+// TestEinsumMPIUnavailable: --mpi without an MPI library fails with exit
+// status 1 and says so, rather than running alone.
+func TestEinsumMPIUnavailable(t *testing.T) {
+	cmd := exec.Command(binary, "einsum", "--instance", fix("chain.json"), "--runs", "1", "--mpi")
+	cmd.Env = append(os.Environ(), "GOFERRO_MPI_LIBRARY="+filepath.Join(t.TempDir(), "libmpi.so.40"))
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "no MPI library") {
+		t.Errorf("without MPI: %v\n%s", err, out)
 	}
 }
