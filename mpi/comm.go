@@ -27,8 +27,10 @@ type config struct {
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // Comm is a communicator: a group of processes, each with its rank 0 ..
-// Size()-1, that exchange tensors. Its methods are safe for concurrent
-// use; the MPI calls they make run one at a time on the MPI thread.
+// Size()-1, that exchange tensors. Its methods may be called from any
+// goroutine, and the MPI calls they make run one at a time on the MPI
+// thread; but as in MPI, every process must call the collective
+// operations (Barrier, Bcast, Allreduce, Contract) in the same order.
 type Comm struct {
 	lib     *lib
 	calls   chan func()   // run on the MPI thread
@@ -49,13 +51,15 @@ var world struct {
 	sync.Mutex
 	comm      *Comm
 	finalized bool
+	failed    error // MPI_Init_thread failed or never returned
 }
 
 // Init loads the MPI library, initialises MPI and returns the
 // communicator of all the processes (MPI_COMM_WORLD). Later calls return
 // the same communicator (their options are ignored) until Finalize. With no
 // MPI library, or after Finalize, the error is of kind ErrUnavailable; ctx
-// and the timeout bound the wait for the other processes to start.
+// and the timeout bound the wait for the other processes to start. Once
+// MPI's initialisation has failed, every later call returns its error.
 //
 // Run without mpirun, Init starts a world of one process.
 func Init(ctx context.Context, opts ...Option) (*Comm, error) {
@@ -64,8 +68,8 @@ func Init(ctx context.Context, opts ...Option) (*Comm, error) {
 	if world.finalized {
 		return nil, newErr("Init", ErrUnavailable, "MPI was finalized")
 	}
-	if world.comm != nil {
-		return world.comm, nil
+	if world.comm != nil || world.failed != nil {
+		return world.comm, world.failed
 	}
 	cfg := config{timeout: DefaultTimeout}
 	for _, o := range opts {
@@ -96,11 +100,17 @@ func Init(ctx context.Context, opts ...Option) (*Comm, error) {
 		code[3] = call(l.fn.commSize, c.handle, uintptr(unsafe.Pointer(&size)))
 	})
 	if err != nil {
-		return nil, c.timedOut("Init", err, "waiting for MPI_Init_thread")
+		err = c.timedOut("Init", err, "waiting for MPI_Init_thread")
+		if errors.Is(err, errStuck) { // MPI_Init_thread began
+			world.failed = err
+		}
+		close(c.quit)
+		return nil, err
 	}
 	for i, name := range []string{"MPI_Init_thread", "MPI_Comm_set_errhandler", "MPI_Comm_rank", "MPI_Comm_size"} {
 		if code[i] != 0 {
-			return nil, c.mpiErr(name, code[i])
+			world.failed = c.mpiErr(name, code[i])
+			return nil, world.failed
 		}
 	}
 	c.rank, c.size = int(rank), int(size)
