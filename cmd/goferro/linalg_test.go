@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"math/cmplx"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/linalg"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -396,6 +399,39 @@ func TestBenchLinalg(t *testing.T) {
 	} {
 		if r := cli(t, append([]string{"bench", "linalg"}, c.args...)...); r.code != c.code || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("bench linalg %v: exit %d, want %d: %q", c.args, r.code, c.code, r.stderr)
+		}
+	}
+}
+
+// TestRunLinalgProgram: a saved program with a factorisation runs from the
+// command line on the CPU engine, which runs the linalg family.
+func TestRunLinalgProgram(t *testing.T) {
+	dir := t.TempDir()
+	in := linalgInputs(t, dir)
+	b := graph.NewBuilder()
+	x := b.Input("a", tensor.Float64, graph.Dims(2, 6, 4))
+	q, r := linalg.GraphQR(graph.Neg(x), linalg.Reduced)
+	p, err := graph.Compile(q, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := p.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "qr.json")
+	if err := os.WriteFile(prog, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	mustRun(t, "run", prog, "--input", "a="+filepath.Join(dir, "tall.npy"), "--out", out)
+	qs, rs := stack(t, loadFactor(t, out, "out0.npy")), stack(t, loadFactor(t, out, "out1.npy"))
+	for k, a := range stack(t, in["tall.npy"]) {
+		for i := range a.v {
+			a.v[i] = -a.v[i]
+		}
+		if d := distance(mul(qs[k], nil, rs[k], false), a); d > linalgTol*frob(a) {
+			t.Errorf("matrix %d: ‖Q·R + A‖ = %g", k, d)
 		}
 	}
 }
