@@ -11,6 +11,7 @@ import (
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/graph/ref"
+	"github.com/goferro/goferro/linalg"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -58,7 +59,8 @@ func DefaultMemory() int64 {
 }
 
 // NewEngine returns the registration of the CPU engine: host memory
-// (driver.StorageHost in driver.HostDomain), the core op families, and
+// (driver.StorageHost in driver.HostDomain), the core op families and the
+// factorisations (linalg.Family, which runs package linalg), and
 // executors that call this package's kernels (GEMM for dot_general, the
 // elementwise, reduction, permutation and conversion kernels) and the
 // reference semantics (package graph/ref) for the ops without one. Register it
@@ -79,7 +81,7 @@ func NewEngine(opts ...EngineOption) driver.Engine {
 	if c.memory < 0 {
 		c.memory = DefaultMemory()
 	}
-	fams := slices.Clone(CoreFamilies)
+	fams := slices.Concat(CoreFamilies, []string{linalg.Family})
 	for _, f := range c.families {
 		if !slices.Contains(fams, f) {
 			fams = append(fams, f)

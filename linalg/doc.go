@@ -20,4 +20,7 @@
 // (..., m, n) carry the same leading (batch) axes; singular values come in
 // descending order and eigenvalues in ascending order, as real tensors
 // (float32 for float32 and complex64 inputs, float64 otherwise).
+//
+// GraphQR, GraphSVD and GraphEigh add the factorisations to graph programs
+// as ops of the extension family Family, which the CPU engine runs.
 package linalg

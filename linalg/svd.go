@@ -175,6 +175,9 @@ func svdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, opts
 // keep returns the number of the descending singular values s that
 // truncation under opts keeps.
 func keep(s []float64, opts SVDOptions) int {
+	// Without a tolerance nothing is dropped for weight; an infinite
+	// bound (or one that overflows) drops all but one value.
+	bounded := opts.RelTol > 0 || opts.AbsTol > 0
 	bound := math.Inf(1)
 	if opts.RelTol > 0 {
 		bound = opts.RelTol * tail(s)
@@ -184,7 +187,7 @@ func keep(s []float64, opts SVDOptions) int {
 	}
 	r := len(s)
 	sum := 0.0 // Σ s[i]² over i ≥ r, accumulated from the smallest
-	for r > 1 && !math.IsInf(bound, 1) {
+	for r > 1 && bounded {
 		next := sum + s[r-1]*s[r-1]
 		if math.Sqrt(next) > bound {
 			break

@@ -115,6 +115,8 @@ func TestSVDTruncation(t *testing.T) {
 		for _, o := range []SVDOptions{
 			{MaxRank: 3}, {RelTol: 0.01}, {AbsTol: 0.05}, {RelTol: 0.1, AbsTol: 0.05},
 			{MaxRank: 2, RelTol: 1e-3}, {RelTol: 10}, {MaxRank: 100},
+			// Infinite bounds, or ones that overflow, drop all but one.
+			{RelTol: math.Inf(1)}, {AbsTol: math.Inf(1)}, {RelTol: math.MaxFloat64},
 		} {
 			res, err := SVD(toTensor(t, []cm{a}, dt), o)
 			if err != nil {

@@ -1,5 +1,6 @@
 // Command goferro is the front door to the goferro tensor library: einsum on
-// .npy files and benchmark instances, GEMM and einsum benchmarks, and a demo.
+// .npy files and benchmark instances, QR, SVD and eigh of .npy matrices
+// ("linalg"), GEMM, linalg and einsum benchmarks, and a demo.
 // "devices" lists the engines found; "run" runs a saved program, an einsum
 // or a benchmark instance on chosen engines (cpu, fake:I, opencl:I) and can
 // write a Chrome trace; "explain" shows the prepared plan (placement,
