@@ -185,7 +185,6 @@ func bdsqr(d, e []float64, u, v rotMat) bool {
 	n := len(d)
 	rs := newRotations(n)
 	const eps = 0x1p-53
-	const tiny = 0x1p-1022
 	bnorm := 0.0
 	for i, x := range d {
 		bnorm = max(bnorm, math.Abs(x))
@@ -196,20 +195,9 @@ func bdsqr(d, e []float64, u, v rotMat) bool {
 	small := eps * bnorm
 	iter := 0
 	for q := n - 1; q > 0; {
-		for k := range q {
-			if math.Abs(e[k]) <= eps*(math.Abs(d[k])+math.Abs(d[k+1])) || math.Abs(e[k]) < tiny {
-				e[k] = 0
-			}
-		}
-		for q > 0 && e[q-1] == 0 {
-			q--
-		}
-		if q == 0 {
+		var p int
+		if p, q = unreducedBlock(d, e, q); q == 0 {
 			break
-		}
-		p := q - 1
-		for p > 0 && e[p-1] != 0 {
-			p--
 		}
 		if iter++; iter > maxSweeps*n {
 			return false

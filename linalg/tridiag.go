@@ -134,6 +134,32 @@ func hetd2[T scalar](a mat[T], d, e []float64, taus []T) {
 	}
 }
 
+// unreducedBlock zeroes the negligible off-diagonal entries of d[:q+1],
+// e[:q] (below eps relative to their diagonal neighbours, or below the
+// smallest normal) and returns the unreduced block [p, q] at the bottom
+// of what is left; q is 0 when every value has converged. The tridiagonal
+// and bidiagonal solvers deflate alike.
+func unreducedBlock(d, e []float64, q int) (p, last int) {
+	const eps = 0x1p-53
+	const tiny = 0x1p-1022
+	for k := range q {
+		if math.Abs(e[k]) <= eps*(math.Abs(d[k])+math.Abs(d[k+1])) || math.Abs(e[k]) < tiny {
+			e[k] = 0
+		}
+	}
+	for q > 0 && e[q-1] == 0 {
+		q--
+	}
+	if q == 0 {
+		return 0, 0
+	}
+	p = q - 1
+	for p > 0 && e[p-1] != 0 {
+		p--
+	}
+	return p, q
+}
+
 // maxSweeps bounds the implicit QR sweeps of the tridiagonal and
 // bidiagonal solvers, per eigen- or singular value.
 const maxSweeps = 30
@@ -149,26 +175,13 @@ const maxSweeps = 30
 func steqr(d, e []float64, z rotMat) bool {
 	n := len(d)
 	cs, ss := make([]float64, n), make([]float64, n)
-	const eps = 0x1p-53
-	const tiny = 0x1p-1022
 	iter := 0
 	for q := n - 1; q > 0; {
 		// Deflate negligible off-diagonal entries and find the unreduced
 		// block [p, q] at the bottom.
-		for k := range q {
-			if math.Abs(e[k]) <= eps*(math.Abs(d[k])+math.Abs(d[k+1])) || math.Abs(e[k]) < tiny {
-				e[k] = 0
-			}
-		}
-		for q > 0 && e[q-1] == 0 {
-			q--
-		}
-		if q == 0 {
+		var p int
+		if p, q = unreducedBlock(d, e, q); q == 0 {
 			break
-		}
-		p := q - 1
-		for p > 0 && e[p-1] != 0 {
-			p--
 		}
 		if iter++; iter > maxSweeps*n {
 			return false
