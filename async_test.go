@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/driver"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/graph"
@@ -230,4 +231,40 @@ func TestAsyncCancel(t *testing.T) {
 		t.Errorf("B executed %d instructions after the cancellation", st.Executions)
 	}
 	checkNoLeaks(t, cp, []*goferrotest.Device{a, b})
+}
+
+// panicking is a completion whose Wait panics.
+type panicking struct{ driver.Completion }
+
+func (panicking) Wait(context.Context) error { panic("completion panicked") }
+
+// TestAsyncCompletionPanics: a completion whose Wait panics is an
+// ErrPanic naming the instruction, not a crash, and every copy is
+// released.
+func TestAsyncCompletionPanics(t *testing.T) {
+	d := goferrotest.NewDevice("fake.q.v1", goferrotest.WithQueue(nil))
+	reg := d.Engine()
+	inner := reg.Executor
+	reg.Executor = driver.ExecutorFunc(func(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
+		outs, err := inner.Execute(ctx, call)
+		for k, b := range outs {
+			if call.Index == 2 { // the last: read by the runtime only
+				spec := specOf(b)
+				spec.Ready = panicking{b.Ready()}
+				outs[k] = driver.NewBuffer(spec)
+			}
+		}
+		return outs, err
+	})
+	cp := goferrotest.NewCopier(d)
+	rt := newRuntime(t, append([]goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(reg)},
+		mesh(cp, driver.StorageHost, d.DefaultStorage())...)...)
+	x := randT(t, 1, 3)
+	p, _ := negChain(t, 3, x)
+	_, err := rt.Run(bg, p, host(x))
+	if e := asError(t, err, goferro.ErrPanic); e.Instruction != 2 {
+		t.Errorf("error %v, want instruction 2", err)
+	}
+	eventually(t, "the queue has run", func() bool { return d.Stats().Completed == 3 })
+	checkNoLeaks(t, cp, []*goferrotest.Device{d})
 }

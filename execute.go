@@ -114,7 +114,7 @@ func (x *run) addPending(node int, c driver.Completion) {
 // await waits, for node i, for the completion of a pending buffer it
 // consumes from another event domain.
 func (x *run) await(i int, c driver.Completion) error {
-	err := c.Wait(x.ctx)
+	err := wait(x.ctx, c)
 	switch {
 	case err == nil:
 		return nil
@@ -142,7 +142,7 @@ func (x *run) drain() {
 	// every earlier one, so those waits return at once.
 	first, ferr := 0, error(nil)
 	for k := len(pend) - 1; k >= 0; k-- {
-		if err := pend[k].c.Wait(ctx); err != nil {
+		if err := wait(ctx, pend[k].c); err != nil {
 			first, ferr = pend[k].node, err
 		}
 	}
@@ -160,9 +160,22 @@ func (x *run) drain() {
 	}
 }
 
+// wait waits for c, turning a panic into a *panicError.
+func wait(ctx context.Context, c driver.Completion) error {
+	_, err := guard(func() (struct{}, error) { return struct{}{}, c.Wait(ctx) })
+	return err
+}
+
 // eventError is the error of the failed completion of node (or of program
 // input -1-node).
 func (x *run) eventError(node int, err error) error {
+	if isPanic(err) {
+		e := newError(ErrPanic, "a completion panicked")
+		if e.Err, e.Input = err, -1-node; node >= 0 {
+			e.Input, e.Instruction = -1, x.p.sprog.Instrs[x.p.plan.Nodes[node].Instr].Index
+		}
+		return e
+	}
 	if node < 0 {
 		e := newError(ErrInvalidInput, "the input's completion failed")
 		e.Input, e.Err = -1-node, err
