@@ -39,7 +39,13 @@
 // the prepared ingress. Nodes of different event domains run concurrently
 // when their dependencies allow; the results are those of the serial
 // order. On failure nothing downstream runs and every copy is released.
-// Outputs are materialized by the engines that hold them. Submit prepares
+// Engines and providers may return pending results (driver.Completion):
+// an in-order engine (driver.Engine.InOrder) is given its own pending
+// values at once, a transfer to another event domain waits for exactly
+// the copy it moves, and a run waits for all its work before it
+// materializes its outputs and returns; a failed completion is the
+// failure of the node that made it (see package driver, Asynchronous
+// completion). Outputs are materialized by the engines that hold them. Submit prepares
 // synchronously and executes on a goroutine, returning a Handle;
 // cancelling its context stops before the next node.
 //

@@ -86,6 +86,111 @@ type run struct {
 
 	mu  sync.Mutex
 	err error
+	// pend is the work of the run still possibly in flight: the
+	// completions of the pending buffers it holds (see driver.Completion).
+	pend []pendingWork
+}
+
+// pendingWork is the completion of a pending buffer and who made it: a
+// schedule node, or program input -1-node.
+type pendingWork struct {
+	node int
+	c    driver.Completion
+}
+
+// eventFailure stands for the run's error when a wait found a failed
+// completion: drain replaces it with the failure of the earliest node.
+type eventFailure struct{ err error }
+
+func (e *eventFailure) Error() string { return e.err.Error() }
+
+// addPending records the completion of a pending buffer made by node.
+func (x *run) addPending(node int, c driver.Completion) {
+	x.mu.Lock()
+	x.pend = append(x.pend, pendingWork{node, c})
+	x.mu.Unlock()
+}
+
+// await waits, for node i, for the completion of a pending buffer it
+// consumes from another event domain.
+func (x *run) await(i int, c driver.Completion) error {
+	err := wait(x.ctx, c)
+	switch {
+	case err == nil:
+		return nil
+	case canceled(x.ctx, err):
+		return x.canceled(i, x.ctx.Err())
+	}
+	return &eventFailure{err}
+}
+
+// drain waits for every completion of the run, so that none of its work is
+// in flight when it returns, even when it failed or was cancelled. If one
+// failed, the failure of the earliest node in schedule order becomes the
+// run's error, unless the run had already failed otherwise.
+func (x *run) drain() {
+	x.mu.Lock()
+	pend := x.pend
+	x.pend = nil
+	x.mu.Unlock()
+	if len(pend) == 0 {
+		return
+	}
+	slices.SortFunc(pend, func(a, b pendingWork) int { return a.node - b.node })
+	ctx := context.WithoutCancel(x.ctx)
+	// Waiting from the last: on an in-order queue its completion implies
+	// every earlier one, so those waits return at once.
+	first, ferr := 0, error(nil)
+	for k := len(pend) - 1; k >= 0; k-- {
+		if err := wait(ctx, pend[k].c); err != nil {
+			first, ferr = pend[k].node, err
+		}
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var ef *eventFailure
+	waitFailed := errors.As(x.err, &ef)
+	switch {
+	case ferr != nil && (x.err == nil || waitFailed):
+		x.err = x.eventError(first, ferr)
+	case waitFailed: // unreachable: a failed wait is of a recorded completion
+		e := newError(ErrExecutorFailed, "a completion failed")
+		e.Err = ef.err
+		x.err = e
+	}
+}
+
+// wait waits for c, turning a panic into a *panicError.
+func wait(ctx context.Context, c driver.Completion) error {
+	_, err := guard(func() (struct{}, error) { return struct{}{}, c.Wait(ctx) })
+	return err
+}
+
+// eventError is the error of the failed completion of node (or of program
+// input -1-node).
+func (x *run) eventError(node int, err error) error {
+	if isPanic(err) {
+		e := newError(ErrPanic, "a completion panicked")
+		if e.Err, e.Input = err, -1-node; node >= 0 {
+			e.Input, e.Instruction = -1, x.p.sprog.Instrs[x.p.plan.Nodes[node].Instr].Index
+		}
+		return e
+	}
+	if node < 0 {
+		e := newError(ErrInvalidInput, "the input's completion failed")
+		e.Input, e.Err = -1-node, err
+		return e
+	}
+	n := &x.p.plan.Nodes[node]
+	ins := x.p.sprog.Instrs[n.Instr].Index
+	if n.Kind == schedule.Transfer {
+		e := newError(ErrTransferFailed, "the copy's completion failed")
+		e.Instruction, e.Slot, e.From, e.To, e.Err = ins, n.Slot, x.s.location(n.From), x.s.location(n.At), err
+		return e
+	}
+	e := newError(ErrExecutorFailed, "the instruction's completion failed")
+	e.Instruction, e.Engine, e.Err = ins, x.s.engines[n.At.Engine].ID, err
+	return e
 }
 
 func (x *run) fail(err error) {
@@ -124,12 +229,16 @@ func (p *Prepared) run(ctx context.Context, inputs []*driver.Buffer) ([]*tensor.
 	}
 	for i, in := range inputs {
 		x.store.Put(p.sprog.Inputs[i], p.plan.Ingress[i], in, false)
+		if c := in.Ready(); c != nil {
+			x.pend = append(x.pend, pendingWork{-1 - i, c})
+		}
 	}
 	if p.serial || !p.exec.multiDomain {
 		x.serial()
 	} else {
 		x.concurrent()
 	}
+	x.drain()
 	var outs []*tensor.Tensor
 	err := x.failed()
 	if err == nil {
@@ -256,9 +365,9 @@ func (x *run) node(i int) error {
 	n := &x.p.plan.Nodes[i]
 	switch n.Kind {
 	case schedule.Op:
-		return x.op(n, &x.p.exec.ops[i])
+		return x.op(i, n, &x.p.exec.ops[i])
 	case schedule.Transfer:
-		return x.transfer(n)
+		return x.transfer(i, n)
 	default:
 		if err := x.store.Drop(n.Slot); err != nil {
 			return releaseError(err, n.Slot)
@@ -267,9 +376,10 @@ func (x *run) node(i int) error {
 	}
 }
 
-// op runs an instruction with its engine's executor and publishes the
-// results once they pass checkResults.
-func (x *run) op(n *schedule.Node, oe *opExec) error {
+// op runs an instruction (node i) with its engine's executor and
+// publishes the results once they pass checkResults. Pending operands are
+// waited for first unless the engine is InOrder.
+func (x *run) op(i int, n *schedule.Node, oe *opExec) error {
 	p := x.p
 	ins := &p.prog.Instructions[n.Instr]
 	si := &p.sprog.Instrs[n.Instr]
@@ -281,6 +391,11 @@ func (x *run) op(n *schedule.Node, oe *opExec) error {
 		b, ok := x.store.Get(sl, n.At)
 		if !ok {
 			return newError(ErrInvalidProgram, "instruction %d: slot %d has no copy at %v (schedule bug)", ins.Index, sl, call.Location)
+		}
+		if c := b.Ready(); c != nil && !eng.InOrder {
+			if err := x.await(i, c); err != nil {
+				return err
+			}
 		}
 		call.Inputs = append(call.Inputs, b)
 	}
@@ -302,6 +417,9 @@ func (x *run) op(n *schedule.Node, oe *opExec) error {
 	}
 	for k, b := range outs {
 		x.store.Put(si.Out[k], n.At, b, true)
+		if c := b.Ready(); c != nil {
+			x.addPending(i, c)
+		}
 	}
 	return nil
 }
@@ -321,14 +439,21 @@ func (x *run) opFailure(err error) (kind error, msg string) {
 }
 
 // transfer copies a value to a new location with the registered provider
-// and publishes the copy once it passes checkCopy.
-func (x *run) transfer(n *schedule.Node) error {
+// (node i) and publishes the copy once it passes checkCopy. A pending
+// source is waited for first unless the copy stays within one InOrder
+// engine.
+func (x *run) transfer(i int, n *schedule.Node) error {
 	s, p := x.s, x.p
 	ins := p.sprog.Instrs[n.Instr].Index
 	src, ok := x.store.Get(n.Slot, n.From)
 	from, to := s.location(n.From), s.location(n.At)
 	if !ok {
 		return newError(ErrInvalidProgram, "instruction %d: slot %d has no copy at %v (schedule bug)", ins, n.Slot, from)
+	}
+	if c := src.Ready(); c != nil && !(n.From.Engine == n.At.Engine && s.engines[n.At.Engine].InOrder) {
+		if err := x.await(i, c); err != nil {
+			return err
+		}
 	}
 	prov := s.providers[n.From.Class*len(s.classes)+n.At.Class]
 	dst := s.placement(n.At)
@@ -359,6 +484,9 @@ func (x *run) transfer(n *schedule.Node) error {
 		return e
 	}
 	x.store.Put(n.Slot, n.At, out, true)
+	if c := out.Ready(); c != nil {
+		x.addPending(i, c)
+	}
 	return nil
 }
 

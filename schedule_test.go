@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -295,7 +296,8 @@ func TestRandomProgramsOnRandomTopologies(t *testing.T) {
 
 // randomCase is a random topology — the CPU engine and 1–4 fake devices
 // with random capabilities, one or two storage classes each (possibly
-// shared, possibly the host's), random providers — and a random program of
+// shared, possibly the host's), synchronous or queued (WithQueue), random
+// providers — and a random program of
 // the goferrotest ops whose inputs live on random engines.
 type randomCase struct {
 	rt        *goferro.Runtime
@@ -319,8 +321,11 @@ func drawCase(rt *rapid.T, wrap func(driver.TransferProvider) driver.TransferPro
 	for i := range nd {
 		cls := rapid.SliceOfNDistinct(rapid.SampledFrom(pool), 1, 2, rapid.ID[driver.StorageClass]).Draw(rt, fmt.Sprintf("classes%d", i))
 		fams := rapid.SliceOfNDistinct(rapid.SampledFrom(goferrotest.Families), 0, 2, rapid.ID[string]).Draw(rt, fmt.Sprintf("fams%d", i))
-		c.devs = append(c.devs, goferrotest.NewDevice(driver.EngineID(fmt.Sprintf("fake.d%d.v1", i)),
-			goferrotest.WithStorage(cls...), goferrotest.WithFamilies(fams...)))
+		opts := []goferrotest.Option{goferrotest.WithStorage(cls...), goferrotest.WithFamilies(fams...)}
+		if rapid.Bool().Draw(rt, fmt.Sprintf("queued%d", i)) { // pending results, filled 50 µs later
+			opts = append(opts, goferrotest.WithQueue(func(context.Context, *driver.Call) error { time.Sleep(50 * time.Microsecond); return nil }))
+		}
+		c.devs = append(c.devs, goferrotest.NewDevice(driver.EngineID(fmt.Sprintf("fake.d%d.v1", i)), opts...))
 	}
 	c.cp = goferrotest.NewCopier(c.devs...)
 	var provider driver.TransferProvider = c.tap.Provider(c.cp)

@@ -32,6 +32,11 @@ type BufferSpec struct {
 	// Release, if not nil, is called exactly once when the buffer is
 	// released. Engines use it to return memory to their pools.
 	Release func()
+	// Ready, if not nil, is the completion of the work that fills the
+	// memory: the buffer is pending until it fires (see the package
+	// documentation, Asynchronous completion). nil means the memory is
+	// complete.
+	Ready Completion
 }
 
 // Buffer is a tensor's memory at a placement: its logical metadata (dtype,
@@ -52,7 +57,8 @@ type Buffer struct {
 	placement Placement
 	backend   string
 	payload   any
-	host      bool // made by HostBuffer or HostBuffers
+	host      bool       // made by HostBuffer or HostBuffers
+	ready     Completion // nil: the memory is complete
 
 	once     sync.Once
 	release  func()
@@ -69,7 +75,7 @@ func NewBuffer(s BufferSpec) *Buffer {
 	}
 	return &Buffer{
 		dtype: s.DType, shape: shape, strides: strides, offset: s.Offset, length: s.Len,
-		placement: s.Placement, backend: s.Backend, payload: s.Payload, release: s.Release,
+		placement: s.Placement, backend: s.Backend, payload: s.Payload, release: s.Release, ready: s.Ready,
 	}
 }
 
@@ -92,14 +98,14 @@ var hostPlacement = Placement{Class: StorageHost, Domain: HostDomain}
 // tells host memory from a device's Go memory that claims to be.
 func (b *Buffer) HostMemory() bool { return b.host }
 
-// WithRelease returns a buffer that is b — the same description, payload
-// and proof of host memory — under another release hook, typically one
+// WithRelease returns a buffer that is b — the same description, payload,
+// completion and proof of host memory — under another release hook, typically one
 // that records something and then releases b. Decorators of executors and
 // providers (counting, tracing) hand on what they wrap this way.
 func (b *Buffer) WithRelease(release func()) *Buffer {
 	return &Buffer{
 		dtype: b.dtype, shape: b.shape, strides: b.strides, offset: b.offset, length: b.length,
-		placement: b.placement, backend: b.backend, payload: b.payload, host: b.host, release: release,
+		placement: b.placement, backend: b.backend, payload: b.payload, host: b.host, ready: b.ready, release: release,
 	}
 }
 

@@ -41,6 +41,13 @@ type Engine struct {
 	// Materializer turns a buffer the engine owns into a host tensor; the
 	// runtime uses it to return program outputs held by this engine.
 	Materializer Materializer
+	// InOrder declares that the engine runs its work as one in-order queue
+	// (its event domain) and orders the work of every Execute after the
+	// completion of the operands it is given (see Buffer.Ready): the
+	// runtime then hands it pending operands at once instead of waiting for
+	// them. Engines without it (the CPU engine) are only ever given
+	// complete operands.
+	InOrder bool
 	// Memory is the budget of the engine's allocation domain in bytes: the
 	// most the values a prepared program holds there may take at once (its
 	// inputs entering there included). Zero means no budget. Engines set it
@@ -69,7 +76,9 @@ type Executor interface {
 	// Execute runs call.Instruction on call.Inputs (all resident on this
 	// engine at call.Location) and returns one buffer per result, allocated
 	// in the engine's domain at call.Location.Storage. The returned buffers
-	// belong to the runtime, which validates and later releases them.
+	// belong to the runtime, which validates and later releases them. They
+	// may be pending (BufferSpec.Ready); the operands are pending only for
+	// an InOrder engine (see the package documentation).
 	Execute(ctx context.Context, call *Call) ([]*Buffer, error)
 }
 
@@ -111,7 +120,8 @@ type Call struct {
 type Materializer interface {
 	// Materialize returns the buffer's value as a host tensor. It may
 	// return the payload itself when that already is host memory; the
-	// runtime releases b afterwards either way.
+	// runtime releases b afterwards either way. b is complete: the runtime
+	// waits for a pending buffer before materializing it.
 	Materialize(ctx context.Context, b *Buffer) (*tensor.Tensor, error)
 }
 
@@ -130,7 +140,9 @@ type TransferProvider interface {
 	// Transfer copies req.Src into new memory at req.To with placement
 	// req.Dst and returns it. The source stays valid and untouched. The
 	// returned buffer belongs to the runtime, which validates it (element
-	// count, dtype, shape, length, placement, residency) before use.
+	// count, dtype, shape, length, placement, residency) before use. It
+	// may be pending (BufferSpec.Ready). req.Src is pending only when the
+	// transfer stays within one InOrder engine.
 	Transfer(ctx context.Context, req *TransferRequest) (*Buffer, error)
 }
 

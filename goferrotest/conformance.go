@@ -125,6 +125,9 @@ func (s *subject) upload(x *tensor.Tensor) *driver.Buffer {
 // not nil.
 func (s *subject) materialize(b *driver.Buffer, want *tensor.Tensor) *tensor.Tensor {
 	s.t.Helper()
+	if err := b.Wait(context.Background()); err != nil {
+		s.t.Fatalf("waiting for the buffer: %v", err)
+	}
 	got, err := s.Engine.Materializer.Materialize(context.Background(), b)
 	if err != nil {
 		s.t.Fatalf("Materialize: %v", err)
@@ -302,7 +305,10 @@ func (s *subject) runs(p *graph.Program) bool {
 
 // run executes p on the engine alone, instruction by instruction, checking
 // every call's results with driver.CheckResults, and returns the outputs
-// materialized; every buffer it made is released.
+// materialized; every buffer it made is released. It waits for pending
+// buffers where the runtime does (see driver, Asynchronous completion):
+// operands of an engine that is not InOrder, and outputs before
+// materializing them.
 func (s *subject) run(ctx context.Context, p *graph.Program, inputs []*tensor.Tensor) ([]*tensor.Tensor, error) {
 	slots := make([]*driver.Buffer, p.NumSlots())
 	defer releaseAll(slots)
@@ -320,6 +326,9 @@ func (s *subject) run(ctx context.Context, p *graph.Program, inputs []*tensor.Te
 	}
 	outs := make([]*tensor.Tensor, len(p.Outputs))
 	for k, sl := range p.Outputs {
+		if err := slots[sl].Wait(ctx); err != nil {
+			return nil, err
+		}
 		t, err := s.Engine.Materializer.Materialize(ctx, slots[sl])
 		if err != nil {
 			return nil, err
@@ -334,6 +343,11 @@ func (s *subject) run(ctx context.Context, p *graph.Program, inputs []*tensor.Te
 func (s *subject) call(ctx context.Context, ins *graph.Instruction, slots []*driver.Buffer) error {
 	c := &driver.Call{Index: ins.Index, Instruction: ins, Location: s.loc, Placement: s.at}
 	for _, sl := range ins.Inputs {
+		if !s.Engine.InOrder {
+			if err := slots[sl].Wait(ctx); err != nil {
+				return err
+			}
+		}
 		c.Inputs = append(c.Inputs, slots[sl])
 	}
 	for _, o := range ins.Outputs {
@@ -502,6 +516,9 @@ func testTransfers(t *testing.T, sub Subject) {
 				t.Error("the provider released its source")
 			}
 			if dst.at.Domain == driver.HostDomain && s.at.Domain != driver.HostDomain {
+				if err := out.Wait(context.Background()); err != nil {
+					t.Fatal(err)
+				}
 				got, _ := out.Tensor()
 				s.close(got, x)
 			} else {

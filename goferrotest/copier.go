@@ -71,6 +71,11 @@ func (c *Copier) copy(ctx context.Context, req *driver.TransferRequest) (*driver
 	if err := c.onTransfer.call(ctx, req); err != nil {
 		return nil, err
 	}
+	// A source is pending only within one WithQueue device; the copier is
+	// synchronous and waits for it.
+	if err := req.Src.Wait(ctx); err != nil {
+		return nil, err
+	}
 	src, ok := req.Src.Tensor()
 	if !ok {
 		return nil, fmt.Errorf("goferrotest: cannot read a %T payload", req.Src.Payload())

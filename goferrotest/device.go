@@ -36,6 +36,7 @@ type Stats struct {
 	Allocations int64 // buffers allocated in the pool
 	Releases    int64 // buffers returned to the pool
 	Live        int64 // Allocations - Releases
+	Completed   int64 // instructions a WithQueue device has run (its queue's completions)
 }
 
 // Device is a fake device engine. Create it with NewDevice and register
@@ -52,8 +53,9 @@ type Device struct {
 	reject bool
 
 	onExecute hook[*driver.Call]
+	queue     *queue // nil: the executor returns finished work
 
-	execs, allocs, releases atomic.Int64
+	execs, allocs, releases, completed atomic.Int64
 }
 
 // Option configures a Device.
@@ -103,6 +105,10 @@ func (d *Device) Storage() []driver.StorageClass { return slices.Clone(d.classes
 // Engine returns the registration of the device, for goferro.WithEngine or
 // Config.AddEngine.
 func (d *Device) Engine() driver.Engine {
+	exec := driver.ExecutorFunc(d.execute)
+	if d.queue != nil {
+		exec = d.enqueue
+	}
 	return driver.Engine{
 		ID:             d.id,
 		Backend:        Backend,
@@ -110,7 +116,8 @@ func (d *Device) Engine() driver.Engine {
 		Storage:        slices.Clone(d.classes),
 		DefaultStorage: d.classes[0],
 		Families:       slices.Clone(d.families),
-		Executor:       d.tap.Executor(driver.ExecutorFunc(d.execute)),
+		Executor:       d.tap.Executor(exec),
+		InOrder:        d.queue != nil,
 		Ingress: driver.Ingress{
 			Eligible: d.eligible,
 			Accept:   d.accept,
@@ -141,7 +148,7 @@ func (d *Device) RejectIngress(reject bool) {
 // Stats returns the device's counters.
 func (d *Device) Stats() Stats {
 	a, r := d.allocs.Load(), d.releases.Load()
-	return Stats{Executions: d.execs.Load(), Allocations: a, Releases: r, Live: a - r}
+	return Stats{Executions: d.execs.Load(), Allocations: a, Releases: r, Live: a - r, Completed: d.completed.Load()}
 }
 
 // Owns reports whether b is a live buffer of this device: its memory was

@@ -463,6 +463,12 @@ func (e *Event) Wait(ctx context.Context) error {
 	if e == nil {
 		return nil
 	}
+	// A command that has completed (or failed) answers without the
+	// waiting goroutine Done starts: waiting for a run of events from the
+	// last, as the runtime does, finds the earlier ones complete.
+	if st, err := e.Status(); err != nil || st == Complete {
+		return err
+	}
 	if ctx.Done() == nil {
 		<-e.Done()
 		return e.err

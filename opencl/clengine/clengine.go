@@ -113,17 +113,31 @@ func describes(b *driver.Buffer, t *opencl.Tensor) bool {
 }
 
 // Buffer wraps a device tensor of this engine as a runtime buffer that
-// releases the tensor when the runtime releases it.
+// releases the tensor when the runtime releases it. While a command
+// writing the tensor is still pending, the buffer is pending too: its
+// completion (driver.BufferSpec.Ready) is that command's event.
 func (e *Engine) Buffer(t *opencl.Tensor) *driver.Buffer {
-	return driver.NewBuffer(driver.BufferSpec{
+	spec := driver.BufferSpec{
 		DType: t.DType(), Shape: t.Shape(), Strides: t.Strides(), Offset: t.Offset(),
 		Len: t.Buffer().Size() / max(t.DType().Size(), 1), Placement: e.Placement(), Backend: Backend,
 		Payload: t, Release: func() { t.Release() },
-	})
+	}
+	if ev := t.Ready(); ev != nil { // a nil *Event in the interface would not be nil
+		spec.Ready = ev
+	}
+	return driver.NewBuffer(spec)
 }
 
 // Registration returns the driver.Engine describing e. Its memory budget
 // is three quarters of the device's global memory.
+//
+// The engine is asynchronous (driver, Asynchronous completion): its
+// executor and the device ends of its providers enqueue commands and
+// return pending buffers whose completion is the command's event, and it
+// is InOrder: a command reading a tensor waits on the device for the
+// tensor's last write (the queue's order, or an event wait list across
+// queues), never on the host. The host waits only where a value is read
+// there: materialization, a copy to the host, the end of a run.
 func (e *Engine) Registration() driver.Engine {
 	return driver.Engine{
 		ID:             driver.EngineID(e.ID()),
@@ -132,6 +146,7 @@ func (e *Engine) Registration() driver.Engine {
 		Storage:        []driver.StorageClass{Class},
 		DefaultStorage: Class,
 		Families:       append([]string(nil), Families...),
+		InOrder:        true,
 		Memory:         int64(e.Context().Device().GlobalMemory / 4 * 3),
 		Executor:       driver.ExecutorFunc(e.execute),
 		Ingress:        driver.Ingress{Eligible: e.eligible, Accept: e.accept, Resident: e.resident},

@@ -1,0 +1,31 @@
+package driver
+
+import "context"
+
+// Completion is the pending completion of work an engine or a transfer
+// provider has enqueued rather than finished: an OpenCL event, a CUDA
+// event, a fence. A buffer that carries one (BufferSpec.Ready) is pending:
+// its metadata is final, its memory is not until the completion fires.
+//
+// Wait blocks until the work has finished or ctx is done. It returns nil
+// when the work succeeded, the work's error when it failed, and an error
+// wrapping ctx.Err() when ctx ended first (the work itself goes on). It
+// may be called any number of times, from any goroutine, and returns the
+// same result once the work has finished.
+type Completion interface {
+	Wait(ctx context.Context) error
+}
+
+// Ready returns the completion of the work that fills b's memory, or nil
+// when b's memory is complete (every buffer made without
+// BufferSpec.Ready).
+func (b *Buffer) Ready() Completion { return b.ready }
+
+// Wait waits for b's memory to be complete: at once for a complete buffer,
+// else Ready().Wait(ctx).
+func (b *Buffer) Wait(ctx context.Context) error {
+	if b.ready == nil {
+		return nil
+	}
+	return b.ready.Wait(ctx)
+}
