@@ -26,11 +26,16 @@ import "unsafe"
 func Copy[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides []int, shape []int) {
 	// Pointer-free 4-byte elements go through the uint32 kernels (see
 	// copy_sized.go).
-	if plainSize[T]() == 4 {
+	switch plainSize[T]() {
+	case 4:
 		copyStrided(as[uint32](dst), dOff, dStrides, as[uint32](src), sOff, sStrides, shape)
-		return
+	case 8:
+		copyStrided(as[uint64](dst), dOff, dStrides, as[uint64](src), sOff, sStrides, shape)
+	case 16:
+		copyStrided(as[[2]uint64](dst), dOff, dStrides, as[[2]uint64](src), sOff, sStrides, shape)
+	default:
+		copyStrided(dst, dOff, dStrides, src, sOff, sStrides, shape)
 	}
-	copyStrided(dst, dOff, dStrides, src, sOff, sStrides, shape)
 }
 
 // copyStrided is Copy for any element type.
@@ -74,7 +79,16 @@ func copyStrided[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sS
 		return
 	}
 
-	copyBlocked(dst, dOff, ds, src, sOff, ss, sh, p, size)
+	// Large copies store around the cache, as copy() does.
+	bytes := size
+	for _, n := range sh {
+		bytes *= n
+	}
+	nt := p != q && bytes >= ntMinBytes
+	copyBlocked(dst, dOff, ds, src, sOff, ss, sh, p, size, nt)
+	if nt {
+		ntFence()
+	}
 }
 
 // copyBlocked copies a simplified layout (axes in destination order) where
@@ -85,7 +99,7 @@ func copyStrided[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sS
 // short dense axis (say of extent 8) is grouped with its neighbours — and
 // copies block by block. Inside a block the (p, q) plane goes through
 // copyTile's 4×4 micro-blocks.
-func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int, sh []int, p, size int) {
+func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int, sh []int, p, size int, nt bool) {
 	r := len(sh)
 	q := r - 1
 	want := max(runBytes/max(size, 1), minTile)
@@ -144,7 +158,7 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 			if p == q {
 				copyRow(dst, o0, ds[q], src, o1, ss[q], ext[q])
 			} else {
-				copyTile(dst, o0, ds[p], ds[q], src, o1, ss[p], ss[q], ext[p], ext[q], tb)
+				copyTile(dst, o0, ds[p], ds[q], src, o1, ss[p], ss[q], ext[p], ext[q], tb, nt)
 			}
 			k := len(in) - 1
 			for ; k >= 0; k-- {
@@ -198,6 +212,13 @@ const (
 	maxTile  = 64
 )
 
+// ntMinBytes is the size from which a transposing copy stores around the
+// cache (non-temporal stores, where the platform has the kernels): the
+// threshold copy() itself uses on amd64. Smaller results are likely read
+// again soon and fit in the L2 cache. A variable so that tests can send
+// small copies down that path.
+var ntMinBytes = 1 << 20
+
 // copyRow copies n elements, d and s apart.
 func copyRow[T any](dst []T, dOff, d int, src []T, sOff, s, n int) {
 	switch {
@@ -231,9 +252,14 @@ func copyRow[T any](dst []T, dOff, d int, src []T, sOff, s, n int) {
 // into locals along the source's dense axis and stored along the
 // destination's, so each cache line touched on either side is used whole
 // before it can be evicted; the ragged edges fall back to copyRow.
-func copyTile[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1 int, n0, n1, b int) {
-	if s0 == 1 && d1 == 1 && copyTileUnit(dst, dOff, d0, src, sOff, s1, n0, n1, b) {
-		return
+func copyTile[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1 int, n0, n1, b int, nt bool) {
+	if s0 == 1 && d1 == 1 {
+		if nt && ntTile(dst, dOff, d0, src, sOff, s1, n0, n1, b) {
+			return
+		}
+		if copyTileUnit(dst, dOff, d0, src, sOff, s1, n0, n1, b) {
+			return
+		}
 	}
 	for i0 := 0; i0 < n0; i0 += b {
 		e0 := min(i0+b, n0)

@@ -1,0 +1,147 @@
+//go:build amd64 && !purego && !goferro_noasm
+
+#include "textflag.h"
+
+// The kernels copy a panel one destination cache line wide:
+// dst row i (i < n, n a multiple of 4) receives, in its 64 bytes at
+// dst+i*db, element i of each of the 64/size source rows at src+j*sb
+// (j < 64/size). Strides db and sb are in bytes. Stores are
+// non-temporal (MOVNTO), so dst must be 16-byte aligned; the caller
+// fences once at the end of the copy (ntFence).
+
+// func transposeNT4(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
+TEXT ·transposeNT4(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ db+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ sb+24(FP), BX
+	MOVQ n+32(FP), CX
+	SHRQ $2, CX
+	JZ   done4
+	LEAQ (BX)(BX*2), R8   // 3*sb
+	LEAQ (DX)(DX*2), R9   // 3*db
+	MOVQ BX, R10
+	SHLQ $2, R10          // 4*sb
+	MOVQ DX, R11
+	SHLQ $2, R11          // 4*db
+
+loop4:
+	MOVQ SI, AX
+	MOVQ $0, R12
+block4:
+	// Source rows j..j+3, elements i..i+3 of each.
+	MOVUPS (AX), X0
+	MOVUPS (AX)(BX*1), X1
+	MOVUPS (AX)(BX*2), X2
+	MOVUPS (AX)(R8*1), X3
+	MOVAPS X0, X4
+	UNPCKLPS X1, X4
+	UNPCKHPS X1, X0
+	MOVAPS X2, X5
+	UNPCKLPS X3, X5
+	UNPCKHPS X3, X2
+	MOVAPS X4, X1
+	UNPCKLPD X5, X1
+	UNPCKHPD X5, X4
+	MOVAPS X0, X3
+	UNPCKLPD X2, X3
+	UNPCKHPD X2, X0
+	LEAQ (DI)(R12*1), R13
+	MOVNTO X1, (R13)
+	MOVNTO X4, (R13)(DX*1)
+	MOVNTO X3, (R13)(DX*2)
+	MOVNTO X0, (R13)(R9*1)
+	ADDQ R10, AX
+	ADDQ $16, R12
+	CMPQ R12, $64
+	JB   block4
+	ADDQ $16, SI
+	ADDQ R11, DI
+	DECQ CX
+	JNZ  loop4
+done4:
+	RET
+
+// func transposeNT8(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
+TEXT ·transposeNT8(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ db+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ sb+24(FP), BX
+	MOVQ n+32(FP), CX
+	SHRQ $1, CX
+	JZ   done8
+	LEAQ (BX)(BX*2), R8   // 3*sb
+	LEAQ (SI)(BX*4), R10  // source row 4
+	MOVQ DX, R11
+	SHLQ $1, R11          // 2*db
+
+loop8:
+	// Elements i, i+1 of source rows 0..7.
+	MOVUPS (SI), X0
+	MOVUPS (SI)(BX*1), X1
+	MOVUPS (SI)(BX*2), X2
+	MOVUPS (SI)(R8*1), X3
+	MOVUPS (R10), X4
+	MOVUPS (R10)(BX*1), X5
+	MOVUPS (R10)(BX*2), X6
+	MOVUPS (R10)(R8*1), X7
+	MOVAPS X0, X8
+	UNPCKLPD X1, X8
+	UNPCKHPD X1, X0
+	MOVAPS X2, X9
+	UNPCKLPD X3, X9
+	UNPCKHPD X3, X2
+	MOVAPS X4, X10
+	UNPCKLPD X5, X10
+	UNPCKHPD X5, X4
+	MOVAPS X6, X11
+	UNPCKLPD X7, X11
+	UNPCKHPD X7, X6
+	MOVNTO X8, (DI)
+	MOVNTO X9, 16(DI)
+	MOVNTO X10, 32(DI)
+	MOVNTO X11, 48(DI)
+	MOVNTO X0, (DI)(DX*1)
+	MOVNTO X2, 16(DI)(DX*1)
+	MOVNTO X4, 32(DI)(DX*1)
+	MOVNTO X6, 48(DI)(DX*1)
+	ADDQ $16, SI
+	ADDQ $16, R10
+	ADDQ R11, DI
+	DECQ CX
+	JNZ  loop8
+done8:
+	RET
+
+// func transposeNT16(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
+TEXT ·transposeNT16(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ db+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ sb+24(FP), BX
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JZ   done16
+	LEAQ (BX)(BX*2), R8   // 3*sb
+
+loop16:
+	MOVUPS (SI), X0
+	MOVUPS (SI)(BX*1), X1
+	MOVUPS (SI)(BX*2), X2
+	MOVUPS (SI)(R8*1), X3
+	MOVNTO X0, (DI)
+	MOVNTO X1, 16(DI)
+	MOVNTO X2, 32(DI)
+	MOVNTO X3, 48(DI)
+	ADDQ $16, SI
+	ADDQ DX, DI
+	DECQ CX
+	JNZ  loop16
+done16:
+	RET
+
+// func ntFence()
+TEXT ·ntFence(SB), NOSPLIT, $0-0
+	SFENCE
+	RET
