@@ -17,15 +17,17 @@ import "unsafe"
 // merged). When the axis the destination walks densest is not the one the
 // source walks densest — a transpose-like permutation — those two axes are
 // copied in square tiles of about tileBytes per row, so the source lines
-// and destination lines of a tile stay in the L1 cache together. Otherwise
-// every innermost row is a plain loop, or copy() when both sides are
-// contiguous.
+// and destination lines of a tile stay in the L1 cache together; from
+// ntMinBytes on, pointer-free 4-, 8- and 16-byte elements are instead
+// written a whole destination cache line at a time with non-temporal
+// stores on amd64, as copy() does for large moves. Otherwise every
+// innermost row is a plain loop, or copy() when both sides are contiguous.
 //
 // Source and destination must not partially overlap; the visiting order is
 // unspecified.
 func Copy[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides []int, shape []int) {
-	// Pointer-free 4-byte elements go through the uint32 kernels (see
-	// copy_sized.go).
+	// Pointer-free 4-, 8- and 16-byte elements go through the uint32,
+	// uint64 and [2]uint64 kernels (see copy_sized.go).
 	switch plainSize[T]() {
 	case 4:
 		copyStrided(as[uint32](dst), dOff, dStrides, as[uint32](src), sOff, sStrides, shape)
