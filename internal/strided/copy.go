@@ -6,7 +6,11 @@
 // (AddressRange, InBounds).
 package strided
 
-import "unsafe"
+import (
+	"cmp"
+	"slices"
+	"unsafe"
+)
 
 // Copy copies the elements of a strided source array into a strided
 // destination array of the same shape. Offsets and strides are in elements;
@@ -86,7 +90,7 @@ func copyStrided[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sS
 	for _, n := range sh {
 		bytes *= n
 	}
-	nt := p != q && bytes >= ntMinBytes
+	nt := bytes >= ntMinBytes
 	copyBlocked(dst, dOff, ds, src, sOff, ss, sh, p, size, nt)
 	if nt {
 		ntFence()
@@ -144,6 +148,12 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 			in = append(in, i)
 		}
 	}
+	if nt {
+		// Non-temporal stores need no cache lines of their own, so the
+		// reads set the pace: walk the block in the source's order, the
+		// axis the source walks densest innermost.
+		slices.SortStableFunc(in, func(a, b int) int { return cmp.Compare(abs(ss[b]), abs(ss[a])) })
+	}
 	// ext: extents of the current block; idx: its origin; iidx: the
 	// position inside it along the axes in.
 	iidx = iidx[:len(in)]
@@ -158,7 +168,9 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 		o0, o1 := do, so
 		for {
 			if p == q {
-				copyRow(dst, o0, ds[q], src, o1, ss[q], ext[q])
+				if !nt || ds[q] != 1 || ss[q] != 1 || !ntRow(dst, o0, src, o1, ext[q]) {
+					copyRow(dst, o0, ds[q], src, o1, ss[q], ext[q])
+				}
 			} else {
 				copyTile(dst, o0, ds[p], ds[q], src, o1, ss[p], ss[q], ext[p], ext[q], tb, nt)
 			}

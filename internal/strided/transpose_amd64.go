@@ -16,6 +16,9 @@ func transposeNT8(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 //go:noescape
 func transposeNT16(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 
+//go:noescape
+func copyNT(dst, src unsafe.Pointer, n int)
+
 // ntFence orders the non-temporal stores before any later store (SFENCE).
 func ntFence()
 
@@ -75,5 +78,29 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool
 	if m < n0 {
 		copyTile(dst, dOff+m*d0+j0, d0, 1, src, sOff+m+j0*s1, 1, s1, n0-m, j1-j0, b, false)
 	}
+	return true
+}
+
+// ntRow copies the n contiguous elements at src[sOff:] to dst[dOff:] with
+// non-temporal stores. It reports false, copying nothing, unless T is one
+// of the types Copy reinterprets its pointer-free elements as, the row is
+// a whole number of 16-byte units and dst[dOff] is 16-byte aligned.
+func ntRow[T any](dst []T, dOff int, src []T, sOff, n int) bool {
+	switch any(dst).(type) {
+	case []uint32, []uint64, [][2]uint64:
+	default:
+		return false
+	}
+	var z T
+	bytes := n * int(unsafe.Sizeof(z))
+	if n == 0 || bytes%16 != 0 {
+		return false
+	}
+	d, s := dst[dOff:dOff+n], src[sOff:sOff+n]
+	p := unsafe.Pointer(unsafe.SliceData(d))
+	if uintptr(p)%16 != 0 {
+		return false
+	}
+	copyNT(p, unsafe.Pointer(unsafe.SliceData(s)), bytes)
 	return true
 }

@@ -145,3 +145,39 @@ done16:
 TEXT ·ntFence(SB), NOSPLIT, $0-0
 	SFENCE
 	RET
+
+// func copyNT(dst, src unsafe.Pointer, n int)
+//
+// copyNT copies n bytes, n a multiple of 16, to a 16-byte aligned dst
+// with non-temporal stores.
+TEXT ·copyNT(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	CMPQ CX, $64
+	JB   tail
+lines:
+	MOVUPS (SI), X0
+	MOVUPS 16(SI), X1
+	MOVUPS 32(SI), X2
+	MOVUPS 48(SI), X3
+	MOVNTO X0, (DI)
+	MOVNTO X1, 16(DI)
+	MOVNTO X2, 32(DI)
+	MOVNTO X3, 48(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $64, CX
+	CMPQ CX, $64
+	JAE  lines
+tail:
+	TESTQ CX, CX
+	JZ   doneNT
+	MOVUPS (SI), X0
+	MOVNTO X0, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+	JMP  tail
+doneNT:
+	RET
