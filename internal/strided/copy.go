@@ -154,6 +154,13 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 		// axis the source walks densest innermost.
 		slices.SortStableFunc(in, func(a, b int) int { return cmp.Compare(abs(ss[b]), abs(ss[a])) })
 	}
+	// With non-temporal stores, rows along a dense shared axis q are
+	// copied a whole run along the innermost axis of in at a time (ra).
+	ra := -1
+	if p == q && nt && ds[q] == 1 && ss[q] == 1 && len(in) > 0 {
+		ra = in[len(in)-1]
+		in = in[:len(in)-1]
+	}
 	// ext: extents of the current block; idx: its origin; iidx: the
 	// position inside it along the axes in.
 	iidx = iidx[:len(in)]
@@ -167,11 +174,16 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 		// when p == q) in the (p, q) plane.
 		o0, o1 := do, so
 		for {
-			if p == q {
-				if !nt || ds[q] != 1 || ss[q] != 1 || !ntRow(dst, o0, src, o1, ext[q]) {
-					copyRow(dst, o0, ds[q], src, o1, ss[q], ext[q])
+			switch {
+			case ra >= 0:
+				if !ntRows(dst, o0, ds[ra], src, o1, ss[ra], ext[ra], ext[q]) {
+					for k := range ext[ra] {
+						copyRow(dst, o0+k*ds[ra], 1, src, o1+k*ss[ra], 1, ext[q])
+					}
 				}
-			} else {
+			case p == q:
+				copyRow(dst, o0, ds[q], src, o1, ss[q], ext[q])
+			default:
 				copyTile(dst, o0, ds[p], ds[q], src, o1, ss[p], ss[q], ext[p], ext[q], tb, nt)
 			}
 			k := len(in) - 1

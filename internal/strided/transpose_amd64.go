@@ -17,7 +17,7 @@ func transposeNT8(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 func transposeNT16(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 
 //go:noescape
-func copyNT(dst, src unsafe.Pointer, n int)
+func copyRowsNT(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, rows, n int)
 
 // ntFence orders the non-temporal stores before any later store (SFENCE).
 func ntFence()
@@ -81,26 +81,32 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool
 	return true
 }
 
-// ntRow copies the n contiguous elements at src[sOff:] to dst[dOff:] with
-// non-temporal stores. It reports false, copying nothing, unless T is one
-// of the types Copy reinterprets its pointer-free elements as, the row is
-// a whole number of 16-byte units and dst[dOff] is 16-byte aligned.
-func ntRow[T any](dst []T, dOff int, src []T, sOff, n int) bool {
+// ntRows copies rows rows of n contiguous elements, row k from
+// src[sOff+k*s0:] to dst[dOff+k*d0:], with non-temporal stores. It
+// reports false, copying nothing, unless T is one of the types Copy
+// reinterprets its pointer-free elements as, rows are a whole number of
+// 16-byte units and every destination row starts 16-byte aligned.
+func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool {
 	switch any(dst).(type) {
 	case []uint32, []uint64, [][2]uint64:
 	default:
 		return false
 	}
 	var z T
-	bytes := n * int(unsafe.Sizeof(z))
-	if n == 0 || bytes%16 != 0 {
+	size := int(unsafe.Sizeof(z))
+	if rows < 1 || n < 1 || (n*size)%16 != 0 || (d0*size)%16 != 0 {
 		return false
 	}
-	d, s := dst[dOff:dOff+n], src[sOff:sOff+n]
-	p := unsafe.Pointer(unsafe.SliceData(d))
+	// The corners, checked here so that a bad layout panics in Go rather
+	// than faulting in the kernel.
+	last := (rows - 1)
+	_, _ = dst[dOff+n-1], dst[dOff+last*d0+n-1]
+	_, _ = src[sOff+n-1], src[sOff+last*s0+n-1]
+	p := unsafe.Pointer(&dst[dOff])
 	if uintptr(p)%16 != 0 {
 		return false
 	}
-	copyNT(p, unsafe.Pointer(unsafe.SliceData(s)), bytes)
+	_, _ = dst[dOff+last*d0], src[sOff+last*s0]
+	copyRowsNT(p, d0*size, unsafe.Pointer(&src[sOff]), s0*size, rows, n*size)
 	return true
 }

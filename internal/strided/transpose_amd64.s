@@ -146,17 +146,26 @@ TEXT ·ntFence(SB), NOSPLIT, $0-0
 	SFENCE
 	RET
 
-// func copyNT(dst, src unsafe.Pointer, n int)
+// func copyRowsNT(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, rows, n int)
 //
-// copyNT copies n bytes, n a multiple of 16, to a 16-byte aligned dst
-// with non-temporal stores.
-TEXT ·copyNT(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
+// copyRowsNT copies rows rows of n bytes each, n a multiple of 16, from
+// src+k*sb to dst+k*db with non-temporal stores; dst and db must keep
+// every destination row 16-byte aligned.
+TEXT ·copyRowsNT(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), R8
+	MOVQ db+8(FP), R9
+	MOVQ src+16(FP), R10
+	MOVQ sb+24(FP), R11
+	MOVQ rows+32(FP), DX
+	TESTQ DX, DX
+	JZ   doneRows
+row:
+	MOVQ R8, DI
+	MOVQ R10, SI
+	MOVQ n+40(FP), CX
 	CMPQ CX, $64
-	JB   tail
-lines:
+	JB   rowTail
+rowLines:
 	MOVUPS (SI), X0
 	MOVUPS 16(SI), X1
 	MOVUPS 32(SI), X2
@@ -169,15 +178,20 @@ lines:
 	ADDQ $64, DI
 	SUBQ $64, CX
 	CMPQ CX, $64
-	JAE  lines
-tail:
+	JAE  rowLines
+rowTail:
 	TESTQ CX, CX
-	JZ   doneNT
+	JZ   rowDone
 	MOVUPS (SI), X0
 	MOVNTO X0, (DI)
 	ADDQ $16, SI
 	ADDQ $16, DI
 	SUBQ $16, CX
-	JMP  tail
-doneNT:
+	JMP  rowTail
+rowDone:
+	ADDQ R9, R8
+	ADDQ R11, R10
+	DECQ DX
+	JNZ  row
+doneRows:
 	RET

@@ -6,8 +6,8 @@ package strided
 // through copyTile's Go micro-kernels.
 func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool { return false }
 
-// ntRow reports false: rows are copied with copy().
-func ntRow[T any](dst []T, dOff int, src []T, sOff, n int) bool { return false }
+// ntRows reports false: rows are copied with copy().
+func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool { return false }
 
 // ntFence does nothing: no non-temporal stores were issued.
 func ntFence() {}
