@@ -32,11 +32,12 @@ func ntFence()
 // whole cache lines apart.
 func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool {
 	var kern func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
+	rows := 4 // the kernel's multiple of rows
 	switch any(dst).(type) {
 	case []uint32:
 		kern = transposeNT4
 	case []uint64:
-		kern = transposeNT8
+		kern, rows = transposeNT8, 8
 	case [][2]uint64:
 		kern = transposeNT16
 	default:
@@ -45,7 +46,7 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool
 	var z T
 	size := int(unsafe.Sizeof(z))
 	k := lineBytes / size // elements per destination line
-	if (d0*size)%lineBytes != 0 || n0 < 4 || n1 < k {
+	if (d0*size)%lineBytes != 0 || n0 < rows || n1 < k {
 		return false
 	}
 	// Columns [j0, j1) start and end on line boundaries.
@@ -55,7 +56,7 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool
 	}
 	j0 := int((lineBytes-addr%lineBytes)%lineBytes) / size
 	j1 := j0 + (n1-j0)/k*k
-	m := n0 &^ 3
+	m := n0 / rows * rows
 	if j1 <= j0 {
 		return false
 	}

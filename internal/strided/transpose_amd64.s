@@ -3,9 +3,9 @@
 #include "textflag.h"
 
 // The kernels copy a panel one destination cache line wide:
-// dst row i (i < n, n a multiple of 4) receives, in its 64 bytes at
-// dst+i*db, element i of each of the 64/size source rows at src+j*sb
-// (j < 64/size). Strides db and sb are in bytes. Stores are
+// dst row i (i < n; n a multiple of 8 for 8-byte elements, of 4
+// otherwise) receives, in its 64 bytes at dst+i*db, element i of each of
+// the 64/size source rows at src+j*sb (j < 64/size). Strides db and sb are in bytes. Stores are
 // non-temporal (MOVNTO), so dst must be 16-byte aligned; the caller
 // fences once at the end of the copy (ntFence).
 
@@ -63,54 +63,168 @@ done4:
 	RET
 
 // func transposeNT8(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
-TEXT ·transposeNT8(SB), NOSPLIT, $0-40
+//
+// n is a multiple of 8 here. Each 8×8 tile goes through a 512-byte stack
+// buffer: the 8 source lines are read whole, two at a time, and
+// transposed into it; then its 8 rows are stored as whole destination
+// lines.
+TEXT ·transposeNT8(SB), $512-40
 	MOVQ dst+0(FP), DI
 	MOVQ db+8(FP), DX
 	MOVQ src+16(FP), SI
 	MOVQ sb+24(FP), BX
 	MOVQ n+32(FP), CX
-	SHRQ $1, CX
+	SHRQ $3, CX
 	JZ   done8
-	LEAQ (BX)(BX*2), R8   // 3*sb
-	LEAQ (SI)(BX*4), R10  // source row 4
-	MOVQ DX, R11
-	SHLQ $1, R11          // 2*db
+	MOVQ DX, R10
+	SHLQ $3, R10          // 8*db
+	LEAQ buf-512(SP), R13
 
-loop8:
-	// Elements i, i+1 of source rows 0..7.
-	MOVUPS (SI), X0
-	MOVUPS (SI)(BX*1), X1
-	MOVUPS (SI)(BX*2), X2
-	MOVUPS (SI)(R8*1), X3
-	MOVUPS (R10), X4
-	MOVUPS (R10)(BX*1), X5
-	MOVUPS (R10)(BX*2), X6
-	MOVUPS (R10)(R8*1), X7
+tile8:
+	MOVQ SI, AX
+	// Source rows 0 and 1, whole lines.
+	MOVUPS (AX), X0
+	MOVUPS 16(AX), X1
+	MOVUPS 32(AX), X2
+	MOVUPS 48(AX), X3
+	MOVUPS (AX)(BX*1), X4
+	MOVUPS 16(AX)(BX*1), X5
+	MOVUPS 32(AX)(BX*1), X6
+	MOVUPS 48(AX)(BX*1), X7
 	MOVAPS X0, X8
-	UNPCKLPD X1, X8
-	UNPCKHPD X1, X0
-	MOVAPS X2, X9
-	UNPCKLPD X3, X9
-	UNPCKHPD X3, X2
-	MOVAPS X4, X10
-	UNPCKLPD X5, X10
-	UNPCKHPD X5, X4
-	MOVAPS X6, X11
+	UNPCKLPD X4, X8
+	UNPCKHPD X4, X0
+	MOVUPS X8, 0(R13)
+	MOVUPS X0, 64(R13)
+	MOVAPS X1, X9
+	UNPCKLPD X5, X9
+	UNPCKHPD X5, X1
+	MOVUPS X9, 128(R13)
+	MOVUPS X1, 192(R13)
+	MOVAPS X2, X10
+	UNPCKLPD X6, X10
+	UNPCKHPD X6, X2
+	MOVUPS X10, 256(R13)
+	MOVUPS X2, 320(R13)
+	MOVAPS X3, X11
 	UNPCKLPD X7, X11
-	UNPCKHPD X7, X6
-	MOVNTO X8, (DI)
-	MOVNTO X9, 16(DI)
-	MOVNTO X10, 32(DI)
-	MOVNTO X11, 48(DI)
-	MOVNTO X0, (DI)(DX*1)
-	MOVNTO X2, 16(DI)(DX*1)
-	MOVNTO X4, 32(DI)(DX*1)
-	MOVNTO X6, 48(DI)(DX*1)
-	ADDQ $16, SI
-	ADDQ $16, R10
-	ADDQ R11, DI
+	UNPCKHPD X7, X3
+	MOVUPS X11, 384(R13)
+	MOVUPS X3, 448(R13)
+	LEAQ (AX)(BX*2), AX
+	// Source rows 2 and 3, whole lines.
+	MOVUPS (AX), X0
+	MOVUPS 16(AX), X1
+	MOVUPS 32(AX), X2
+	MOVUPS 48(AX), X3
+	MOVUPS (AX)(BX*1), X4
+	MOVUPS 16(AX)(BX*1), X5
+	MOVUPS 32(AX)(BX*1), X6
+	MOVUPS 48(AX)(BX*1), X7
+	MOVAPS X0, X8
+	UNPCKLPD X4, X8
+	UNPCKHPD X4, X0
+	MOVUPS X8, 16(R13)
+	MOVUPS X0, 80(R13)
+	MOVAPS X1, X9
+	UNPCKLPD X5, X9
+	UNPCKHPD X5, X1
+	MOVUPS X9, 144(R13)
+	MOVUPS X1, 208(R13)
+	MOVAPS X2, X10
+	UNPCKLPD X6, X10
+	UNPCKHPD X6, X2
+	MOVUPS X10, 272(R13)
+	MOVUPS X2, 336(R13)
+	MOVAPS X3, X11
+	UNPCKLPD X7, X11
+	UNPCKHPD X7, X3
+	MOVUPS X11, 400(R13)
+	MOVUPS X3, 464(R13)
+	LEAQ (AX)(BX*2), AX
+	// Source rows 4 and 5, whole lines.
+	MOVUPS (AX), X0
+	MOVUPS 16(AX), X1
+	MOVUPS 32(AX), X2
+	MOVUPS 48(AX), X3
+	MOVUPS (AX)(BX*1), X4
+	MOVUPS 16(AX)(BX*1), X5
+	MOVUPS 32(AX)(BX*1), X6
+	MOVUPS 48(AX)(BX*1), X7
+	MOVAPS X0, X8
+	UNPCKLPD X4, X8
+	UNPCKHPD X4, X0
+	MOVUPS X8, 32(R13)
+	MOVUPS X0, 96(R13)
+	MOVAPS X1, X9
+	UNPCKLPD X5, X9
+	UNPCKHPD X5, X1
+	MOVUPS X9, 160(R13)
+	MOVUPS X1, 224(R13)
+	MOVAPS X2, X10
+	UNPCKLPD X6, X10
+	UNPCKHPD X6, X2
+	MOVUPS X10, 288(R13)
+	MOVUPS X2, 352(R13)
+	MOVAPS X3, X11
+	UNPCKLPD X7, X11
+	UNPCKHPD X7, X3
+	MOVUPS X11, 416(R13)
+	MOVUPS X3, 480(R13)
+	LEAQ (AX)(BX*2), AX
+	// Source rows 6 and 7, whole lines.
+	MOVUPS (AX), X0
+	MOVUPS 16(AX), X1
+	MOVUPS 32(AX), X2
+	MOVUPS 48(AX), X3
+	MOVUPS (AX)(BX*1), X4
+	MOVUPS 16(AX)(BX*1), X5
+	MOVUPS 32(AX)(BX*1), X6
+	MOVUPS 48(AX)(BX*1), X7
+	MOVAPS X0, X8
+	UNPCKLPD X4, X8
+	UNPCKHPD X4, X0
+	MOVUPS X8, 48(R13)
+	MOVUPS X0, 112(R13)
+	MOVAPS X1, X9
+	UNPCKLPD X5, X9
+	UNPCKHPD X5, X1
+	MOVUPS X9, 176(R13)
+	MOVUPS X1, 240(R13)
+	MOVAPS X2, X10
+	UNPCKLPD X6, X10
+	UNPCKHPD X6, X2
+	MOVUPS X10, 304(R13)
+	MOVUPS X2, 368(R13)
+	MOVAPS X3, X11
+	UNPCKLPD X7, X11
+	UNPCKHPD X7, X3
+	MOVUPS X11, 432(R13)
+	MOVUPS X3, 496(R13)
+	LEAQ (AX)(BX*2), AX
+
+	// The buffer's rows to the destination, whole lines.
+	MOVQ R13, AX
+	MOVQ DI, R11
+	MOVQ $8, R12
+rows8:
+	MOVUPS (AX), X0
+	MOVUPS 16(AX), X1
+	MOVUPS 32(AX), X2
+	MOVUPS 48(AX), X3
+	MOVNTO X0, (R11)
+	MOVNTO X1, 16(R11)
+	MOVNTO X2, 32(R11)
+	MOVNTO X3, 48(R11)
+	ADDQ $64, AX
+	ADDQ DX, R11
+	DECQ R12
+	JNZ  rows8
+
+	ADDQ $64, SI
+	ADDQ R10, DI
 	DECQ CX
-	JNZ  loop8
+	JNZ  tile8
 done8:
 	RET
 
