@@ -34,14 +34,22 @@ func Copy[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides 
 	// uint64 and [2]uint64 kernels (see copy_sized.go).
 	switch plainSize[T]() {
 	case 4:
-		copyStrided(as[uint32](dst), dOff, dStrides, as[uint32](src), sOff, sStrides, shape)
+		if aligned(dst, src, 4) {
+			copyStrided(as[uint32](dst), dOff, dStrides, as[uint32](src), sOff, sStrides, shape)
+			return
+		}
 	case 8:
-		copyStrided(as[uint64](dst), dOff, dStrides, as[uint64](src), sOff, sStrides, shape)
+		if aligned(dst, src, 8) {
+			copyStrided(as[uint64](dst), dOff, dStrides, as[uint64](src), sOff, sStrides, shape)
+			return
+		}
 	case 16:
-		copyStrided(as[[2]uint64](dst), dOff, dStrides, as[[2]uint64](src), sOff, sStrides, shape)
-	default:
-		copyStrided(dst, dOff, dStrides, src, sOff, sStrides, shape)
+		if aligned(dst, src, 8) {
+			copyStrided(as[[2]uint64](dst), dOff, dStrides, as[[2]uint64](src), sOff, sStrides, shape)
+			return
+		}
 	}
+	copyStrided(dst, dOff, dStrides, src, sOff, sStrides, shape)
 }
 
 // copyStrided is Copy for any element type.

@@ -51,6 +51,13 @@ func pointerFree(t reflect.Type) bool {
 	return false
 }
 
+// aligned reports whether the data of a and b start at multiples of n
+// bytes, the alignment of the integer type Copy reinterprets them as (T
+// itself may be less aligned: [4]byte, complex64).
+func aligned[T any](a, b []T, n uintptr) bool {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(a)))%n == 0 && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%n == 0
+}
+
 // as reinterprets s as a slice of U, which must have T's size and, like T,
 // no pointers.
 func as[U, T any](s []T) []U {

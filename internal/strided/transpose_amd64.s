@@ -5,9 +5,9 @@
 // The kernels copy a panel one destination cache line wide:
 // dst row i (i < n; n a multiple of 8 for 8-byte elements, of 4
 // otherwise) receives, in its 64 bytes at dst+i*db, element i of each of
-// the 64/size source rows at src+j*sb (j < 64/size). Strides db and sb are in bytes. Stores are
-// non-temporal (MOVNTO), so dst must be 16-byte aligned; the caller
-// fences once at the end of the copy (ntFence).
+// the 64/size source rows at src+j*sb (j < 64/size). Strides db and sb
+// are in bytes. Stores are non-temporal (MOVNTO), so dst must be 16-byte
+// aligned; the caller fences once at the end of the copy (ntFence).
 
 // func transposeNT4(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 TEXT ·transposeNT4(SB), NOSPLIT, $0-40
