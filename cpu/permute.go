@@ -5,7 +5,9 @@ import "github.com/goferro/goferro/tensor"
 // Permute returns a new row-major tensor whose axis i is a's axis perm[i]
 // (negative entries count from the end): the materialised form of
 // a.Permute(perm...). The copy is cache-blocked (see CopyInto), so it runs
-// well whatever the permutation. To reuse a destination buffer, call
+// well whatever the permutation; results of 1 MiB or more are written
+// around the cache, as copy() writes them (goferro bench permute measures
+// it against copy()). To reuse a destination buffer, call
 // CopyInto(dst, view) with view from a.Permute(perm...).
 func Permute(a *tensor.Tensor, perm ...int) (*tensor.Tensor, error) {
 	const name = "Permute"

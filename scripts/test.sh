@@ -34,6 +34,8 @@ echo "== go test"
 go test -count=1 -timeout 20m ./...
 echo "== go test (portable GEMM kernel, -tags purego)"
 go test -count=1 -tags purego ./cpu/gemm/
+echo "== go test (portable strided copy, no transpose kernels, -tags purego)"
+go test -count=1 -tags purego ./internal/strided/
 echo "== go test -race (runtime, its test engines, the OpenCL engine)"
 go test -count=1 -race -timeout 20m . ./goferrotest/... ./internal/... ./opencl/clengine/
 echo "== go test -race (the conformance suite on the CPU engine)"

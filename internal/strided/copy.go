@@ -6,7 +6,11 @@
 // (AddressRange, InBounds).
 package strided
 
-import "unsafe"
+import (
+	"cmp"
+	"slices"
+	"unsafe"
+)
 
 // Copy copies the elements of a strided source array into a strided
 // destination array of the same shape. Offsets and strides are in elements;
@@ -17,18 +21,33 @@ import "unsafe"
 // merged). When the axis the destination walks densest is not the one the
 // source walks densest — a transpose-like permutation — those two axes are
 // copied in square tiles of about tileBytes per row, so the source lines
-// and destination lines of a tile stay in the L1 cache together. Otherwise
-// every innermost row is a plain loop, or copy() when both sides are
-// contiguous.
+// and destination lines of a tile stay in the L1 cache together; from
+// ntMinBytes on, pointer-free 4-, 8- and 16-byte elements are instead
+// written a whole destination cache line at a time with non-temporal
+// stores on amd64, as copy() does for large moves. Otherwise every
+// innermost row is a plain loop, or copy() when both sides are contiguous.
 //
 // Source and destination must not partially overlap; the visiting order is
 // unspecified.
 func Copy[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sStrides []int, shape []int) {
-	// Pointer-free 4-byte elements go through the uint32 kernels (see
-	// copy_sized.go).
-	if plainSize[T]() == 4 {
-		copyStrided(as[uint32](dst), dOff, dStrides, as[uint32](src), sOff, sStrides, shape)
-		return
+	// Pointer-free 4-, 8- and 16-byte elements go through the uint32,
+	// uint64 and [2]uint64 kernels (see copy_sized.go).
+	switch plainSize[T]() {
+	case 4:
+		if aligned(dst, src, 4) {
+			copyStrided(as[uint32](dst), dOff, dStrides, as[uint32](src), sOff, sStrides, shape)
+			return
+		}
+	case 8:
+		if aligned(dst, src, 8) {
+			copyStrided(as[uint64](dst), dOff, dStrides, as[uint64](src), sOff, sStrides, shape)
+			return
+		}
+	case 16:
+		if aligned(dst, src, 8) {
+			copyStrided(as[[2]uint64](dst), dOff, dStrides, as[[2]uint64](src), sOff, sStrides, shape)
+			return
+		}
 	}
 	copyStrided(dst, dOff, dStrides, src, sOff, sStrides, shape)
 }
@@ -74,21 +93,35 @@ func copyStrided[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sS
 		return
 	}
 
-	copyBlocked(dst, dOff, ds, src, sOff, ss, sh, p, size)
+	// Large copies store around the cache, as copy() does.
+	bytes := size
+	for _, n := range sh {
+		bytes *= n
+	}
+	nt := bytes >= ntMinBytes
+	copyBlocked(dst, dOff, ds, src, sOff, ss, sh, p, size, nt)
+	if nt {
+		ntFence()
+	}
 }
 
 // copyBlocked copies a simplified layout (axes in destination order) where
 // rows along the densest destination axis q = r-1 alone would not use the
 // source's cache lines well: the densest source axis p is another one, or
-// q is short. It cuts the iteration space into blocks that hold a run of about runBytes along
-// the destination's densest axes and along the source's densest axes — so a
-// short dense axis (say of extent 8) is grouped with its neighbours — and
-// copies block by block. Inside a block the (p, q) plane goes through
-// copyTile's 4×4 micro-blocks.
-func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int, sh []int, p, size int) {
+// q is short. It cuts the iteration space into blocks that hold a run of
+// about runBytes (ntRunBytes when nt, the stores bypassing the cache)
+// along the destination's densest axes and along the source's densest
+// axes — so a short dense axis (say of extent 8) is grouped with its
+// neighbours — and copies block by block. Inside a block the (p, q) plane
+// goes through copyTile's micro-blocks.
+func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int, sh []int, p, size int, nt bool) {
 	r := len(sh)
 	q := r - 1
-	want := max(runBytes/max(size, 1), minTile)
+	rb := runBytes
+	if nt {
+		rb = ntRunBytes
+	}
+	want := max(rb/max(size, 1), minTile)
 	// One allocation for the per-axis scratch slices.
 	ints := make([]int, 7*r)
 	part := func(i int) []int { return ints[i*r : (i+1)*r : (i+1)*r] }
@@ -128,6 +161,19 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 			in = append(in, i)
 		}
 	}
+	if nt {
+		// Non-temporal stores need no cache lines of their own, so the
+		// reads set the pace: walk the block in the source's order, the
+		// axis the source walks densest innermost.
+		slices.SortStableFunc(in, func(a, b int) int { return cmp.Compare(abs(ss[b]), abs(ss[a])) })
+	}
+	// With non-temporal stores, rows along a dense shared axis q are
+	// copied a whole run along the innermost axis of in at a time (ra).
+	ra := -1
+	if p == q && nt && ds[q] == 1 && ss[q] == 1 && len(in) > 0 {
+		ra = in[len(in)-1]
+		in = in[:len(in)-1]
+	}
 	// ext: extents of the current block; idx: its origin; iidx: the
 	// position inside it along the axes in.
 	iidx = iidx[:len(in)]
@@ -141,10 +187,17 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 		// when p == q) in the (p, q) plane.
 		o0, o1 := do, so
 		for {
-			if p == q {
+			switch {
+			case ra >= 0:
+				if !ntRows(dst, o0, ds[ra], src, o1, ss[ra], ext[ra], ext[q]) {
+					for k := range ext[ra] {
+						copyRow(dst, o0+k*ds[ra], 1, src, o1+k*ss[ra], 1, ext[q])
+					}
+				}
+			case p == q:
 				copyRow(dst, o0, ds[q], src, o1, ss[q], ext[q])
-			} else {
-				copyTile(dst, o0, ds[p], ds[q], src, o1, ss[p], ss[q], ext[p], ext[q], tb)
+			default:
+				copyTile(dst, o0, ds[p], ds[q], src, o1, ss[p], ss[q], ext[p], ext[q], tb, nt)
 			}
 			k := len(in) - 1
 			for ; k >= 0; k-- {
@@ -194,9 +247,22 @@ const (
 	// copyBlocked gathers on each side: long enough for the hardware
 	// prefetchers, short enough that a block stays in L2.
 	runBytes = 1024
-	minTile  = 16
-	maxTile  = 64
+	// ntRunBytes is runBytes when the stores bypass the cache: the
+	// destination then takes no room in L2, and longer runs feed the
+	// prefetchers (on an AMD EPYC, 4096 made the 5-D permutations of
+	// BenchmarkPermute 1.2–2.5× faster than 1024; 2-D transposes did not
+	// change).
+	ntRunBytes = 4096
+	minTile    = 16
+	maxTile    = 64
 )
+
+// ntMinBytes is the size from which a transposing copy stores around the
+// cache (non-temporal stores, where the platform has the kernels): the
+// threshold copy() itself uses on amd64. Smaller results are likely read
+// again soon and fit in the L2 cache. A variable so that tests can send
+// small copies down that path.
+var ntMinBytes = 1 << 20
 
 // copyRow copies n elements, d and s apart.
 func copyRow[T any](dst []T, dOff, d int, src []T, sOff, s, n int) {
@@ -231,9 +297,14 @@ func copyRow[T any](dst []T, dOff, d int, src []T, sOff, s, n int) {
 // into locals along the source's dense axis and stored along the
 // destination's, so each cache line touched on either side is used whole
 // before it can be evicted; the ragged edges fall back to copyRow.
-func copyTile[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1 int, n0, n1, b int) {
-	if s0 == 1 && d1 == 1 && copyTileUnit(dst, dOff, d0, src, sOff, s1, n0, n1, b) {
-		return
+func copyTile[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1 int, n0, n1, b int, nt bool) {
+	if s0 == 1 && d1 == 1 {
+		if nt && ntTile(dst, dOff, d0, src, sOff, s1, n0, n1, b) {
+			return
+		}
+		if copyTileUnit(dst, dOff, d0, src, sOff, s1, n0, n1, b) {
+			return
+		}
 	}
 	for i0 := 0; i0 < n0; i0 += b {
 		e0 := min(i0+b, n0)

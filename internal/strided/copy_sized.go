@@ -6,14 +6,16 @@ import (
 )
 
 // Copy moves elements without looking at them, so every pointer-free
-// 4-byte element type can share one set of kernels: Copy runs them as
-// uint32, and copyTile hands their transposing case to the fixed-size
+// 4-, 8- or 16-byte element type can share one set of kernels: Copy runs
+// them as uint32, uint64 or [2]uint64. Large transposing copies of all
+// three go to the non-temporal line-wide kernels (ntTile, amd64 only);
+// otherwise copyTile hands the 4-byte transposing case to the fixed-size
 // micro-kernels below, which need a concrete type for the compiler to drop
-// the bounds checks. The same treatment of 8- and 16-byte elements (as
-// uint64 and [2]uint64, with 8×8 and 4×4 line-sized micro-tiles) measured
-// no faster than the generic loops: those copies are held back by the
-// memory system (short strided runs, and stores that must first read their
-// line, where copy() streams), not by instructions.
+// the bounds checks. The same Go treatment of 8- and 16-byte elements
+// (8×8 and 4×4 line-sized micro-tiles) measured no faster than the generic
+// loops on an Intel Xeon: those copies are held back by the memory system
+// (short strided runs, and stores that must first read their line, where
+// copy() streams), not by instructions.
 
 // plainSize is the size of T when T is 4, 8 or 16 bytes and holds no
 // pointers (so copying its bits through an integer type is invisible to the
@@ -47,6 +49,13 @@ func pointerFree(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// aligned reports whether the data of a and b start at multiples of n
+// bytes, the alignment of the integer type Copy reinterprets them as (T
+// itself may be less aligned: [4]byte, complex64).
+func aligned[T any](a, b []T, n uintptr) bool {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(a)))%n == 0 && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%n == 0
 }
 
 // as reinterprets s as a slice of U, which must have T's size and, like T,

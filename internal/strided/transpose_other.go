@@ -1,0 +1,13 @@
+//go:build !amd64 || purego || goferro_noasm
+
+package strided
+
+// ntTile reports false: without the amd64 kernels every transpose goes
+// through copyTile's Go micro-kernels.
+func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool { return false }
+
+// ntRows reports false: rows are copied with copy().
+func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool { return false }
+
+// ntFence does nothing: no non-temporal stores were issued.
+func ntFence() {}
