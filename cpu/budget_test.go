@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/driver"
@@ -96,6 +97,27 @@ func TestPlanWithinKeepsPath(t *testing.T) {
 		}
 		if err := tensor.CheckClose(got, want, 1e-12, 1e-12); err != nil {
 			t.Errorf("%s: %v", opt, err)
+		}
+	}
+}
+
+// BenchmarkPlanWithin plans lm_batch_likelihood_brackets_4_4d along its
+// stored opt_flops path within 6 MiB on the default threads, as
+// `goferro einsum --instance … --memory-limit 6MiB` does (with its
+// default search: 1024 trials, 2 s): the plan is sliced under smaller and
+// smaller limits until it fits.
+func BenchmarkPlanWithin(b *testing.B) {
+	for _, in := range loadInstances(b) {
+		if in.Name != "lm_batch_likelihood_brackets_4_4d" {
+			continue
+		}
+		opts := []einsum.Option{einsum.WithPath(in.Paths["opt_flops"].Path), einsum.WithSearch(1024, 2*time.Second, 0)}
+		for b.Loop() {
+			p, err := cpu.PlanWithin(context.Background(), in.Equation(), in.Shapes, tensor.Float64, 6<<20, 0, opts...)
+			if err != nil || p.Slicing == nil {
+				b.Fatalf("%v, sliced %v", err, p.Slicing)
+			}
+			b.ReportMetric(float64(p.Slicing.Count), "slices")
 		}
 	}
 }
