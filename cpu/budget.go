@@ -43,8 +43,9 @@ func (c *Contraction) workers() int {
 // PlanWithin plans eq for operands of dtype dt and the given shapes so
 // that contracting them on threads goroutines (NewContraction with
 // WithThreads(threads)) needs at most budget bytes, the operands included:
-// it plans the whole contraction, and if that does not fit, slices it
-// under ever smaller memory limits (einsum.WithMemoryLimit) until it does.
+// it plans the whole contraction, and if that does not fit, slices its
+// path under ever smaller memory limits (einsum.WithMemoryLimit) until it
+// does.
 // A budget nothing fits — not even the operands and the output — is a
 // *driver.BudgetError naming the need. opts are passed to the planner.
 func PlanWithin(ctx context.Context, eq string, shapes [][]int, dt tensor.DType, budget int64, threads int, opts ...einsum.Option) (*einsum.Plan, error) {

@@ -152,8 +152,7 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 	if ro.Time <= 0 {
 		ro.Time = 100 * time.Millisecond
 	}
-	ro.Trials = min(max(ro.Trials, 1), DefaultSearchTrials)
-	if o.Trials <= 0 {
+	if ro.Trials <= 0 || ro.Trials > DefaultSearchTrials {
 		ro.Trials = DefaultSearchTrials
 	}
 	c0, err := Evaluate(n, p)
