@@ -3,6 +3,8 @@ package cpu
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/driver"
@@ -41,8 +43,9 @@ func (c *Contraction) workers() int {
 // PlanWithin plans eq for operands of dtype dt and the given shapes so
 // that contracting them on threads goroutines (NewContraction with
 // WithThreads(threads)) needs at most budget bytes, the operands included:
-// it plans the whole contraction, and if that does not fit, slices it
-// under ever smaller memory limits (einsum.WithMemoryLimit) until it does.
+// it plans the whole contraction, and if that does not fit, slices its
+// path under ever smaller memory limits (einsum.WithMemoryLimit) until it
+// does.
 // A budget nothing fits — not even the operands and the output — is a
 // *driver.BudgetError naming the need. opts are passed to the planner.
 func PlanWithin(ctx context.Context, eq string, shapes [][]int, dt tensor.DType, budget int64, threads int, opts ...einsum.Option) (*einsum.Plan, error) {
@@ -64,17 +67,25 @@ func PlanWithin(ctx context.Context, eq string, shapes [][]int, dt tensor.DType,
 	}
 	// Slice under smaller and smaller limits, keeping the plan that needs
 	// least: slicing adds per-thread accumulators and copies of the
-	// operands' slices, so it does not always help.
-	for limit := p.LargestIntermediate / 2; inputs+need > budget && limit >= 1; limit /= 2 {
-		q, err := einsum.NewPlanContext(ctx, eq, shapes, append(opts, einsum.WithMemoryLimit(limit))...)
+	// operands' slices, so it does not always help. Every limit slices p's
+	// path (no search for the whole contraction's path again), and a plan
+	// far over the budget skips the limits between: the next is the
+	// limit scaled by what the budget leaves over what the plan needs.
+	sliced := append(slices.Clip(opts), einsum.WithPath(p.Path))
+	for limit := p.LargestIntermediate / 2; inputs+need > budget && limit >= 1; {
+		q, err := einsum.NewPlanContext(ctx, eq, shapes, append(sliced, einsum.WithMemoryLimit(limit))...)
 		if err != nil {
 			break // no slicing meets a smaller limit either
 		}
-		if n, err := memory(q, dt, threads); err != nil {
+		n, err := memory(q, dt, threads)
+		if err != nil {
 			return nil, err
-		} else if n < need {
+		}
+		if n < need {
 			p, need = q, n
 		}
+		left := float64(max(budget-inputs, 0)) / float64(max(n, 1))
+		limit = min(limit/2, math.Floor(limit*left))
 	}
 	if inputs+need > budget {
 		return nil, &driver.BudgetError{Where: "the contraction", Need: inputs + need, Budget: budget,

@@ -3,7 +3,9 @@ package cpu_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/driver"
@@ -53,5 +55,69 @@ func TestPlanWithin(t *testing.T) {
 	var be *driver.BudgetError
 	if !errors.As(err, &be) || !errors.Is(err, driver.ErrMemoryBudget) || be.Budget != inputs || be.Need <= inputs {
 		t.Fatalf("a budget of the operands alone: %v", err)
+	}
+}
+
+// TestPlanWithinKeepsPath: under a tight budget PlanWithin slices the path
+// the planner chose for the whole contraction (each smaller limit does
+// not search a path again, which was most of its time), and the sliced
+// plan fits the budget and gives the unsliced result.
+func TestPlanWithinKeepsPath(t *testing.T) {
+	const eq = "xab,xbc,xcd->xad"
+	shapes := [][]int{{64, 2, 16}, {64, 16, 16}, {64, 16, 2}}
+	ops := make([]*tensor.Tensor, len(shapes))
+	var inputs int64
+	for i, s := range shapes {
+		ops[i], _ = tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, s...)
+		inputs += int64(s[0] * s[1] * s[2] * 8)
+	}
+	for _, opt := range []string{einsum.OptimizeGreedy, einsum.OptimizeAuto} {
+		o := einsum.WithOptimizer(opt)
+		whole, err := einsum.NewPlan(eq, shapes, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := mustContraction(t, whole).Execute(context.Background(), ops...)
+		need := inputs + mustContraction(t, whole, cpu.WithThreads(1)).Memory(tensor.Float64)
+		budget := inputs + (need-inputs)/4
+		p, err := cpu.PlanWithin(context.Background(), eq, shapes, tensor.Float64, budget, 1, o)
+		if err != nil {
+			t.Fatalf("%s: %v", opt, err)
+		}
+		c := mustContraction(t, p, cpu.WithThreads(1))
+		if p.Slicing == nil || inputs+c.Memory(tensor.Float64) > budget {
+			t.Fatalf("%s: sliced %v, needs %d of a budget of %d", opt, p.Slicing, inputs+c.Memory(tensor.Float64), budget)
+		}
+		if fmt.Sprint(p.Path) != fmt.Sprint(whole.Path) {
+			t.Errorf("%s: sliced plan of path %v, the whole contraction's is %v", opt, p.Path, whole.Path)
+		}
+		got, err := c.Execute(context.Background(), ops...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tensor.CheckClose(got, want, 1e-12, 1e-12); err != nil {
+			t.Errorf("%s: %v", opt, err)
+		}
+	}
+}
+
+// BenchmarkPlanWithin plans lm_batch_likelihood_brackets_4_4d along its
+// stored opt_flops path within 6 MiB on the default threads, as
+// `goferro einsum --instance … --memory-limit 6MiB` does (with its
+// default search: 1024 trials, 2 s): the plan is sliced under smaller and
+// smaller limits until it fits.
+func BenchmarkPlanWithin(b *testing.B) {
+	for _, in := range loadInstances(b) {
+		if in.Name != "lm_batch_likelihood_brackets_4_4d" {
+			continue
+		}
+		opts := []einsum.Option{einsum.WithPath(in.Paths["opt_flops"].Path), einsum.WithSearch(1024, 2*time.Second, 0)}
+		for b.Loop() {
+			p, err := cpu.PlanWithin(context.Background(), in.Equation(), in.Shapes, tensor.Float64, 6<<20, 0, opts...)
+			if err != nil || p.Slicing == nil {
+				b.Fatalf("%v, sliced %v", err, p.Slicing)
+			}
+			b.ReportMetric(float64(p.Slicing.Count), "slices")
+		}
 	}
 }

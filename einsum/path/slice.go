@@ -117,21 +117,29 @@ const MaxSliceOverhead = 1024
 // and randomized variations of it.
 const sliceTrials = 4
 
+// stepTrials bounds the trees Search builds to improve the path after each
+// label a trial slices: the trials re-optimise often, so each must be
+// cheap; the path of the chosen slicing is searched in full.
+const stepTrials = 64
+
 // Slice chooses labels of n to slice so that no intermediate of one slice
 // (the final result left out) holds more than limit elements, starting
 // from the path p, as cotengra's slice finder does: it slices, one label at
 // a time, the label that shrinks the largest intermediates the most for
 // the FLOPs it adds — greedily, then in a few randomized trials (seeded by
 // Options.Seed) — improving the path of the sliced network after each
-// choice under the limit (the better of subtree reconfiguration and
-// Search, each bounded by Options.Time, default 100 ms), and returns the
-// trial of fewest FLOPs. Every trial runs twice: slicing labels one value
-// at a time, as cotengra does, and in blocks of any size that divides
-// them (a long batch label cut in a few blocks costs less recomputation
-// than cut into single values). Peak then bounds what one
-// slice holds at once. The inputs and the final result exist whatever the
-// slicing. An error wrapping ErrMemoryLimit reports a limit no slicing of
-// at most MaxSliceOverhead times the FLOPs meets.
+// choice under the limit (the better of subtree reconfiguration and a
+// Search of stepTrials trees, each bounded by Options.Time, default
+// 100 ms), and keeps the trial of fewest FLOPs. Every trial runs twice:
+// slicing labels one value at a time, as cotengra does, and in blocks of
+// any size that divides them (a long batch label cut in a few blocks costs
+// less recomputation than cut into single values). The chosen slicing's
+// path is then searched again with the sliced labels cut (at most
+// DefaultSearchTrials trees, whatever Options.Trials), and any sliced
+// label the new path no longer needs is restored whole. Peak then bounds
+// what one slice holds at once. The inputs and the final result exist
+// whatever the slicing. An error wrapping ErrMemoryLimit reports a limit no
+// slicing of at most MaxSliceOverhead times the FLOPs meets.
 func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Slicing, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -144,18 +152,24 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 	if ro.Time <= 0 {
 		ro.Time = 100 * time.Millisecond
 	}
+	if ro.Trials <= 0 || ro.Trials > DefaultSearchTrials {
+		ro.Trials = DefaultSearchTrials
+	}
 	c0, err := Evaluate(n, p)
 	if err != nil {
 		return Slicing{}, err
 	}
 	start := reoptimize(ctx, n, p, ro)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+	step := ro
+	step.Trials = min(ro.Trials, stepTrials)
 	var best Slicing
 	found := false
+	paths := map[string]Path{}
 trials:
 	for trial := range sliceTrials {
 		for _, blocks := range []bool{false, true} {
-			s, ok := sliceTrial(ctx, n, start, ro, rng, 0.25*float64(trial), c0.Log2Flops, blocks)
+			s, ok := sliceTrial(ctx, n, start, step, rng, 0.25*float64(trial), c0.Log2Flops, blocks, paths)
 			if ok && (!found || s.Log2Flops < best.Log2Flops) {
 				best, found = s, true
 			}
@@ -168,8 +182,9 @@ trials:
 		big, _, _ := largest(n, start)
 		return Slicing{}, fmt.Errorf("%w: an intermediate of %.0f elements, above the limit of %.0f, that no slicing of at most %d times the FLOPs shrinks enough", ErrMemoryLimit, big, limit, MaxSliceOverhead)
 	}
+	best.Path = reoptimize(ctx, best.Network(n), best.Path, ro)
+	best = unslice(ctx, n, best, step)
 	sliced := best.Network(n)
-	best.Path = reoptimize(ctx, sliced, best.Path, Options{MemoryLimit: limit, Time: ro.Time * 2, Seed: o.Seed, WriteWeight: o.WriteWeight})
 	c, _ := Evaluate(sliced, best.Path)
 	best.Flops = best.Slices * c.Flops
 	best.Log2Flops = math.Log2(best.Slices) + c.Log2Flops
@@ -177,14 +192,41 @@ trials:
 	return best, nil
 }
 
+// unslice restores whole, last chosen first, every sliced label of s
+// without which a path (s's, improved by reoptimize) still keeps every
+// intermediate within o.MemoryLimit in fewer FLOPs: a label chosen early
+// may be needed no more once the path is searched with the later ones cut.
+func unslice(ctx context.Context, n Network, s Slicing, o Options) Slicing {
+	for j := len(s.Labels) - 1; j >= 0; j-- {
+		t := Slicing{
+			Labels: slices.Delete(slices.Clone(s.Labels), j, j+1),
+			Sizes:  slices.Delete(slices.Clone(s.Sizes), j, j+1),
+			Slices: s.Slices / float64(n.Sizes[s.Labels[j]]/s.Sizes[j]),
+		}
+		net := t.Network(n)
+		t.Path = reoptimize(ctx, net, s.Path, o)
+		big, c, err := largest(net, t.Path)
+		if err != nil || big > o.MemoryLimit {
+			continue
+		}
+		if t.Log2Flops = math.Log2(t.Slices) + c.Log2Flops; t.Log2Flops < s.Log2Flops {
+			s = t
+		}
+	}
+	return s
+}
+
 // sliceTrial slices labels one at a time, chosen by bestSlice (with
 // randomness temp), improving the path (reoptimize) after each, until
 // every intermediate fits o.MemoryLimit; false when no label helps or the
 // FLOPs pass MaxSliceOverhead times 2^logFlops0. A label may be sliced
-// again into smaller blocks.
-func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Rand, temp, logFlops0 float64, blocks bool) (Slicing, bool) {
+// again into smaller blocks. paths holds the path reoptimize made after
+// each sequence of choices, shared by the trials: randomized trials often
+// choose as the greedy one did, and need not search again.
+func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Rand, temp, logFlops0 float64, blocks bool, paths map[string]Path) (Slicing, bool) {
 	s := Slicing{Path: p, Slices: 1}
 	cur := n
+	var key []byte // the choices so far
 	for {
 		big, c, err := largest(cur, s.Path)
 		if err != nil {
@@ -209,13 +251,19 @@ func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Ran
 			s.Labels, s.Sizes = append(s.Labels, l), append(s.Sizes, size)
 		}
 		cur = s.Network(n)
+		key = fmt.Appendf(key, "%d/%d,", l, size)
+		if q, ok := paths[string(key)]; ok {
+			s.Path = q
+			continue
+		}
 		s.Path = reoptimize(ctx, cur, s.Path, o)
+		paths[string(key)] = s.Path
 	}
 }
 
 // reoptimize returns the cheapest of p, p improved by Reconfigure and the
-// path Search finds, among those whose intermediates fit o.MemoryLimit (p
-// if none does).
+// path Search finds (o.Trials trees), among those whose intermediates fit
+// o.MemoryLimit (p if none does).
 func reoptimize(ctx context.Context, n Network, p Path, o Options) Path {
 	best, bestFlops := p, math.Inf(1)
 	try := func(q Path, err error) {
@@ -241,25 +289,17 @@ func reoptimize(ctx context.Context, n Network, p Path, o Options) Path {
 // choice with probability proportional to exp(score / (temp · best
 // score)). It reports false when no choice shrinks them.
 func bestSlice(n Network, p Path, limit, logFlops float64, rng *rand.Rand, temp float64, blocks bool) (label, size int, ok bool) {
-	over := func(c Cost) float64 { // elements of the intermediates above the limit
-		t := 0.0
-		for _, st := range c.Steps[:len(c.Steps)-1] {
-			if st.Size > limit {
-				t += st.Size
-			}
-		}
-		return t
+	sc, _, err := newSliceCosts(n, p)
+	if err != nil {
+		return -1, 0, false
 	}
-	c0, _ := Evaluate(n, p)
-	before := over(c0)
+	before := sc.over(limit)
 	type choice struct{ label, size int }
 	var choices []choice
 	var scores []float64
 	top := math.Inf(-1)
-	one := n
-	one.Sizes = slices.Clone(n.Sizes)
 	for l, d := range n.Sizes {
-		if d < 2 {
+		if d < 2 || len(sc.involved[l]) == 0 {
 			continue // nothing to cut (an extent 0 would divide by zero)
 		}
 		ks := []int{d}
@@ -267,22 +307,16 @@ func bestSlice(n Network, p Path, limit, logFlops float64, rng *rand.Rand, temp 
 			ks = divisors(d)[1:]
 		}
 		for _, k := range ks {
-			one.Sizes[l] = d / k
-			c, err := Evaluate(one, p)
-			if err != nil {
-				continue
-			}
-			after := over(c)
+			after, logF := sc.cut(l, d, d/k, limit)
 			if after >= before {
 				continue
 			}
 			gain := math.Log((before + limit) / (after + limit))
-			cost := (max(c.Log2Flops+math.Log2(float64(k)), 0) - max(logFlops, 0)) * math.Ln2
+			cost := (max(logF+math.Log2(float64(k)), 0) - max(logFlops, 0)) * math.Ln2
 			score := gain / max(cost, 1e-9)
 			choices, scores = append(choices, choice{l, d / k}), append(scores, score)
 			top = max(top, score)
 		}
-		one.Sizes[l] = d
 	}
 	if len(choices) == 0 {
 		return -1, 0, false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 // A chain of matrices a·b·c·d with extents 2, 3, 4, 5, 6.
@@ -126,5 +127,35 @@ func TestSliceImpossible(t *testing.T) {
 	s, err := Slice(context.Background(), n, p, c.LargestIntermediate, Options{})
 	if err != nil || len(s.Labels) != 0 || s.Slices != 1 || s.Flops > c.Flops {
 		t.Fatalf("slicing %+v %v, want none", s, err)
+	}
+}
+
+// unslice restores every sliced label the path does not need: on a
+// lattice whose path already fits the limit, labels sliced anyway are all
+// restored, and the FLOPs drop back to the unsliced path's; a label the
+// limit needs stays sliced.
+func TestUnslice(t *testing.T) {
+	n := lattice(4, 2)
+	p, err := Greedy(n, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, c, _ := largest(n, p)
+	o := Options{MemoryLimit: big, Trials: stepTrials, Time: 100 * time.Millisecond}
+	s := Slicing{Labels: []int{0, 5}, Sizes: []int{1, 1}, Slices: 4, Path: p}
+	sc, _ := Evaluate(s.Network(n), p)
+	s.Log2Flops = 2 + sc.Log2Flops
+	u := unslice(context.Background(), n, s, o)
+	if len(u.Labels) != 0 || u.Slices != 1 || u.Log2Flops > c.Log2Flops+1e-9 {
+		t.Fatalf("unsliced %v (%v slices, log2 FLOPs %v), want none sliced and at most %v", u.Labels, u.Slices, u.Log2Flops, c.Log2Flops)
+	}
+	// Under a limit that needs slicing, Slice's answer keeps what it needs.
+	s, err = Slice(context.Background(), n, p, big/8, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.MemoryLimit = big / 8
+	if u := unslice(context.Background(), n, s, o); len(u.Labels) != len(s.Labels) {
+		t.Errorf("unslice of Slice's answer %v restored labels: %v", s.Labels, u.Labels)
 	}
 }
