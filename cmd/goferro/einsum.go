@@ -86,7 +86,6 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	if f.threads > 0 {
 		gemm.SetThreads(f.threads)
 	}
-	defer f.budget.hold()()
 	if f.mpi.on && f.inst == "" {
 		return usagef("--mpi replays an --instance")
 	}
@@ -160,6 +159,7 @@ func runEquation(ctx context.Context, f *einsumFlags, eq string, files []string,
 	if f.verbose {
 		printPlan(text, c)
 	}
+	defer f.budget.hold()() // for the contraction only: see runInstance
 	out, err := c.Execute(ctx, ops...)
 	if err != nil {
 		return planErr(err)
@@ -256,6 +256,7 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 		return err
 	}
 	bar.step("planned")
+	defer f.budget.hold()() // from here on: planning under a tiny soft limit would spend its time collecting garbage
 	bar.begin("warm-up")
 	out, err := execute(ctx, ops...)
 	if err != nil {

@@ -345,7 +345,6 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	if *runs < 1 || *warmup < 0 {
 		return usagef("--runs must be at least 1 and --warmup not negative")
 	}
-	defer j.budget.hold()()
 	rec := newRecorder()
 	jb, set, opts, err := j.setup(ctx, rec)
 	if err != nil {
@@ -358,6 +357,7 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return planError(err)
 	}
+	defer j.budget.hold()() // after compiling and preparing, which a tiny soft limit would slow to a crawl
 	prepareMS := time.Since(t0).Seconds() * 1e3
 	plan := analyze(jb.prog, jb.inputs, prep)
 
