@@ -1,0 +1,301 @@
+package graph
+
+import (
+	"strconv"
+
+	"github.com/goferro/goferro/tensor"
+)
+
+// Automatic differentiation as program transformations.
+//
+// VJP and JVP read a Program and trace a new one on a fresh Builder: the
+// original instructions are replayed (so the derivative program computes
+// the outputs too), then the derivative is traced from per-op rules, and
+// the whole is compiled like any traced program (dead code eliminated,
+// common subexpressions merged, small constants folded). The result is an
+// ordinary Program, so the runtime places, schedules and transfers it like
+// any other, and both transformations apply to their own results:
+// JVP(VJP(p, wrt...), wrt...) computes Hessian-vector products.
+//
+// Only float and complex values carry derivatives. Integer and bool values
+// (and everything computed from them alone) are constants to the
+// transformations: compare ops, the condition of select and conversions
+// from integers have zero derivative. Extension ops have no rules yet and
+// are an ErrUnsupported error when a derivative must flow through them.
+//
+// No checkpointing is done: the VJP program keeps every forward value the
+// backward pass reads until its last use.
+//
+// Complex numbers follow JAX's convention. A tangent dx of a complex value
+// is an ordinary complex perturbation, and JVP computes the real-linear map
+// dx ↦ dy (for holomorphic ops, f'(x)·dx; conj, abs and real/complex
+// conversions are real-linear, not complex-linear). VJP computes its
+// transpose under the real pairing ⟨u, v⟩ = Re Σ u·v (no conjugation):
+// for every cotangent ȳ and tangent dx, Re Σ ȳ·JVP(dx) = Re Σ VJP(ȳ)·dx.
+// So the VJP of a holomorphic op multiplies by f'(x) (never by its
+// conjugate), and for a real loss L of complex inputs z = x + iy the VJP
+// with ȳ = 1 gives ∂L/∂x − i·∂L/∂y = 2·∂L/∂z (the Wirtinger derivative).
+// Its conjugate, ∂L/∂x + i·∂L/∂y = 2·∂L/∂z̄, is PyTorch's gradient and the
+// direction of steepest ascent: descend along the conjugate of VJP's
+// result. Example: L = Σ|z|² gives 2·conj(z).
+
+// VJP returns the reverse-mode derivative of p with respect to its inputs
+// numbered wrt (positions in p.Inputs, distinct, of float or complex
+// dtype). The returned program takes p's inputs followed by one cotangent
+// per output of p (named "cotangent0", "cotangent1", ..., with the
+// output's type; the cotangent of an integer or bool output is ignored)
+// and returns p's outputs followed by the vector–Jacobian product for each
+// input of wrt, in order: Σ over outputs of the transposed derivative
+// applied to their cotangents (see the complex convention above). Errors
+// are *Error values: ErrAttr for a bad wrt, ErrDType for an input that
+// cannot carry a derivative, ErrUnsupported for an op without a rule.
+func VJP(p *Program, wrt ...int) (*Program, error) {
+	t, err := newADTrace("VJP", p, wrt)
+	if err != nil {
+		return nil, err
+	}
+	cot := make([]Value, len(p.Outputs))
+	for k, s := range p.Outputs {
+		ty := p.SlotType(s)
+		cot[k] = t.b.Input(t.name("cotangent"+strconv.Itoa(k)), ty.DType, ty.Shape)
+	}
+	for i := range p.Instructions {
+		if err := t.replay(i); err != nil {
+			return nil, err
+		}
+	}
+	active := t.active()
+	ct := make([]Value, p.NumSlots())
+	for k, s := range p.Outputs {
+		if active[s] {
+			ct[s] = addCotangent(ct[s], cot[k])
+		}
+	}
+	for i := len(p.Instructions) - 1; i >= 0; i-- {
+		ins := &p.Instructions[i]
+		g := ct[ins.Outputs[0].Slot]
+		if len(ins.Outputs) != 1 || !g.Valid() {
+			continue
+		}
+		grads, err := t.vjp(ins, g)
+		if err != nil {
+			return nil, err
+		}
+		for k, s := range ins.Inputs {
+			if active[s] && grads[k].Valid() {
+				if err := t.check(ins, grads[k], p.SlotType(s)); err != nil {
+					return nil, err
+				}
+				ct[s] = addCotangent(ct[s], grads[k])
+			}
+		}
+	}
+	outs := t.outputs()
+	for _, w := range t.wrt {
+		g := ct[w]
+		if !g.Valid() {
+			g = t.zeros(p.SlotType(Slot(w)))
+		}
+		outs = append(outs, g)
+	}
+	return t.compile(outs)
+}
+
+// JVP returns the forward-mode derivative of p with respect to its inputs
+// numbered wrt (positions in p.Inputs, distinct, of float or complex
+// dtype). The returned program takes p's inputs followed by one tangent
+// per input of wrt (named "tangent_" + the input's name, with the input's
+// type) and returns p's outputs followed by the tangent of every output:
+// the derivative applied to the input tangents (zero for outputs that do
+// not depend on them, and for integer and bool outputs). Errors are those
+// of VJP.
+func JVP(p *Program, wrt ...int) (*Program, error) {
+	t, err := newADTrace("JVP", p, wrt)
+	if err != nil {
+		return nil, err
+	}
+	tan := make([]Value, p.NumSlots())
+	for _, w := range t.wrt {
+		in := p.Inputs[w]
+		tan[w] = t.b.Input(t.name("tangent_"+in.Name), in.DType, in.Shape)
+	}
+	for i := range p.Instructions {
+		if err := t.replay(i); err != nil {
+			return nil, err
+		}
+		ins := &p.Instructions[i]
+		if len(ins.Outputs) != 1 || !differentiable(ins.Outputs[0].DType) {
+			continue
+		}
+		dx := make([]Value, len(ins.Inputs))
+		some := false
+		for k, s := range ins.Inputs {
+			dx[k] = tan[s]
+			some = some || dx[k].Valid()
+		}
+		if !some {
+			continue
+		}
+		d, err := t.jvp(ins, dx)
+		if err != nil {
+			return nil, err
+		}
+		if d.Valid() {
+			if err := t.check(ins, d, ins.Outputs[0].Type()); err != nil {
+				return nil, err
+			}
+		}
+		tan[ins.Outputs[0].Slot] = d
+	}
+	outs := t.outputs()
+	for _, s := range p.Outputs {
+		d := tan[s]
+		if !d.Valid() {
+			d = t.zeros(p.SlotType(s))
+		}
+		outs = append(outs, d)
+	}
+	return t.compile(outs)
+}
+
+// differentiable reports whether values of dtype dt carry derivatives.
+func differentiable(dt tensor.DType) bool { return dt.IsFloat() || dt.IsComplex() }
+
+// adTrace is the state of one transformation: the program, the builder it is
+// replayed on and the Value of every slot of the program.
+type adTrace struct {
+	op    string
+	p     *Program
+	b     *Builder
+	val   []Value
+	wrt   []int
+	names map[string]bool
+}
+
+func newADTrace(op string, p *Program, wrt []int) (*adTrace, error) {
+	if p == nil {
+		return nil, errorf(op, ErrValue, "nil program")
+	}
+	if len(wrt) == 0 {
+		return nil, errorf(op, ErrAttr, "no inputs to differentiate with respect to")
+	}
+	seen := map[int]bool{}
+	for _, w := range wrt {
+		if w < 0 || w >= len(p.Inputs) {
+			return nil, errorf(op, ErrAttr, "input %d out of range: the program has %d inputs", w, len(p.Inputs))
+		}
+		if seen[w] {
+			return nil, errorf(op, ErrAttr, "input %d listed twice", w)
+		}
+		seen[w] = true
+		if dt := p.Inputs[w].DType; !differentiable(dt) {
+			return nil, errorf(op, ErrDType, "input %d (%s) has dtype %v, which carries no derivative", w, p.Inputs[w].Name, dt)
+		}
+	}
+	t := &adTrace{op: op, p: p, b: NewBuilder(), val: make([]Value, p.NumSlots()), wrt: append([]int(nil), wrt...), names: map[string]bool{}}
+	for _, in := range p.Inputs {
+		t.names[in.Name] = true
+	}
+	for _, in := range p.Inputs {
+		t.val[in.Slot] = t.b.Input(in.Name, in.DType, in.Shape)
+	}
+	return t, nil
+}
+
+// name returns base, primed until it names no other input.
+func (t *adTrace) name(base string) string {
+	for t.names[base] {
+		base += "'"
+	}
+	t.names[base] = true
+	return base
+}
+
+// replay traces instruction i of the program.
+func (t *adTrace) replay(i int) error {
+	ins := &t.p.Instructions[i]
+	args := make([]Value, len(ins.Inputs))
+	for k, s := range ins.Inputs {
+		args[k] = t.val[s]
+	}
+	outs := t.b.Op(ins.Op, ins.Attrs.clone(), args...)
+	if len(outs) != len(ins.Outputs) {
+		return &Error{Op: t.op, Instruction: i, Kind: ErrFormat, Msg: ins.Op + " traces " + itoa(len(outs)) + " results, the program has " + itoa(len(ins.Outputs))}
+	}
+	for k, o := range ins.Outputs {
+		t.val[o.Slot] = outs[k]
+	}
+	return nil
+}
+
+// active marks the slots a derivative flows through: float or complex
+// slots that are inputs of wrt or computed from one.
+func (t *adTrace) active() []bool {
+	act := make([]bool, t.p.NumSlots())
+	for _, w := range t.wrt {
+		act[w] = true
+	}
+	for i := range t.p.Instructions {
+		ins := &t.p.Instructions[i]
+		some := false
+		for _, s := range ins.Inputs {
+			some = some || act[s]
+		}
+		for _, o := range ins.Outputs {
+			act[o.Slot] = some && differentiable(o.DType)
+		}
+	}
+	return act
+}
+
+// outputs returns the Values of the program's outputs.
+func (t *adTrace) outputs() []Value {
+	outs := make([]Value, 0, 2*len(t.p.Outputs))
+	for _, s := range t.p.Outputs {
+		outs = append(outs, t.val[s])
+	}
+	return outs
+}
+
+// compile compiles the derivative program, reporting errors under the
+// transformation's name.
+func (t *adTrace) compile(outs []Value) (*Program, error) {
+	q, err := Compile(outs...)
+	if err != nil {
+		return nil, withOp(err, t.op, -1, ErrUnsupported)
+	}
+	return q, nil
+}
+
+// zeros returns a zero Value of type ty.
+func (t *adTrace) zeros(ty Type) Value {
+	return BroadcastTo(t.b.Scalar(ty.DType, 0), ty.Shape)
+}
+
+// scalar returns a rank-0 constant of dtype dt.
+func (t *adTrace) scalar(dt tensor.DType, v complex128) Value { return t.b.Scalar(dt, v) }
+
+// addCotangent adds g to the running sum acc (the zero Value when empty).
+func addCotangent(acc, g Value) Value {
+	if !acc.Valid() {
+		return g
+	}
+	return Add(acc, g)
+}
+
+// check reports a derivative of the wrong type computed by the rule of ins
+// (the error of a rule, or a rule that does not fit the program).
+func (t *adTrace) check(ins *Instruction, d Value, want Type) error {
+	if err := d.Err(); err != nil {
+		return withOp(err, t.op, ins.Index, ErrShape)
+	}
+	if got := d.Type(); !got.Equal(want) {
+		return &Error{Op: t.op, Instruction: ins.Index, Kind: ErrShape, Msg: "the rule of " + ins.Op + " gives " + got.String() + ", want " + want.String()}
+	}
+	return nil
+}
+
+// unsupported reports an op without a derivative rule.
+func (t *adTrace) unsupported(ins *Instruction) error {
+	return &Error{Op: t.op, Instruction: ins.Index, Kind: ErrUnsupported, Msg: "no derivative rule for " + ins.Op}
+}
