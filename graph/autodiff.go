@@ -73,10 +73,17 @@ func VJP(p *Program, wrt ...int) (*Program, error) {
 	}
 	for i := len(p.Instructions) - 1; i >= 0; i-- {
 		ins := &p.Instructions[i]
-		g := ct[ins.Outputs[0].Slot]
-		if len(ins.Outputs) != 1 || !g.Valid() {
+		some := false
+		for _, o := range ins.Outputs {
+			some = some || ct[o.Slot].Valid()
+		}
+		if !some {
 			continue
 		}
+		if len(ins.Outputs) != 1 {
+			return nil, t.unsupported(ins)
+		}
+		g := ct[ins.Outputs[0].Slot]
 		grads, err := t.vjp(ins, g)
 		if err != nil {
 			return nil, err
@@ -124,17 +131,21 @@ func JVP(p *Program, wrt ...int) (*Program, error) {
 			return nil, err
 		}
 		ins := &p.Instructions[i]
-		if len(ins.Outputs) != 1 || !differentiable(ins.Outputs[0].DType) {
-			continue
-		}
 		dx := make([]Value, len(ins.Inputs))
 		some := false
 		for k, s := range ins.Inputs {
 			dx[k] = tan[s]
 			some = some || dx[k].Valid()
 		}
-		if !some {
+		diff := false
+		for _, o := range ins.Outputs {
+			diff = diff || differentiable(o.DType)
+		}
+		if !some || !diff {
 			continue
+		}
+		if len(ins.Outputs) != 1 {
+			return nil, t.unsupported(ins)
 		}
 		d, err := t.jvp(ins, dx)
 		if err != nil {

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -415,6 +416,246 @@ func TestGradientCheck(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", c.name, round), func(t *testing.T) {
 				checkGradients(t, c, rng, round%2 == 1)
 			})
+		}
+	}
+}
+
+// vjpOf compiles out, takes its VJP with respect to wrt and runs it on the
+// inputs and cotangents, returning the VJP program's outputs.
+func vjpOf(t *testing.T, out []graph.Value, wrt []int, in ...*tensor.Tensor) [][]complex128 {
+	t.Helper()
+	p, err := graph.Compile(out...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := graph.VJP(p, wrt...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runRef(t, q, in...)
+}
+
+func mustTensor[T tensor.Elem](t *testing.T, data []T, shape ...int) *tensor.Tensor {
+	t.Helper()
+	x, err := tensor.New(data, shape...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// The complex convention: for a real loss L, VJP with cotangent 1 gives
+// ∂L/∂x − i·∂L/∂y (JAX's), and holomorphic ops are transposed without
+// conjugation.
+func TestVJPComplexConvention(t *testing.T) {
+	z := []complex128{3 + 4i, -1 + 2i, 0.5 - 0.25i}
+	w := []complex128{2 - 1i, 1i, -3}
+	b := graph.NewBuilder()
+	zv := b.Input("z", c128, graph.Dims(3))
+	wv := b.Input("w", c128, graph.Dims(3))
+	loss := graph.ReduceSum(graph.Square(graph.Abs(zv))) // Σ|z|², real
+	holo := graph.ReduceSum(graph.Mul(zv, wv))           // Σ z·w, holomorphic
+	got := vjpOf(t, []graph.Value{loss, holo}, []int{0},
+		mustTensor(t, z, 3), mustTensor(t, w, 3), mustTensor(t, []float64{1}), mustTensor(t, []complex128{0}))
+	for i := range z {
+		// L = x² + y²: ∂L/∂x − i·∂L/∂y = 2x − 2iy = 2·conj(z).
+		if want := 2 * cmplx.Conj(z[i]); !approx(got[2][i], want, exactTol) {
+			t.Errorf("VJP of Σ|z|² at z[%d] = %v, want 2·conj(z) = %v", i, got[2][i], want)
+		}
+	}
+	got = vjpOf(t, []graph.Value{loss, holo}, []int{0},
+		mustTensor(t, z, 3), mustTensor(t, w, 3), mustTensor(t, []float64{0}), mustTensor(t, []complex128{1}))
+	for i := range z {
+		if !approx(got[2][i], w[i], exactTol) {
+			t.Errorf("VJP of Σz·w at z[%d] = %v, want w = %v (no conjugate)", i, got[2][i], w[i])
+		}
+	}
+}
+
+// Ties of max, min, reduce_max and reduce_min share the cotangent equally.
+func TestVJPTies(t *testing.T) {
+	b := graph.NewBuilder()
+	x := b.Input("x", f64, graph.Dims(2, 3))
+	y := b.Input("y", f64, graph.Dims(2, 3))
+	out := []graph.Value{graph.ReduceMax(x, 1), graph.ReduceMin(x, 0), graph.Maximum(x, y)}
+	xs := []float64{1, 3, 3, 2, 2, 0}
+	ys := []float64{1, 0, 5, 2, 2, 2}
+	got := vjpOf(t, out, []int{0, 1},
+		mustTensor(t, xs, 2, 3), mustTensor(t, ys, 2, 3),
+		mustTensor(t, []float64{1, 10}, 2), mustTensor(t, []float64{100, 1000, 10000}, 3), mustTensor(t, []float64{1, 1, 1, 1, 1, 1}, 2, 3))
+	// reduce_max rows: [1 3 3] → ½,½ on the 3s (×1); [2 2 0] → ½,½ (×10).
+	// reduce_min columns: [1 2] → row 0 (×100); [3 2] → row 1 (×1000);
+	// [3 0] → row 1 (×10000). max(x, y): ties at (0,0), (1,0), (1,1).
+	wantX := []float64{0 + 100 + 0.5, 0.5 + 1, 0.5 + 0, 5 + 0.5, 5 + 1000 + 0.5, 10000 + 0}
+	wantY := []float64{0.5, 0, 1, 0.5, 0.5, 1}
+	for i := range wantX {
+		if got[3][i] != complex(wantX[i], 0) || got[4][i] != complex(wantY[i], 0) {
+			t.Fatalf("gradients %v and %v, want %v and %v", got[3], got[4], wantX, wantY)
+		}
+	}
+}
+
+// JVP of VJP gives Hessian-vector products: f(x) = Σ exp(x)·x² + xᵀAx has
+// H = diag(exp(x)·(x² + 4x + 2)) + A + Aᵀ.
+func TestHessianVectorProduct(t *testing.T) {
+	const n = 4
+	b := graph.NewBuilder()
+	x := b.Input("x", f64, graph.Dims(n))
+	a := b.Input("a", f64, graph.Dims(n, n))
+	f := graph.Add(graph.ReduceSum(graph.Mul(graph.Exp(x), graph.Square(x))), graph.Einsum("i,ij,j->", x, a, x))
+	p, err := graph.Compile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.VJP(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := graph.JVP(g, 0) // inputs x, a, cotangent0, tangent_x; outputs f, ∇f, df, H·v
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	xs, vs, as := make([]float64, n), make([]float64, n), make([]float64, n*n)
+	for i := range xs {
+		xs[i], vs[i] = 2*rng.Float64()-1, 2*rng.Float64()-1
+	}
+	for i := range as {
+		as[i] = 2*rng.Float64() - 1
+	}
+	out := runRef(t, h, mustTensor(t, xs, n), mustTensor(t, as, n, n), mustTensor(t, []float64{1}), mustTensor(t, vs, n))
+	if len(out) != 4 {
+		t.Fatalf("%d outputs, want 4", len(out))
+	}
+	for i := 0; i < n; i++ {
+		e := math.Exp(xs[i])
+		want := e * (xs[i]*xs[i] + 4*xs[i] + 2) * vs[i]
+		grad := e * (xs[i]*xs[i] + 2*xs[i])
+		for j := 0; j < n; j++ {
+			want += (as[i*n+j] + as[j*n+i]) * vs[j]
+			grad += (as[i*n+j] + as[j*n+i]) * xs[j]
+		}
+		if !approx(out[1][i], complex(grad, 0), exactTol) {
+			t.Errorf("∇f[%d] = %v, want %v", i, out[1][i], grad)
+		}
+		if !approx(out[3][i], complex(want, 0), exactTol) {
+			t.Errorf("(H·v)[%d] = %v, want %v", i, out[3][i], want)
+		}
+	}
+}
+
+// Symbolic extents survive both transformations.
+func TestAutodiffSymbolic(t *testing.T) {
+	b := graph.NewBuilder()
+	x := b.Input("x", f64, graph.Shape{graph.Sym("n"), graph.Size(2)})
+	w := b.Input("w", f64, graph.Dims(2))
+	p, err := graph.Compile(graph.ReduceSum(graph.Mul(x, w), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := graph.VJP(p, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 3} {
+		xs, ct := make([]float64, 2*n), make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(i + 1)
+		}
+		for i := range ct {
+			ct[i] = float64(10 * (i + 1))
+		}
+		out := runRef(t, q, mustTensor(t, xs, n, 2), mustTensor(t, []float64{2, -1}, 2), mustTensor(t, ct, n))
+		// ∂/∂x[i,j] = ct[i]·w[j]; ∂/∂w[j] = Σ_i ct[i]·x[i,j].
+		for i := 0; i < n; i++ {
+			for j, wj := range []float64{2, -1} {
+				if out[1][2*i+j] != complex(ct[i]*wj, 0) {
+					t.Fatalf("n=%d: ∂/∂x = %v", n, out[1])
+				}
+			}
+		}
+		for j := 0; j < 2; j++ {
+			s := 0.0
+			for i := 0; i < n; i++ {
+				s += ct[i] * xs[2*i+j]
+			}
+			if out[2][j] != complex(s, 0) {
+				t.Fatalf("n=%d: ∂/∂w = %v, want [%v]", n, out[2], s)
+			}
+		}
+	}
+	if _, err := graph.JVP(p, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An input the outputs do not depend on gets a zero gradient; an output
+// that does not depend on the inputs gets a zero tangent.
+func TestAutodiffDisconnected(t *testing.T) {
+	b := graph.NewBuilder()
+	x := b.Input("x", f64, graph.Dims(2))
+	_ = b.Input("unused", f64, graph.Dims(3))
+	p, err := graph.Compile(graph.Exp(x), b.Scalar(f64, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := graph.VJP(p, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := runRef(t, q, mustTensor(t, []float64{0, 1}, 2), mustTensor(t, []float64{1, 2, 3}, 3), mustTensor(t, []float64{1, 1}, 2), mustTensor(t, []float64{1}))
+	if out[2][0] != 1 || out[2][1] != complex(math.E, 0) || len(out[3]) != 3 || out[3][0] != 0 || out[3][1] != 0 || out[3][2] != 0 {
+		t.Fatalf("VJP gives %v and %v, want [1 e] and zeros", out[2], out[3])
+	}
+	r, err := graph.JVP(p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = runRef(t, r, mustTensor(t, []float64{0, 1}, 2), mustTensor(t, []float64{1, 2, 3}, 3), mustTensor(t, []float64{1, 1, 1}, 3))
+	if out[2][0] != 0 || out[2][1] != 0 || out[3][0] != 0 {
+		t.Fatalf("JVP gives %v and %v, want zeros", out[2], out[3])
+	}
+}
+
+func TestAutodiffErrors(t *testing.T) {
+	b := graph.NewBuilder()
+	x := b.Input("x", f64, graph.Dims(4))
+	k := b.Input("k", tensor.Int64, graph.Dims(4))
+	scaled := b.Op("graphtest.scale", graph.Attrs{Ext: map[string]string{"factor": "2"}}, x)[0]
+	halves := b.Op("graphtest.split2", graph.Attrs{}, x)
+	p, err := graph.Compile(graph.Add(x, graph.Convert(k, f64)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := graph.Compile(scaled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext2, err := graph.Compile(halves[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		p    *graph.Program
+		wrt  []int
+		kind error
+	}{
+		{"nil program", nil, []int{0}, graph.ErrValue},
+		{"no wrt", p, nil, graph.ErrAttr},
+		{"out of range", p, []int{2}, graph.ErrAttr},
+		{"negative", p, []int{-1}, graph.ErrAttr},
+		{"repeated", p, []int{0, 0}, graph.ErrAttr},
+		{"integer input", p, []int{1}, graph.ErrDType},
+		{"extension op", ext, []int{0}, graph.ErrUnsupported},
+		{"multi-result extension op", ext2, []int{0}, graph.ErrUnsupported},
+	} {
+		for name, f := range map[string]func(*graph.Program, ...int) (*graph.Program, error){"VJP": graph.VJP, "JVP": graph.JVP} {
+			q, err := f(c.p, c.wrt...)
+			var ge *graph.Error
+			if q != nil || !errors.Is(err, c.kind) || !errors.As(err, &ge) {
+				t.Errorf("%s: %s: got %v, %v; want an *Error of kind %v", c.name, name, q, err, c.kind)
+			}
 		}
 	}
 }
