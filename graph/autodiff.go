@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/goferro/goferro/tensor"
@@ -65,17 +66,17 @@ func VJP(p *Program, wrt ...int) (*Program, error) {
 		}
 	}
 	active := t.active()
-	ct := make([]Value, p.NumSlots())
+	ct := make([]cotangent, p.NumSlots())
 	for k, s := range p.Outputs {
 		if active[s] {
-			ct[s] = addCotangent(ct[s], cot[k])
+			ct[s] = ct[s].add(cotangent{v: cot[k]})
 		}
 	}
 	for i := len(p.Instructions) - 1; i >= 0; i-- {
 		ins := &p.Instructions[i]
 		some := false
 		for _, o := range ins.Outputs {
-			some = some || ct[o.Slot].Valid()
+			some = some || ct[o.Slot].v.Valid()
 		}
 		if !some {
 			continue
@@ -84,22 +85,33 @@ func VJP(p *Program, wrt ...int) (*Program, error) {
 			return nil, t.unsupported(ins)
 		}
 		g := ct[ins.Outputs[0].Slot]
-		grads, err := t.vjp(ins, g)
-		if err != nil {
-			return nil, err
+		var grads []cotangent
+		if ins.Code == OpDotGeneral {
+			x := t.args(ins)
+			l, r := dotVJP(g, x[0], x[1], &ins.Attrs)
+			grads = []cotangent{l, r}
+		} else {
+			vs, err := t.vjp(ins, g.value())
+			if err != nil {
+				return nil, err
+			}
+			grads = make([]cotangent, len(vs))
+			for k, v := range vs {
+				grads[k] = cotangent{v: v}
+			}
 		}
 		for k, s := range ins.Inputs {
-			if active[s] && grads[k].Valid() {
+			if active[s] && grads[k].v.Valid() {
 				if err := t.check(ins, grads[k], p.SlotType(s)); err != nil {
 					return nil, err
 				}
-				ct[s] = addCotangent(ct[s], grads[k])
+				ct[s] = ct[s].add(grads[k])
 			}
 		}
 	}
 	outs := t.outputs()
 	for _, w := range t.wrt {
-		g := ct[w]
+		g := ct[w].value()
 		if !g.Valid() {
 			g = t.zeros(p.SlotType(Slot(w)))
 		}
@@ -152,7 +164,7 @@ func JVP(p *Program, wrt ...int) (*Program, error) {
 			return nil, err
 		}
 		if d.Valid() {
-			if err := t.check(ins, d, ins.Outputs[0].Type()); err != nil {
+			if err := t.check(ins, cotangent{v: d}, ins.Outputs[0].Type()); err != nil {
 				return nil, err
 			}
 		}
@@ -286,21 +298,50 @@ func (t *adTrace) zeros(ty Type) Value {
 // scalar returns a rank-0 constant of dtype dt.
 func (t *adTrace) scalar(dt tensor.DType, v complex128) Value { return t.b.Scalar(dt, v) }
 
-// addCotangent adds g to the running sum acc (the zero Value when empty).
-func addCotangent(acc, g Value) Value {
-	if !acc.Valid() {
-		return g
+// cotangent is the cotangent of a slot, possibly held with its axes
+// permuted so that the transposes of contractions need not move data: axis
+// j of v is axis perm[j] of the slot (perm nil: the slot's order). The
+// zero cotangent is none.
+type cotangent struct {
+	v    Value
+	perm []int
+}
+
+// value returns the cotangent in the slot's axis order (the zero Value for
+// none).
+func (c cotangent) value() Value {
+	if !c.v.Valid() || c.perm == nil {
+		return c.v
 	}
-	return Add(acc, g)
+	return apply1("permute", Attrs{Perm: inverse(c.perm)}, c.v)
+}
+
+// add returns the sum of the cotangents c (possibly none) and d.
+func (c cotangent) add(d cotangent) cotangent {
+	switch {
+	case !c.v.Valid():
+		return d
+	case slices.Equal(c.perm, d.perm):
+		return cotangent{v: Add(c.v, d.v), perm: c.perm}
+	}
+	return cotangent{v: Add(c.value(), d.value())}
 }
 
 // check reports a derivative of the wrong type computed by the rule of ins
 // (the error of a rule, or a rule that does not fit the program).
-func (t *adTrace) check(ins *Instruction, d Value, want Type) error {
-	if err := d.Err(); err != nil {
+func (t *adTrace) check(ins *Instruction, c cotangent, want Type) error {
+	if err := c.v.Err(); err != nil {
 		return withOp(err, t.op, ins.Index, ErrShape)
 	}
-	if got := d.Type(); !got.Equal(want) {
+	got := c.v.Type()
+	if c.perm != nil && len(c.perm) == len(got.Shape) {
+		sh := make(Shape, len(got.Shape))
+		for j, ax := range c.perm {
+			sh[ax] = got.Shape[j]
+		}
+		got.Shape = sh
+	}
+	if !got.Equal(want) {
 		return &Error{Op: t.op, Instruction: ins.Index, Kind: ErrShape, Msg: "the rule of " + ins.Op + " gives " + got.String() + ", want " + want.String()}
 	}
 	return nil

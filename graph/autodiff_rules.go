@@ -98,9 +98,7 @@ func (t *adTrace) vjp(ins *Instruction, g Value) ([]Value, error) {
 		r[0] = apply1("embed_diagonal", Attrs{Axes: slices.Clone(a.Axes)}, g)
 	case OpEmbedDiagonal:
 		r[0] = apply1("diagonal", Attrs{Axes: slices.Clone(a.Axes)}, g)
-	case OpDotGeneral:
-		r[0], r[1] = dotVJP(g, x[0], x[1], a)
-	default:
+	default: // dot_general has its own path (dotVJP)
 		return nil, t.unsupported(ins)
 	}
 	return r, nil
@@ -395,27 +393,74 @@ func span(lo, hi int) []int {
 	return out
 }
 
-// dotVJP transposes dot_general l·r with attributes a, whose result has the
-// batch axes, then l's free axes, then r's free axes. Each operand's
-// cotangent is a dot_general of g with the other operand (no conjugation,
-// see VJP), permuted back to the operand's axis order.
-func dotVJP(g, l, r Value, a *Attrs) (Value, Value) {
+// dotVJP transposes dot_general l·r with attributes a, whose result has
+// the batch axes, then l's free axes, then r's free axes; its cotangent g
+// may be held permuted. Each operand's cotangent is a dot_general of g with
+// the other operand (no conjugation, see VJP), left in the axis order the
+// dot_general gives.
+func dotVJP(g cotangent, l, r Value, a *Attrs) (cotangent, cotangent) {
 	nb := len(a.LhsBatch)
 	lf := freeAxes(l.Rank(), a.LhsBatch, a.LhsContract)
 	rf := freeAxes(r.Rank(), a.RhsBatch, a.RhsContract)
-	gb, glf, grf := span(0, nb), span(nb, nb+len(lf)), span(nb+len(lf), nb+len(lf)+len(rf))
+	// where[i]: the axis of g.v holding axis i of the result
+	where := span(0, g.v.Rank())
+	if g.perm != nil {
+		where = inverse(g.perm)
+	}
+	at := func(axes []int) []int {
+		out := make([]int, len(axes))
+		for k, ax := range axes {
+			out[k] = where[ax]
+		}
+		return out
+	}
+	gb, glf, grf := at(span(0, nb)), at(span(nb, nb+len(lf))), at(span(nb+len(lf), nb+len(lf)+len(rf)))
+	return transposeDot(g.v, r, gb, a.LhsBatch, a.RhsBatch, grf, rf, glf, lf, paired(a.RhsContract, a.LhsContract)),
+		transposeDot(g.v, l, gb, a.RhsBatch, a.LhsBatch, glf, lf, grf, rf, paired(a.LhsContract, a.RhsContract))
+}
 
-	// g·r: batch axes, l's free axes, then r's contracted axes in r's
-	// order, each standing for the l axis it was paired with.
-	gl := DotGeneral(g, r, DotDims{LhsBatch: gb, RhsBatch: a.RhsBatch, LhsContract: grf, RhsContract: rf})
-	src := append(slices.Clone(a.LhsBatch), lf...)
-	src = append(src, paired(a.RhsContract, a.LhsContract)...)
-	// l·g: batch axes, l's contracted axes in l's order (standing for
-	// their r partners), then r's free axes.
-	gr := DotGeneral(l, g, DotDims{LhsBatch: a.LhsBatch, RhsBatch: gb, LhsContract: lf, RhsContract: glf})
-	srr := append(slices.Clone(a.RhsBatch), paired(a.LhsContract, a.RhsContract)...)
-	srr = append(srr, rf...)
-	return apply1("permute", Attrs{Perm: inverse(src)}, gl), apply1("permute", Attrs{Perm: inverse(srr)}, gr)
+// transposeDot returns the cotangent of one operand x of a dot_general
+// from the result's cotangent g and the other operand o: g's axes gc are
+// contracted with o's axes oc; g's axes gb[k], x's axis xb[k] and o's axis
+// ob[k] are the batch pairs; g's remaining axis gk[i] stands for x's axis
+// gx[i], and o's remaining axes, in o's order, for x's axes ox. The result
+// is held permuted unless the product comes out in x's axis order with g
+// first or second.
+func transposeDot(g, o Value, gb, xb, ob, gc, oc, gk, gx, ox []int) cotangent {
+	// List the batch pairs in x's axis order.
+	k := span(0, len(xb))
+	slices.SortFunc(k, func(i, j int) int { return xb[i] - xb[j] })
+	gbs, obs, src := make([]int, len(k)), make([]int, len(k)), make([]int, 0, len(xb)+len(gx)+len(ox))
+	for i, kk := range k {
+		gbs[i], obs[i] = gb[kk], ob[kk]
+		src = append(src, xb[kk])
+	}
+	// g's remaining axes gk, in g's order, stand for x's axes gx
+	order := span(0, len(gk))
+	slices.SortFunc(order, func(i, j int) int { return gk[i] - gk[j] })
+	gRest := make([]int, len(order))
+	for i, kk := range order {
+		gRest[i] = gx[kk]
+	}
+	first := append(append(slices.Clone(src), gRest...), ox...) // g·o
+	second := append(append(src, ox...), gRest...)              // o·g
+	if !isIdentityPerm(first) && isIdentityPerm(second) {
+		return cotangent{v: DotGeneral(o, g, DotDims{LhsBatch: obs, RhsBatch: gbs, LhsContract: oc, RhsContract: gc})}
+	}
+	c := cotangent{v: DotGeneral(g, o, DotDims{LhsBatch: gbs, RhsBatch: obs, LhsContract: gc, RhsContract: oc})}
+	if !isIdentityPerm(first) {
+		c.perm = first
+	}
+	return c
+}
+
+func isIdentityPerm(p []int) bool {
+	for i, v := range p {
+		if v != i {
+			return false
+		}
+	}
+	return true
 }
 
 // paired returns, for the axes of from in increasing order, their

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/goferro/goferro/graph"
@@ -391,6 +392,47 @@ func adCases(rng *rand.Rand) []adCase {
 				}},
 		)
 	}
+	// a network of 50 tensors: a ring of matrices with a dangling leg
+	// and a batch label, planned by the default optimizer
+	var terms []string
+	var ring []adInput
+	for i := range 50 {
+		terms = append(terms, string([]rune{'z', rune(0x100 + i), rune(0x100 + (i+1)%50)}))
+		ring = append(ring, adInput{f64, []int{2, 2, 2}, anyValue})
+	}
+	terms[7] += "y"
+	ring[7].shape = []int{2, 2, 2, 3}
+	cases = append(cases, adCase{"einsum/ring50", ring,
+		func(x []graph.Value) []graph.Value {
+			return []graph.Value{graph.Einsum(strings.Join(terms, ",")+"->yz", x...)}
+		}})
+	// a random network: 6 tensors of rank 3 or 4 over 7 labels in random
+	// orders, keeping 2 labels, so the transposed contractions meet
+	// every axis order
+	ext := make([]int, 7)
+	for i := range ext {
+		ext[i] = 2 + rng.IntN(2)
+	}
+	var rterms []string
+	var rin []adInput
+	for range 6 {
+		ls := rng.Perm(7)[:3+rng.IntN(2)]
+		var term []rune
+		var shape []int
+		for _, l := range ls {
+			term = append(term, rune('a'+l))
+			shape = append(shape, ext[l])
+		}
+		rterms = append(rterms, string(term))
+		rin = append(rin, adInput{f64, shape, anyValue})
+	}
+	keep := string(rterms[0][:1]) + string(rterms[5][len(rterms[5])-1:])
+	if keep[0] == keep[1] {
+		keep = keep[:1]
+	}
+	eq := strings.Join(rterms, ",") + "->" + keep
+	cases = append(cases, adCase{"einsum/random " + eq, rin,
+		func(x []graph.Value) []graph.Value { return []graph.Value{graph.Einsum(eq, x...)} }})
 	cases = append(cases,
 		adCase{"reduce_max/float64", []adInput{{f64, []int{a, b, c}, anyValue}},
 			func(x []graph.Value) []graph.Value { return []graph.Value{graph.ReduceMax(x[0], 1, 2)} }},
