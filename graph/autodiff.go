@@ -13,32 +13,9 @@ import (
 // original instructions are replayed (so the derivative program computes
 // the outputs too), then the derivative is traced from per-op rules, and
 // the whole is compiled like any traced program (dead code eliminated,
-// common subexpressions merged, small constants folded). The result is an
-// ordinary Program, so the runtime places, schedules and transfers it like
-// any other, and both transformations apply to their own results:
-// JVP(VJP(p, wrt...), wrt...) computes Hessian-vector products.
-//
-// Only float and complex values carry derivatives. Integer and bool values
-// (and everything computed from them alone) are constants to the
-// transformations: compare ops, the condition of select and conversions
-// from integers have zero derivative. Extension ops have no rules yet and
-// are an ErrUnsupported error when a derivative must flow through them.
-//
-// No checkpointing is done: the VJP program keeps every forward value the
-// backward pass reads until its last use.
-//
-// Complex numbers follow JAX's convention. A tangent dx of a complex value
-// is an ordinary complex perturbation, and JVP computes the real-linear map
-// dx ↦ dy (for holomorphic ops, f'(x)·dx; conj, abs and real/complex
-// conversions are real-linear, not complex-linear). VJP computes its
-// transpose under the real pairing ⟨u, v⟩ = Re Σ u·v (no conjugation):
-// for every cotangent ȳ and tangent dx, Re Σ ȳ·JVP(dx) = Re Σ VJP(ȳ)·dx.
-// So the VJP of a holomorphic op multiplies by f'(x) (never by its
-// conjugate), and for a real loss L of complex inputs z = x + iy the VJP
-// with ȳ = 1 gives ∂L/∂x − i·∂L/∂y = 2·∂L/∂z (the Wirtinger derivative).
-// Its conjugate, ∂L/∂x + i·∂L/∂y = 2·∂L/∂z̄, is PyTorch's gradient and the
-// direction of steepest ascent: descend along the conjugate of VJP's
-// result. Example: L = Σ|z|² gives 2·conj(z).
+// common subexpressions merged, small constants folded). No checkpointing
+// is done: the VJP program keeps every forward value the backward pass
+// reads until its last use.
 
 // VJP returns the reverse-mode derivative of p with respect to its inputs
 // numbered wrt (positions in p.Inputs, distinct, of float or complex
@@ -46,10 +23,36 @@ import (
 // per output of p (named "cotangent0", "cotangent1", ..., with the
 // output's type; the cotangent of an integer or bool output is ignored)
 // and returns p's outputs followed by the vector–Jacobian product for each
-// input of wrt, in order: Σ over outputs of the transposed derivative
-// applied to their cotangents (see the complex convention above). Errors
-// are *Error values: ErrAttr for a bad wrt, ErrDType for an input that
-// cannot carry a derivative, ErrUnsupported for an op without a rule.
+// input of wrt, in order. It is an ordinary Program, placed, scheduled and
+// transferred by the runtime like any other, and VJP and JVP apply to it
+// again: JVP(VJP(p, wrt...), wrt...) computes Hessian-vector products.
+//
+// Only float and complex values carry derivatives. Integer and bool values
+// are constants: compare ops, the condition of select and conversions from
+// integers have zero derivative. Where an op is not differentiable, the
+// rules choose: abs has derivative 0 at 0 (the sign function), max and
+// min split ties equally, as do reduce_max and reduce_min among equal
+// extrema; pow's derivative in the exponent is 0 where the base is 0; the
+// derivative of reduce_prod divides the product by each element and so is
+// not finite where an element is 0. Extension ops have no rules: an
+// ErrUnsupported error when a derivative must flow through one.
+//
+// Complex numbers follow JAX's convention. A tangent dx of a complex value
+// is a complex perturbation, and JVP computes the real-linear map dx ↦ dy
+// (for holomorphic ops f'(x)·dx; conj, abs and conversions between real
+// and complex are real-linear only). VJP computes its transpose under the
+// real pairing ⟨u, v⟩ = Re Σ u·v, without conjugation: for all cotangents
+// ȳ and tangents dx, Re Σ ȳ·JVP(dx) = Re Σ VJP(ȳ)·dx. So holomorphic ops
+// multiply cotangents by f'(x), never by its conjugate, and for a real
+// loss L of z = x + iy the VJP with cotangent 1 is ∂L/∂x − i·∂L/∂y =
+// 2·∂L/∂z, the Wirtinger derivative (L = Σ|z|² gives 2·conj(z)). Its
+// conjugate, ∂L/∂x + i·∂L/∂y = 2·∂L/∂z̄, is PyTorch's gradient and the
+// direction of steepest ascent: descend along the conjugate of VJP's
+// result.
+//
+// Errors are *Error values: ErrValue for a nil program, ErrAttr for a bad
+// wrt, ErrDType for an input that cannot carry a derivative,
+// ErrUnsupported for an op without a rule.
 func VJP(p *Program, wrt ...int) (*Program, error) {
 	t, err := newADTrace("VJP", p, wrt)
 	if err != nil {
@@ -126,8 +129,8 @@ func VJP(p *Program, wrt ...int) (*Program, error) {
 // per input of wrt (named "tangent_" + the input's name, with the input's
 // type) and returns p's outputs followed by the tangent of every output:
 // the derivative applied to the input tangents (zero for outputs that do
-// not depend on them, and for integer and bool outputs). Errors are those
-// of VJP.
+// not depend on them, and for integer and bool outputs). The conventions
+// and errors are those of VJP.
 func JVP(p *Program, wrt ...int) (*Program, error) {
 	t, err := newADTrace("JVP", p, wrt)
 	if err != nil {

@@ -69,9 +69,11 @@ func TestVJPOnRuntime(t *testing.T) {
 // BenchmarkVJPEinsumNetwork compares the VJP of a 200-tensor einsum network
 // (the MPS inner product of shared/einsum-instances, along its stored
 // opt_flops path) with respect to every tensor against its forward pass,
-// both on the CPU engine. Every iteration runs the two programs one after
-// the other, so they see the same machine state; the benchmark reports
-// the medians (fwd-ms, vjp-ms) and their ratio (vjp/fwd). Each backward
+// both on the CPU engine. Sub-benchmarks forward and vjp run one program
+// each (for instruction counts under valgrind); interleaved runs the two
+// one after the other every iteration, so they see the same machine
+// state, and reports the medians (fwd-ms, vjp-ms) and their ratio
+// (vjp/fwd). Each backward
 // contraction step costs about as much as its forward step and there are
 // two per step, so the ratio should stay near 3.
 func BenchmarkVJPEinsumNetwork(b *testing.B) {
@@ -133,7 +135,6 @@ func BenchmarkVJPEinsumNetwork(b *testing.B) {
 	}
 	ctx := context.Background()
 	vin := append(slices.Clone(inputs), tensor.Scalar(1.0))
-	var fwd, bwd []float64
 	timed := func(p *graph.Program, in []*tensor.Tensor) float64 {
 		start := time.Now()
 		if _, err := rt.RunTensors(ctx, p, in); err != nil {
@@ -143,16 +144,30 @@ func BenchmarkVJPEinsumNetwork(b *testing.B) {
 	}
 	timed(p, inputs) // warm the caches of both programs
 	timed(q, vin)
-	for b.Loop() {
-		fwd = append(fwd, timed(p, inputs))
-		bwd = append(bwd, timed(q, vin))
-	}
-	slices.Sort(fwd)
-	slices.Sort(bwd)
-	f, v := fwd[len(fwd)/2], bwd[len(bwd)/2]
-	b.ReportMetric(f, "fwd-ms")
-	b.ReportMetric(v, "vjp-ms")
-	b.ReportMetric(v/f, "vjp/fwd")
-	b.ReportMetric(float64(len(p.Instructions)), "fwd-instructions")
-	b.ReportMetric(float64(len(q.Instructions)), "vjp-instructions")
+	// forward and vjp alone, for profilers (valgrind --toggle-collect)
+	b.Run("forward", func(b *testing.B) {
+		for b.Loop() {
+			timed(p, inputs)
+		}
+	})
+	b.Run("vjp", func(b *testing.B) {
+		for b.Loop() {
+			timed(q, vin)
+		}
+	})
+	b.Run("interleaved", func(b *testing.B) {
+		var fwd, bwd []float64
+		for b.Loop() {
+			fwd = append(fwd, timed(p, inputs))
+			bwd = append(bwd, timed(q, vin))
+		}
+		slices.Sort(fwd)
+		slices.Sort(bwd)
+		f, v := fwd[len(fwd)/2], bwd[len(bwd)/2]
+		b.ReportMetric(f, "fwd-ms")
+		b.ReportMetric(v, "vjp-ms")
+		b.ReportMetric(v/f, "vjp/fwd")
+		b.ReportMetric(float64(len(p.Instructions)), "fwd-instructions")
+		b.ReportMetric(float64(len(q.Instructions)), "vjp-instructions")
+	})
 }

@@ -701,3 +701,19 @@ func TestAutodiffErrors(t *testing.T) {
 		}
 	}
 }
+
+// The gradient of f(x) = Σ x² is 2x.
+func ExampleVJP() {
+	b := graph.NewBuilder()
+	x := b.Input("x", tensor.Float64, graph.Dims(3))
+	p, _ := graph.Compile(graph.ReduceSum(graph.Square(x)))
+	g, err := graph.VJP(p, 0) // inputs x, cotangent0; outputs f, ∂f/∂x
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	xs, _ := tensor.New([]float64{1, 2, 3}, 3)
+	out, _ := ref.Run(g, xs, tensor.Scalar(1.0))
+	fmt.Println(out[0].Data(), out[1].Data())
+	// Output: [14] [2 4 6]
+}
