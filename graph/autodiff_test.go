@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -193,10 +194,11 @@ func pairing(u, w []complex128) float64 {
 	return s
 }
 
-// checkGradients runs the gradient checker on c with one random draw.
-func checkGradients(t *testing.T, c adCase, rng *rand.Rand, view bool) {
+// checkGradients runs the gradient checker on one program with one random
+// draw.
+// p is the program; c names it and describes its inputs.
+func checkGradients(t *testing.T, c adCase, p *graph.Program, rng *rand.Rand, view bool) {
 	t.Helper()
-	p := c.compile(t)
 	var wrt []int
 	for i, in := range c.inputs {
 		if in.dt.IsFloat() || in.dt.IsComplex() {
@@ -456,9 +458,38 @@ func TestGradientCheck(t *testing.T) {
 	for round := 0; round < 3; round++ {
 		for _, c := range adCases(rng) {
 			t.Run(fmt.Sprintf("%s/%d", c.name, round), func(t *testing.T) {
-				checkGradients(t, c, rng, round%2 == 1)
+				checkGradients(t, c, c.compile(t), rng, round%2 == 1)
 			})
 		}
+	}
+	// Second order: the checker on the VJP programs themselves, whose
+	// instructions include every rule's own output (sign, masks, safe
+	// divisors, transposed contractions), with respect to the inputs and
+	// the cotangents.
+	for _, c := range adCases(rng) {
+		t.Run(c.name+"/vjp", func(t *testing.T) {
+			p := c.compile(t)
+			var wrt []int
+			for i, in := range c.inputs {
+				if in.dt.IsFloat() || in.dt.IsComplex() {
+					wrt = append(wrt, i)
+				}
+			}
+			q, err := graph.VJP(p, wrt...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c2 := adCase{name: c.name + "/vjp", inputs: slices.Clone(c.inputs)}
+			for _, s := range p.Outputs {
+				ty := p.SlotType(s)
+				shape, _ := ty.Shape.Concrete()
+				if ty.DType != f64 && ty.DType != c128 {
+					t.Skipf("output of type %v", ty)
+				}
+				c2.inputs = append(c2.inputs, adInput{ty.DType, shape, anyValue})
+			}
+			checkGradients(t, c2, q, rng, false)
+		})
 	}
 }
 
@@ -569,6 +600,12 @@ func TestHessianVectorProduct(t *testing.T) {
 	if len(out) != 4 {
 		t.Fatalf("%d outputs, want 4", len(out))
 	}
+	// Reverse over reverse: the VJP of ∇f with cotangent v is Hᵀv = Hv.
+	gg, err := graph.VJP(g, 0) // inputs x, a, cotangent0, cotangent0', cotangent1; outputs f, ∇f, Hv
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := runRef(t, gg, mustTensor(t, xs, n), mustTensor(t, as, n, n), mustTensor(t, []float64{1}), mustTensor(t, []float64{0}), mustTensor(t, vs, n))
 	for i := 0; i < n; i++ {
 		e := math.Exp(xs[i])
 		want := e * (xs[i]*xs[i] + 4*xs[i] + 2) * vs[i]
@@ -582,6 +619,9 @@ func TestHessianVectorProduct(t *testing.T) {
 		}
 		if !approx(out[3][i], complex(want, 0), exactTol) {
 			t.Errorf("(H·v)[%d] = %v, want %v", i, out[3][i], want)
+		}
+		if !approx(rr[2][i], complex(want, 0), exactTol) {
+			t.Errorf("reverse over reverse: (H·v)[%d] = %v, want %v", i, rr[2][i], want)
 		}
 	}
 }
