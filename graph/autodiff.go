@@ -316,7 +316,7 @@ func (c cotangent) value() Value {
 	if !c.v.Valid() || c.perm == nil {
 		return c.v
 	}
-	return apply1("permute", Attrs{Perm: inverse(c.perm)}, c.v)
+	return apply1("permute", Attrs{Perm: invertPerm(c.perm)}, c.v)
 }
 
 // add returns the sum of the cotangents c (possibly none) and d.

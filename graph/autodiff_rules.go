@@ -154,20 +154,20 @@ func (t *adTrace) jvp(ins *Instruction, dx []Value) (Value, error) {
 	case OpAdd:
 		return sumTangents(d0, dx[1]), nil
 	case OpSub:
-		return sumTangents(d0, neg(dx[1])), nil
+		return sumTangents(d0, negT(dx[1])), nil
 	case OpMul:
-		return sumTangents(mul(d0, x[1]), mul(dx[1], x[0])), nil
+		return sumTangents(mulT(d0, x[1]), mulT(dx[1], x[0])), nil
 	case OpDiv:
-		return sumTangents(div(d0, x[1]), neg(mul(div(dx[1], x[1]), y))), nil
+		return sumTangents(divT(d0, x[1]), negT(mulT(divT(dx[1], x[1]), y))), nil
 	case OpPow:
-		return sumTangents(mul(d0, t.powDx(x[0], x[1])), mul(dx[1], t.powDy(x[0], y))), nil
+		return sumTangents(mulT(d0, t.powDx(x[0], x[1])), mulT(dx[1], t.powDy(x[0], y))), nil
 	case OpMax, OpMin:
 		m := t.pick(ins.Code, x[0], x[1])
 		var d1 Value
 		if dx[1].Valid() {
 			d1 = Sub(dx[1], Mul(dx[1], m))
 		}
-		return sumTangents(mul(d0, m), d1), nil
+		return sumTangents(mulT(d0, m), d1), nil
 	case OpSelect:
 		d1, d2 := dx[1], dx[2]
 		if !d1.Valid() && !d2.Valid() {
@@ -220,22 +220,22 @@ func sumTangents(a, b Value) Value {
 	return Add(a, b)
 }
 
-// mul, div and neg propagate an absent tangent.
-func mul(d, x Value) Value {
+// mulT, divT and negT propagate an absent tangent.
+func mulT(d, x Value) Value {
 	if !d.Valid() {
 		return d
 	}
 	return Mul(d, x)
 }
 
-func div(d, x Value) Value {
+func divT(d, x Value) Value {
 	if !d.Valid() {
 		return d
 	}
 	return Div(d, x)
 }
 
-func neg(d Value) Value {
+func negT(d Value) Value {
 	if !d.Valid() {
 		return d
 	}
@@ -384,8 +384,8 @@ func freeAxes(r int, batch, contract []int) []int {
 	return out
 }
 
-// span returns lo, lo+1, ..., hi−1.
-func span(lo, hi int) []int {
+// axisRange returns lo, lo+1, ..., hi−1.
+func axisRange(lo, hi int) []int {
 	out := make([]int, 0, hi-lo)
 	for i := lo; i < hi; i++ {
 		out = append(out, i)
@@ -403,9 +403,9 @@ func dotVJP(g cotangent, l, r Value, a *Attrs) (cotangent, cotangent) {
 	lf := freeAxes(l.Rank(), a.LhsBatch, a.LhsContract)
 	rf := freeAxes(r.Rank(), a.RhsBatch, a.RhsContract)
 	// where[i]: the axis of g.v holding axis i of the result
-	where := span(0, g.v.Rank())
+	where := axisRange(0, g.v.Rank())
 	if g.perm != nil {
-		where = inverse(g.perm)
+		where = invertPerm(g.perm)
 	}
 	at := func(axes []int) []int {
 		out := make([]int, len(axes))
@@ -414,7 +414,7 @@ func dotVJP(g cotangent, l, r Value, a *Attrs) (cotangent, cotangent) {
 		}
 		return out
 	}
-	gb, glf, grf := at(span(0, nb)), at(span(nb, nb+len(lf))), at(span(nb+len(lf), nb+len(lf)+len(rf)))
+	gb, glf, grf := at(axisRange(0, nb)), at(axisRange(nb, nb+len(lf))), at(axisRange(nb+len(lf), nb+len(lf)+len(rf)))
 	return transposeDot(g.v, r, gb, a.LhsBatch, a.RhsBatch, grf, rf, glf, lf, paired(a.RhsContract, a.LhsContract)),
 		transposeDot(g.v, l, gb, a.RhsBatch, a.LhsBatch, glf, lf, grf, rf, paired(a.LhsContract, a.RhsContract))
 }
@@ -428,7 +428,7 @@ func dotVJP(g cotangent, l, r Value, a *Attrs) (cotangent, cotangent) {
 // first or second.
 func transposeDot(g, o Value, gb, xb, ob, gc, oc, gk, gx, ox []int) cotangent {
 	// List the batch pairs in x's axis order.
-	k := span(0, len(xb))
+	k := axisRange(0, len(xb))
 	slices.SortFunc(k, func(i, j int) int { return xb[i] - xb[j] })
 	gbs, obs, src := make([]int, len(k)), make([]int, len(k)), make([]int, 0, len(xb)+len(gx)+len(ox))
 	for i, kk := range k {
@@ -436,7 +436,7 @@ func transposeDot(g, o Value, gb, xb, ob, gc, oc, gk, gx, ox []int) cotangent {
 		src = append(src, xb[kk])
 	}
 	// g's remaining axes gk, in g's order, stand for x's axes gx
-	order := span(0, len(gk))
+	order := axisRange(0, len(gk))
 	slices.SortFunc(order, func(i, j int) int { return gk[i] - gk[j] })
 	gRest := make([]int, len(order))
 	for i, kk := range order {
@@ -454,6 +454,7 @@ func transposeDot(g, o Value, gb, xb, ob, gc, oc, gk, gx, ox []int) cotangent {
 	return c
 }
 
+// isIdentityPerm reports whether p is 0, 1, ..., len(p)−1.
 func isIdentityPerm(p []int) bool {
 	for i, v := range p {
 		if v != i {
@@ -475,9 +476,9 @@ func paired(from, to []int) []int {
 	return out
 }
 
-// inverse returns the inverse permutation: the result axis j holds axis
-// src[j], so axis i comes from position inverse[i].
-func inverse(src []int) []int {
+// invertPerm returns the inverse permutation of src: where axis j holds
+// axis src[j], axis i is held at position invertPerm(src)[i].
+func invertPerm(src []int) []int {
 	inv := make([]int, len(src))
 	for j, s := range src {
 		inv[s] = j
