@@ -757,3 +757,30 @@ func ExampleVJP() {
 	fmt.Println(out[0].Data(), out[1].Data())
 	// Output: [14] [2 4 6]
 }
+
+// An input returned as an output, twice, gets the sum of both cotangents
+// (and JVP returns its tangent twice).
+func TestAutodiffInputAsOutput(t *testing.T) {
+	b := graph.NewBuilder()
+	x := b.Input("x", f64, graph.Dims(2))
+	p, err := graph.Compile(x, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := graph.VJP(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := runRef(t, q, mustTensor(t, []float64{5, 6}, 2), mustTensor(t, []float64{1, 2}, 2), mustTensor(t, []float64{10, 20}, 2))
+	if out[2][0] != 11 || out[2][1] != 22 {
+		t.Fatalf("VJP gives %v, want [11 22]", out[2])
+	}
+	r, err := graph.JVP(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = runRef(t, r, mustTensor(t, []float64{5, 6}, 2), mustTensor(t, []float64{3, 4}, 2))
+	if out[2][1] != 4 || out[3][0] != 3 {
+		t.Fatalf("JVP gives %v and %v, want [3 4] twice", out[2], out[3])
+	}
+}
