@@ -23,6 +23,12 @@
 // a readable String form and a stable JSON form (MarshalJSON,
 // UnmarshalJSON, which validates).
 //
+// VJP and JVP differentiate a Program: each returns a new Program that
+// computes the outputs together with vector–Jacobian products (reverse
+// mode) or Jacobian–vector products (forward mode), so derivatives run on
+// the runtime like any program, and the transformations compose (JVP of
+// VJP gives Hessian-vector products).
+//
 // Ops belong to op families (OpFamily), registered by name; the runtime
 // places instructions by family, and engines dispatch on each
 // instruction's op code (Instruction.Code), resolved once from its name.
