@@ -3,8 +3,11 @@ package goferro_test
 import (
 	"context"
 	"errors"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
@@ -267,4 +270,74 @@ func TestAsyncCompletionPanics(t *testing.T) {
 	}
 	eventually(t, "the queue has run", func() bool { return d.Stats().Completed == 3 })
 	checkNoLeaks(t, cp, []*goferrotest.Device{d})
+}
+
+// tracked is a completion the test can watch being let go of.
+type tracked struct{ driver.Completion }
+
+// TestAsyncDropsSucceededCompletions: a run lets go of the completions it
+// has seen succeed while it goes on, instead of holding every one until
+// its end. A chain whose first n-1 instructions have run while the last is
+// held keeps only a few of their completions reachable (all n before the
+// runtime pruned them), and its result is still the chain's.
+func TestAsyncDropsSucceededCompletions(t *testing.T) {
+	const n = 200
+	g := newGate(n - 1)
+	d := goferrotest.NewDevice("fake.q.v1", goferrotest.WithQueue(g.step))
+	var (
+		mu   sync.Mutex
+		seen []weak.Pointer[tracked]
+	)
+	eng := d.Engine()
+	inner := eng.Executor
+	eng.Executor = driver.ExecutorFunc(func(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
+		outs, err := inner.Execute(ctx, call)
+		for k, b := range outs {
+			if b.Ready() == nil {
+				continue
+			}
+			c := &tracked{b.Ready()}
+			mu.Lock()
+			seen = append(seen, weak.Make(c))
+			mu.Unlock()
+			if call.Index < n-1 { // the queue keeps up with the host
+				if err := b.Wait(ctx); err != nil {
+					return nil, err
+				}
+			}
+			outs[k] = driver.NewBuffer(driver.BufferSpec{DType: b.DType(), Shape: b.ShapeView(), Strides: b.StridesView(),
+				Offset: b.Offset(), Len: b.Len(), Placement: b.Placement(), Backend: b.Backend(), Payload: b.Payload(),
+				Release: b.Release, Ready: c})
+		}
+		return outs, err
+	})
+	cp := goferrotest.NewCopier(d)
+	rt := newRuntime(t, append([]goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(eng)},
+		mesh(cp, driver.StorageHost, d.DefaultStorage())...)...)
+	x := randT(t, 1, 3, 4)
+	p, w := negChain(t, n, x)
+	h, err := rt.Submit(bg, p, host(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "every instruction is enqueued", func() bool { return d.Stats().Executions == n })
+	runtime.GC()
+	mu.Lock()
+	live := 0
+	for _, c := range seen {
+		if c.Value() != nil {
+			live++
+		}
+	}
+	mu.Unlock()
+	close(g.open)
+	out, err := h.Wait(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, out[0], w)
+	checkNoLeaks(t, cp, []*goferrotest.Device{d})
+	if live > n/4 {
+		t.Errorf("%d of %d completions still reachable while the last is held; want the ones seen to succeed let go of", live, n)
+	}
 }

@@ -9,9 +9,12 @@ import "context"
 //
 // Wait blocks until the work has finished or ctx is done. It returns nil
 // when the work succeeded, the work's error when it failed, and an error
-// wrapping ctx.Err() when ctx ended first (the work itself goes on). It
-// may be called any number of times, from any goroutine, and returns the
-// same result once the work has finished.
+// wrapping ctx.Err() when ctx ended first (the work itself goes on).
+// Work that has finished wins over a done ctx, and Wait with a ctx that is
+// already done does not block: the runtime polls completions that way, to
+// let go of those that have succeeded while the run goes on. Wait may be
+// called any number of times, from any goroutine, and returns the same
+// result once the work has finished.
 type Completion interface {
 	Wait(ctx context.Context) error
 }

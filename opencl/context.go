@@ -458,7 +458,9 @@ func (e *Event) block() error {
 }
 
 // Wait blocks until the command completes or ctx is done. After ctx is
-// done the command still runs to completion on the device.
+// done the command still runs to completion on the device. A command that
+// has completed (or failed) answers even when ctx is done, and a ctx that
+// is already done makes Wait a poll that never blocks.
 func (e *Event) Wait(ctx context.Context) error {
 	if e == nil {
 		return nil
@@ -468,6 +470,9 @@ func (e *Event) Wait(ctx context.Context) error {
 	// last, as the runtime does, finds the earlier ones complete.
 	if st, err := e.Status(); err != nil || st == Complete {
 		return err
+	}
+	if err := ctx.Err(); err != nil { // a poll: no waiting goroutine
+		return &Error{Op: "Wait", Kind: ErrArgument, Msg: "context done before the command completed", Err: err}
 	}
 	if ctx.Done() == nil {
 		<-e.Done()
