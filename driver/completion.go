@@ -1,6 +1,9 @@
 package driver
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Completion is the pending completion of work an engine or a transfer
 // provider has enqueued rather than finished: an OpenCL event, a CUDA
@@ -17,6 +20,19 @@ import "context"
 // result once the work has finished.
 type Completion interface {
 	Wait(ctx context.Context) error
+}
+
+// DeviceTimer is an optional interface of a Completion whose device
+// records when the work ran (OpenCL's profiling information, CUDA's event
+// timing): tools that trace a run (goferro run --trace) show that device
+// time apart from the host time spent enqueueing the work. Completions of
+// engines that return finished work implement nothing, and need nothing.
+type DeviceTimer interface {
+	Completion
+	// DeviceTimes returns when the work started and ended on the device,
+	// converted to the host's clock, and ok; ok is false when the work
+	// has not finished (or failed) or the device recorded no times.
+	DeviceTimes() (start, end time.Time, ok bool)
 }
 
 // Ready returns the completion of the work that fills b's memory, or nil

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -375,7 +376,8 @@ func (b *Buffer) Wait(ctx context.Context) error { return b.lastWrite().Wait(ctx
 type Event struct {
 	h    clEvent
 	q    *Queue
-	keep any // host memory the command uses, kept alive until completion
+	keep any       // host memory the command uses, kept alive until completion
+	enq  time.Time // when the host had enqueued the command
 
 	once sync.Once
 	done chan struct{}
@@ -383,7 +385,7 @@ type Event struct {
 }
 
 func newEvent(q *Queue, h clEvent, keep any) *Event {
-	e := &Event{h: h, q: q, keep: keep, done: make(chan struct{})}
+	e := &Event{h: h, q: q, keep: keep, enq: time.Now(), done: make(chan struct{})}
 	runtime.AddCleanup(e, func(h clEvent) { cl.release(cl.releaseEvent, uintptr(h)) }, h)
 	return e
 }
@@ -394,6 +396,36 @@ func (e *Event) Queue() *Queue {
 		return nil
 	}
 	return e.q
+}
+
+// DeviceTimes returns when the command started and ended on the device,
+// from the queue's profiling information (every queue has it on), in the
+// host's clock: the device's readings are placed relative to the host time
+// at which the command had been enqueued, which the device reads as the
+// command's queued time. ok is false for a command that has not completed
+// (or failed), and where the driver records no times. It implements
+// driver.DeviceTimer.
+func (e *Event) DeviceTimes() (start, end time.Time, ok bool) {
+	if e == nil {
+		return time.Time{}, time.Time{}, false
+	}
+	if st, c := cl.eventStatus(e.h); c != CodeSuccess || st != int32(Complete) {
+		return time.Time{}, time.Time{}, false
+	}
+	var ns [3]uint64
+	for i, param := range [3]uint32{clProfilingQueued, clProfilingStart, clProfilingEnd} {
+		v, c := cl.profile(e.h, param)
+		if c != CodeSuccess {
+			return time.Time{}, time.Time{}, false
+		}
+		ns[i] = v
+	}
+	runtime.KeepAlive(e)
+	if ns[1] < ns[0] || ns[2] < ns[1] {
+		return time.Time{}, time.Time{}, false
+	}
+	start = e.enq.Add(time.Duration(ns[1] - ns[0]))
+	return start, start.Add(time.Duration(ns[2] - ns[1])), true
 }
 
 // EventStatus is an OpenCL command execution status.
@@ -510,7 +542,8 @@ type Queue struct {
 	tiledGEMM  bool // local-memory tiled kernel (GPUs) instead of packed panels (CPUs)
 }
 
-// NewQueue creates a command queue on the context.
+// NewQueue creates a command queue on the context, with profiling on (see
+// Event.DeviceTimes).
 func (c *Context) NewQueue() (*Queue, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
