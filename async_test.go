@@ -281,7 +281,7 @@ type tracked struct{ driver.Completion }
 // held keeps only a few of their completions reachable (all n before the
 // runtime pruned them), and its result is still the chain's.
 func TestAsyncDropsSucceededCompletions(t *testing.T) {
-	const n = 200
+	const n = 400
 	g := newGate(n - 1)
 	d := goferrotest.NewDevice("fake.q.v1", goferrotest.WithQueue(g.step))
 	var (

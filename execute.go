@@ -113,7 +113,7 @@ type pendingList struct {
 // pruneBatch is the shortest pendingList that is pruned: polling in
 // batches rather than at every completion keeps the polls of work that has
 // not finished yet (one per prune) few.
-const pruneBatch = 16
+const pruneBatch = 64
 
 // prune drops the completions at the head of l that have succeeded,
 // polling them oldest first with a done context (driver.Completion: Wait

@@ -441,12 +441,16 @@ const (
 
 // Status returns the command's execution status without blocking. A failed
 // command reports an error wrapping its code.
-func (e *Event) Status() (EventStatus, error) {
+func (e *Event) Status() (EventStatus, error) { return e.status(true) }
+
+// status is Status, flushing the command's queue first (so that polling
+// makes progress) when flush is set.
+func (e *Event) status(flush bool) (EventStatus, error) {
 	if e == nil {
 		return Complete, nil
 	}
-	if e.q != nil {
-		e.q.flushPending() // so that polling makes progress
+	if flush && e.q != nil {
+		e.q.flushPending()
 	}
 	st, c := cl.eventStatus(e.h)
 	if c != CodeSuccess {
@@ -492,7 +496,7 @@ func (e *Event) block() error {
 // Wait blocks until the command completes or ctx is done. After ctx is
 // done the command still runs to completion on the device. A command that
 // has completed (or failed) answers even when ctx is done, and a ctx that
-// is already done makes Wait a poll that never blocks.
+// is already done makes Wait a poll that neither blocks nor flushes.
 func (e *Event) Wait(ctx context.Context) error {
 	if e == nil {
 		return nil
@@ -500,11 +504,15 @@ func (e *Event) Wait(ctx context.Context) error {
 	// A command that has completed (or failed) answers without the
 	// waiting goroutine Done starts: waiting for a run of events from the
 	// last, as the runtime does, finds the earlier ones complete.
-	if st, err := e.Status(); err != nil || st == Complete {
+	// A poll (ctx already done) neither flushes — a flush costs tens of
+	// microseconds on PoCL, and the queue's own batching flushes soon
+	// enough — nor starts the waiting goroutine.
+	poll := ctx.Err()
+	if st, err := e.status(poll == nil); err != nil || st == Complete {
 		return err
 	}
-	if err := ctx.Err(); err != nil { // a poll: no waiting goroutine
-		return &Error{Op: "Wait", Kind: ErrArgument, Msg: "context done before the command completed", Err: err}
+	if poll != nil {
+		return &Error{Op: "Wait", Kind: ErrArgument, Msg: "context done before the command completed", Err: poll}
 	}
 	if ctx.Done() == nil {
 		<-e.Done()

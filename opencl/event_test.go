@@ -51,3 +51,26 @@ func TestEventDeviceTimes(t *testing.T) {
 		t.Error("a nil event reports device times")
 	}
 }
+
+// BenchmarkEventPoll is the cost of asking a completed command for its
+// result, as the runtime does once per pending result it lets go of.
+func BenchmarkEventPoll(b *testing.B) {
+	q := testQueue(b)
+	ctx := context.Background()
+	src := mustEmpty(b, q, tensor.Float32, 16)
+	dst := mustEmpty(b, q, tensor.Float32, 16)
+	ev, err := q.UnaryInto(ctx, Neg, dst, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := ev.Wait(ctx); err != nil {
+		b.Fatal(err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	for b.Loop() {
+		if err := ev.Wait(done); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
