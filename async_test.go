@@ -3,8 +3,11 @@ package goferro_test
 import (
 	"context"
 	"errors"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
@@ -267,4 +270,117 @@ func TestAsyncCompletionPanics(t *testing.T) {
 	}
 	eventually(t, "the queue has run", func() bool { return d.Stats().Completed == 3 })
 	checkNoLeaks(t, cp, []*goferrotest.Device{d})
+}
+
+// tracked is a completion the test can watch being let go of.
+type tracked struct{ driver.Completion }
+
+// keepingUp returns d's engine with its executor decorated so that the
+// queue keeps up with the host for the instructions before index upto (the
+// executor waits for their results before returning them, still pending to
+// the runtime), and each pending result's completion is handed to the
+// runtime as a *tracked, which seen (if not nil) is given.
+func keepingUp(d *goferrotest.Device, upto int, seen func(*tracked)) driver.Engine {
+	eng := d.Engine()
+	inner := eng.Executor
+	eng.Executor = driver.ExecutorFunc(func(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
+		outs, err := inner.Execute(ctx, call)
+		for k, b := range outs {
+			if b.Ready() == nil {
+				continue
+			}
+			c := &tracked{b.Ready()}
+			if seen != nil {
+				seen(c)
+			}
+			if call.Index < upto {
+				_ = b.Wait(ctx) // a failure is the completion's to report
+			}
+			outs[k] = driver.NewBuffer(driver.BufferSpec{DType: b.DType(), Shape: b.ShapeView(), Strides: b.StridesView(),
+				Offset: b.Offset(), Len: b.Len(), Placement: b.Placement(), Backend: b.Backend(), Payload: b.Payload(),
+				Release: b.Release, Ready: c})
+		}
+		return outs, err
+	})
+	return eng
+}
+
+// queueRuntime is a runtime of the CPU engine and eng, d's engine.
+func queueRuntime(t *testing.T, d *goferrotest.Device, eng driver.Engine) (*goferro.Runtime, *goferrotest.Copier) {
+	cp := goferrotest.NewCopier(d)
+	return newRuntime(t, append([]goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(eng)},
+		mesh(cp, driver.StorageHost, d.DefaultStorage())...)...), cp
+}
+
+// TestAsyncDropsSucceededCompletions: a run lets go of the completions it
+// has seen succeed while it goes on, instead of holding every one until
+// its end. A chain whose first n-1 instructions have run while the last is
+// held keeps only a few of their completions reachable (all n before the
+// runtime pruned them), and its result is still the chain's.
+func TestAsyncDropsSucceededCompletions(t *testing.T) {
+	const n = 400
+	g := newGate(n - 1)
+	d := goferrotest.NewDevice("fake.q.v1", goferrotest.WithQueue(g.step))
+	var (
+		mu   sync.Mutex
+		seen []weak.Pointer[tracked]
+	)
+	rt, cp := queueRuntime(t, d, keepingUp(d, n-1, func(c *tracked) {
+		mu.Lock()
+		seen = append(seen, weak.Make(c))
+		mu.Unlock()
+	}))
+	x := randT(t, 1, 3, 4)
+	p, w := negChain(t, n, x)
+	h, err := rt.Submit(bg, p, host(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "every instruction is enqueued", func() bool { return d.Stats().Executions == n })
+	runtime.GC()
+	mu.Lock()
+	live := 0
+	for _, c := range seen {
+		if c.Value() != nil {
+			live++
+		}
+	}
+	mu.Unlock()
+	close(g.open)
+	out, err := h.Wait(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, out[0], w)
+	checkNoLeaks(t, cp, []*goferrotest.Device{d})
+	if live > n/4 {
+		t.Errorf("%d of %d completions still reachable while the last is held; want the ones seen to succeed let go of", live, n)
+	}
+}
+
+// TestAsyncFailureAfterDroppedCompletions: in a long chain whose queue
+// keeps up, so that the run lets go of the completions before it, the
+// failure of instruction k (and so of every later one, which reads its
+// result) is the run's error, named after k, and nothing leaks.
+func TestAsyncFailureAfterDroppedCompletions(t *testing.T) {
+	const n, k = 300, 200
+	injected := errors.New("injected device fault")
+	for _, serial := range []bool{false, true} {
+		g := newGate()
+		g.fail[k] = injected
+		d := goferrotest.NewDevice("fake.q.v1", goferrotest.WithQueue(g.step))
+		rt, cp := queueRuntime(t, d, keepingUp(d, n, nil))
+		x := randT(t, 1, 3, 4)
+		p, _ := negChain(t, n, x)
+		var opts []goferro.RunOption
+		if serial {
+			opts = append(opts, goferro.Serial())
+		}
+		_, err := rt.Run(bg, p, host(x), opts...)
+		e := asError(t, err, goferro.ErrExecutorFailed)
+		if e.Instruction != k || !errors.Is(err, injected) {
+			t.Errorf("serial %v: error %v, want instruction %d's wrapping the injected fault", serial, err, k)
+		}
+		checkNoLeaks(t, cp, []*goferrotest.Device{d})
+	}
 }

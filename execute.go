@@ -87,8 +87,11 @@ type run struct {
 	mu  sync.Mutex
 	err error
 	// pend is the work of the run still possibly in flight: the
-	// completions of the pending buffers it holds (see driver.Completion).
-	pend []pendingWork
+	// completions of the pending buffers it holds (see driver.Completion),
+	// per event domain: pend[0] the inputs', pend[1+e] engine e's, each
+	// oldest first. It is made at the first completion, so runs of
+	// engines that return finished work never allocate it.
+	pend []pendingList
 }
 
 // pendingWork is the completion of a pending buffer and who made it: a
@@ -98,17 +101,65 @@ type pendingWork struct {
 	c    driver.Completion
 }
 
+// pendingList is the pending work of one event domain, oldest first.
+// Completions found to have succeeded are dropped as the run goes (prune),
+// so a long chain of device work does not keep every event alive until the
+// end of the run; limit is the length at which the list is next pruned.
+type pendingList struct {
+	work  []pendingWork
+	limit int
+}
+
+// pruneBatch is the shortest pendingList that is pruned: polling in
+// batches rather than at every completion keeps the polls of work that has
+// not finished yet (one per prune) few.
+const pruneBatch = 64
+
+// prune drops the completions at the head of l that have succeeded,
+// polling them oldest first with a done context (driver.Completion: Wait
+// then answers without blocking) up to the first one that has not finished
+// or has failed, which stays with everything after it for drain to wait
+// for and report. The next prune is due when the list has doubled, so the
+// polls of unfinished work cost O(1) per completion.
+func (l *pendingList) prune() {
+	k := 0
+	for k < len(l.work) && wait(doneCtx, l.work[k].c) == nil {
+		k++
+	}
+	l.work = slices.Delete(l.work, 0, k)
+	l.limit = max(pruneBatch, 2*len(l.work))
+}
+
+// doneCtx is a context that is always done: waiting with it polls.
+var doneCtx = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
 // eventFailure stands for the run's error when a wait found a failed
 // completion: drain replaces it with the failure of the earliest node.
 type eventFailure struct{ err error }
 
 func (e *eventFailure) Error() string { return e.err.Error() }
 
-// addPending records the completion of a pending buffer made by node.
+// addPending records the completion of a pending buffer made by node
+// (program input -1-node) and prunes the list of its event domain when it
+// is due.
 func (x *run) addPending(node int, c driver.Completion) {
+	d := 0
+	if node >= 0 {
+		d = 1 + x.p.plan.Nodes[node].At.Engine
+	}
 	x.mu.Lock()
-	x.pend = append(x.pend, pendingWork{node, c})
-	x.mu.Unlock()
+	defer x.mu.Unlock()
+	if x.pend == nil {
+		x.pend = make([]pendingList, 1+len(x.s.engines))
+	}
+	l := &x.pend[d]
+	if l.work = append(l.work, pendingWork{node, c}); len(l.work) >= max(l.limit, pruneBatch) {
+		l.prune()
+	}
 }
 
 // await waits, for node i, for the completion of a pending buffer it
@@ -130,7 +181,10 @@ func (x *run) await(i int, c driver.Completion) error {
 // run's error, unless the run had already failed otherwise.
 func (x *run) drain() {
 	x.mu.Lock()
-	pend := x.pend
+	var pend []pendingWork
+	for _, l := range x.pend {
+		pend = append(pend, l.work...)
+	}
 	x.pend = nil
 	x.mu.Unlock()
 	if len(pend) == 0 {
@@ -230,7 +284,7 @@ func (p *Prepared) run(ctx context.Context, inputs []*driver.Buffer) ([]*tensor.
 	for i, in := range inputs {
 		x.store.Put(p.sprog.Inputs[i], p.plan.Ingress[i], in, false)
 		if c := in.Ready(); c != nil {
-			x.pend = append(x.pend, pendingWork{-1 - i, c})
+			x.addPending(-1-i, c)
 		}
 	}
 	if p.serial || !p.exec.multiDomain {
@@ -415,6 +469,10 @@ func (x *run) op(i int, n *schedule.Node, oe *opExec) error {
 		e.Instruction, e.Output, e.Engine, e.Err = ins.Index, out, eng.ID, err
 		return e
 	}
+	// The run's operand lists live as long as the run: they must not keep
+	// the operands, released at their last use, and their completions
+	// reachable until its end.
+	clear(call.Inputs)
 	for k, b := range outs {
 		x.store.Put(si.Out[k], n.At, b, true)
 		if c := b.Ready(); c != nil {

@@ -64,4 +64,8 @@
 //     nothing is started on the host after the failure is seen, the run
 //     reports the earliest failed node in schedule order, and every copy
 //     is released, as for a synchronous failure.
+//
+// A completion may also implement DeviceTimer, saying when its work ran on
+// the device, so that traces show device time apart from the host's time
+// spent enqueueing; nothing in the runtime depends on it.
 package driver

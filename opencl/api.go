@@ -30,7 +30,7 @@ var symbols = []string{
 	"clCreateProgramWithSource", "clCreateProgramWithBinary", "clBuildProgram",
 	"clGetProgramInfo", "clGetProgramBuildInfo", "clReleaseProgram",
 	"clCreateKernel", "clReleaseKernel", "clSetKernelArg", "clEnqueueNDRangeKernel",
-	"clWaitForEvents", "clGetEventInfo", "clReleaseEvent",
+	"clWaitForEvents", "clGetEventInfo", "clReleaseEvent", "clGetEventProfilingInfo",
 }
 
 // api holds the resolved entry points.
@@ -43,7 +43,7 @@ type api struct {
 	createProgramSrc, createProgramBin, buildProgram             uintptr
 	getProgramInfo, getProgramBuildInfo, releaseProgram          uintptr
 	createKernel, releaseKernel, setKernelArg, enqueueNDRange    uintptr
-	waitForEvents, getEventInfo, releaseEvent                    uintptr
+	waitForEvents, getEventInfo, releaseEvent, eventProfile      uintptr
 }
 
 var (
@@ -78,7 +78,7 @@ func load() error {
 			createKernel: s["clCreateKernel"], releaseKernel: s["clReleaseKernel"],
 			setKernelArg: s["clSetKernelArg"], enqueueNDRange: s["clEnqueueNDRangeKernel"],
 			waitForEvents: s["clWaitForEvents"], getEventInfo: s["clGetEventInfo"],
-			releaseEvent: s["clReleaseEvent"],
+			releaseEvent: s["clReleaseEvent"], eventProfile: s["clGetEventProfilingInfo"],
 		}
 	})
 	return loadErr
@@ -122,7 +122,7 @@ func (a *api) newContext(d clDevice) (clContext, Code) {
 
 func (a *api) newQueue(c clContext, d clDevice) (clQueue, Code) {
 	var st int32
-	h := call(a.createQueue, uintptr(c), uintptr(d), 0, uintptr(unsafe.Pointer(&st)))
+	h := call(a.createQueue, uintptr(c), uintptr(d), clQueueProfilingEnable, uintptr(unsafe.Pointer(&st)))
 	return clQueue(h), Code(st)
 }
 
@@ -212,6 +212,13 @@ func (a *api) eventStatus(e clEvent) (int32, Code) {
 	var st int32
 	c := code(call(a.getEventInfo, uintptr(e), clEventExecStatus, 4, uintptr(unsafe.Pointer(&st)), 0))
 	return st, c
+}
+
+// profile returns one of an event's profiling clock readings.
+func (a *api) profile(e clEvent, param uint32) (uint64, Code) {
+	var ns uint64
+	c := code(call(a.eventProfile, uintptr(e), uintptr(param), 8, uintptr(unsafe.Pointer(&ns)), 0))
+	return ns, c
 }
 
 func (a *api) release(fn uintptr, h uintptr) Code { return code(call(fn, h)) }

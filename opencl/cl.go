@@ -109,4 +109,12 @@ const (
 	clProgramBuildLog    = 0x1183
 
 	clEventExecStatus = 0x11D3
+
+	clQueueProfilingEnable = 1 << 1
+
+	// Profiling information of an event: device clock readings in
+	// nanoseconds.
+	clProfilingQueued = 0x1280
+	clProfilingStart  = 0x1282
+	clProfilingEnd    = 0x1283
 )

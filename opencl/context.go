@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -375,7 +376,8 @@ func (b *Buffer) Wait(ctx context.Context) error { return b.lastWrite().Wait(ctx
 type Event struct {
 	h    clEvent
 	q    *Queue
-	keep any // host memory the command uses, kept alive until completion
+	keep any       // host memory the command uses, kept alive until completion
+	enq  time.Time // when the host had enqueued the command
 
 	once sync.Once
 	done chan struct{}
@@ -383,7 +385,7 @@ type Event struct {
 }
 
 func newEvent(q *Queue, h clEvent, keep any) *Event {
-	e := &Event{h: h, q: q, keep: keep, done: make(chan struct{})}
+	e := &Event{h: h, q: q, keep: keep, enq: time.Now(), done: make(chan struct{})}
 	runtime.AddCleanup(e, func(h clEvent) { cl.release(cl.releaseEvent, uintptr(h)) }, h)
 	return e
 }
@@ -394,6 +396,36 @@ func (e *Event) Queue() *Queue {
 		return nil
 	}
 	return e.q
+}
+
+// DeviceTimes returns when the command started and ended on the device,
+// from the queue's profiling information (every queue has it on), in the
+// host's clock: the device's readings are placed relative to the host time
+// at which the command had been enqueued, which the device reads as the
+// command's queued time. ok is false for a command that has not completed
+// (or failed), and where the driver records no times. It implements
+// driver.DeviceTimer.
+func (e *Event) DeviceTimes() (start, end time.Time, ok bool) {
+	if e == nil {
+		return time.Time{}, time.Time{}, false
+	}
+	if st, c := cl.eventStatus(e.h); c != CodeSuccess || st != int32(Complete) {
+		return time.Time{}, time.Time{}, false
+	}
+	var ns [3]uint64
+	for i, param := range [3]uint32{clProfilingQueued, clProfilingStart, clProfilingEnd} {
+		v, c := cl.profile(e.h, param)
+		if c != CodeSuccess {
+			return time.Time{}, time.Time{}, false
+		}
+		ns[i] = v
+	}
+	runtime.KeepAlive(e)
+	if ns[1] < ns[0] || ns[2] < ns[1] {
+		return time.Time{}, time.Time{}, false
+	}
+	start = e.enq.Add(time.Duration(ns[1] - ns[0]))
+	return start, start.Add(time.Duration(ns[2] - ns[1])), true
 }
 
 // EventStatus is an OpenCL command execution status.
@@ -409,12 +441,16 @@ const (
 
 // Status returns the command's execution status without blocking. A failed
 // command reports an error wrapping its code.
-func (e *Event) Status() (EventStatus, error) {
+func (e *Event) Status() (EventStatus, error) { return e.status(true) }
+
+// status is Status, flushing the command's queue first (so that polling
+// makes progress) when flush is set.
+func (e *Event) status(flush bool) (EventStatus, error) {
 	if e == nil {
 		return Complete, nil
 	}
-	if e.q != nil {
-		e.q.flushPending() // so that polling makes progress
+	if flush && e.q != nil {
+		e.q.flushPending()
 	}
 	st, c := cl.eventStatus(e.h)
 	if c != CodeSuccess {
@@ -458,7 +494,9 @@ func (e *Event) block() error {
 }
 
 // Wait blocks until the command completes or ctx is done. After ctx is
-// done the command still runs to completion on the device.
+// done the command still runs to completion on the device. A command that
+// has completed (or failed) answers even when ctx is done, and a ctx that
+// is already done makes Wait a poll that neither blocks nor flushes.
 func (e *Event) Wait(ctx context.Context) error {
 	if e == nil {
 		return nil
@@ -466,8 +504,15 @@ func (e *Event) Wait(ctx context.Context) error {
 	// A command that has completed (or failed) answers without the
 	// waiting goroutine Done starts: waiting for a run of events from the
 	// last, as the runtime does, finds the earlier ones complete.
-	if st, err := e.Status(); err != nil || st == Complete {
+	// A poll (ctx already done) neither flushes — a flush costs tens of
+	// microseconds on PoCL, and the queue's own batching flushes soon
+	// enough — nor starts the waiting goroutine.
+	poll := ctx.Err()
+	if st, err := e.status(poll == nil); err != nil || st == Complete {
 		return err
+	}
+	if poll != nil {
+		return &Error{Op: "Wait", Kind: ErrArgument, Msg: "context done before the command completed", Err: poll}
 	}
 	if ctx.Done() == nil {
 		<-e.Done()
@@ -505,7 +550,8 @@ type Queue struct {
 	tiledGEMM  bool // local-memory tiled kernel (GPUs) instead of packed panels (CPUs)
 }
 
-// NewQueue creates a command queue on the context.
+// NewQueue creates a command queue on the context, with profiling on (see
+// Event.DeviceTimes).
 func (c *Context) NewQueue() (*Queue, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -90,6 +90,10 @@
 // and cross-queue dependencies flush what they need. On PoCL a small command
 // costs roughly 30–100 µs from enqueue to completion.
 //
+// Queues are created with profiling on: a completed command's
+// Event.DeviceTimes says when it ran on the device (driver.DeviceTimer),
+// which traces show apart from the host's time spent enqueueing it.
+//
 // Everything that may block takes a context.Context; enqueueing checks it
 // first, and Event.Wait and Queue.Finish return when it is done (the device
 // still completes the command).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -27,13 +28,33 @@ type recorder struct {
 	transfers, bytes int64
 }
 
-// traceEvent is one slice: an op or a transfer, or a whole run.
+// traceEvent is one slice: an op or a transfer, or a whole run. The
+// slice of an op or a transfer is the host's time in the executor or
+// provider: for an asynchronous engine, the time spent enqueueing the
+// work. The completions of its results that know when the work ran on the
+// device (driver.DeviceTimer) are kept in device, to be read once the run
+// has waited for them.
 type traceEvent struct {
 	name       string
 	cat        string // "op", "transfer" or "run"
 	domain     driver.EventDomain
 	start, end time.Time
 	args       map[string]any
+	device     []driver.DeviceTimer
+}
+
+// deviceTimers returns the completions of outs that report device times.
+func deviceTimers(outs ...*driver.Buffer) []driver.DeviceTimer {
+	var ts []driver.DeviceTimer
+	for _, b := range outs {
+		if b == nil {
+			continue
+		}
+		if t, ok := b.Ready().(driver.DeviceTimer); ok && !slices.Contains(ts, t) {
+			ts = append(ts, t)
+		}
+	}
+	return ts
 }
 
 // newRecorder returns a recorder whose trace timestamps start now.
@@ -116,7 +137,8 @@ func (t *timedExecutor) Execute(ctx context.Context, call *driver.Call) ([]*driv
 	if err != nil {
 		args["error"] = err.Error()
 	}
-	t.rec.add(traceEvent{name: call.Instruction.Op, cat: "op", domain: call.Location.Event, start: start, end: end, args: args})
+	t.rec.add(traceEvent{name: call.Instruction.Op, cat: "op", domain: call.Location.Event, start: start, end: end, args: args,
+		device: deviceTimers(out...)})
 	return out, err
 }
 
@@ -147,7 +169,8 @@ func (t *timedTransfer) Transfer(ctx context.Context, req *driver.TransferReques
 	if err != nil {
 		args["error"] = err.Error()
 	}
-	t.rec.add(traceEvent{name: fmt.Sprintf("transfer slot %d", req.Slot), cat: "transfer", domain: req.To.Event, start: start, end: end, args: args})
+	t.rec.add(traceEvent{name: fmt.Sprintf("transfer slot %d", req.Slot), cat: "transfer", domain: req.To.Event, start: start, end: end, args: args,
+		device: deviceTimers(out)})
 	return out, err
 }
 
@@ -164,6 +187,15 @@ func bufferBytes(b *driver.Buffer) int {
 // at 1, so 0 is free.
 const runTrack = 0
 
+// The trace's processes: the host's time (runs, and the time spent in each
+// executor and provider call, which for an asynchronous engine is the time
+// spent enqueueing), and the devices' own time, where their completions
+// report it (driver.DeviceTimer), on one track per event domain.
+const (
+	hostPID   = 1
+	devicePID = 2
+)
+
 // chromeEvent is one record of the Chrome trace event format (the JSON
 // Object Format that chrome://tracing and Perfetto load): "X" complete
 // events carry ts and dur in microseconds, "M" metadata names the tracks.
@@ -178,8 +210,10 @@ type chromeEvent struct {
 	Args map[string]any `json:"args,omitempty"`
 }
 
-// writeTrace writes the recorded events as a Chrome trace: one track per
-// event domain (named after its engine), plus a track of whole runs.
+// writeTrace writes the recorded events as a Chrome trace: in the host
+// process, one track per event domain (named after its engine) plus a
+// track of whole runs; in the device process, one track per event domain
+// whose completions reported when the work ran on the device.
 func (r *recorder) writeTrace(path string) error {
 	r.mu.Lock()
 	events := append([]traceEvent(nil), r.events...)
@@ -190,30 +224,53 @@ func (r *recorder) writeTrace(path string) error {
 	r.mu.Unlock()
 
 	us := func(t time.Time) float64 { return float64(t.Sub(r.origin).Nanoseconds()) / 1e3 }
+	// A zero duration would make some viewers drop the slice; keep a floor
+	// of one nanosecond.
+	slice := func(name, cat string, pid, tid int, start, end time.Time, args map[string]any) chromeEvent {
+		return chromeEvent{Name: name, Cat: cat, Ph: "X", TS: us(start), Dur: max(us(end)-us(start), 1e-3), PID: pid, TID: tid, Args: args}
+	}
 	out := []chromeEvent{
-		{Name: "process_name", Ph: "M", PID: 1, Args: map[string]any{"name": "goferro run"}},
-		{Name: "thread_name", Ph: "M", PID: 1, TID: runTrack, Args: map[string]any{"name": "runs"}},
-		{Name: "thread_sort_index", Ph: "M", PID: 1, TID: runTrack, Args: map[string]any{"sort_index": 0}},
+		{Name: "process_name", Ph: "M", PID: hostPID, Args: map[string]any{"name": "goferro run"}},
+		{Name: "thread_name", Ph: "M", PID: hostPID, TID: runTrack, Args: map[string]any{"name": "runs"}},
+		{Name: "thread_sort_index", Ph: "M", PID: hostPID, TID: runTrack, Args: map[string]any{"sort_index": 0}},
 	}
 	ds := make([]driver.EventDomain, 0, len(domains))
 	for d := range domains {
 		ds = append(ds, d)
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	for _, d := range ds {
-		out = append(out,
-			chromeEvent{Name: "thread_name", Ph: "M", PID: 1, TID: int(d), Args: map[string]any{"name": fmt.Sprintf("%s %s", d, domains[d])}},
-			chromeEvent{Name: "thread_sort_index", Ph: "M", PID: 1, TID: int(d), Args: map[string]any{"sort_index": int(d)}})
+	track := func(pid int, d driver.EventDomain) []chromeEvent {
+		return []chromeEvent{
+			{Name: "thread_name", Ph: "M", PID: pid, TID: int(d), Args: map[string]any{"name": fmt.Sprintf("%s %s", d, domains[d])}},
+			{Name: "thread_sort_index", Ph: "M", PID: pid, TID: int(d), Args: map[string]any{"sort_index": int(d)}},
+		}
 	}
+	for _, d := range ds {
+		out = append(out, track(hostPID, d)...)
+	}
+	var device []chromeEvent
+	onDevice := map[driver.EventDomain]bool{}
 	for _, e := range events {
 		tid := int(e.domain)
 		if e.cat == "run" {
 			tid = runTrack
 		}
-		// A zero duration would make some viewers drop the slice; keep a
-		// floor of one nanosecond.
-		out = append(out, chromeEvent{Name: e.name, Cat: e.cat, Ph: "X", TS: us(e.start),
-			Dur: max(us(e.end)-us(e.start), 1e-3), PID: 1, TID: tid, Args: e.args})
+		out = append(out, slice(e.name, e.cat, hostPID, tid, e.start, e.end, e.args))
+		for _, t := range e.device {
+			if start, end, ok := t.DeviceTimes(); ok {
+				onDevice[e.domain] = true
+				device = append(device, slice(e.name, "device", devicePID, tid, start, end, e.args))
+			}
+		}
+	}
+	if len(device) > 0 {
+		out = append(out, chromeEvent{Name: "process_name", Ph: "M", PID: devicePID, Args: map[string]any{"name": "device time"}})
+		for _, d := range ds {
+			if onDevice[d] {
+				out = append(out, track(devicePID, d)...)
+			}
+		}
+		out = append(out, device...)
 	}
 	data, err := json.Marshal(struct {
 		TraceEvents     []chromeEvent `json:"traceEvents"`

@@ -115,7 +115,8 @@ func describes(b *driver.Buffer, t *opencl.Tensor) bool {
 // Buffer wraps a device tensor of this engine as a runtime buffer that
 // releases the tensor when the runtime releases it. While a command
 // writing the tensor is still pending, the buffer is pending too: its
-// completion (driver.BufferSpec.Ready) is that command's event.
+// completion (driver.BufferSpec.Ready) is that command's event, which also
+// reports when the command ran on the device (driver.DeviceTimer).
 func (e *Engine) Buffer(t *opencl.Tensor) *driver.Buffer {
 	spec := driver.BufferSpec{
 		DType: t.DType(), Shape: t.Shape(), Strides: t.Strides(), Offset: t.Offset(),

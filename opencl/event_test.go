@@ -1,0 +1,76 @@
+package opencl
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/tensor"
+)
+
+var _ driver.DeviceTimer = (*Event)(nil)
+
+// TestEventDeviceTimes: a completed command reports when it ran on the
+// device, in the host's clock: after the host began enqueueing it and, but
+// for the uncertainty of placing the device's clock (the time the host
+// spent enqueueing), before the host saw it complete. A nil event (an
+// already-complete command) reports none.
+func TestEventDeviceTimes(t *testing.T) {
+	q, ctx, _ := testRig(t, 1)
+	ones, err := tensor.Ones(tensor.Float32, 1<<12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := q.Upload(ctx, ones)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Release()
+	dst := mustEmpty(t, q, tensor.Float32, 1<<12)
+	before := time.Now()
+	ev, err := q.UnaryInto(ctx, Neg, dst, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	start, end, ok := ev.DeviceTimes()
+	switch {
+	case !ok:
+		t.Fatal("a completed command on a profiled queue reports no device times")
+	case start.Before(before) || end.Before(start):
+		t.Errorf("device times [%v, %v] not ordered after the enqueue began (%v)", start, end, before)
+	case end.After(after.Add(ev.enq.Sub(before))):
+		t.Errorf("device end %v after the host saw completion (%v) by more than the enqueue took (%v)",
+			end, after, ev.enq.Sub(before))
+	}
+	if _, _, ok := (*Event)(nil).DeviceTimes(); ok {
+		t.Error("a nil event reports device times")
+	}
+}
+
+// BenchmarkEventPoll is the cost of asking a completed command for its
+// result, as the runtime does once per pending result it lets go of.
+func BenchmarkEventPoll(b *testing.B) {
+	q := testQueue(b)
+	ctx := context.Background()
+	src := mustEmpty(b, q, tensor.Float32, 16)
+	dst := mustEmpty(b, q, tensor.Float32, 16)
+	ev, err := q.UnaryInto(ctx, Neg, dst, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := ev.Wait(ctx); err != nil {
+		b.Fatal(err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	for b.Loop() {
+		if err := ev.Wait(done); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
