@@ -249,17 +249,18 @@ func mkNaN[T Scalar]() T {
 	return v
 }
 
-// kernels runs f once per available kernel path: assembly (where present)
-// and the portable Go kernel.
+// kernels runs f once on the active kernel set (the best the CPU runs, or
+// the one GOFERRO_GEMM_ISA forces) and, unless that is the portable set,
+// once more on the portable Go kernels.
 func kernels(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
 	prev := setPortable(false)
 	defer setPortable(prev)
-	if asm64 != nil {
-		t.Run("asm", f)
+	if active != genericISA {
+		t.Run(active.name, f)
 	}
 	setPortable(true)
-	t.Run("portable", f)
+	t.Run(genericISA.name, f)
 }
 
 var sizes = []int{1, 2, 3, 5, 6, 7, 8, 13, 16, 17, 31, 37}

@@ -1,20 +1,53 @@
-# Generates kernel_amd64.s, the AVX2+FMA micro-kernels: python3 gen_kernel_amd64.py
+# Generates kernel_amd64.s, the amd64 micro-kernels: python3 gen_kernel_amd64.py
 #
-# Each kernel keeps a 6×(2 ymm) tile of C in Y0..Y11, loads one row of the
-# packed B micro-panel into Y12/Y13 per k step and broadcasts the six A
-# values of that step through Y14/Y15 (VBROADCASTSx + VFMADD231Px).
-PF_DIST = 512  # bytes of packed A prefetched ahead
+# AVX2+FMA kernels (6×NR, NR = 8 float64 or 16 float32): a 6×(2 ymm) tile
+# of C in Y0..Y11; each k step loads one row of the packed B micro-panel
+# into Y12/Y13 and broadcasts the six A values of that step through
+# Y14/Y15 (VBROADCASTSx + VFMADD231Px).
+#
+# AVX-512F kernels (12×NR, NR = 16 float64 or 32 float32): a 12×(2 zmm)
+# tile of C in Z0..Z23; each k step loads one row of B into Z24/Z25 and
+# broadcasts the twelve A values through Z26..Z31 in turn. Twelve rows keep
+# 24 independent FMA chains in flight (two FMA units with a latency of four
+# need eight) and cost 14 loads per 24 FMAs.
+PF_DIST = 512  # bytes of packed A prefetched ahead (AVX2 kernels)
 
-def kern(name, elt, strided, unroll=4):
-    mr = 6
+
+class ISA:
+    """The registers and instructions one vector width uses."""
+
+    def __init__(self, zmm):
+        self.zmm = zmm
+        self.vec = 64 if zmm else 32  # bytes in a vector register
+        self.mr = 12 if zmm else 6
+        self.acc = 2 * self.mr  # accumulators: two vectors a row
+        self.breg = (self.acc, self.acc + 1)
+        nb = 6 if zmm else 2
+        self.bcast = [self.acc + 2 + i for i in range(nb)]
+        self.pf_dist = 1024 if zmm else PF_DIST
+
+    def r(self, i):
+        return ("Z%d" if self.zmm else "Y%d") % i
+
+    def zero(self, i):
+        # VXORPS on zmm needs AVX512DQ; VPXORQ is AVX512F.
+        if self.zmm:
+            return f"VPXORQ Z{i}, Z{i}, Z{i}"
+        return f"VXORPS Y{i}, Y{i}, Y{i}"
+
+
+def kern(name, elt, strided, isa, unroll=4):
+    mr = isa.mr
     d = elt == 'd'
     esz = 8 if d else 4
     bcast = "VBROADCASTSD" if d else "VBROADCASTSS"
     fma = "VFMADD231PD" if d else "VFMADD231PS"
     mul = "VMULPD" if d else "VMULPS"
     mov = "VMOVUPD" if d else "VMOVUPS"
+    R = isa.r
+    vec = isa.vec
     astep = mr * esz
-    bstep = 64
+    bstep = 2 * vec  # one row of the B micro-panel: two vectors
     L = []
     w = L.append
     ty = "float64" if d else "float32"
@@ -37,47 +70,63 @@ def kern(name, elt, strided, unroll=4):
     w("\tMOVQ rsc+32(FP), R8")
     sh = 3 if d else 2
     w(f"\tSHLQ ${sh}, R8")
+    # Strided A: rows 3g, 3g+1, 3g+2 at base g, base g + ars, base g + 2·ars.
+    bases = ["SI", "R12", "R14", "BX"][:mr // 3]
     if strided:
         w(f"\tMOVQ ars+{pfo+8}(FP), R11")
         w(f"\tSHLQ ${sh}, R11")
         w(f"\tMOVQ acs+{pfo+16}(FP), R13")
         w(f"\tSHLQ ${sh}, R13")
-        w("\tLEAQ (SI)(R11*2), R12")
-        w("\tADDQ R11, R12")
+        for g in range(1, len(bases)):
+            w(f"\tLEAQ ({bases[g-1]})(R11*2), {bases[g]}")
+            w(f"\tADDQ R11, {bases[g]}")
     w(f"\tMOVQ pf+{pfo}(FP), R15")
     w("\tMOVQ DX, R9")
+    # Each C row is bstep bytes: prefetch its first and last byte's lines
+    # (and the one between for 128-byte rows).
     for i in range(mr):
         w("\tPREFETCHT0 (R9)")
-        w("\tPREFETCHT0 63(R9)")
+        for o in range(64, bstep, 64):
+            w(f"\tPREFETCHT0 {o}(R9)")
+        w(f"\tPREFETCHT0 {bstep-1}(R9)")
         if i < mr - 1:
             w("\tADDQ R8, R9")
-    for r in range(12):
-        w(f"\tVXORPS Y{r}, Y{r}, Y{r}")
+    for r in range(isa.acc):
+        w("\t" + isa.zero(r))
     w("\tMOVQ CX, R10")
     w(f"\tSHRQ ${ {1:0,2:1,4:2,8:3}[unroll] }, R10")
     w("\tJZ tail")
     w("loop:")
 
-    def step(ao, boff, advance):
-        w(f"\t{mov} {boff}(DI), Y12")
-        w(f"\t{mov} {boff+32}(DI), Y13")
+    b0, b1 = isa.breg
+
+    def step(ao, boff, advance, pf=()):
+        w(f"\t{mov} {boff}(DI), {R(b0)}")
+        w(f"\t{mov} {boff+vec}(DI), {R(b1)}")
         for i in range(mr):
-            br = 14 + (i & 1)
+            br = isa.bcast[i % len(isa.bcast)]
             if strided:
-                addr = ["(SI)", "(SI)(R11*1)", "(SI)(R11*2)", "(R12)", "(R12)(R11*1)", "(R12)(R11*2)"][i]
+                base = bases[i // 3]
+                addr = [f"({base})", f"({base})(R11*1)", f"({base})(R11*2)"][i % 3]
             else:
                 addr = f"{ao + i*esz}(SI)"
-            w(f"\t{bcast} {addr}, Y{br}")
-            w(f"\t{fma} Y12, Y{br}, Y{2*i}")
-            w(f"\t{fma} Y13, Y{br}, Y{2*i+1}")
+            w(f"\t{bcast} {addr}, {R(br)}")
+            w(f"\t{fma} {R(b0)}, {R(br)}, {R(2*i)}")
+            w(f"\t{fma} {R(b1)}, {R(br)}, {R(2*i+1)}")
         if strided and advance:
             w("\tADDQ R13, SI")
-            w("\tADDQ R13, R12")
+            for b in bases[1:]:
+                w(f"\tADDQ R13, {b}")
+        for o in pf:
+            w(f"\tPREFETCHT0 {o}(SI)")
 
+    # The packed A lines the unrolled loop reads, prefetched pf_dist ahead,
+    # shared out over its steps.
+    lines = [isa.pf_dist + 64 * j for j in range((unroll * astep + 63) // 64)]
+    per = (len(lines) + unroll - 1) // unroll
     for u in range(unroll):
-        step(u * astep, u * bstep, True)
-        if not strided and u < (unroll * astep + 63) // 64:
-            w(f"\tPREFETCHT0 {PF_DIST + 64*u}(SI)")
+        pf = () if strided else lines[u * per:(u + 1) * per]
+        step(u * astep, u * bstep, True, pf)
     if not strided:
         w(f"\tADDQ ${unroll*astep}, SI")
     # One line of the caller's next B micro-panel towards L2 per 4 k steps.
@@ -107,9 +156,9 @@ def kern(name, elt, strided, unroll=4):
         w(f"\tMOVL alpha+{ab}(FP), AX")
         w("\tCMPL AX, $0x3F800000")
     w("\tJEQ scaled")
-    w(f"\t{bcast} alpha+{ab}(FP), Y12")
-    for r in range(12):
-        w(f"\t{mul} Y12, Y{r}, Y{r}")
+    w(f"\t{bcast} alpha+{ab}(FP), {R(b0)}")
+    for r in range(isa.acc):
+        w(f"\t{mul} {R(b0)}, {R(r)}, {R(r)}")
     w("scaled:")
     if d:
         w(f"\tMOVQ beta+{bo}(FP), AX")
@@ -118,19 +167,20 @@ def kern(name, elt, strided, unroll=4):
         w(f"\tMOVL beta+{bo}(FP), AX")
         w("\tTESTL AX, AX")
     w("\tJZ store")
+
     def stores(beta):
         # The first mv rows of the tile to C, plus beta·C when beta.
         for i in range(mr):
             if beta:
-                w(f"\t{fma} (DX), Y13, Y{2*i}")
-                w(f"\t{fma} 32(DX), Y13, Y{2*i+1}")
-            w(f"\t{mov} Y{2*i}, (DX)")
-            w(f"\t{mov} Y{2*i+1}, 32(DX)")
+                w(f"\t{fma} (DX), {R(b1)}, {R(2*i)}")
+                w(f"\t{fma} {vec}(DX), {R(b1)}, {R(2*i+1)}")
+            w(f"\t{mov} {R(2*i)}, (DX)")
+            w(f"\t{mov} {R(2*i+1)}, {vec}(DX)")
             if i < mr - 1:
                 w("\tDECQ R9")
                 w("\tJZ end")
                 w("\tADDQ R8, DX")
-    w(f"\t{bcast} beta+{bo}(FP), Y13")
+    w(f"\t{bcast} beta+{bo}(FP), {R(b1)}")
     stores(True)
     w("\tVZEROUPPER")
     w("\tRET")
@@ -141,24 +191,31 @@ def kern(name, elt, strided, unroll=4):
     w("\tRET")
     return "\n".join(L)
 
+
 hdr = """//go:build amd64 && !purego && !goferro_noasm
 
 // Code generated by gen_kernel_amd64.py; DO NOT EDIT.
 
-// Micro-kernels for AVX2+FMA. Each computes a 6×NR tile
-// C = alpha·A·B + beta·C (NR = 8 float64 or 16 float32) and stores its
-// first mv rows; C rows are rsc elements apart and each row is contiguous.
+// Micro-kernels for AVX2+FMA (6×NR tiles, NR = 8 float64 or 16 float32)
+// and AVX-512F (12×NR tiles, NR = 16 float64 or 32 float32). Each computes
+// C = alpha·A·B + beta·C and stores the tile's first mv rows; C rows are
+// rsc elements apart and each row is contiguous.
 // While it runs it prefetches k/4 cache lines from pf towards L2 (the
 // caller points pf at the next B micro-panel, a slice per call).
 // B is a packed micro-panel (k steps of NR values). A is a packed
-// micro-panel (k steps of 6 values) or, for the strided kernels, element
+// micro-panel (k steps of MR values) or, for the strided kernels, element
 // (i, p) at a + i·ars + p·acs. beta == +0 means C is written, never read.
 
 #include "textflag.h"
 """
+avx2, avx512 = ISA(False), ISA(True)
 out = [hdr]
-out.append(kern("dkern6x8", 'd', False))
-out.append(kern("dkern6x8s", 'd', True))
-out.append(kern("skern6x16", 's', False))
-out.append(kern("skern6x16s", 's', True))
+out.append(kern("dkern6x8", 'd', False, avx2))
+out.append(kern("dkern6x8s", 'd', True, avx2))
+out.append(kern("skern6x16", 's', False, avx2))
+out.append(kern("skern6x16s", 's', True, avx2))
+out.append(kern("dkern12x16", 'd', False, avx512))
+out.append(kern("dkern12x16s", 'd', True, avx512))
+out.append(kern("skern12x32", 's', False, avx512))
+out.append(kern("skern12x32s", 's', True, avx512))
 open("kernel_amd64.s", "w").write("\n\n".join(out) + "\n")

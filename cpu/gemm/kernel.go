@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"os"
 	"sync/atomic"
 	"unsafe"
 )
@@ -18,51 +19,81 @@ type float interface {
 // strided is the same with A unpacked: element (i, p) at a + i·ars + p·acs.
 // pf is a prefetch hint: kernels may touch the k/4 cache lines from pf on
 // (the driver points it into the next B micro-panel); it must be valid.
-// beta == +0 means C is written, never read.
+// beta == +0 means C is written, never read. l1B is the share of L1, in
+// percent, that a packed B micro-panel (kc×nr) may fill (see blockingFor),
+// measured per kernel.
 type kernel[R float] struct {
 	name    string
 	mr, nr  int
+	l1B     int
 	full    func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R)
 	strided func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ars, acs int)
 }
 
-// forcePortable makes every call use the portable Go kernels even where an
-// assembly kernel exists. It is a test hook (see setPortable).
+// isaEnv is the environment variable that forces a kernel path. It is read
+// once, when the package is initialised: "avx512", "avx2" or "generic" (the
+// portable Go kernels). A path the CPU cannot run, or any other value,
+// leaves the default, the best path the CPU runs; Kernel names the kernels
+// in use.
+const isaEnv = "GOFERRO_GEMM_ISA"
+
+// isa is the set of micro-kernels for one instruction set.
+type isa struct {
+	name string // the GOFERRO_GEMM_ISA value that selects it
+	k64  *kernel[float64]
+	k32  *kernel[float32]
+}
+
+// genericISA is the portable Go kernels, on every architecture.
+var genericISA = &isa{
+	name: "generic",
+	k64:  &kernel[float64]{name: "go-4x4", mr: 4, nr: 4, l1B: 50, full: portableFull[float64], strided: portableKernel[float64]},
+	k32:  &kernel[float32]{name: "go-4x4", mr: 4, nr: 4, l1B: 50, full: portableFull[float32], strided: portableKernel[float32]},
+}
+
+// active is the kernel set Gemm uses: the first of the sets the CPU runs
+// (archISAs, best first), or the one GOFERRO_GEMM_ISA names.
+var active = chooseISA(os.Getenv(isaEnv), append(archISAs(), genericISA))
+
+// chooseISA returns the set named want if it is among have, else the first.
+func chooseISA(want string, have []*isa) *isa {
+	for _, s := range have {
+		if s.name == want {
+			return s
+		}
+	}
+	return have[0]
+}
+
+// forcePortable makes every call use the portable Go kernels whatever the
+// active set. It is a test hook (see setPortable).
 var forcePortable atomic.Bool
 
 // setPortable forces (true) or releases (false) the portable kernels and
 // returns the previous setting.
 func setPortable(on bool) bool { return forcePortable.Swap(on) }
 
-var (
-	portable64 = &kernel[float64]{name: "go-4x4", mr: 4, nr: 4, full: portableFull[float64], strided: portableKernel[float64]}
-	portable32 = &kernel[float32]{name: "go-4x4", mr: 4, nr: 4, full: portableFull[float32], strided: portableKernel[float32]}
-	// asm64 and asm32 are set by the architecture files when the CPU has
-	// the needed instructions.
-	asm64 *kernel[float64]
-	asm32 *kernel[float32]
-)
+// kernelSet returns the kernel set in use.
+func kernelSet() *isa {
+	if forcePortable.Load() {
+		return genericISA
+	}
+	return active
+}
 
 func kernelFor[R float]() *kernel[R] {
+	s := kernelSet()
 	var z R
-	switch any(z).(type) {
-	case float64:
-		k := asm64
-		if k == nil || forcePortable.Load() {
-			k = portable64
-		}
-		return any(k).(*kernel[R])
-	default:
-		k := asm32
-		if k == nil || forcePortable.Load() {
-			k = portable32
-		}
-		return any(k).(*kernel[R])
+	if _, ok := any(z).(float64); ok {
+		return any(s.k64).(*kernel[R])
 	}
+	return any(s.k32).(*kernel[R])
 }
 
 // Kernel names the micro-kernel Gemm uses for float64 and float32 (complex
-// types run on the real kernels), e.g. "avx2-fma-6x8" or "go-4x4".
+// types run on the real kernels), e.g. "avx512-fma-12x16", "avx2-fma-6x8"
+// or "go-4x4". The environment variable GOFERRO_GEMM_ISA, read once at
+// start-up, forces a path the CPU supports: avx512, avx2 or generic.
 func Kernel() (f64, f32 string) {
 	return kernelFor[float64]().name, kernelFor[float32]().name
 }

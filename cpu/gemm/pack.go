@@ -63,6 +63,10 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 		}
 		return
 	}
+	if mm == 12 && mr == 12 {
+		packARows12(d, src, base, rs, kb)
+		return
+	}
 	if mm == 4 && mr == 4 {
 		r0 := src[base : base+kb]
 		r1 := src[base+rs : base+rs+kb]
@@ -76,6 +80,29 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 		return
 	}
 	packRuns(d, src, base, rs, mm, mr, kb)
+}
+
+// packARows12 packs twelve contiguous rows of A, the AVX-512 kernels'
+// micro-panel.
+func packARows12[R float](d, src []R, base, rs, kb int) {
+	r0 := src[base : base+kb]
+	r1 := src[base+rs : base+rs+kb]
+	r2 := src[base+2*rs : base+2*rs+kb]
+	r3 := src[base+3*rs : base+3*rs+kb]
+	r4 := src[base+4*rs : base+4*rs+kb]
+	r5 := src[base+5*rs : base+5*rs+kb]
+	r6 := src[base+6*rs : base+6*rs+kb]
+	r7 := src[base+7*rs : base+7*rs+kb]
+	r8 := src[base+8*rs : base+8*rs+kb]
+	r9 := src[base+9*rs : base+9*rs+kb]
+	r10 := src[base+10*rs : base+10*rs+kb]
+	r11 := src[base+11*rs : base+11*rs+kb]
+	d = d[:12*kb]
+	for q := range r0 {
+		t := d[12*q : 12*q+12 : 12*q+12]
+		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
+		t[6], t[7], t[8], t[9], t[10], t[11] = r6[q], r7[q], r8[q], r9[q], r10[q], r11[q]
+	}
 }
 
 // packRuns packs a panel of n lines (rows of A, columns of B) that are

@@ -24,20 +24,21 @@ func as[T, R float](d, s []R) ([]T, []T, bool) {
 
 // panelCopy, cplxPanelCopy and cplxPanelCopy32, where the architecture has
 // them, are the assembly loops copyPanels (packBRows for 64-byte
-// micro-panel rows), cplxPanels and cplxPanels32 (packBCplxRows for
-// complex128 and complex64).
-var panelCopy, cplxPanelCopy, cplxPanelCopy32 func(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+// and 128-byte micro-panel rows), cplxPanels and cplxPanels32
+// (packBCplxRows for complex128 and complex64).
+var panelCopy, cplxPanelCopy, cplxPanelCopy32 func(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 // asmPanels packs the first full real columns of a row-major B block (kb
 // deep, rows rs apart from base) into micro-panels with copyRows, one of
 // the assembly loops, and reports whether it did: not where there is no
-// such loop, the portable loops are forced, or the panels (nr values) are
-// not 64 bytes wide. For complex B (cplx) each source row fills two rows
-// of a panel, the 1m expansion. It hands the loop 512 bytes of every panel
-// at a time, so that each is written front to back.
-func asmPanels[R float](copyRows func(dst, src unsafe.Pointer, rows, chunks, rs, pb int), cplx bool, dst, src []R, base, rs, nr, kb, full int) bool {
+// such loop, the portable kernels run, or the panels (nr values) are not
+// 64 or 128 bytes wide. For complex B (cplx) each source row fills two
+// rows of a panel, the 1m expansion. It hands the loop 512 bytes of every
+// panel at a time, so that each is written front to back.
+func asmPanels[R float](copyRows func(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int), cplx bool, dst, src []R, base, rs, nr, kb, full int) bool {
 	size := int(unsafe.Sizeof(dst[0]))
-	if copyRows == nil || forcePortable.Load() || nr*size != 64 {
+	width := nr * size
+	if copyRows == nil || kernelSet() == genericISA || width != 64 && width != 128 {
 		return false
 	}
 	rows, w := kb, nr // source rows, and the values each fills in a panel
@@ -48,7 +49,7 @@ func asmPanels[R float](copyRows func(dst, src unsafe.Pointer, rows, chunks, rs,
 	_ = src[base+(rows-1)*rs+full-1] // bounds, as the portable loops check
 	_ = dst[kb*full-1]
 	for q := 0; q < rows; q += group {
-		copyRows(unsafe.Pointer(&dst[q*w]), unsafe.Pointer(&src[base+q*rs]), min(group, rows-q), full/nr, rs*size, kb*64)
+		copyRows(unsafe.Pointer(&dst[q*w]), unsafe.Pointer(&src[base+q*rs]), min(group, rows-q), full/nr, rs*size, kb*width, width)
 	}
 	return true
 }

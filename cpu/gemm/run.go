@@ -133,7 +133,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 			p.dars, p.dacs = p.a.rs, p.a.cs
 		}
 	}
-	p.blk = blockingFor(p.kern.mr, p.kern.nr, int(unsafe.Sizeof(rz)))
+	p.blk = blockingFor(p.kern, int(unsafe.Sizeof(rz)))
 	if b := testBlocking.Load(); b != nil {
 		p.blk = blocking{mc: max(b.mc/p.kern.mr, 1) * p.kern.mr, kc: b.kc, nc: max(b.nc/p.kern.nr, 1) * p.kern.nr}
 	}
