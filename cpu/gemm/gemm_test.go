@@ -494,3 +494,21 @@ func (m Matrix[T]) withBatch(s int) Matrix[T] {
 	m.RowStride = 16
 	return m
 }
+
+// TestEdgeTiles runs every row count up to two 12-row tiles and a bit (so
+// every number of rows a kernel stores, for each kernel size) against
+// column counts around the panel widths (4, 8, 16, 32) and short depths,
+// with C written in place and through the tile buffer.
+func TestEdgeTiles(t *testing.T) {
+	var cases []testCase
+	for m := 1; m <= 25; m++ {
+		for _, n := range []int{1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47} {
+			for i, k := range []int{1, 2, 3, 5, 17} {
+				lc := []layout{rowMajor, padded, colMajor, general, rowMajor}[(m+i)%5]
+				la := []layout{rowMajor, colMajor}[(m+n)%2]
+				cases = append(cases, testCase{m: m, n: n, k: k, la: la, lb: rowMajor, lc: lc, alpha: 1 + (n+k)%2, beta: (m + n + k) % 3, threads: 1})
+			}
+		}
+	}
+	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
+}
