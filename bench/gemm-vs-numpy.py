@@ -10,11 +10,13 @@ on this machine but Debian's OpenBLAS is installed, the numpy subprocess
 gets LD_LIBRARY_PATH=<openblas dir> so that it runs on OpenBLAS. Threads are
 set per subprocess with threadpoolctl when present, else OPENBLAS_NUM_THREADS
 (plus OMP_NUM_THREADS). OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed
-from the numpy subprocess's environment only; the OpenBLAS core (kernel
-family) numpy actually runs is read back and reported.
+from the numpy subprocess's environment only (--openblas-coretype sets
+OPENBLAS_CORETYPE there instead, e.g. SkylakeX for OpenBLAS's AVX-512
+kernels on a CPU it does not recognise); the OpenBLAS core (kernel family)
+numpy actually runs is read back and reported.
 
 Usage: /usr/bin/python3 bench/gemm-vs-numpy.py [--rounds 3] [--quick]
-       [--report bench/gemm-report.md]
+       [--report bench/gemm-report.md] [--openblas-coretype SkylakeX]
 """
 import argparse
 import datetime
@@ -80,10 +82,15 @@ print(json.dumps(info))
 """
 
 
+OPENBLAS_CORETYPE = None  # --openblas-coretype
+
+
 def numpy_env(threads):
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
     env.pop("OPENBLAS_L2_SIZE", None)
+    if OPENBLAS_CORETYPE:
+        env["OPENBLAS_CORETYPE"] = OPENBLAS_CORETYPE
     env["OPENBLAS_NUM_THREADS"] = str(threads)
     env["OMP_NUM_THREADS"] = str(threads)
     default = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
@@ -125,7 +132,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer cases (smoke test)")
     ap.add_argument("--report", help="also write the markdown report here")
     ap.add_argument("--dtypes", default="float64,float32")
+    ap.add_argument("--openblas-coretype", help="OPENBLAS_CORETYPE for the numpy subprocess (default: unset)")
     args = ap.parse_args()
+    global OPENBLAS_CORETYPE
+    OPENBLAS_CORETYPE = args.openblas_coretype
 
     tmp = tempfile.mkdtemp()
     exe = os.path.join(tmp, "goferro")
@@ -189,9 +199,9 @@ def main():
     md.append("- goferro: `goferro bench gemm` kernels %s" % " ".join("%s=%s" % kv for kv in (gkern or {}).items()
                                                                           if kv[0].startswith("float")))
     md.append("- numpy %s via %s; BLAS library `%s`; %s; core `%s`; threads set by %s; "
-              "OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset for numpy only (were: %s / %s)" % (
+              "OPENBLAS_CORETYPE %s and OPENBLAS_L2_SIZE unset for numpy only (were: %s / %s)" % (
                   numpy_ver, sys.executable, npinfo.get("lib"), npinfo.get("config", "?"),
-                  npinfo.get("core"), npinfo.get("how"),
+                  npinfo.get("core"), npinfo.get("how"), OPENBLAS_CORETYPE or "unset",
                   os.environ.get("OPENBLAS_CORETYPE", "unset"), os.environ.get("OPENBLAS_L2_SIZE", "unset")))
     md.append("- method: each case alternates goferro and numpy %d times (separate processes, same data "
               "shape, C = A·B into a preallocated C); each measurement is the median of its timed runs; "
