@@ -7,7 +7,8 @@ import (
 )
 
 // Heavy sizes live here, not in the tests. GOFERRO_GEMM_BLOCK=mc,kc,nc
-// overrides the block sizes for tuning runs.
+// overrides the block sizes for tuning runs; GOFERRO_NODIRECT=1 packs A
+// always, GOFERRO_NOSHAREB=1 has each goroutine pack its own B panels.
 func benchGemm[T Scalar](b *testing.B, n, batch, threads int) {
 	if s := os.Getenv("GOFERRO_GEMM_BLOCK"); s != "" {
 		var blk blocking
@@ -19,6 +20,10 @@ func benchGemm[T Scalar](b *testing.B, n, batch, threads int) {
 	if os.Getenv("GOFERRO_NODIRECT") != "" {
 		testNoDirect.Store(true)
 		defer testNoDirect.Store(false)
+	}
+	if os.Getenv("GOFERRO_NOSHAREB") != "" {
+		testNoShareB.Store(true)
+		defer testNoShareB.Store(false)
 	}
 	mk := func() Matrix[T] {
 		d := make([]T, batch*n*n)

@@ -98,8 +98,10 @@ func split(n, max, unit int) int {
 }
 
 // region computes rows [i0, i1) and real columns [j0, j1) of C for the batch
-// element whose real-view offsets are ao, bo, co.
-func (p *plan[R]) region(ws *workspace[R], ao, bo, co, i0, i1, j0, j1 int) {
+// element whose real-view offsets are ao, bo, co. With sh non-nil it packs
+// B panels together with the other shares of its group (see bShare), else
+// on its own.
+func (p *plan[R]) region(ws *workspace[R], sh *bShare[R], ao, bo, co, i0, i1, j0, j1 int) {
 	if i0 >= i1 || j0 >= j1 {
 		return
 	}
@@ -121,7 +123,6 @@ func (p *plan[R]) region(ws *workspace[R], ao, bo, co, i0, i1, j0, j1 int) {
 	mc := split(i1-i0, p.blk.mc, mr)
 	nc := split(j1-j0, p.blk.nc, nr)
 	ws.a = grow(ws.a, mc*kc)
-	ws.b = grow(ws.b, kc*nc)
 	ws.tile = grow(ws.tile, mr*nr)
 	for jc := j0; jc < j1; jc += nc {
 		nb := min(nc, j1-jc)
@@ -131,7 +132,16 @@ func (p *plan[R]) region(ws *workspace[R], ao, bo, co, i0, i1, j0, j1 int) {
 			if pc > 0 {
 				beta = 1
 			}
-			p.packB(ws.b, bo, pc, kb, jc, nb)
+			var b []R
+			if sh != nil {
+				b = sh.acquire(p, bo, pc, kb, jc, nb)
+			}
+			shared := b != nil
+			if !shared {
+				ws.b = grow(ws.b, kc*nc)
+				b = ws.b
+				p.packB(b, bo, pc, kb, jc, nb)
+			}
 			for ic := i0; ic < i1; ic += mc {
 				mb := min(mc, i1-ic)
 				if p.directA {
@@ -142,14 +152,20 @@ func (p *plan[R]) region(ws *workspace[R], ao, bo, co, i0, i1, j0, j1 int) {
 				} else {
 					p.packA(ws.a, ao, ic, mb, pc, kb)
 				}
-				p.macro(ws, ao, co, ic, mb, jc, nb, pc, kb, beta)
+				p.macro(ws, b, ao, co, ic, mb, jc, nb, pc, kb, beta)
+			}
+			if sh != nil {
+				if shared {
+					sh.release()
+				}
+				sh.epoch++
 			}
 		}
 	}
 }
 
-// macro runs the micro-kernel over one packed A block and B panel.
-func (p *plan[R]) macro(ws *workspace[R], ao, co, ic, mb, jc, nb, pc, kb int, beta R) {
+// macro runs the micro-kernel over one packed A block and B panel b.
+func (p *plan[R]) macro(ws *workspace[R], b []R, ao, co, ic, mb, jc, nb, pc, kb int, beta R) {
 	mr, nr := p.kern.mr, p.kern.nr
 	full, strided := p.kern.full, p.kern.strided
 	alpha := p.alpha
@@ -160,14 +176,14 @@ func (p *plan[R]) macro(ws *workspace[R], ao, co, ic, mb, jc, nb, pc, kb int, be
 	// pfStep elements, so that panel is in L2 after a few calls.
 	var rz R
 	pfStep := kb / 4 * 64 / int(unsafe.Sizeof(rz))
-	bEnd := len(ws.b) - 1
+	bEnd := kb*ceilDiv(nb, nr)*nr - 1
 	for jr := 0; jr < nb; jr += nr {
 		nn := min(nr, nb-jr)
-		bp := &ws.b[jr*kb]
+		bp := &b[jr*kb]
 		pfo := (jr + nr) * kb
 		for ir := 0; ir < mb; ir += mr {
 			mm := min(mr, mb-ir)
-			pf := &ws.b[min(pfo, bEnd)]
+			pf := &b[min(pfo, bEnd)]
 			pfo += pfStep
 			if p.directA && mm == mr {
 				ap := &p.a.data[ao+(ic+ir)*p.dars+pc*p.dacs]

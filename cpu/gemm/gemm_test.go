@@ -512,3 +512,63 @@ func TestEdgeTiles(t *testing.T) {
 	}
 	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
 }
+
+// TestSharedB covers the shares of a row-split parallel call packing B
+// panels together (many panels: small blocks, a batch): with the shares
+// running at once, one after another on one goroutine (as when the pool is
+// busy elsewhere: a share then finds the panels it needs overwritten and
+// packs its own), and with sharing off.
+func TestSharedB(t *testing.T) {
+	testBlocking.Store(&blocking{mc: 24, kc: 16, nc: 64})
+	defer testBlocking.Store(nil)
+	var cases []testCase
+	for _, th := range []int{2, 3} {
+		cases = append(cases,
+			testCase{m: 100, n: 150, k: 50, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: th},
+			testCase{m: 77, n: 131, k: 35, la: colMajor, lb: colMajor, lc: padded, alpha: 1, beta: 0, threads: th, nb: 2},
+			testCase{m: 400, n: 40, k: 33, la: rowMajor, lb: general, lc: colMajor, alpha: 2, beta: 1, threads: th},
+		)
+	}
+	for _, mode := range []struct {
+		name            string
+		serial, noShare bool
+	}{{"shared", false, false}, {"serial", true, false}, {"private", false, true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			testSerial.Store(mode.serial)
+			testNoShareB.Store(mode.noShare)
+			defer testSerial.Store(false)
+			defer testNoShareB.Store(false)
+			kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
+		})
+	}
+}
+
+// TestConcurrentCalls runs threaded products from many goroutines at once,
+// so that the worker pool is busy and shares of a call run late or on the
+// caller: results must stay right and no call may hang.
+func TestConcurrentCalls(t *testing.T) {
+	testBlocking.Store(&blocking{mc: 24, kc: 16, nc: 64})
+	defer testBlocking.Store(nil)
+	cases := []testCase{
+		{m: 120, n: 100, k: 50, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: 2},
+		{m: 90, n: 70, k: 40, la: colMajor, lb: rowMajor, lc: rowMajor, alpha: 1, beta: 0, threads: 3},
+	}
+	done := make(chan bool)
+	for g := range 16 {
+		go func() {
+			ok := t.Run(fmt.Sprint("g", g), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(9, uint64(g)))
+				for range 4 {
+					for _, tc := range cases {
+						runCase[float64](t, rng, tc)
+						runCase[complex64](t, rng, tc)
+					}
+				}
+			})
+			done <- ok
+		}()
+	}
+	for range 16 {
+		<-done
+	}
+}

@@ -12,6 +12,10 @@ var testBlocking atomic.Pointer[blocking]
 // testNoDirect, when set, makes every call pack A (a test hook).
 var testNoDirect atomic.Bool
 
+// testNoShareB, when set, makes every share of a parallel call pack its own
+// B panels (a test hook).
+var testNoShareB atomic.Bool
+
 // Thresholds for going parallel, in multiply-adds (m·n·k, real view).
 const (
 	// minParallelWork is the least total work worth waking other goroutines.
@@ -146,7 +150,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 		ws := getWorkspace[R]()
 		for l := 0; l < nbatch; l++ {
 			ao, bo, co := p.offsets(l)
-			p.region(ws, ao, bo, co, 0, p.m, 0, p.n)
+			p.region(ws, nil, ao, bo, co, 0, p.m, 0, p.n)
 		}
 		putWorkspace(ws)
 		return
@@ -165,6 +169,17 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 			j.gm *= 2
 		}
 		nsh = j.gm * j.gn
+		// Shares over the same columns pack each B panel once, together.
+		if j.gm > 1 && !testNoShareB.Load() {
+			j.shareB = true
+			if cap(j.groups) < j.gn {
+				j.groups = make([]bGroup[R], j.gn)
+			}
+			j.groups = j.groups[:j.gn]
+			for i := range j.groups {
+				j.groups[i].reset(j.gm)
+			}
+		}
 	}
 	runParallel(j, nsh, threads)
 	putJob(j)
