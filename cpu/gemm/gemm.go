@@ -24,8 +24,10 @@
 //
 // Threads: big products are split in a grid of C blocks, batches of small
 // products a batch element per goroutine, on a pool of long-lived worker
-// goroutines; small products stay on the calling goroutine. Packing buffers
-// come from a sync.Pool, so steady-state calls do not allocate.
+// goroutines; small products stay on the calling goroutine. Goroutines
+// whose blocks span the same columns pack each B panel once, together.
+// Packing buffers come from a sync.Pool, so steady-state calls do not
+// allocate.
 package gemm
 
 import (
