@@ -19,13 +19,10 @@ type float interface {
 // strided is the same with A unpacked: element (i, p) at a + i·ars + p·acs.
 // pf is a prefetch hint: kernels may touch the k/4 cache lines from pf on
 // (the driver points it into the next B micro-panel); it must be valid.
-// beta == +0 means C is written, never read. l1B is the share of L1, in
-// percent, that a packed B micro-panel (kc×nr) may fill (see blockingFor),
-// measured per kernel.
+// beta == +0 means C is written, never read.
 type kernel[R float] struct {
 	name    string
 	mr, nr  int
-	l1B     int
 	full    func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R)
 	strided func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ars, acs int)
 }
@@ -47,8 +44,8 @@ type isa struct {
 // genericISA is the portable Go kernels, on every architecture.
 var genericISA = &isa{
 	name: "generic",
-	k64:  &kernel[float64]{name: "go-4x4", mr: 4, nr: 4, l1B: 50, full: portableFull[float64], strided: portableKernel[float64]},
-	k32:  &kernel[float32]{name: "go-4x4", mr: 4, nr: 4, l1B: 50, full: portableFull[float32], strided: portableKernel[float32]},
+	k64:  &kernel[float64]{name: "go-4x4", mr: 4, nr: 4, full: portableFull[float64], strided: portableKernel[float64]},
+	k32:  &kernel[float32]{name: "go-4x4", mr: 4, nr: 4, full: portableFull[float32], strided: portableKernel[float32]},
 }
 
 // active is the kernel set Gemm uses: the first of the sets the CPU runs
