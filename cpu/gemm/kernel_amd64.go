@@ -30,6 +30,12 @@ func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
+func packA12x64(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
+func packA12x32(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
 func dkern12x16(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64)
 
 //go:noescape
@@ -72,5 +78,7 @@ func init() {
 		panelCopy = copyPanels
 		cplxPanelCopy = cplxPanels
 		cplxPanelCopy32 = cplxPanels32
+		packA12x64Asm = packA12x64
+		packA12x32Asm = packA12x32
 	}
 }

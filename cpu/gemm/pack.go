@@ -1,5 +1,7 @@
 package gemm
 
+import "unsafe"
+
 // operand is a strided matrix in a real (for complex: interleaved real and
 // imaginary) view of its buffer. Strides are in real elements, so a complex
 // operand's strides are twice the user's.
@@ -98,11 +100,27 @@ func packARows12[R float](d, src []R, base, rs, kb int) {
 	r10 := src[base+10*rs : base+10*rs+kb]
 	r11 := src[base+11*rs : base+11*rs+kb]
 	d = d[:12*kb]
-	for q := range r0 {
+	q0 := 0
+	if pack := packA12Asm[R](); pack != nil && kb >= 4 {
+		// The slices above checked every row's bounds.
+		size := int(unsafe.Sizeof(d[0]))
+		pack(unsafe.Pointer(&d[0]), unsafe.Pointer(&r0[0]), rs*size, kb/4)
+		q0 = kb &^ 3
+	}
+	for q := q0; q < kb; q++ {
 		t := d[12*q : 12*q+12 : 12*q+12]
 		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
 		t[6], t[7], t[8], t[9], t[10], t[11] = r6[q], r7[q], r8[q], r9[q], r10[q], r11[q]
 	}
+}
+
+// packA12Asm returns the assembly loop for packARows12 on R, or nil.
+func packA12Asm[R float]() func(dst, src unsafe.Pointer, rs, k4 int) {
+	var z R
+	if _, ok := any(z).(float64); ok {
+		return packA12x64Asm
+	}
+	return packA12x32Asm
 }
 
 // packRuns packs a panel of n lines (rows of A, columns of B) that are

@@ -28,6 +28,11 @@ func as[T, R float](d, s []R) ([]T, []T, bool) {
 // (packBCplxRows for complex128 and complex64).
 var panelCopy, cplxPanelCopy, cplxPanelCopy32 func(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
+// packA12x64Asm and packA12x32Asm, where the architecture has them, are
+// the assembly loops packA12x64 and packA12x32: packARows12 for float64
+// and float32, four depth steps at a time.
+var packA12x64Asm, packA12x32Asm func(dst, src unsafe.Pointer, rs, k4 int)
+
 // asmPanels packs the first full real columns of a row-major B block (kb
 // deep, rows rs apart from base) into micro-panels with copyRows, one of
 // the assembly loops, and reports whether it did: not where there is no
