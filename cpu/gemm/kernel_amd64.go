@@ -30,6 +30,12 @@ func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
+func packA6x64(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
+func packA6x32(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
 func packA12x64(dst, src unsafe.Pointer, rs, k4 int)
 
 //go:noescape
@@ -78,6 +84,8 @@ func init() {
 		panelCopy = copyPanels
 		cplxPanelCopy = cplxPanels
 		cplxPanelCopy32 = cplxPanels32
+		packA6x64Asm = packA6x64
+		packA6x32Asm = packA6x32
 		packA12x64Asm = packA12x64
 		packA12x32Asm = packA12x32
 	}

@@ -27,20 +27,32 @@ func benchKernel[R float](b *testing.B) {
 	b.ReportMetric(fl/(cpuSeconds()-cpu0)/1e9, "cpuGFLOP/s")
 }
 
-// BenchmarkPackA12 times packing one 12-row micro-panel of a row-major A
-// (the AVX-512 kernels' A panel) with the assembly loop and the Go one, for
-// rows a power of two apart (where element-wise reads of twelve rows fall
-// in one L1 set) and not.
-func BenchmarkPackA12(b *testing.B) {
-	for _, rs := range []int{1024, 1031} {
-		b.Run(fmt.Sprintf("f64/rs%d", rs), func(b *testing.B) { benchPackA12(b, &packA12x64Asm, make([]float64, 12*rs), rs) })
-		b.Run(fmt.Sprintf("f32/rs%d", rs), func(b *testing.B) { benchPackA12(b, &packA12x32Asm, make([]float32, 12*rs), rs) })
+// BenchmarkPackA times packing one micro-panel of a row-major A (six rows
+// for the AVX2 kernels, twelve for the AVX-512 ones, kc deep) with the
+// assembly loop and the Go one, for rows a power of two apart (where
+// element-wise reads of many rows fall in one L1 set) and not.
+func BenchmarkPackA(b *testing.B) {
+	for _, rows := range []int{6, 12} {
+		for _, rs := range []int{1024, 1031} {
+			b.Run(fmt.Sprintf("f64/rows%d/rs%d", rows, rs), func(b *testing.B) { benchPackA(b, []float64(nil), rows, rs) })
+			b.Run(fmt.Sprintf("f32/rows%d/rs%d", rows, rs), func(b *testing.B) { benchPackA(b, []float32(nil), rows, rs) })
+		}
 	}
 }
 
-func benchPackA12[R float](b *testing.B, asm *func(dst, src unsafe.Pointer, rs, k4 int), src []R, rs int) {
-	const kb = 192
-	d := make([]R, 12*kb)
+func benchPackA[R float](b *testing.B, _ []R, rows, rs int) {
+	kb := 384 // the AVX2 kernels' kc here
+	if rows == 12 {
+		kb = 192
+	}
+	src := make([]R, rows*rs)
+	d := make([]R, rows*kb)
+	var z R
+	_, f64 := any(z).(float64)
+	asm := map[[2]bool]*func(dst, src unsafe.Pointer, rs, k4 int){
+		{false, true}: &packA6x64Asm, {false, false}: &packA6x32Asm,
+		{true, true}: &packA12x64Asm, {true, false}: &packA12x32Asm,
+	}[[2]bool{rows == 12, f64}]
 	for _, name := range []string{"asm", "go"} {
 		b.Run(name, func(b *testing.B) {
 			save := *asm
@@ -51,7 +63,7 @@ func benchPackA12[R float](b *testing.B, asm *func(dst, src unsafe.Pointer, rs, 
 			}
 			defer func() { *asm = save }()
 			for b.Loop() {
-				packARows12(d, src, 0, rs, kb)
+				packARows(d, src, 0, rs, rows, rows, kb)
 			}
 		})
 	}

@@ -48,8 +48,9 @@ func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
 // packARows packs a panel whose rows are contiguous (row-major A).
 func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 	if mm == 6 && mr == 6 {
+		q0 := packRowsAsm(d, src, base, rs, 6, kb)
 		if d, s, ok := as[float32](d, src); ok {
-			packARows6x32(d, s, base, rs, kb)
+			packARows6x32(d, s, base, rs, q0, kb)
 			return
 		}
 		r0 := src[base : base+kb]
@@ -59,7 +60,7 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 		r4 := src[base+4*rs : base+4*rs+kb]
 		r5 := src[base+5*rs : base+5*rs+kb]
 		d = d[:6*kb]
-		for q := range kb {
+		for q := q0; q < kb; q++ {
 			t := d[6*q : 6*q+6 : 6*q+6]
 			t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
 		}
@@ -87,6 +88,7 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 // packARows12 packs twelve contiguous rows of A, the AVX-512 kernels'
 // micro-panel.
 func packARows12[R float](d, src []R, base, rs, kb int) {
+	q0 := packRowsAsm(d, src, base, rs, 12, kb)
 	r0 := src[base : base+kb]
 	r1 := src[base+rs : base+rs+kb]
 	r2 := src[base+2*rs : base+2*rs+kb]
@@ -100,13 +102,6 @@ func packARows12[R float](d, src []R, base, rs, kb int) {
 	r10 := src[base+10*rs : base+10*rs+kb]
 	r11 := src[base+11*rs : base+11*rs+kb]
 	d = d[:12*kb]
-	q0 := 0
-	if pack := packA12Asm[R](); pack != nil && kb >= 4 {
-		// The slices above checked every row's bounds.
-		size := int(unsafe.Sizeof(d[0]))
-		pack(unsafe.Pointer(&d[0]), unsafe.Pointer(&r0[0]), rs*size, kb/4)
-		q0 = kb &^ 3
-	}
 	for q := q0; q < kb; q++ {
 		t := d[12*q : 12*q+12 : 12*q+12]
 		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
@@ -114,13 +109,32 @@ func packARows12[R float](d, src []R, base, rs, kb int) {
 	}
 }
 
-// packA12Asm returns the assembly loop for packARows12 on R, or nil.
-func packA12Asm[R float]() func(dst, src unsafe.Pointer, rs, k4 int) {
+// packRowsAsm packs the first kb&^3 depth steps of rows (6 or 12)
+// contiguous rows of A, line i at base+i·rs, with an assembly loop where
+// the architecture has one, and returns the steps it packed.
+func packRowsAsm[R float](d, src []R, base, rs, rows, kb int) int {
 	var z R
-	if _, ok := any(z).(float64); ok {
-		return packA12x64Asm
+	_, f64 := any(z).(float64)
+	var pack func(dst, src unsafe.Pointer, rs, k4 int)
+	switch {
+	case rows == 6 && f64:
+		pack = packA6x64Asm
+	case rows == 6:
+		pack = packA6x32Asm
+	case rows == 12 && f64:
+		pack = packA12x64Asm
+	case rows == 12:
+		pack = packA12x32Asm
 	}
-	return packA12x32Asm
+	if pack == nil || kb < 4 {
+		return 0
+	}
+	first, last := base, base+(rows-1)*rs
+	_ = src[min(first, last)] // bounds, as the portable loops check
+	_ = src[max(first, last)+kb-1]
+	_ = d[rows*kb-1]
+	pack(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), rs*int(unsafe.Sizeof(z)), kb/4)
+	return kb &^ 3
 }
 
 // packRuns packs a panel of n lines (rows of A, columns of B) that are

@@ -28,10 +28,11 @@ func as[T, R float](d, s []R) ([]T, []T, bool) {
 // (packBCplxRows for complex128 and complex64).
 var panelCopy, cplxPanelCopy, cplxPanelCopy32 func(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
-// packA12x64Asm and packA12x32Asm, where the architecture has them, are
-// the assembly loops packA12x64 and packA12x32: packARows12 for float64
-// and float32, four depth steps at a time.
-var packA12x64Asm, packA12x32Asm func(dst, src unsafe.Pointer, rs, k4 int)
+// packA6x64Asm, packA6x32Asm, packA12x64Asm and packA12x32Asm, where the
+// architecture has them, are the assembly loops packA6x64 … packA12x32:
+// six or twelve rows of A (packARows, packARows12) for float64 and
+// float32, four depth steps at a time.
+var packA6x64Asm, packA6x32Asm, packA12x64Asm, packA12x32Asm func(dst, src unsafe.Pointer, rs, k4 int)
 
 // asmPanels packs the first full real columns of a row-major B block (kb
 // deep, rows rs apart from base) into micro-panels with copyRows, one of
@@ -70,8 +71,8 @@ func packBRows64(dst, src []float64, base, rs, kb, full int) {
 	}
 }
 
-// packARows6x32 is packARows for six float32 rows.
-func packARows6x32(d, src []float32, base, rs, kb int) {
+// packARows6x32 is packARows for six float32 rows, from depth step q0 on.
+func packARows6x32(d, src []float32, base, rs, q0, kb int) {
 	r0 := src[base : base+kb]
 	r1 := src[base+rs : base+rs+kb]
 	r2 := src[base+2*rs : base+2*rs+kb]
@@ -79,7 +80,7 @@ func packARows6x32(d, src []float32, base, rs, kb int) {
 	r4 := src[base+4*rs : base+4*rs+kb]
 	r5 := src[base+5*rs : base+5*rs+kb]
 	d = d[:6*kb]
-	for q := range r0 {
+	for q := q0; q < kb; q++ {
 		t := (*[6]float32)(d[6*q:])
 		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
 	}
