@@ -7,8 +7,9 @@ import "unsafe"
 // to memmove, and the float32 six-row loop runs about 15% more
 // instructions. Where the generic loop is as fast (float32 rows of B) or
 // faster (float64 six-row A, about 18% fewer instructions) it is used
-// instead. On amd64 the assembly loops (pack_amd64.s) take over the rows
-// of B.
+// instead. On amd64 assembly loops take over the rows of B (pack_amd64.s)
+// and whole groups of four depth steps of row-major A (kernel_amd64.s);
+// the Go loops pack the rest.
 
 // as returns d and s as slices of T when R is T (float32 and float64 differ
 // in size).
