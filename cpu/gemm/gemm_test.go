@@ -553,12 +553,13 @@ func TestConcurrentCalls(t *testing.T) {
 		{m: 120, n: 100, k: 50, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: 2},
 		{m: 90, n: 70, k: 40, la: colMajor, lb: rowMajor, lc: rowMajor, alpha: 1, beta: 0, threads: 3},
 	}
+	const callers = 8
 	done := make(chan bool)
-	for g := range 16 {
+	for g := range callers {
 		go func() {
 			ok := t.Run(fmt.Sprint("g", g), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(9, uint64(g)))
-				for range 4 {
+				for range 3 {
 					for _, tc := range cases {
 						runCase[float64](t, rng, tc)
 						runCase[complex64](t, rng, tc)
@@ -568,7 +569,7 @@ func TestConcurrentCalls(t *testing.T) {
 			done <- ok
 		}()
 	}
-	for range 16 {
+	for range callers {
 		<-done
 	}
 }
