@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // The shares of a parallel call whose C blocks span the same columns (a
@@ -20,7 +21,9 @@ import (
 // for running shares to finish with the panel a slot holds before the slot
 // is reused. Waits always point to an earlier epoch, so they form no
 // cycle. A share that falls two panels behind its group packs its own
-// copy, as without sharing.
+// copy, as without sharing, and so does one that waits longer than
+// shareWait (another share descheduled on a busy machine): the shares
+// never run in lockstep for longer than a few chunks of packing.
 
 // bGroup is the shared B state of one group.
 type bGroup[R float] struct {
@@ -40,8 +43,11 @@ type bSlot[R float] struct {
 }
 
 const (
-	low32    = 1<<32 - 1
-	inactive = math.MaxInt64
+	// shareWait is the longest a share waits for another before it packs
+	// its own copy of a panel: a few times packing a chunk.
+	shareWait = 50 * time.Microsecond
+	low32     = 1<<32 - 1
+	inactive  = math.MaxInt64
 	// chunkPanels is the micro-panels a share packs at a time.
 	chunkPanels = 4
 )
@@ -74,12 +80,14 @@ type bShare[R float] struct {
 // acquire returns the packed panel of real depth [pc, pc+kb) and real
 // columns [jc, jc+nb) of B (for batch element offset bo), packed together
 // with the group's other shares, or nil when the share is two panels
-// behind and must pack its own. A non-nil panel must be released.
+// behind, or has waited too long, and must pack its own. A non-nil panel
+// must be released.
 func (sh *bShare[R]) acquire(p *plan[R], bo, pc, kb, jc, nb int) []R {
 	g, e := sh.g, sh.epoch
 	g.at[sh.w].Store(e)
 	s := &g.slots[e&1]
 	tag := uint64(e+1) << 32
+	var wt waiter
 	for {
 		v := s.state.Load()
 		held := v &^ low32
@@ -95,7 +103,9 @@ func (sh *bShare[R]) acquire(p *plan[R], bo, pc, kb, jc, nb int) []R {
 		// The slot holds an older panel: reuse it once no share uses it
 		// or is about to.
 		if v&low32 != 0 || held != 0 && g.busy(sh.w, int64(held>>32)-1) {
-			runtime.Gosched()
+			if wt.expired() {
+				return nil
+			}
 			continue
 		}
 		if s.state.CompareAndSwap(v, tag|1) {
@@ -106,7 +116,7 @@ func (sh *bShare[R]) acquire(p *plan[R], bo, pc, kb, jc, nb int) []R {
 		}
 	}
 	for s.claim.Load()&^low32 != tag {
-		runtime.Gosched() // the slot's first share is setting it up
+		runtime.Gosched() // the slot's first share is setting it up: no wait limit
 	}
 	nr := p.kern.nr
 	cw := chunkPanels * nr
@@ -121,10 +131,35 @@ func (sh *bShare[R]) acquire(p *plan[R], bo, pc, kb, jc, nb int) []R {
 		p.packB(s.buf[j*kb:], bo, pc, kb, jc+j, w)
 		s.done.Add(1)
 	}
+	wt = waiter{}
 	for int(s.done.Load()&low32) < chunks {
-		runtime.Gosched()
+		if wt.expired() {
+			sh.release()
+			return nil
+		}
 	}
 	return s.buf
+}
+
+// waiter spins, yielding the processor, for up to shareWait.
+type waiter struct {
+	n     int
+	start time.Time
+}
+
+// expired yields the processor and reports whether shareWait has passed
+// since the first call.
+func (w *waiter) expired() bool {
+	if w.n&15 == 0 {
+		if w.n == 0 {
+			w.start = time.Now()
+		} else if time.Since(w.start) > shareWait {
+			return true
+		}
+	}
+	w.n++
+	runtime.Gosched()
+	return false
 }
 
 // release ends the share's use of the panel acquire returned.
