@@ -20,9 +20,18 @@ type float interface {
 // pf is a prefetch hint: kernels may touch the k/4 cache lines from pf on
 // (the driver points it into the next B micro-panel); it must be valid.
 // beta == +0 means C is written, never read.
+//
+// l1B sizes the depth kc of the packed panels (see blockingFor): the
+// percentage of L1 that a B micro-panel (kc×nr) fills. The AVX2 kernels
+// keep theirs in L1 (50); the AVX-512 kernels, twice as fast per call, do
+// better streaming a deeper one from L2 (150): each pass over C then
+// carries more work. Measured on an AMD EPYC (48 KiB L1): float64 and
+// float32 at n = 1024 ran about 9% faster with kc = 512 than with 192 or
+// 256; the AVX2 kernels ran the same with kc = 384 and 512.
 type kernel[R float] struct {
 	name    string
 	mr, nr  int
+	l1B     int
 	full    func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R)
 	strided func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ars, acs int)
 }
@@ -44,8 +53,8 @@ type isa struct {
 // genericISA is the portable Go kernels, on every architecture.
 var genericISA = &isa{
 	name: "generic",
-	k64:  &kernel[float64]{name: "go-4x4", mr: 4, nr: 4, full: portableFull[float64], strided: portableKernel[float64]},
-	k32:  &kernel[float32]{name: "go-4x4", mr: 4, nr: 4, full: portableFull[float32], strided: portableKernel[float32]},
+	k64:  &kernel[float64]{name: "go-4x4", mr: 4, nr: 4, l1B: 50, full: portableFull[float64], strided: portableKernel[float64]},
+	k32:  &kernel[float32]{name: "go-4x4", mr: 4, nr: 4, l1B: 50, full: portableFull[float32], strided: portableKernel[float32]},
 }
 
 // active is the kernel set Gemm uses: the first of the sets the CPU runs

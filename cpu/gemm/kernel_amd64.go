@@ -56,13 +56,13 @@ func skern12x32s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, 
 var (
 	avx512ISA = &isa{
 		name: "avx512",
-		k64:  &kernel[float64]{name: "avx512-fma-12x16", mr: 12, nr: 16, full: dkern12x16, strided: dkern12x16s},
-		k32:  &kernel[float32]{name: "avx512-fma-12x32", mr: 12, nr: 32, full: skern12x32, strided: skern12x32s},
+		k64:  &kernel[float64]{name: "avx512-fma-12x16", mr: 12, nr: 16, l1B: 150, full: dkern12x16, strided: dkern12x16s},
+		k32:  &kernel[float32]{name: "avx512-fma-12x32", mr: 12, nr: 32, l1B: 150, full: skern12x32, strided: skern12x32s},
 	}
 	avx2ISA = &isa{
 		name: "avx2",
-		k64:  &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, full: dkern6x8, strided: dkern6x8s},
-		k32:  &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, full: skern6x16, strided: skern6x16s},
+		k64:  &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, l1B: 50, full: dkern6x8, strided: dkern6x8s},
+		k32:  &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, l1B: 50, full: skern6x16, strided: skern6x16s},
 	}
 )
 
