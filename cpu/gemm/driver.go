@@ -198,11 +198,15 @@ func (p *plan[R]) macro(ws *workspace[R], b []R, ao, co, ic, mb, jc, nb, pc, kb 
 					off = 0 // the ragged panel, packed alone
 				}
 				ap := &ws.a[off]
+				f := full
+				if mm < mr && p.kern.short != nil && p.kern.short[mm] != nil {
+					f = p.kern.short[mm]
+				}
 				if p.direct && nn == nr {
-					full(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf)
+					f(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf)
 					continue
 				}
-				full(kb, ap, bp, tile, nr, 1, 0, mr, pf)
+				f(kb, ap, bp, tile, nr, 1, 0, mm, pf)
 			}
 			p.merge(ws.tile, co, ic+ir, jc+jr, mm, nn, beta)
 		}

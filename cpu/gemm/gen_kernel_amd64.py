@@ -36,8 +36,12 @@ class ISA:
         return f"VXORPS Y{i}, Y{i}, Y{i}"
 
 
-def kern(name, elt, strided, isa, unroll=4):
-    mr = isa.mr
+def kern(name, elt, strided, isa, unroll=4, rows=None):
+    """A micro-kernel; with rows < isa.mr, one that computes only the first
+    rows rows of a packed micro-panel (a ragged last one)."""
+    mr = isa.mr  # values a depth step in a packed A micro-panel
+    rows = rows or mr
+    acc = 2 * rows
     d = elt == 'd'
     esz = 8 if d else 4
     bcast = "VBROADCASTSD" if d else "VBROADCASTSS"
@@ -84,14 +88,14 @@ def kern(name, elt, strided, isa, unroll=4):
     w("\tMOVQ DX, R9")
     # Each C row is bstep bytes: prefetch its first and last byte's lines
     # (and the one between for 128-byte rows).
-    for i in range(mr):
+    for i in range(rows):
         w("\tPREFETCHT0 (R9)")
         for o in range(64, bstep, 64):
             w(f"\tPREFETCHT0 {o}(R9)")
         w(f"\tPREFETCHT0 {bstep-1}(R9)")
-        if i < mr - 1:
+        if i < rows - 1:
             w("\tADDQ R8, R9")
-    for r in range(isa.acc):
+    for r in range(acc):
         w("\t" + isa.zero(r))
     w("\tMOVQ CX, R10")
     w(f"\tSHRQ ${ {1:0,2:1,4:2,8:3}[unroll] }, R10")
@@ -103,7 +107,7 @@ def kern(name, elt, strided, isa, unroll=4):
     def step(ao, boff, advance, pf=()):
         w(f"\t{mov} {boff}(DI), {R(b0)}")
         w(f"\t{mov} {boff+vec}(DI), {R(b1)}")
-        for i in range(mr):
+        for i in range(rows):
             br = isa.bcast[i % len(isa.bcast)]
             if strided:
                 base = bases[i // 3]
@@ -157,7 +161,7 @@ def kern(name, elt, strided, isa, unroll=4):
         w("\tCMPL AX, $0x3F800000")
     w("\tJEQ scaled")
     w(f"\t{bcast} alpha+{ab}(FP), {R(b0)}")
-    for r in range(isa.acc):
+    for r in range(acc):
         w(f"\t{mul} {R(b0)}, {R(r)}, {R(r)}")
     w("scaled:")
     if d:
@@ -170,13 +174,13 @@ def kern(name, elt, strided, isa, unroll=4):
 
     def stores(beta):
         # The first mv rows of the tile to C, plus beta·C when beta.
-        for i in range(mr):
+        for i in range(rows):
             if beta:
                 w(f"\t{fma} (DX), {R(b1)}, {R(2*i)}")
                 w(f"\t{fma} {vec}(DX), {R(b1)}, {R(2*i+1)}")
             w(f"\t{mov} {R(2*i)}, (DX)")
             w(f"\t{mov} {R(2*i+1)}, {vec}(DX)")
-            if i < mr - 1:
+            if i < rows - 1:
                 w("\tDECQ R9")
                 w("\tJZ end")
                 w("\tADDQ R8, DX")
@@ -304,6 +308,9 @@ out.append(kern("dkern12x16", 'd', False, avx512))
 out.append(kern("dkern12x16s", 'd', True, avx512))
 out.append(kern("skern12x32", 's', False, avx512))
 out.append(kern("skern12x32s", 's', True, avx512))
+for r in (4, 8):
+    out.append(kern(f"dkern12x16r{r}", 'd', False, avx512, rows=r))
+    out.append(kern(f"skern12x32r{r}", 's', False, avx512, rows=r))
 out.append(packa("packA6x64", 'd', 6))
 out.append(packa("packA6x32", 's', 6))
 out.append(packa("packA12x64", 'd', 12))

@@ -32,8 +32,29 @@ type kernel[R float] struct {
 	name    string
 	mr, nr  int
 	l1B     int
-	full    func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R)
+	full    fullKernel[R]
 	strided func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ars, acs int)
+	// short[mm], where set, is full for a ragged micro-panel of mm < mr
+	// rows: it reads the same packed panels and computes fewer rows.
+	short []fullKernel[R]
+}
+
+// fullKernel is the signature of kernel.full.
+type fullKernel[R float] func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R)
+
+// shortKernels returns kernel.short for mr-row tiles from kernels computing
+// the first 4 and 8 rows.
+func shortKernels[R float](mr int, rows4, rows8 fullKernel[R]) []fullKernel[R] {
+	s := make([]fullKernel[R], mr)
+	for mm := 1; mm < mr; mm++ {
+		switch {
+		case mm <= 4:
+			s[mm] = rows4
+		case mm <= 8:
+			s[mm] = rows8
+		}
+	}
+	return s
 }
 
 // isaEnv is the environment variable that forces a kernel path. It is read
