@@ -10,13 +10,11 @@ on this machine but Debian's OpenBLAS is installed, the numpy subprocess
 gets LD_LIBRARY_PATH=<openblas dir> so that it runs on OpenBLAS. Threads are
 set per subprocess with threadpoolctl when present, else OPENBLAS_NUM_THREADS
 (plus OMP_NUM_THREADS). OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed
-from the numpy subprocess's environment only (--openblas-coretype sets
-OPENBLAS_CORETYPE there instead, e.g. SkylakeX for OpenBLAS's AVX-512
-kernels on a CPU it does not recognise); the OpenBLAS core (kernel family)
-numpy actually runs is read back and reported.
+from the numpy subprocess's environment only; the OpenBLAS core (kernel
+family) numpy actually runs is read back and reported.
 
 Usage: /usr/bin/python3 bench/gemm-vs-numpy.py [--rounds 3] [--quick]
-       [--report bench/gemm-report.md] [--openblas-coretype SkylakeX]
+       [--report bench/gemm-report.md]
 """
 import argparse
 import datetime
@@ -82,7 +80,7 @@ print(json.dumps(info))
 """
 
 
-OPENBLAS_CORETYPE = None  # --openblas-coretype
+OPENBLAS_CORETYPE = None  # --openblas-coretype: OPENBLAS_CORETYPE for numpy
 
 
 def numpy_env(threads):
@@ -130,14 +128,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="fewer cases (smoke test)")
+    ap.add_argument("--openblas-coretype", help="OPENBLAS_CORETYPE for numpy, e.g. SkylakeX (default: unset)")
     ap.add_argument("--report", help="also write the markdown report here")
     ap.add_argument("--dtypes", default="float64,float32")
-    ap.add_argument("--openblas-coretype", help="OPENBLAS_CORETYPE for the numpy subprocess (default: unset)")
     args = ap.parse_args()
-    global OPENBLAS_CORETYPE
-    OPENBLAS_CORETYPE = args.openblas_coretype
 
     tmp = tempfile.mkdtemp()
+    global OPENBLAS_CORETYPE
+    OPENBLAS_CORETYPE = args.openblas_coretype
     exe = os.path.join(tmp, "goferro")
     subprocess.run(["go", "build", "-o", exe, "./cmd/goferro"], cwd=ROOT, check=True)
 
