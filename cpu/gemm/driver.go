@@ -145,8 +145,9 @@ func (p *plan[R]) region(ws *workspace[R], sh *bShare[R], ao, bo, co, i0, i1, j0
 			for ic := i0; ic < i1; ic += mc {
 				mb := min(mc, i1-ic)
 				if p.directA {
-					// Only a ragged last micro-panel needs packing.
-					if r := mb % mr; r != 0 {
+					// Only a ragged last micro-panel needs packing, and
+					// not even that where a kernel reads it in place.
+					if r := mb % mr; r != 0 && p.kern.inPlace(r) == nil {
 						p.packA(ws.a, ao, ic+mb-r, r, pc, kb)
 					}
 				} else {
@@ -167,7 +168,7 @@ func (p *plan[R]) region(ws *workspace[R], sh *bShare[R], ao, bo, co, i0, i1, j0
 // macro runs the micro-kernel over one packed A block and B panel b.
 func (p *plan[R]) macro(ws *workspace[R], b []R, ao, co, ic, mb, jc, nb, pc, kb int, beta R) {
 	mr, nr := p.kern.mr, p.kern.nr
-	full, strided := p.kern.full, p.kern.strided
+	full := p.kern.full
 	alpha := p.alpha
 	cd := p.c.data
 	rsc := p.c.rs
@@ -185,13 +186,13 @@ func (p *plan[R]) macro(ws *workspace[R], b []R, ao, co, ic, mb, jc, nb, pc, kb 
 			mm := min(mr, mb-ir)
 			pf := &b[min(pfo, bEnd)]
 			pfo += pfStep
-			if p.directA && mm == mr {
+			if s := p.kern.inPlace(mm); p.directA && s != nil {
 				ap := &p.a.data[ao+(ic+ir)*p.dars+pc*p.dacs]
 				if p.direct && nn == nr {
-					strided(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, p.dars, p.dacs)
+					s(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, p.dars, p.dacs)
 					continue
 				}
-				strided(kb, ap, bp, tile, nr, 1, 0, mr, pf, p.dars, p.dacs)
+				s(kb, ap, bp, tile, nr, 1, 0, mm, pf, p.dars, p.dacs)
 			} else {
 				off := ir * kb
 				if p.directA {
@@ -283,4 +284,16 @@ func (p *plan[R]) scaleC(co, i0, i1, j0, j1 int) {
 			}
 		}
 	}
+}
+
+// inPlace returns the kernel that computes an mm-row micro-panel reading
+// A in place (strided), or nil where there is none.
+func (k *kernel[R]) inPlace(mm int) stridedKernel[R] {
+	if mm == k.mr {
+		return k.strided
+	}
+	if k.shortStrided != nil {
+		return k.shortStrided[mm]
+	}
+	return nil
 }

@@ -75,7 +75,7 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
     sh = 3 if d else 2
     w(f"\tSHLQ ${sh}, R8")
     # Strided A: rows 3g, 3g+1, 3g+2 at base g, base g + ars, base g + 2·ars.
-    bases = ["SI", "R12", "R14", "BX"][:mr // 3]
+    bases = ["SI", "R12", "R14", "BX"][:(rows + 2) // 3]
     if strided:
         w(f"\tMOVQ ars+{pfo+8}(FP), R11")
         w(f"\tSHLQ ${sh}, R11")
@@ -310,7 +310,9 @@ out.append(kern("skern12x32", 's', False, avx512))
 out.append(kern("skern12x32s", 's', True, avx512))
 for r in (4, 8):
     out.append(kern(f"dkern12x16r{r}", 'd', False, avx512, rows=r))
+    out.append(kern(f"dkern12x16r{r}s", 'd', True, avx512, rows=r))
     out.append(kern(f"skern12x32r{r}", 's', False, avx512, rows=r))
+    out.append(kern(f"skern12x32r{r}s", 's', True, avx512, rows=r))
 out.append(packa("packA6x64", 'd', 6))
 out.append(packa("packA6x32", 's', 6))
 out.append(packa("packA12x64", 'd', 12))

@@ -33,17 +33,24 @@ type kernel[R float] struct {
 	mr, nr  int
 	l1B     int
 	full    fullKernel[R]
-	strided func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ars, acs int)
+	strided stridedKernel[R]
 	// short[mm], where set, is full for a ragged micro-panel of mm < mr
-	// rows: it reads the same packed panels and computes fewer rows.
-	short []fullKernel[R]
+	// rows: it computes fewer rows of the same packed panels.
+	// shortStrided[mm], where set, is strided for exactly mm rows: it reads
+	// A in place, so it reads no row past the mm-th.
+	short        []fullKernel[R]
+	shortStrided []stridedKernel[R]
 }
 
-// fullKernel is the signature of kernel.full.
-type fullKernel[R float] func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R)
+// fullKernel and stridedKernel are the signatures of kernel.full and
+// kernel.strided.
+type (
+	fullKernel[R float]    func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R)
+	stridedKernel[R float] func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ars, acs int)
+)
 
-// shortKernels returns kernel.short for mr-row tiles from kernels computing
-// the first 4 and 8 rows.
+// shortKernels returns kernel.short for mr-row tiles from kernels
+// computing the first 4 and 8 rows.
 func shortKernels[R float](mr int, rows4, rows8 fullKernel[R]) []fullKernel[R] {
 	s := make([]fullKernel[R], mr)
 	for mm := 1; mm < mr; mm++ {
@@ -54,6 +61,14 @@ func shortKernels[R float](mr int, rows4, rows8 fullKernel[R]) []fullKernel[R] {
 			s[mm] = rows8
 		}
 	}
+	return s
+}
+
+// shortStridedKernels returns kernel.shortStrided for mr-row tiles from
+// strided kernels computing the first 4 and 8 rows.
+func shortStridedKernels[R float](mr int, rows4, rows8 stridedKernel[R]) []stridedKernel[R] {
+	s := make([]stridedKernel[R], mr)
+	s[4], s[8] = rows4, rows8
 	return s
 }
 

@@ -42,6 +42,18 @@ func skern12x32r4(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int,
 func skern12x32r8(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32)
 
 //go:noescape
+func dkern12x16r4s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ars, acs int)
+
+//go:noescape
+func dkern12x16r8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ars, acs int)
+
+//go:noescape
+func skern12x32r4s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ars, acs int)
+
+//go:noescape
+func skern12x32r8s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ars, acs int)
+
+//go:noescape
 func packA6x64(dst, src unsafe.Pointer, rs, k4 int)
 
 //go:noescape
@@ -69,9 +81,11 @@ var (
 	avx512ISA = &isa{
 		name: "avx512",
 		k64: &kernel[float64]{name: "avx512-fma-12x16", mr: 12, nr: 16, l1B: 150, full: dkern12x16, strided: dkern12x16s,
-			short: shortKernels[float64](12, dkern12x16r4, dkern12x16r8)},
+			short:        shortKernels[float64](12, dkern12x16r4, dkern12x16r8),
+			shortStrided: shortStridedKernels[float64](12, dkern12x16r4s, dkern12x16r8s)},
 		k32: &kernel[float32]{name: "avx512-fma-12x32", mr: 12, nr: 32, l1B: 150, full: skern12x32, strided: skern12x32s,
-			short: shortKernels[float32](12, skern12x32r4, skern12x32r8)},
+			short:        shortKernels[float32](12, skern12x32r4, skern12x32r8),
+			shortStrided: shortStridedKernels[float32](12, skern12x32r4s, skern12x32r8s)},
 	}
 	avx2ISA = &isa{
 		name: "avx2",
