@@ -31,7 +31,11 @@ type plan[R float] struct {
 	// element (i, p) of A is at ao + i·dars + p·dacs.
 	directA    bool
 	dars, dacs int
-	vector     bool // real matrix-vector product: see gemv
+	// directB: the kernels read full B micro-panels in place (small
+	// row-major real B), rows p.b.rs apart; only a ragged last panel is
+	// packed.
+	directB bool
+	vector  bool // real matrix-vector product: see gemv
 	// Batch: user extents and strides, offsets of batch element zero (real
 	// units) and sc, the real elements per user element.
 	batch            []int
@@ -133,11 +137,21 @@ func (p *plan[R]) region(ws *workspace[R], sh *bShare[R], ao, bo, co, i0, i1, j0
 				beta = 1
 			}
 			var b []R
-			if sh != nil {
+			shared := false
+			switch {
+			case p.directB:
+				// The kernels read B in place but for a ragged last
+				// panel, packed alone.
+				if full := nb / nr * nr; full < nb {
+					ws.b = grow(ws.b, kb*nr)
+					p.packB(ws.b, bo, pc, kb, jc+full, nb-full)
+				}
+				b = ws.b
+			case sh != nil:
 				b = sh.acquire(p, bo, pc, kb, jc, nb)
+				shared = b != nil
 			}
-			shared := b != nil
-			if !shared {
+			if b == nil {
 				ws.b = grow(ws.b, kc*nc)
 				b = ws.b
 				p.packB(b, bo, pc, kb, jc, nb)
@@ -153,7 +167,7 @@ func (p *plan[R]) region(ws *workspace[R], sh *bShare[R], ao, bo, co, i0, i1, j0
 				} else {
 					p.packA(ws.a, ao, ic, mb, pc, kb)
 				}
-				p.macro(ws, b, ao, co, ic, mb, jc, nb, pc, kb, beta)
+				p.macro(ws, b, ao, bo, co, ic, mb, jc, nb, pc, kb, beta)
 			}
 			if sh != nil {
 				if shared {
@@ -165,8 +179,9 @@ func (p *plan[R]) region(ws *workspace[R], sh *bShare[R], ao, bo, co, i0, i1, j0
 	}
 }
 
-// macro runs the micro-kernel over one packed A block and B panel b.
-func (p *plan[R]) macro(ws *workspace[R], b []R, ao, co, ic, mb, jc, nb, pc, kb int, beta R) {
+// macro runs the micro-kernel over one packed A block and B panel b (with
+// directB, B itself but for a ragged last panel, alone in b).
+func (p *plan[R]) macro(ws *workspace[R], b []R, ao, bo, co, ic, mb, jc, nb, pc, kb int, beta R) {
 	mr, nr := p.kern.mr, p.kern.nr
 	full := p.kern.full
 	alpha := p.alpha
@@ -180,19 +195,31 @@ func (p *plan[R]) macro(ws *workspace[R], b []R, ao, co, ic, mb, jc, nb, pc, kb 
 	bEnd := kb*ceilDiv(nb, nr)*nr - 1
 	for jr := 0; jr < nb; jr += nr {
 		nn := min(nr, nb-jr)
-		bp := &b[jr*kb]
+		ldb := nr
+		var bp *R
+		switch {
+		case p.directB && nn == nr:
+			bp, ldb = &p.b.data[bo+pc*p.b.rs+jc+jr], p.b.rs
+		case p.directB:
+			bp = &b[0]
+		default:
+			bp = &b[jr*kb]
+		}
 		pfo := (jr + nr) * kb
 		for ir := 0; ir < mb; ir += mr {
 			mm := min(mr, mb-ir)
-			pf := &b[min(pfo, bEnd)]
+			pf := bp
+			if !p.directB {
+				pf = &b[min(pfo, bEnd)]
+			}
 			pfo += pfStep
 			if s := p.kern.inPlace(mm); p.directA && s != nil {
 				ap := &p.a.data[ao+(ic+ir)*p.dars+pc*p.dacs]
 				if p.direct && nn == nr {
-					s(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, p.dars, p.dacs)
+					s(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, ldb, p.dars, p.dacs)
 					continue
 				}
-				s(kb, ap, bp, tile, nr, 1, 0, mm, pf, p.dars, p.dacs)
+				s(kb, ap, bp, tile, nr, 1, 0, mm, pf, ldb, p.dars, p.dacs)
 			} else {
 				off := ir * kb
 				if p.directA {
@@ -204,10 +231,10 @@ func (p *plan[R]) macro(ws *workspace[R], b []R, ao, co, ic, mb, jc, nb, pc, kb 
 					f = p.kern.short[mm]
 				}
 				if p.direct && nn == nr {
-					f(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf)
+					f(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, ldb)
 					continue
 				}
-				f(kb, ap, bp, tile, nr, 1, 0, mm, pf)
+				f(kb, ap, bp, tile, nr, 1, 0, mm, pf, ldb)
 			}
 			p.merge(ws.tile, co, ic+ir, jc+jr, mm, nn, beta)
 		}

@@ -56,16 +56,17 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
     w = L.append
     ty = "float64" if d else "float32"
     if strided:
-        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int, pf *{ty}, ars, acs int)")
+        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int, pf *{ty}, ldb, ars, acs int)")
     else:
-        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int, pf *{ty})")
-    # frame: k a b c rsc (40) alpha beta (16 or 8) mv [ars acs]
+        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int, pf *{ty}, ldb int)")
+    # frame: k a b c rsc (40) alpha beta (16 or 8) mv pf ldb [ars acs]
     ab = 40
     bo = ab + esz
     mvo = ab + 2 * esz
     mvo = (mvo + 7) // 8 * 8
     pfo = mvo + 8
-    size = pfo + 8 + (16 if strided else 0)
+    ldbo = pfo + 8
+    size = ldbo + 8 + (16 if strided else 0)
     w(f"TEXT ·{name}(SB), NOSPLIT, $0-{size}")
     w("\tMOVQ k+0(FP), CX")
     w("\tMOVQ a+8(FP), SI")
@@ -77,9 +78,9 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
     # Strided A: rows 3g, 3g+1, 3g+2 at base g, base g + ars, base g + 2·ars.
     bases = ["SI", "R12", "R14", "BX"][:(rows + 2) // 3]
     if strided:
-        w(f"\tMOVQ ars+{pfo+8}(FP), R11")
+        w(f"\tMOVQ ars+{ldbo+8}(FP), R11")
         w(f"\tSHLQ ${sh}, R11")
-        w(f"\tMOVQ acs+{pfo+16}(FP), R13")
+        w(f"\tMOVQ acs+{ldbo+16}(FP), R13")
         w(f"\tSHLQ ${sh}, R13")
         for g in range(1, len(bases)):
             w(f"\tLEAQ ({bases[g-1]})(R11*2), {bases[g]}")
@@ -97,6 +98,11 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
             w("\tADDQ R8, R9")
     for r in range(acc):
         w("\t" + isa.zero(r))
+    # B rows are ldb elements apart: AX = ldb, R9 = 3·ldb bytes (R9 is free
+    # until the stores).
+    w(f"\tMOVQ ldb+{ldbo}(FP), AX")
+    w(f"\tSHLQ ${sh}, AX")
+    w("\tLEAQ (AX)(AX*2), R9")
     w("\tMOVQ CX, R10")
     w(f"\tSHRQ ${ {1:0,2:1,4:2,8:3}[unroll] }, R10")
     w("\tJZ tail")
@@ -104,9 +110,11 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
 
     b0, b1 = isa.breg
 
-    def step(ao, boff, advance, pf=()):
-        w(f"\t{mov} {boff}(DI), {R(b0)}")
-        w(f"\t{mov} {boff+vec}(DI), {R(b1)}")
+    def step(ao, u, advance, pf=()):
+        # B row u of this iteration: DI + u·ldb.
+        idx = ["", "(AX*1)", "(AX*2)", "(R9*1)"][u]
+        w(f"\t{mov} (DI){idx}, {R(b0)}")
+        w(f"\t{mov} {vec}(DI){idx}, {R(b1)}")
         for i in range(rows):
             br = isa.bcast[i % len(isa.bcast)]
             if strided:
@@ -130,13 +138,13 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
     per = (len(lines) + unroll - 1) // unroll
     for u in range(unroll):
         pf = () if strided else lines[u * per:(u + 1) * per]
-        step(u * astep, u * bstep, True, pf)
+        step(u * astep, u, True, pf)
     if not strided:
         w(f"\tADDQ ${unroll*astep}, SI")
     # One line of the caller's next B micro-panel towards L2 per 4 k steps.
     w("\tPREFETCHT1 (R15)")
     w("\tADDQ $64, R15")
-    w(f"\tADDQ ${unroll*bstep}, DI")
+    w("\tLEAQ (DI)(AX*4), DI")
     w("\tDECQ R10")
     w("\tJNZ loop")
     w("tail:")
@@ -146,7 +154,7 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
     step(0, 0, True)
     if not strided:
         w(f"\tADDQ ${astep}, SI")
-    w(f"\tADDQ ${bstep}, DI")
+    w("\tADDQ AX, DI")
     w("\tDECQ CX")
     w("\tJNZ loop1")
     w("done:")

@@ -17,6 +17,8 @@ type float interface {
 // values) and a packed B micro-panel (k steps of nr values) and stores its
 // first mv rows; C rows are rsc elements apart and each row is contiguous.
 // strided is the same with A unpacked: element (i, p) at a + i·ars + p·acs.
+// Both read the rows of B ldb elements apart: nr for a packed micro-panel,
+// B's row stride when the driver reads a row-major B in place.
 // pf is a prefetch hint: kernels may touch the k/4 cache lines from pf on
 // (the driver points it into the next B micro-panel); it must be valid.
 // beta == +0 means C is written, never read.
@@ -45,8 +47,8 @@ type kernel[R float] struct {
 // fullKernel and stridedKernel are the signatures of kernel.full and
 // kernel.strided.
 type (
-	fullKernel[R float]    func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R)
-	stridedKernel[R float] func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ars, acs int)
+	fullKernel[R float]    func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ldb int)
+	stridedKernel[R float] func(k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ldb, ars, acs int)
 )
 
 // shortKernels returns kernel.short for mr-row tiles from kernels
@@ -140,21 +142,21 @@ func Kernel() (f64, f32 string) {
 	return kernelFor[float64]().name, kernelFor[float32]().name
 }
 
-func portableFull[R float](k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R) {
-	portableKernel(k, a, b, c, rsc, alpha, beta, mv, pf, 1, 4)
+func portableFull[R float](k int, a, b, c *R, rsc int, alpha, beta R, mv int, pf *R, ldb int) {
+	portableKernel(k, a, b, c, rsc, alpha, beta, mv, pf, ldb, 1, 4)
 }
 
-// portableKernel is the pure-Go 4×4 micro-kernel (A strided, B packed).
-func portableKernel[R float](k int, a, b, c *R, rsc int, alpha, beta R, mv int, _ *R, ars, acs int) {
+// portableKernel is the pure-Go 4×4 micro-kernel (A strided, B rows of
+// four values ldb apart: 4 when packed).
+func portableKernel[R float](k int, a, b, c *R, rsc int, alpha, beta R, mv int, _ *R, ldb, ars, acs int) {
 	var c00, c01, c02, c03, c10, c11, c12, c13 R
 	var c20, c21, c22, c23, c30, c31, c32, c33 R
 	var sz R
 	es := int(unsafe.Sizeof(sz))
-	bs := unsafe.Slice(b, 4*k)
-	pa := unsafe.Pointer(a)
-	ra, ca := ars*es, acs*es
+	pa, pb := unsafe.Pointer(a), unsafe.Pointer(b)
+	ra, ca, cb := ars*es, acs*es, ldb*es
 	for p := 0; p < k; p++ {
-		bp := bs[4*p : 4*p+4 : 4*p+4]
+		bp := (*[4]R)(pb)
 		b0, b1, b2, b3 := bp[0], bp[1], bp[2], bp[3]
 		a0 := *(*R)(pa)
 		c00 += a0 * b0
@@ -178,6 +180,7 @@ func portableKernel[R float](k int, a, b, c *R, rsc int, alpha, beta R, mv int, 
 		c33 += a3 * b3
 		if p+1 < k {
 			pa = unsafe.Add(pa, ca)
+			pb = unsafe.Add(pb, cb)
 		}
 	}
 	rows := [4][4]R{

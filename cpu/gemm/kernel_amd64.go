@@ -9,16 +9,16 @@ import (
 )
 
 //go:noescape
-func dkern6x8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64)
+func dkern6x8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
 
 //go:noescape
-func dkern6x8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ars, acs int)
+func dkern6x8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
 
 //go:noescape
-func skern6x16(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32)
+func skern6x16(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
 
 //go:noescape
-func skern6x16s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ars, acs int)
+func skern6x16s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
 
 //go:noescape
 func copyPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
@@ -30,28 +30,28 @@ func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
-func dkern12x16r4(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64)
+func dkern12x16r4(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
 
 //go:noescape
-func dkern12x16r8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64)
+func dkern12x16r8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
 
 //go:noescape
-func skern12x32r4(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32)
+func skern12x32r4(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
 
 //go:noescape
-func skern12x32r8(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32)
+func skern12x32r8(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
 
 //go:noescape
-func dkern12x16r4s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ars, acs int)
+func dkern12x16r4s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
 
 //go:noescape
-func dkern12x16r8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ars, acs int)
+func dkern12x16r8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
 
 //go:noescape
-func skern12x32r4s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ars, acs int)
+func skern12x32r4s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
 
 //go:noescape
-func skern12x32r8s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ars, acs int)
+func skern12x32r8s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
 
 //go:noescape
 func packA6x64(dst, src unsafe.Pointer, rs, k4 int)
@@ -66,16 +66,16 @@ func packA12x64(dst, src unsafe.Pointer, rs, k4 int)
 func packA12x32(dst, src unsafe.Pointer, rs, k4 int)
 
 //go:noescape
-func dkern12x16(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64)
+func dkern12x16(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
 
 //go:noescape
-func dkern12x16s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ars, acs int)
+func dkern12x16s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
 
 //go:noescape
-func skern12x32(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32)
+func skern12x32(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
 
 //go:noescape
-func skern12x32s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ars, acs int)
+func skern12x32s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
 
 var (
 	avx512ISA = &isa{

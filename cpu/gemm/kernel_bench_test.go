@@ -20,7 +20,7 @@ func benchKernel[R float](b *testing.B) {
 	c := make([]R, k.mr*k.nr)
 	cpu0 := cpuSeconds()
 	for b.Loop() {
-		k.full(kc, &a[0], &p[0], &c[0], k.nr, 1, 1, k.mr, &p[0])
+		k.full(kc, &a[0], &p[0], &c[0], k.nr, 1, 1, k.mr, &p[0], k.nr)
 	}
 	fl := 2 * float64(kc*k.mr*k.nr*b.N)
 	b.ReportMetric(fl/b.Elapsed().Seconds()/1e9, "GFLOP/s")

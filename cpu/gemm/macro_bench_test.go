@@ -33,7 +33,7 @@ func benchMacro[R float](b *testing.B, nc int) {
 		for jr := 0; jr < nc; jr += k.nr {
 			pfo := (jr + k.nr) * kc
 			for ir := 0; ir < mc; ir += k.mr {
-				k.full(kc, &a[ir*kc], &p[jr*kc], &c[ir*ldc+jr], ldc, 1, 1, k.mr, &p[min(pfo, len(p)-1)])
+				k.full(kc, &a[ir*kc], &p[jr*kc], &c[ir*ldc+jr], ldc, 1, 1, k.mr, &p[min(pfo, len(p)-1)], k.nr)
 				pfo += pfStep
 			}
 		}

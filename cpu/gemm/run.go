@@ -137,6 +137,10 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 			p.dars, p.dacs = p.a.rs, p.a.cs
 		}
 	}
+	// So is small row-major real B.
+	if es := int(unsafe.Sizeof(rz)); !cplx && p.b.cs == 1 && p.k*p.n*es <= cacheL2/4 && p.n >= p.kern.nr && !testNoDirect.Load() {
+		p.directB = true
+	}
 	p.blk = blockingFor(p.kern, int(unsafe.Sizeof(rz)))
 	if b := testBlocking.Load(); b != nil {
 		p.blk = blocking{mc: max(b.mc/p.kern.mr, 1) * p.kern.mr, kc: b.kc, nc: max(b.nc/p.kern.nr, 1) * p.kern.nr}
