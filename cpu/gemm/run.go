@@ -12,6 +12,9 @@ var testBlocking atomic.Pointer[blocking]
 // testNoDirect, when set, makes every call pack A (a test hook).
 var testNoDirect atomic.Bool
 
+// testNoDirectB, when set, makes every call pack B (a test hook).
+var testNoDirectB atomic.Bool
+
 // testNoShareB, when set, makes every share of a parallel call pack its own
 // B panels (a test hook).
 var testNoShareB atomic.Bool
@@ -140,10 +143,12 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	// So is a small row-major real B when few row panels share each of its
 	// micro-panels (packing pays for itself over more) and its rows are not
 	// a multiple of 4 KiB apart (they would fall in one set of L1): one
-	// thread, float64, m×n×k = 64×64×64 ran 10% faster, 192×128×128 12%,
-	// 512×256×64 7% slower, 64×512×32 (4 KiB rows) 33% slower.
+	// thread, float64, AVX-512, m×n×k = 64×64×64 ran 6–10% faster in
+	// place, 192×128×128 between 12% faster and 6% slower, 512×256×64 7%
+	// slower, 64×512×32 (4 KiB rows) 33% slower (BenchmarkGemmShapes;
+	// GOFERRO_NODIRECTB=1 packs).
 	if es := int(unsafe.Sizeof(rz)); !cplx && p.b.cs == 1 && p.k*p.n*es <= cacheL2/4 && p.n >= p.kern.nr &&
-		p.m <= 16*p.kern.mr && p.b.rs*es%4096 != 0 && !testNoDirect.Load() {
+		p.m <= 8*p.kern.mr && p.b.rs*es%4096 != 0 && !testNoDirect.Load() && !testNoDirectB.Load() {
 		p.directB = true
 	}
 	p.blk = blockingFor(p.kern, int(unsafe.Sizeof(rz)))
