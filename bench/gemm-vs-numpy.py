@@ -86,10 +86,15 @@ print(json.dumps(info))
 """
 
 
+OPENBLAS_CORETYPE = None  # --openblas-coretype: OPENBLAS_CORETYPE for numpy
+
+
 def numpy_env(threads):
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
     env.pop("OPENBLAS_L2_SIZE", None)
+    if OPENBLAS_CORETYPE:
+        env["OPENBLAS_CORETYPE"] = OPENBLAS_CORETYPE
     env["OPENBLAS_NUM_THREADS"] = str(threads)
     env["OMP_NUM_THREADS"] = str(threads)
     default = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
@@ -129,6 +134,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="fewer cases (smoke test)")
+    ap.add_argument("--openblas-coretype", help="OPENBLAS_CORETYPE for numpy, e.g. SkylakeX (default: unset)")
     ap.add_argument("--report", help="also write the markdown report here")
     ap.add_argument("--dtypes", default="float64,float32")
     ap.add_argument("--no-install-openblas", action="store_true",
@@ -141,6 +147,8 @@ def main():
     print("numpy " + peerblas.describe(blas["numpy"]), flush=True)
 
     tmp = tempfile.mkdtemp()
+    global OPENBLAS_CORETYPE
+    OPENBLAS_CORETYPE = args.openblas_coretype
     exe = os.path.join(tmp, "goferro")
     subprocess.run(["go", "build", "-o", exe, "./cmd/goferro"], cwd=ROOT, check=True)
 
@@ -208,9 +216,9 @@ def main():
     md.append("- goferro: `goferro bench gemm` kernels %s" % " ".join("%s=%s" % kv for kv in (gkern or {}).items()
                                                                           if kv[0].startswith("float")))
     md.append("- numpy %s via %s; BLAS library `%s`; %s; core `%s`; threads set by %s; "
-              "OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset for numpy only (were: %s / %s)" % (
+              "OPENBLAS_CORETYPE %s and OPENBLAS_L2_SIZE unset for numpy only (were: %s / %s)" % (
                   numpy_ver, sys.executable, npinfo.get("lib"), npinfo.get("config", "?"),
-                  npinfo.get("core"), npinfo.get("how"),
+                  npinfo.get("core"), npinfo.get("how"), OPENBLAS_CORETYPE or "unset",
                   os.environ.get("OPENBLAS_CORETYPE", "unset"), os.environ.get("OPENBLAS_L2_SIZE", "unset")))
     md.append("- numpy's BLAS and LAPACK by default (peerblas.py): %s" % peerblas.describe(blas["numpy"]))
     md.append("- method: each case alternates goferro and numpy %d times (separate processes, same data "

@@ -32,10 +32,12 @@ echo "== go build (CGO_ENABLED=0)"
 CGO_ENABLED=0 go build ./...
 echo "== go test"
 go test -count=1 -timeout 20m ./...
-echo "== go test (portable GEMM kernel, -tags purego)"
-go test -count=1 -tags purego ./cpu/gemm/
-echo "== go test (portable strided copy, no transpose kernels, -tags purego)"
-go test -count=1 -tags purego ./internal/strided/
+echo "== go test (portable code without assembly, -tags purego: GEMM kernel, strided copy, linalg's level-1 kernels)"
+go test -count=1 -tags purego ./cpu/gemm/ ./internal/strided/ ./linalg/
+for isa in avx512 avx2 generic; do
+	echo "== go test (GEMM kernel path forced: GOFERRO_GEMM_ISA=$isa; skips where the CPU lacks it)"
+	GOFERRO_GEMM_ISA=$isa go test -count=1 ./cpu/gemm/
+done
 echo "== go test -race (runtime, its test engines, the OpenCL engine)"
 go test -count=1 -race -timeout 20m . ./goferrotest/... ./internal/... ./opencl/clengine/
 echo "== go test -race (the conformance suite on the CPU engine)"

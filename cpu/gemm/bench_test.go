@@ -7,7 +7,9 @@ import (
 )
 
 // Heavy sizes live here, not in the tests. GOFERRO_GEMM_BLOCK=mc,kc,nc
-// overrides the block sizes for tuning runs.
+// overrides the block sizes for tuning runs; GOFERRO_NODIRECT=1 packs A
+// always, GOFERRO_NODIRECTB=1 packs B always, GOFERRO_NOSHAREB=1 has each
+// goroutine pack its own B panels.
 func benchGemm[T Scalar](b *testing.B, n, batch, threads int) {
 	if s := os.Getenv("GOFERRO_GEMM_BLOCK"); s != "" {
 		var blk blocking
@@ -19,6 +21,14 @@ func benchGemm[T Scalar](b *testing.B, n, batch, threads int) {
 	if os.Getenv("GOFERRO_NODIRECT") != "" {
 		testNoDirect.Store(true)
 		defer testNoDirect.Store(false)
+	}
+	if os.Getenv("GOFERRO_NOSHAREB") != "" {
+		testNoShareB.Store(true)
+		defer testNoShareB.Store(false)
+	}
+	if os.Getenv("GOFERRO_NODIRECTB") != "" {
+		testNoDirectB.Store(true)
+		defer testNoDirectB.Store(false)
 	}
 	mk := func() Matrix[T] {
 		d := make([]T, batch*n*n)
@@ -54,6 +64,33 @@ func benchGemm[T Scalar](b *testing.B, n, batch, threads int) {
 		// GFLOP/s per CPU-second-per-thread: robust to time-sharing.
 		b.ReportMetric(flops*float64(b.N)*float64(threads)/cpu/1e9, "cpuGFLOP/s")
 	}
+}
+
+// BenchmarkGemmShapes times one-thread float64 products of rectangular
+// row-major operands, m×n×k, where reading B in place or packing it is
+// close (see run).
+func BenchmarkGemmShapes(b *testing.B) {
+	for _, sh := range [][3]int{{64, 64, 64}, {192, 128, 128}, {512, 256, 64}, {64, 512, 32}, {1024, 520, 32}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		b.Run(fmt.Sprintf("m%d_n%d_k%d", m, n, k), func(b *testing.B) { benchShape(b, m, n, k) })
+	}
+}
+
+func benchShape(b *testing.B, m, n, k int) {
+	if os.Getenv("GOFERRO_NODIRECTB") != "" {
+		testNoDirectB.Store(true)
+		defer testNoDirectB.Store(false)
+	}
+	x := Matrix[float64]{Data: make([]float64, m*k), RowStride: k, ColStride: 1}
+	y := Matrix[float64]{Data: make([]float64, k*n), RowStride: n, ColStride: 1}
+	z := Matrix[float64]{Data: make([]float64, m*n), RowStride: n, ColStride: 1}
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		if err := GemmThreads(1, nil, m, n, k, 1, x, y, 0, z); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(2*float64(m*n*k*b.N)/(cpuSeconds()-cpu0)/1e9, "cpuGFLOP/s")
 }
 
 func BenchmarkGemm(b *testing.B) {

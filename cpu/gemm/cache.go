@@ -65,11 +65,13 @@ func parseSize(s string) int {
 // nc (columns of a packed B panel).
 type blocking struct{ mc, kc, nc int }
 
-// blockingFor sizes the blocks for a kernel with the given tile and element
-// size: a B micro-panel (kc×nr) fills about half of L1, an A block (mc×kc)
-// about half of L2, and a B panel (kc×nc) a slice of the shared L3.
-func blockingFor(mr, nr, esize int) blocking {
-	kc := cacheL1 / 2 / (nr * esize)
+// blockingFor sizes the blocks for kernel k on elements of esize bytes: a
+// B micro-panel (kc×nr) fills k.l1B percent of L1 (kc at most 512), an A
+// block (mc×kc) about half of L2, and a B panel (kc×nc) a slice of the
+// shared L3.
+func blockingFor[R float](k *kernel[R], esize int) blocking {
+	mr, nr := k.mr, k.nr
+	kc := cacheL1 * k.l1B / 100 / (nr * esize)
 	kc = min(max(kc&^7, 64), 512)
 	mc := cacheL2 / 2 / (kc * esize)
 	mc = max(mc/mr*mr, mr)

@@ -31,7 +31,11 @@ type plan[R float] struct {
 	// element (i, p) of A is at ao + i·dars + p·dacs.
 	directA    bool
 	dars, dacs int
-	vector     bool // real matrix-vector product: see gemv
+	// directB: the kernels read full B micro-panels in place (small
+	// row-major real B), rows p.b.rs apart; only a ragged last panel is
+	// packed.
+	directB bool
+	vector  bool // real matrix-vector product: see gemv
 	// Batch: user extents and strides, offsets of batch element zero (real
 	// units) and sc, the real elements per user element.
 	batch            []int
@@ -98,8 +102,10 @@ func split(n, max, unit int) int {
 }
 
 // region computes rows [i0, i1) and real columns [j0, j1) of C for the batch
-// element whose real-view offsets are ao, bo, co.
-func (p *plan[R]) region(ws *workspace[R], ao, bo, co, i0, i1, j0, j1 int) {
+// element whose real-view offsets are ao, bo, co. With sh non-nil it packs
+// B panels together with the other shares of its group (see bShare), else
+// on its own.
+func (p *plan[R]) region(ws *workspace[R], sh *bShare[R], ao, bo, co, i0, i1, j0, j1 int) {
 	if i0 >= i1 || j0 >= j1 {
 		return
 	}
@@ -121,7 +127,6 @@ func (p *plan[R]) region(ws *workspace[R], ao, bo, co, i0, i1, j0, j1 int) {
 	mc := split(i1-i0, p.blk.mc, mr)
 	nc := split(j1-j0, p.blk.nc, nr)
 	ws.a = grow(ws.a, mc*kc)
-	ws.b = grow(ws.b, kc*nc)
 	ws.tile = grow(ws.tile, mr*nr)
 	for jc := j0; jc < j1; jc += nc {
 		nb := min(nc, j1-jc)
@@ -131,27 +136,54 @@ func (p *plan[R]) region(ws *workspace[R], ao, bo, co, i0, i1, j0, j1 int) {
 			if pc > 0 {
 				beta = 1
 			}
-			p.packB(ws.b, bo, pc, kb, jc, nb)
+			var b []R
+			shared := false
+			switch {
+			case p.directB:
+				// The kernels read B in place but for a ragged last
+				// panel, packed alone.
+				if full := nb / nr * nr; full < nb {
+					ws.b = grow(ws.b, kb*nr)
+					p.packB(ws.b, bo, pc, kb, jc+full, nb-full)
+				}
+				b = ws.b
+			case sh != nil:
+				b = sh.acquire(p, bo, pc, kb, jc, nb)
+				shared = b != nil
+			}
+			if b == nil {
+				ws.b = grow(ws.b, kc*nc)
+				b = ws.b
+				p.packB(b, bo, pc, kb, jc, nb)
+			}
 			for ic := i0; ic < i1; ic += mc {
 				mb := min(mc, i1-ic)
 				if p.directA {
-					// Only a ragged last micro-panel needs packing.
-					if r := mb % mr; r != 0 {
+					// Only a ragged last micro-panel needs packing, and
+					// not even that where a kernel reads it in place.
+					if r := mb % mr; r != 0 && p.kern.inPlace(r) == nil {
 						p.packA(ws.a, ao, ic+mb-r, r, pc, kb)
 					}
 				} else {
 					p.packA(ws.a, ao, ic, mb, pc, kb)
 				}
-				p.macro(ws, ao, co, ic, mb, jc, nb, pc, kb, beta)
+				p.macro(ws, b, ao, bo, co, ic, mb, jc, nb, pc, kb, beta)
+			}
+			if sh != nil {
+				if shared {
+					sh.release()
+				}
+				sh.epoch++
 			}
 		}
 	}
 }
 
-// macro runs the micro-kernel over one packed A block and B panel.
-func (p *plan[R]) macro(ws *workspace[R], ao, co, ic, mb, jc, nb, pc, kb int, beta R) {
+// macro runs the micro-kernel over one packed A block and B panel b (with
+// directB, B itself but for a ragged last panel, alone in b).
+func (p *plan[R]) macro(ws *workspace[R], b []R, ao, bo, co, ic, mb, jc, nb, pc, kb int, beta R) {
 	mr, nr := p.kern.mr, p.kern.nr
-	full, strided := p.kern.full, p.kern.strided
+	full := p.kern.full
 	alpha := p.alpha
 	cd := p.c.data
 	rsc := p.c.rs
@@ -160,33 +192,49 @@ func (p *plan[R]) macro(ws *workspace[R], ao, co, ic, mb, jc, nb, pc, kb int, be
 	// pfStep elements, so that panel is in L2 after a few calls.
 	var rz R
 	pfStep := kb / 4 * 64 / int(unsafe.Sizeof(rz))
-	bEnd := len(ws.b) - 1
+	bEnd := kb*ceilDiv(nb, nr)*nr - 1
 	for jr := 0; jr < nb; jr += nr {
 		nn := min(nr, nb-jr)
-		bp := &ws.b[jr*kb]
+		ldb := nr
+		var bp *R
+		switch {
+		case p.directB && nn == nr:
+			bp, ldb = &p.b.data[bo+pc*p.b.rs+jc+jr], p.b.rs
+		case p.directB:
+			bp = &b[0]
+		default:
+			bp = &b[jr*kb]
+		}
 		pfo := (jr + nr) * kb
 		for ir := 0; ir < mb; ir += mr {
 			mm := min(mr, mb-ir)
-			pf := &ws.b[min(pfo, bEnd)]
+			pf := bp
+			if !p.directB {
+				pf = &b[min(pfo, bEnd)]
+			}
 			pfo += pfStep
-			if p.directA && mm == mr {
+			if s := p.kern.inPlace(mm); p.directA && s != nil {
 				ap := &p.a.data[ao+(ic+ir)*p.dars+pc*p.dacs]
 				if p.direct && nn == nr {
-					strided(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, p.dars, p.dacs)
+					s(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, ldb, p.dars, p.dacs)
 					continue
 				}
-				strided(kb, ap, bp, tile, nr, 1, 0, mr, pf, p.dars, p.dacs)
+				s(kb, ap, bp, tile, nr, 1, 0, mm, pf, ldb, p.dars, p.dacs)
 			} else {
 				off := ir * kb
 				if p.directA {
 					off = 0 // the ragged panel, packed alone
 				}
 				ap := &ws.a[off]
+				f := full
+				if mm < mr && p.kern.short != nil && p.kern.short[mm] != nil {
+					f = p.kern.short[mm]
+				}
 				if p.direct && nn == nr {
-					full(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf)
+					f(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, ldb)
 					continue
 				}
-				full(kb, ap, bp, tile, nr, 1, 0, mr, pf)
+				f(kb, ap, bp, tile, nr, 1, 0, mm, pf, ldb)
 			}
 			p.merge(ws.tile, co, ic+ir, jc+jr, mm, nn, beta)
 		}
@@ -263,4 +311,16 @@ func (p *plan[R]) scaleC(co, i0, i1, j0, j1 int) {
 			}
 		}
 	}
+}
+
+// inPlace returns the kernel that computes an mm-row micro-panel reading
+// A in place (strided), or nil where there is none.
+func (k *kernel[R]) inPlace(mm int) stridedKernel[R] {
+	if mm == k.mr {
+		return k.strided
+	}
+	if k.shortStrided != nil {
+		return k.shortStrided[mm]
+	}
+	return nil
 }

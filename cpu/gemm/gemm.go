@@ -6,9 +6,15 @@
 // The implementation is BLIS-style. Operands are packed into contiguous
 // micro-panels sized from the cache sizes (read from the OS, with safe
 // defaults): B in kc×nc panels, A in mc×kc blocks, and a register-blocked
-// micro-kernel computes mr×nr tiles of C. On amd64 with AVX2 and FMA the
-// kernels are Go assembly (6×8 float64, 6×16 float32); elsewhere, or with
-// the build tag purego (or goferro_noasm), a portable Go 4×4 kernel runs.
+// micro-kernel computes mr×nr tiles of C. On amd64 the kernels are Go
+// assembly, chosen when the package starts from what the CPU runs (read
+// with golang.org/x/sys/cpu): AVX-512F (12×16 float64, 12×32 float32) or
+// AVX2 with FMA (6×8 float64, 6×16 float32); elsewhere, or with the build
+// tag purego (or goferro_noasm), a portable Go 4×4 kernel runs. The
+// environment variable GOFERRO_GEMM_ISA, read once at start-up, forces a
+// path the CPU supports: avx512, avx2 or generic (the portable kernel), so
+// that every path can be tested and measured on one machine; Kernel names
+// the kernels in use.
 // Complex products use the 1m method: an m×n×k complex product becomes an
 // m×2n×2k real one (A packed interleaved, B as 2×2 real blocks), so complex
 // runs on the real kernels at real speed. Any strides work: packing absorbs
@@ -18,8 +24,10 @@
 //
 // Threads: big products are split in a grid of C blocks, batches of small
 // products a batch element per goroutine, on a pool of long-lived worker
-// goroutines; small products stay on the calling goroutine. Packing buffers
-// come from a sync.Pool, so steady-state calls do not allocate.
+// goroutines; small products stay on the calling goroutine. Goroutines
+// whose blocks span the same columns pack each B panel once, together.
+// Packing buffers come from a sync.Pool, so steady-state calls do not
+// allocate.
 package gemm
 
 import (

@@ -249,17 +249,18 @@ func mkNaN[T Scalar]() T {
 	return v
 }
 
-// kernels runs f once per available kernel path: assembly (where present)
-// and the portable Go kernel.
+// kernels runs f once on the active kernel set (the best the CPU runs, or
+// the one GOFERRO_GEMM_ISA forces) and, unless that is the portable set,
+// once more on the portable Go kernels.
 func kernels(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
 	prev := setPortable(false)
 	defer setPortable(prev)
-	if asm64 != nil {
-		t.Run("asm", f)
+	if active != genericISA {
+		t.Run(active.name, f)
 	}
 	setPortable(true)
-	t.Run("portable", f)
+	t.Run(genericISA.name, f)
 }
 
 var sizes = []int{1, 2, 3, 5, 6, 7, 8, 13, 16, 17, 31, 37}
@@ -492,4 +493,83 @@ func (m Matrix[T]) withBatch(s int) Matrix[T] {
 	m.BatchStrides = []int{s}
 	m.RowStride = 16
 	return m
+}
+
+// TestEdgeTiles runs every row count up to two 12-row tiles and a bit (so
+// every number of rows a kernel stores, for each kernel size) against
+// column counts around the panel widths (4, 8, 16, 32) and short depths,
+// with C written in place and through the tile buffer.
+func TestEdgeTiles(t *testing.T) {
+	var cases []testCase
+	for m := 1; m <= 25; m++ {
+		for _, n := range []int{1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47} {
+			for i, k := range []int{1, 2, 3, 5, 17} {
+				lc := []layout{rowMajor, padded, colMajor, general, rowMajor}[(m+i)%5]
+				la := []layout{rowMajor, colMajor}[(m+n)%2]
+				cases = append(cases, testCase{m: m, n: n, k: k, la: la, lb: rowMajor, lc: lc, alpha: 1 + (n+k)%2, beta: (m + n + k) % 3, threads: 1})
+			}
+		}
+	}
+	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
+}
+
+// TestSharedB covers the shares of a row-split parallel call packing B
+// panels together (many panels: small blocks, a batch): with the shares
+// running at once, one after another on one goroutine (as when the pool is
+// busy elsewhere: a share then finds the panels it needs overwritten and
+// packs its own), and with sharing off.
+func TestSharedB(t *testing.T) {
+	testBlocking.Store(&blocking{mc: 24, kc: 16, nc: 64})
+	defer testBlocking.Store(nil)
+	var cases []testCase
+	for _, th := range []int{2, 3} {
+		cases = append(cases,
+			testCase{m: 100, n: 150, k: 50, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: th},
+			testCase{m: 77, n: 131, k: 35, la: colMajor, lb: colMajor, lc: padded, alpha: 1, beta: 0, threads: th, nb: 2},
+			testCase{m: 400, n: 40, k: 33, la: rowMajor, lb: general, lc: colMajor, alpha: 2, beta: 1, threads: th},
+		)
+	}
+	for _, mode := range []struct {
+		name            string
+		serial, noShare bool
+	}{{"shared", false, false}, {"serial", true, false}, {"private", false, true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			testSerial.Store(mode.serial)
+			testNoShareB.Store(mode.noShare)
+			defer testSerial.Store(false)
+			defer testNoShareB.Store(false)
+			kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
+		})
+	}
+}
+
+// TestConcurrentCalls runs threaded products from many goroutines at once,
+// so that the worker pool is busy and shares of a call run late or on the
+// caller: results must stay right and no call may hang.
+func TestConcurrentCalls(t *testing.T) {
+	testBlocking.Store(&blocking{mc: 24, kc: 16, nc: 64})
+	defer testBlocking.Store(nil)
+	cases := []testCase{
+		{m: 120, n: 100, k: 50, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: 2},
+		{m: 90, n: 70, k: 40, la: colMajor, lb: rowMajor, lc: rowMajor, alpha: 1, beta: 0, threads: 3},
+	}
+	const callers = 8
+	done := make(chan bool)
+	for g := range callers {
+		go func() {
+			ok := t.Run(fmt.Sprint("g", g), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(9, uint64(g)))
+				for range 3 {
+					for _, tc := range cases {
+						runCase[float64](t, rng, tc)
+						runCase[complex64](t, rng, tc)
+					}
+				}
+			})
+			done <- ok
+		}()
+	}
+	for range callers {
+		<-done
+	}
 }

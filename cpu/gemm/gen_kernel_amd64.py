@@ -1,34 +1,72 @@
-# Generates kernel_amd64.s, the AVX2+FMA micro-kernels: python3 gen_kernel_amd64.py
+# Generates kernel_amd64.s, the amd64 micro-kernels: python3 gen_kernel_amd64.py
 #
-# Each kernel keeps a 6×(2 ymm) tile of C in Y0..Y11, loads one row of the
-# packed B micro-panel into Y12/Y13 per k step and broadcasts the six A
-# values of that step through Y14/Y15 (VBROADCASTSx + VFMADD231Px).
-PF_DIST = 512  # bytes of packed A prefetched ahead
+# AVX2+FMA kernels (6×NR, NR = 8 float64 or 16 float32): a 6×(2 ymm) tile
+# of C in Y0..Y11; each k step loads one row of the packed B micro-panel
+# into Y12/Y13 and broadcasts the six A values of that step through
+# Y14/Y15 (VBROADCASTSx + VFMADD231Px).
+#
+# AVX-512F kernels (12×NR, NR = 16 float64 or 32 float32): a 12×(2 zmm)
+# tile of C in Z0..Z23; each k step loads one row of B into Z24/Z25 and
+# broadcasts the twelve A values through Z26..Z31 in turn. Twelve rows keep
+# 24 independent FMA chains in flight (two FMA units with a latency of four
+# need eight) and cost 14 loads per 24 FMAs.
+PF_DIST = 512  # bytes of packed A prefetched ahead (AVX2 kernels)
 
-def kern(name, elt, strided, unroll=4):
-    mr = 6
+
+class ISA:
+    """The registers and instructions one vector width uses."""
+
+    def __init__(self, zmm):
+        self.zmm = zmm
+        self.vec = 64 if zmm else 32  # bytes in a vector register
+        self.mr = 12 if zmm else 6
+        self.acc = 2 * self.mr  # accumulators: two vectors a row
+        self.breg = (self.acc, self.acc + 1)
+        nb = 6 if zmm else 2
+        self.bcast = [self.acc + 2 + i for i in range(nb)]
+        self.pf_dist = 1024 if zmm else PF_DIST
+
+    def r(self, i):
+        return ("Z%d" if self.zmm else "Y%d") % i
+
+    def zero(self, i):
+        # VXORPS on zmm needs AVX512DQ; VPXORQ is AVX512F.
+        if self.zmm:
+            return f"VPXORQ Z{i}, Z{i}, Z{i}"
+        return f"VXORPS Y{i}, Y{i}, Y{i}"
+
+
+def kern(name, elt, strided, isa, unroll=4, rows=None):
+    """A micro-kernel; with rows < isa.mr, one that computes only the first
+    rows rows of a packed micro-panel (a ragged last one)."""
+    mr = isa.mr  # values a depth step in a packed A micro-panel
+    rows = rows or mr
+    acc = 2 * rows
     d = elt == 'd'
     esz = 8 if d else 4
     bcast = "VBROADCASTSD" if d else "VBROADCASTSS"
     fma = "VFMADD231PD" if d else "VFMADD231PS"
     mul = "VMULPD" if d else "VMULPS"
     mov = "VMOVUPD" if d else "VMOVUPS"
+    R = isa.r
+    vec = isa.vec
     astep = mr * esz
-    bstep = 64
+    bstep = 2 * vec  # one row of the B micro-panel: two vectors
     L = []
     w = L.append
     ty = "float64" if d else "float32"
     if strided:
-        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int, pf *{ty}, ars, acs int)")
+        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int, pf *{ty}, ldb, ars, acs int)")
     else:
-        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int, pf *{ty})")
-    # frame: k a b c rsc (40) alpha beta (16 or 8) mv [ars acs]
+        w(f"// func {name}(k int, a, b, c *{ty}, rsc int, alpha, beta {ty}, mv int, pf *{ty}, ldb int)")
+    # frame: k a b c rsc (40) alpha beta (16 or 8) mv pf ldb [ars acs]
     ab = 40
     bo = ab + esz
     mvo = ab + 2 * esz
     mvo = (mvo + 7) // 8 * 8
     pfo = mvo + 8
-    size = pfo + 8 + (16 if strided else 0)
+    ldbo = pfo + 8
+    size = ldbo + 8 + (16 if strided else 0)
     w(f"TEXT ·{name}(SB), NOSPLIT, $0-{size}")
     w("\tMOVQ k+0(FP), CX")
     w("\tMOVQ a+8(FP), SI")
@@ -37,53 +75,76 @@ def kern(name, elt, strided, unroll=4):
     w("\tMOVQ rsc+32(FP), R8")
     sh = 3 if d else 2
     w(f"\tSHLQ ${sh}, R8")
+    # Strided A: rows 3g, 3g+1, 3g+2 at base g, base g + ars, base g + 2·ars.
+    bases = ["SI", "R12", "R14", "BX"][:(rows + 2) // 3]
     if strided:
-        w(f"\tMOVQ ars+{pfo+8}(FP), R11")
+        w(f"\tMOVQ ars+{ldbo+8}(FP), R11")
         w(f"\tSHLQ ${sh}, R11")
-        w(f"\tMOVQ acs+{pfo+16}(FP), R13")
+        w(f"\tMOVQ acs+{ldbo+16}(FP), R13")
         w(f"\tSHLQ ${sh}, R13")
-        w("\tLEAQ (SI)(R11*2), R12")
-        w("\tADDQ R11, R12")
+        for g in range(1, len(bases)):
+            w(f"\tLEAQ ({bases[g-1]})(R11*2), {bases[g]}")
+            w(f"\tADDQ R11, {bases[g]}")
     w(f"\tMOVQ pf+{pfo}(FP), R15")
     w("\tMOVQ DX, R9")
-    for i in range(mr):
+    # Each C row is bstep bytes: prefetch its first and last byte's lines
+    # (and the one between for 128-byte rows).
+    for i in range(rows):
         w("\tPREFETCHT0 (R9)")
-        w("\tPREFETCHT0 63(R9)")
-        if i < mr - 1:
+        for o in range(64, bstep, 64):
+            w(f"\tPREFETCHT0 {o}(R9)")
+        w(f"\tPREFETCHT0 {bstep-1}(R9)")
+        if i < rows - 1:
             w("\tADDQ R8, R9")
-    for r in range(12):
-        w(f"\tVXORPS Y{r}, Y{r}, Y{r}")
+    for r in range(acc):
+        w("\t" + isa.zero(r))
+    # B rows are ldb elements apart: AX = ldb, R9 = 3·ldb bytes (R9 is free
+    # until the stores).
+    w(f"\tMOVQ ldb+{ldbo}(FP), AX")
+    w(f"\tSHLQ ${sh}, AX")
+    w("\tLEAQ (AX)(AX*2), R9")
     w("\tMOVQ CX, R10")
     w(f"\tSHRQ ${ {1:0,2:1,4:2,8:3}[unroll] }, R10")
     w("\tJZ tail")
     w("loop:")
 
-    def step(ao, boff, advance):
-        w(f"\t{mov} {boff}(DI), Y12")
-        w(f"\t{mov} {boff+32}(DI), Y13")
-        for i in range(mr):
-            br = 14 + (i & 1)
+    b0, b1 = isa.breg
+
+    def step(ao, u, advance, pf=()):
+        # B row u of this iteration: DI + u·ldb.
+        idx = ["", "(AX*1)", "(AX*2)", "(R9*1)"][u]
+        w(f"\t{mov} (DI){idx}, {R(b0)}")
+        w(f"\t{mov} {vec}(DI){idx}, {R(b1)}")
+        for i in range(rows):
+            br = isa.bcast[i % len(isa.bcast)]
             if strided:
-                addr = ["(SI)", "(SI)(R11*1)", "(SI)(R11*2)", "(R12)", "(R12)(R11*1)", "(R12)(R11*2)"][i]
+                base = bases[i // 3]
+                addr = [f"({base})", f"({base})(R11*1)", f"({base})(R11*2)"][i % 3]
             else:
                 addr = f"{ao + i*esz}(SI)"
-            w(f"\t{bcast} {addr}, Y{br}")
-            w(f"\t{fma} Y12, Y{br}, Y{2*i}")
-            w(f"\t{fma} Y13, Y{br}, Y{2*i+1}")
+            w(f"\t{bcast} {addr}, {R(br)}")
+            w(f"\t{fma} {R(b0)}, {R(br)}, {R(2*i)}")
+            w(f"\t{fma} {R(b1)}, {R(br)}, {R(2*i+1)}")
         if strided and advance:
             w("\tADDQ R13, SI")
-            w("\tADDQ R13, R12")
+            for b in bases[1:]:
+                w(f"\tADDQ R13, {b}")
+        for o in pf:
+            w(f"\tPREFETCHT0 {o}(SI)")
 
+    # The packed A lines the unrolled loop reads, prefetched pf_dist ahead,
+    # shared out over its steps.
+    lines = [isa.pf_dist + 64 * j for j in range((unroll * astep + 63) // 64)]
+    per = (len(lines) + unroll - 1) // unroll
     for u in range(unroll):
-        step(u * astep, u * bstep, True)
-        if not strided and u < (unroll * astep + 63) // 64:
-            w(f"\tPREFETCHT0 {PF_DIST + 64*u}(SI)")
+        pf = () if strided else lines[u * per:(u + 1) * per]
+        step(u * astep, u, True, pf)
     if not strided:
         w(f"\tADDQ ${unroll*astep}, SI")
     # One line of the caller's next B micro-panel towards L2 per 4 k steps.
     w("\tPREFETCHT1 (R15)")
     w("\tADDQ $64, R15")
-    w(f"\tADDQ ${unroll*bstep}, DI")
+    w("\tLEAQ (DI)(AX*4), DI")
     w("\tDECQ R10")
     w("\tJNZ loop")
     w("tail:")
@@ -93,7 +154,7 @@ def kern(name, elt, strided, unroll=4):
     step(0, 0, True)
     if not strided:
         w(f"\tADDQ ${astep}, SI")
-    w(f"\tADDQ ${bstep}, DI")
+    w("\tADDQ AX, DI")
     w("\tDECQ CX")
     w("\tJNZ loop1")
     w("done:")
@@ -107,9 +168,9 @@ def kern(name, elt, strided, unroll=4):
         w(f"\tMOVL alpha+{ab}(FP), AX")
         w("\tCMPL AX, $0x3F800000")
     w("\tJEQ scaled")
-    w(f"\t{bcast} alpha+{ab}(FP), Y12")
-    for r in range(12):
-        w(f"\t{mul} Y12, Y{r}, Y{r}")
+    w(f"\t{bcast} alpha+{ab}(FP), {R(b0)}")
+    for r in range(acc):
+        w(f"\t{mul} {R(b0)}, {R(r)}, {R(r)}")
     w("scaled:")
     if d:
         w(f"\tMOVQ beta+{bo}(FP), AX")
@@ -118,19 +179,20 @@ def kern(name, elt, strided, unroll=4):
         w(f"\tMOVL beta+{bo}(FP), AX")
         w("\tTESTL AX, AX")
     w("\tJZ store")
+
     def stores(beta):
         # The first mv rows of the tile to C, plus beta·C when beta.
-        for i in range(mr):
+        for i in range(rows):
             if beta:
-                w(f"\t{fma} (DX), Y13, Y{2*i}")
-                w(f"\t{fma} 32(DX), Y13, Y{2*i+1}")
-            w(f"\t{mov} Y{2*i}, (DX)")
-            w(f"\t{mov} Y{2*i+1}, 32(DX)")
-            if i < mr - 1:
+                w(f"\t{fma} (DX), {R(b1)}, {R(2*i)}")
+                w(f"\t{fma} {vec}(DX), {R(b1)}, {R(2*i+1)}")
+            w(f"\t{mov} {R(2*i)}, (DX)")
+            w(f"\t{mov} {R(2*i+1)}, {vec}(DX)")
+            if i < rows - 1:
                 w("\tDECQ R9")
                 w("\tJZ end")
                 w("\tADDQ R8, DX")
-    w(f"\t{bcast} beta+{bo}(FP), Y13")
+    w(f"\t{bcast} beta+{bo}(FP), {R(b1)}")
     stores(True)
     w("\tVZEROUPPER")
     w("\tRET")
@@ -141,24 +203,126 @@ def kern(name, elt, strided, unroll=4):
     w("\tRET")
     return "\n".join(L)
 
+
+def packa(name, elt, rows):
+    """A loop packing rows (6 or 12) rows of a row-major A, rs bytes apart,
+    into a micro-panel (rows values a depth step), four steps at a time:
+    each group of four rows is a 4×4 transpose in registers, a last pair of
+    rows (for six) a 2×4 one."""
+    d = elt == 'd'
+    es = 8 if d else 4
+    V = 'Y' if d else 'X'  # four values a register
+    mov = 'VMOVUPD' if d else 'VMOVUPS'
+    step = rows * es  # bytes a depth step in the panel
+    L = []
+    w = L.append
+    w(f"// func {name}(dst, src unsafe.Pointer, rs, k4 int)")
+    w(f"TEXT ·{name}(SB), NOSPLIT, $0-32")
+    w("\tMOVQ dst+0(FP), DI")
+    w("\tMOVQ src+8(FP), SI")
+    w("\tMOVQ rs+16(FP), R8")
+    w("\tMOVQ k4+24(FP), CX")
+    w("\tTESTQ CX, CX")
+    w("\tJZ done")
+    w("\tLEAQ (R8)(R8*2), R9")
+    w("\tLEAQ (SI)(R8*4), R10")
+    bases = ["SI", "R10"]
+    if rows == 12:
+        w("\tLEAQ (R10)(R8*4), R11")
+        bases.append("R11")
+    w("loop:")
+    for g in range(rows // 4):
+        base = bases[g]
+        for i, a in enumerate([f"({base})", f"({base})(R8*1)", f"({base})(R8*2)", f"({base})(R9*1)"]):
+            w(f"\t{mov} {a}, {V}{i}")
+        if d:
+            w("\tVUNPCKLPD Y1, Y0, Y4")  # a0 b0 a2 b2
+            w("\tVUNPCKHPD Y1, Y0, Y5")  # a1 b1 a3 b3
+            w("\tVUNPCKLPD Y3, Y2, Y6")
+            w("\tVUNPCKHPD Y3, Y2, Y7")
+            w("\tVPERM2F128 $0x20, Y6, Y4, Y0")  # a0 b0 c0 d0
+            w("\tVPERM2F128 $0x20, Y7, Y5, Y1")
+            w("\tVPERM2F128 $0x31, Y6, Y4, Y2")
+            w("\tVPERM2F128 $0x31, Y7, Y5, Y3")
+        else:
+            w("\tVUNPCKLPS X1, X0, X4")  # a0 b0 a1 b1
+            w("\tVUNPCKHPS X1, X0, X5")  # a2 b2 a3 b3
+            w("\tVUNPCKLPS X3, X2, X6")
+            w("\tVUNPCKHPS X3, X2, X7")
+            w("\tVUNPCKLPD X6, X4, X0")  # a0 b0 c0 d0
+            w("\tVUNPCKHPD X6, X4, X1")
+            w("\tVUNPCKLPD X7, X5, X2")
+            w("\tVUNPCKHPD X7, X5, X3")
+        for q in range(4):
+            w(f"\t{mov} {V}{q}, {q*step + g*4*es}(DI)")
+    if rows == 6:
+        # Rows 4 and 5: a 2×4 transpose.
+        w(f"\t{mov} (R10), {V}0")
+        w(f"\t{mov} (R10)(R8*1), {V}1")
+        o = 4 * es
+        if d:
+            w("\tVUNPCKLPD Y1, Y0, Y4")  # a0 b0 a2 b2
+            w("\tVUNPCKHPD Y1, Y0, Y5")  # a1 b1 a3 b3
+            w(f"\tVMOVUPD X4, {o}(DI)")
+            w(f"\tVMOVUPD X5, {step + o}(DI)")
+            w(f"\tVEXTRACTF128 $1, Y4, {2*step + o}(DI)")
+            w(f"\tVEXTRACTF128 $1, Y5, {3*step + o}(DI)")
+        else:
+            w("\tVUNPCKLPS X1, X0, X4")  # a0 b0 a1 b1
+            w("\tVUNPCKHPS X1, X0, X5")  # a2 b2 a3 b3
+            w(f"\tVMOVLPS X4, {o}(DI)")
+            w(f"\tVMOVHPS X4, {step + o}(DI)")
+            w(f"\tVMOVLPS X5, {2*step + o}(DI)")
+            w(f"\tVMOVHPS X5, {3*step + o}(DI)")
+    for b in bases:
+        w(f"\tADDQ ${4*es}, {b}")
+    w(f"\tADDQ ${4*step}, DI")
+    w("\tDECQ CX")
+    w("\tJNZ loop")
+    w("done:")
+    w("\tVZEROUPPER")
+    w("\tRET")
+    return "\n".join(L)
+
+
 hdr = """//go:build amd64 && !purego && !goferro_noasm
 
 // Code generated by gen_kernel_amd64.py; DO NOT EDIT.
 
-// Micro-kernels for AVX2+FMA. Each computes a 6×NR tile
-// C = alpha·A·B + beta·C (NR = 8 float64 or 16 float32) and stores its
-// first mv rows; C rows are rsc elements apart and each row is contiguous.
+// Micro-kernels for AVX2+FMA (6×NR tiles, NR = 8 float64 or 16 float32)
+// and AVX-512F (12×NR tiles, NR = 16 float64 or 32 float32). Each computes
+// C = alpha·A·B + beta·C and stores the tile's first mv rows; C rows are
+// rsc elements apart and each row is contiguous.
 // While it runs it prefetches k/4 cache lines from pf towards L2 (the
 // caller points pf at the next B micro-panel, a slice per call).
 // B is a packed micro-panel (k steps of NR values). A is a packed
-// micro-panel (k steps of 6 values) or, for the strided kernels, element
+// micro-panel (k steps of MR values) or, for the strided kernels, element
 // (i, p) at a + i·ars + p·acs. beta == +0 means C is written, never read.
+//
+// packA6x64, packA6x32, packA12x64 and packA12x32 pack 4·k4 depth steps
+// of six or twelve float64 or float32 rows of a row-major A (rs bytes
+// apart from src) into the kernels' A micro-panel at dst, four steps at a
+// time (4×4 transposes in registers). They need AVX2 only.
 
 #include "textflag.h"
 """
+avx2, avx512 = ISA(False), ISA(True)
 out = [hdr]
-out.append(kern("dkern6x8", 'd', False))
-out.append(kern("dkern6x8s", 'd', True))
-out.append(kern("skern6x16", 's', False))
-out.append(kern("skern6x16s", 's', True))
+out.append(kern("dkern6x8", 'd', False, avx2))
+out.append(kern("dkern6x8s", 'd', True, avx2))
+out.append(kern("skern6x16", 's', False, avx2))
+out.append(kern("skern6x16s", 's', True, avx2))
+out.append(kern("dkern12x16", 'd', False, avx512))
+out.append(kern("dkern12x16s", 'd', True, avx512))
+out.append(kern("skern12x32", 's', False, avx512))
+out.append(kern("skern12x32s", 's', True, avx512))
+for r in (4, 8):
+    out.append(kern(f"dkern12x16r{r}", 'd', False, avx512, rows=r))
+    out.append(kern(f"dkern12x16r{r}s", 'd', True, avx512, rows=r))
+    out.append(kern(f"skern12x32r{r}", 's', False, avx512, rows=r))
+    out.append(kern(f"skern12x32r{r}s", 's', True, avx512, rows=r))
+out.append(packa("packA6x64", 'd', 6))
+out.append(packa("packA6x32", 's', 6))
+out.append(packa("packA12x64", 'd', 12))
+out.append(packa("packA12x32", 's', 12))
 open("kernel_amd64.s", "w").write("\n\n".join(out) + "\n")

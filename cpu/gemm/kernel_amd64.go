@@ -9,32 +9,112 @@ import (
 )
 
 //go:noescape
-func dkern6x8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64)
+func dkern6x8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
 
 //go:noescape
-func dkern6x8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ars, acs int)
+func dkern6x8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
 
 //go:noescape
-func skern6x16(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32)
+func skern6x16(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
 
 //go:noescape
-func skern6x16s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ars, acs int)
+func skern6x16s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
 
 //go:noescape
-func copyPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+func copyPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
-func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
-func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
+
+//go:noescape
+func dkern12x16r4(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
+
+//go:noescape
+func dkern12x16r8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
+
+//go:noescape
+func skern12x32r4(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
+
+//go:noescape
+func skern12x32r8(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
+
+//go:noescape
+func dkern12x16r4s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
+
+//go:noescape
+func dkern12x16r8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
+
+//go:noescape
+func skern12x32r4s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
+
+//go:noescape
+func skern12x32r8s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
+
+//go:noescape
+func packA6x64(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
+func packA6x32(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
+func packA12x64(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
+func packA12x32(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
+func dkern12x16(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
+
+//go:noescape
+func dkern12x16s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
+
+//go:noescape
+func skern12x32(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
+
+//go:noescape
+func skern12x32s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
+
+var (
+	avx512ISA = &isa{
+		name: "avx512",
+		k64: &kernel[float64]{name: "avx512-fma-12x16", mr: 12, nr: 16, l1B: 150, full: dkern12x16, strided: dkern12x16s,
+			short:        shortKernels[float64](12, dkern12x16r4, dkern12x16r8),
+			shortStrided: shortStridedKernels[float64](12, dkern12x16r4s, dkern12x16r8s)},
+		k32: &kernel[float32]{name: "avx512-fma-12x32", mr: 12, nr: 32, l1B: 150, full: skern12x32, strided: skern12x32s,
+			short:        shortKernels[float32](12, skern12x32r4, skern12x32r8),
+			shortStrided: shortStridedKernels[float32](12, skern12x32r4s, skern12x32r8s)},
+	}
+	avx2ISA = &isa{
+		name: "avx2",
+		k64:  &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, l1B: 50, full: dkern6x8, strided: dkern6x8s},
+		k32:  &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, l1B: 50, full: skern6x16, strided: skern6x16s},
+	}
+)
+
+// archISAs returns the assembly kernel sets this CPU and OS run, best
+// first. The AVX-512 kernels need AVX512F (x/sys/cpu checks that the OS
+// saves the ZMM state too); both sets pack with AVX2 loops.
+func archISAs() []*isa {
+	if !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
+		return nil
+	}
+	if cpu.X86.HasAVX512F {
+		return []*isa{avx512ISA, avx2ISA}
+	}
+	return []*isa{avx2ISA}
+}
 
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		asm64 = &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, full: dkern6x8, strided: dkern6x8s}
 		panelCopy = copyPanels
 		cplxPanelCopy = cplxPanels
 		cplxPanelCopy32 = cplxPanels32
-		asm32 = &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, full: skern6x16, strided: skern6x16s}
+		packA6x64Asm = packA6x64
+		packA6x32Asm = packA6x32
+		packA12x64Asm = packA12x64
+		packA12x32Asm = packA12x32
 	}
 }

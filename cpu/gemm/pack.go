@@ -1,5 +1,7 @@
 package gemm
 
+import "unsafe"
+
 // operand is a strided matrix in a real (for complex: interleaved real and
 // imaginary) view of its buffer. Strides are in real elements, so a complex
 // operand's strides are twice the user's.
@@ -46,8 +48,9 @@ func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
 // packARows packs a panel whose rows are contiguous (row-major A).
 func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 	if mm == 6 && mr == 6 {
+		q0 := packRowsAsm(d, src, base, rs, 6, kb)
 		if d, s, ok := as[float32](d, src); ok {
-			packARows6x32(d, s, base, rs, kb)
+			packARows6x32(d, s, base, rs, q0, kb)
 			return
 		}
 		r0 := src[base : base+kb]
@@ -57,10 +60,14 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 		r4 := src[base+4*rs : base+4*rs+kb]
 		r5 := src[base+5*rs : base+5*rs+kb]
 		d = d[:6*kb]
-		for q := range kb {
+		for q := q0; q < kb; q++ {
 			t := d[6*q : 6*q+6 : 6*q+6]
 			t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
 		}
+		return
+	}
+	if mm == 12 && mr == 12 {
+		packARows12(d, src, base, rs, kb)
 		return
 	}
 	if mm == 4 && mr == 4 {
@@ -76,6 +83,58 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 		return
 	}
 	packRuns(d, src, base, rs, mm, mr, kb)
+}
+
+// packARows12 packs twelve contiguous rows of A, the AVX-512 kernels'
+// micro-panel.
+func packARows12[R float](d, src []R, base, rs, kb int) {
+	q0 := packRowsAsm(d, src, base, rs, 12, kb)
+	r0 := src[base : base+kb]
+	r1 := src[base+rs : base+rs+kb]
+	r2 := src[base+2*rs : base+2*rs+kb]
+	r3 := src[base+3*rs : base+3*rs+kb]
+	r4 := src[base+4*rs : base+4*rs+kb]
+	r5 := src[base+5*rs : base+5*rs+kb]
+	r6 := src[base+6*rs : base+6*rs+kb]
+	r7 := src[base+7*rs : base+7*rs+kb]
+	r8 := src[base+8*rs : base+8*rs+kb]
+	r9 := src[base+9*rs : base+9*rs+kb]
+	r10 := src[base+10*rs : base+10*rs+kb]
+	r11 := src[base+11*rs : base+11*rs+kb]
+	d = d[:12*kb]
+	for q := q0; q < kb; q++ {
+		t := d[12*q : 12*q+12 : 12*q+12]
+		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
+		t[6], t[7], t[8], t[9], t[10], t[11] = r6[q], r7[q], r8[q], r9[q], r10[q], r11[q]
+	}
+}
+
+// packRowsAsm packs the first kb&^3 depth steps of rows (6 or 12)
+// contiguous rows of A, line i at base+i·rs, with an assembly loop where
+// the architecture has one, and returns the steps it packed.
+func packRowsAsm[R float](d, src []R, base, rs, rows, kb int) int {
+	var z R
+	_, f64 := any(z).(float64)
+	var pack func(dst, src unsafe.Pointer, rs, k4 int)
+	switch {
+	case rows == 6 && f64:
+		pack = packA6x64Asm
+	case rows == 6:
+		pack = packA6x32Asm
+	case rows == 12 && f64:
+		pack = packA12x64Asm
+	case rows == 12:
+		pack = packA12x32Asm
+	}
+	if pack == nil || kb < 4 {
+		return 0
+	}
+	first, last := base, base+(rows-1)*rs
+	_ = src[min(first, last)] // bounds, as the portable loops check
+	_ = src[max(first, last)+kb-1]
+	_ = d[rows*kb-1]
+	pack(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), rs*int(unsafe.Sizeof(z)), kb/4)
+	return kb &^ 3
 }
 
 // packRuns packs a panel of n lines (rows of A, columns of B) that are

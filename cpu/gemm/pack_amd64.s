@@ -2,22 +2,25 @@
 
 #include "textflag.h"
 
-// func copyPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
-// For each of rows source rows (rs bytes apart), copies chunks 64-byte
-// pieces: piece c of row q goes to dst + c·pb + q·64. This packs a
-// row-major block into B micro-panels of 64 bytes per k step; it walks
+// func copyPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
+// For each of rows source rows (rs bytes apart), copies chunks pieces of w
+// bytes (64 or 128): piece c of row q goes to dst + c·pb + q·w. This packs
+// a row-major block into B micro-panels of w bytes per k step; it walks
 // panel by panel so that each destination is written front to back.
-TEXT ·copyPanels(SB), NOSPLIT, $0-48
+TEXT ·copyPanels(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ rows+16(FP), CX
 	MOVQ chunks+24(FP), R8
 	MOVQ rs+32(FP), R9
 	MOVQ pb+40(FP), R10
+	MOVQ w+48(FP), R14
 	TESTQ CX, CX
 	JZ done
 	TESTQ R8, R8
 	JZ done
+	CMPQ R14, $128
+	JEQ chunk2
 chunk:
 	MOVQ SI, R11
 	MOVQ DI, R12
@@ -35,6 +38,28 @@ row:
 	ADDQ R10, DI
 	DECQ R8
 	JNZ chunk
+	JMP done
+chunk2:
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ CX, R13
+row2:
+	VMOVUPS (R11), Y0
+	VMOVUPS 32(R11), Y1
+	VMOVUPS 64(R11), Y2
+	VMOVUPS 96(R11), Y3
+	VMOVUPS Y0, (R12)
+	VMOVUPS Y1, 32(R12)
+	VMOVUPS Y2, 64(R12)
+	VMOVUPS Y3, 96(R12)
+	ADDQ R9, R11
+	ADDQ $128, R12
+	DECQ R13
+	JNZ row2
+	ADDQ $128, SI
+	ADDQ R10, DI
+	DECQ R8
+	JNZ chunk2
 done:
 	VZEROUPPER
 	RET
@@ -45,17 +70,19 @@ DATA negEven<>+16(SB)/8, $0x8000000000000000
 DATA negEven<>+24(SB)/8, $0
 GLOBL negEven<>(SB), RODATA|NOPTR, $32
 
-// func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+// func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 // The 1m packing of row-major complex128 B: for each of rows source rows
-// (rs bytes apart) and each 64-byte piece c (four complex values x+iy),
-// writes (x, y, …) to dst + c·pb + q·128 and (−y, x, …) 64 bytes after.
-TEXT ·cplxPanels(SB), NOSPLIT, $0-48
+// (rs bytes apart) and each piece c of w bytes (64 or 128: w/16 complex
+// values x+iy), writes (x, y, …) to dst + c·pb + q·2w and (−y, x, …) w
+// bytes after.
+TEXT ·cplxPanels(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ rows+16(FP), CX
 	MOVQ chunks+24(FP), R8
 	MOVQ rs+32(FP), R9
 	MOVQ pb+40(FP), R10
+	MOVQ w+48(FP), R14
 	TESTQ CX, CX
 	JZ cdone
 	TESTQ R8, R8
@@ -66,21 +93,27 @@ cchunk:
 	MOVQ DI, R12
 	MOVQ CX, R13
 crow:
-	VMOVUPD (R11), Y0
-	VMOVUPD 32(R11), Y1
+	XORQ AX, AX
+cpiece:
+	VMOVUPD (R11)(AX*1), Y0
+	VMOVUPD 32(R11)(AX*1), Y1
 	VPERMILPD $5, Y0, Y2
 	VPERMILPD $5, Y1, Y3
 	VXORPD Y7, Y2, Y2
 	VXORPD Y7, Y3, Y3
-	VMOVUPD Y0, (R12)
-	VMOVUPD Y1, 32(R12)
-	VMOVUPD Y2, 64(R12)
-	VMOVUPD Y3, 96(R12)
+	VMOVUPD Y0, (R12)(AX*1)
+	VMOVUPD Y1, 32(R12)(AX*1)
+	LEAQ (R12)(R14*1), BX
+	VMOVUPD Y2, (BX)(AX*1)
+	VMOVUPD Y3, 32(BX)(AX*1)
+	ADDQ $64, AX
+	CMPQ AX, R14
+	JLT cpiece
 	ADDQ R9, R11
-	ADDQ $128, R12
+	LEAQ (R12)(R14*2), R12
 	DECQ R13
 	JNZ crow
-	ADDQ $64, SI
+	ADDQ R14, SI
 	ADDQ R10, DI
 	DECQ R8
 	JNZ cchunk
@@ -98,15 +131,16 @@ DATA negEven32<>+24(SB)/4, $0x80000000
 DATA negEven32<>+28(SB)/4, $0
 GLOBL negEven32<>(SB), RODATA|NOPTR, $32
 
-// func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
-// cplxPanels for complex64: 64-byte pieces hold eight complex values.
-TEXT ·cplxPanels32(SB), NOSPLIT, $0-48
+// func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
+// cplxPanels for complex64: a piece of w bytes holds w/8 complex values.
+TEXT ·cplxPanels32(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ rows+16(FP), CX
 	MOVQ chunks+24(FP), R8
 	MOVQ rs+32(FP), R9
 	MOVQ pb+40(FP), R10
+	MOVQ w+48(FP), R14
 	TESTQ CX, CX
 	JZ sdone
 	TESTQ R8, R8
@@ -117,21 +151,27 @@ schunk:
 	MOVQ DI, R12
 	MOVQ CX, R13
 srow:
-	VMOVUPS (R11), Y0
-	VMOVUPS 32(R11), Y1
+	XORQ AX, AX
+spiece:
+	VMOVUPS (R11)(AX*1), Y0
+	VMOVUPS 32(R11)(AX*1), Y1
 	VPERMILPS $0xB1, Y0, Y2
 	VPERMILPS $0xB1, Y1, Y3
 	VXORPS Y7, Y2, Y2
 	VXORPS Y7, Y3, Y3
-	VMOVUPS Y0, (R12)
-	VMOVUPS Y1, 32(R12)
-	VMOVUPS Y2, 64(R12)
-	VMOVUPS Y3, 96(R12)
+	VMOVUPS Y0, (R12)(AX*1)
+	VMOVUPS Y1, 32(R12)(AX*1)
+	LEAQ (R12)(R14*1), BX
+	VMOVUPS Y2, (BX)(AX*1)
+	VMOVUPS Y3, 32(BX)(AX*1)
+	ADDQ $64, AX
+	CMPQ AX, R14
+	JLT spiece
 	ADDQ R9, R11
-	ADDQ $128, R12
+	LEAQ (R12)(R14*2), R12
 	DECQ R13
 	JNZ srow
-	ADDQ $64, SI
+	ADDQ R14, SI
 	ADDQ R10, DI
 	DECQ R8
 	JNZ schunk

@@ -7,8 +7,9 @@ import "unsafe"
 // to memmove, and the float32 six-row loop runs about 15% more
 // instructions. Where the generic loop is as fast (float32 rows of B) or
 // faster (float64 six-row A, about 18% fewer instructions) it is used
-// instead. On amd64 the assembly loops (pack_amd64.s) take over the rows
-// of B.
+// instead. On amd64 assembly loops take over the rows of B (pack_amd64.s)
+// and whole groups of four depth steps of row-major A (kernel_amd64.s);
+// the Go loops pack the rest.
 
 // as returns d and s as slices of T when R is T (float32 and float64 differ
 // in size).
@@ -24,20 +25,27 @@ func as[T, R float](d, s []R) ([]T, []T, bool) {
 
 // panelCopy, cplxPanelCopy and cplxPanelCopy32, where the architecture has
 // them, are the assembly loops copyPanels (packBRows for 64-byte
-// micro-panel rows), cplxPanels and cplxPanels32 (packBCplxRows for
-// complex128 and complex64).
-var panelCopy, cplxPanelCopy, cplxPanelCopy32 func(dst, src unsafe.Pointer, rows, chunks, rs, pb int)
+// and 128-byte micro-panel rows), cplxPanels and cplxPanels32
+// (packBCplxRows for complex128 and complex64).
+var panelCopy, cplxPanelCopy, cplxPanelCopy32 func(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
+
+// packA6x64Asm, packA6x32Asm, packA12x64Asm and packA12x32Asm, where the
+// architecture has them, are the assembly loops packA6x64 … packA12x32:
+// six or twelve rows of A (packARows, packARows12) for float64 and
+// float32, four depth steps at a time.
+var packA6x64Asm, packA6x32Asm, packA12x64Asm, packA12x32Asm func(dst, src unsafe.Pointer, rs, k4 int)
 
 // asmPanels packs the first full real columns of a row-major B block (kb
 // deep, rows rs apart from base) into micro-panels with copyRows, one of
 // the assembly loops, and reports whether it did: not where there is no
-// such loop, the portable loops are forced, or the panels (nr values) are
-// not 64 bytes wide. For complex B (cplx) each source row fills two rows
-// of a panel, the 1m expansion. It hands the loop 512 bytes of every panel
-// at a time, so that each is written front to back.
-func asmPanels[R float](copyRows func(dst, src unsafe.Pointer, rows, chunks, rs, pb int), cplx bool, dst, src []R, base, rs, nr, kb, full int) bool {
+// such loop, the portable kernels run, or the panels (nr values) are not
+// 64 or 128 bytes wide. For complex B (cplx) each source row fills two
+// rows of a panel, the 1m expansion. It hands the loop 512 bytes of every
+// panel at a time, so that each is written front to back.
+func asmPanels[R float](copyRows func(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int), cplx bool, dst, src []R, base, rs, nr, kb, full int) bool {
 	size := int(unsafe.Sizeof(dst[0]))
-	if copyRows == nil || forcePortable.Load() || nr*size != 64 {
+	width := nr * size
+	if copyRows == nil || kernelSet() == genericISA || width != 64 && width != 128 {
 		return false
 	}
 	rows, w := kb, nr // source rows, and the values each fills in a panel
@@ -48,7 +56,7 @@ func asmPanels[R float](copyRows func(dst, src unsafe.Pointer, rows, chunks, rs,
 	_ = src[base+(rows-1)*rs+full-1] // bounds, as the portable loops check
 	_ = dst[kb*full-1]
 	for q := 0; q < rows; q += group {
-		copyRows(unsafe.Pointer(&dst[q*w]), unsafe.Pointer(&src[base+q*rs]), min(group, rows-q), full/nr, rs*size, kb*64)
+		copyRows(unsafe.Pointer(&dst[q*w]), unsafe.Pointer(&src[base+q*rs]), min(group, rows-q), full/nr, rs*size, kb*width, width)
 	}
 	return true
 }
@@ -64,8 +72,8 @@ func packBRows64(dst, src []float64, base, rs, kb, full int) {
 	}
 }
 
-// packARows6x32 is packARows for six float32 rows.
-func packARows6x32(d, src []float32, base, rs, kb int) {
+// packARows6x32 is packARows for six float32 rows, from depth step q0 on.
+func packARows6x32(d, src []float32, base, rs, q0, kb int) {
 	r0 := src[base : base+kb]
 	r1 := src[base+rs : base+rs+kb]
 	r2 := src[base+2*rs : base+2*rs+kb]
@@ -73,7 +81,7 @@ func packARows6x32(d, src []float32, base, rs, kb int) {
 	r4 := src[base+4*rs : base+4*rs+kb]
 	r5 := src[base+5*rs : base+5*rs+kb]
 	d = d[:6*kb]
-	for q := range r0 {
+	for q := q0; q < kb; q++ {
 		t := (*[6]float32)(d[6*q:])
 		t[0], t[1], t[2], t[3], t[4], t[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
 	}

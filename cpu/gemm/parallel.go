@@ -125,7 +125,7 @@ func (s *shares) done() { s.wg.Done() }
 // threads-1 pool workers, and returns when all are done.
 func runParallel[R float](j *job[R], n, threads int) {
 	gen := j.start(n)
-	if g := min(n, threads); g > 1 {
+	if g := min(n, threads); g > 1 && !testSerial.Load() {
 		ensureWorkers(g - 1)
 		for w := 1; w < g; w++ {
 			select {
@@ -145,14 +145,22 @@ func runParallel[R float](j *job[R], n, threads int) {
 	j.wg.Wait()
 }
 
+// testSerial, when set, makes parallel calls run their shares one after
+// another on the calling goroutine (a test hook: as when the pool is busy).
+var testSerial atomic.Bool
+
 // job is a parallel GEMM: either whole batch elements per share (byBatch) or
-// a gm×gn grid of C blocks per share, repeated over the batch.
+// a gm×gn grid of C blocks per share, repeated over the batch. With
+// shareB, the shares of each column block (a group) share packed B panels:
+// groups[wn] is column block wn's.
 type job[R float] struct {
 	shares
 	p       plan[R]
 	byBatch bool
 	gm, gn  int
 	next    atomic.Int64 // byBatch: the next batch element to take
+	shareB  bool
+	groups  []bGroup[R]
 }
 
 var jobPool64 = sync.Pool{New: func() any { return new(job[float64]) }}
@@ -162,6 +170,7 @@ func getJob[R float]() *job[R] { return poolOf[R](&jobPool64, &jobPool32).Get().
 
 func putJob[R float](j *job[R]) {
 	j.p = plan[R]{}
+	j.shareB = false
 	j.next.Store(0)
 	poolOf[R](&jobPool64, &jobPool32).Put(j)
 }
@@ -178,15 +187,22 @@ func (j *job[R]) runShare(w int) {
 				break
 			}
 			ao, bo, co := p.offsets(l)
-			p.region(ws, ao, bo, co, 0, p.m, 0, p.n)
+			p.region(ws, nil, ao, bo, co, 0, p.m, 0, p.n)
 		}
 	} else {
 		wm, wn := w/j.gn, w%j.gn
 		i0, i1 := part(p.m, p.kern.mr, j.gm, wm)
 		j0, j1 := part(p.n, p.kern.nr, j.gn, wn)
+		var sh *bShare[R]
+		if j.shareB {
+			sh = &bShare[R]{g: &j.groups[wn], w: wm}
+		}
 		for l := 0; l < p.nbatch; l++ {
 			ao, bo, co := p.offsets(l)
-			p.region(ws, ao, bo, co, i0, i1, j0, j1)
+			p.region(ws, sh, ao, bo, co, i0, i1, j0, j1)
+		}
+		if sh != nil {
+			sh.g.at[wm].Store(inactive)
 		}
 	}
 	putWorkspace(ws)

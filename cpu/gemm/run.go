@@ -12,6 +12,13 @@ var testBlocking atomic.Pointer[blocking]
 // testNoDirect, when set, makes every call pack A (a test hook).
 var testNoDirect atomic.Bool
 
+// testNoDirectB, when set, makes every call pack B (a test hook).
+var testNoDirectB atomic.Bool
+
+// testNoShareB, when set, makes every share of a parallel call pack its own
+// B panels (a test hook).
+var testNoShareB atomic.Bool
+
 // Thresholds for going parallel, in multiply-adds (m·n·k, real view).
 const (
 	// minParallelWork is the least total work worth waking other goroutines.
@@ -133,7 +140,18 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 			p.dars, p.dacs = p.a.rs, p.a.cs
 		}
 	}
-	p.blk = blockingFor(p.kern.mr, p.kern.nr, int(unsafe.Sizeof(rz)))
+	// So is a small row-major real B when few row panels share each of its
+	// micro-panels (packing pays for itself over more) and its rows are not
+	// a multiple of 4 KiB apart (they would fall in one set of L1): one
+	// thread, float64, AVX-512, m×n×k = 64×64×64 ran 6–10% faster in
+	// place, 192×128×128 between 12% faster and 6% slower, 512×256×64 7%
+	// slower, 64×512×32 (4 KiB rows) 33% slower (BenchmarkGemmShapes;
+	// GOFERRO_NODIRECTB=1 packs).
+	if es := int(unsafe.Sizeof(rz)); !cplx && p.b.cs == 1 && p.k*p.n*es <= cacheL2/4 && p.n >= p.kern.nr &&
+		p.m <= 8*p.kern.mr && p.b.rs*es%4096 != 0 && !testNoDirect.Load() && !testNoDirectB.Load() {
+		p.directB = true
+	}
+	p.blk = blockingFor(p.kern, int(unsafe.Sizeof(rz)))
 	if b := testBlocking.Load(); b != nil {
 		p.blk = blocking{mc: max(b.mc/p.kern.mr, 1) * p.kern.mr, kc: b.kc, nc: max(b.nc/p.kern.nr, 1) * p.kern.nr}
 	}
@@ -146,7 +164,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 		ws := getWorkspace[R]()
 		for l := 0; l < nbatch; l++ {
 			ao, bo, co := p.offsets(l)
-			p.region(ws, ao, bo, co, 0, p.m, 0, p.n)
+			p.region(ws, nil, ao, bo, co, 0, p.m, 0, p.n)
 		}
 		putWorkspace(ws)
 		return
@@ -165,6 +183,17 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 			j.gm *= 2
 		}
 		nsh = j.gm * j.gn
+		// Shares over the same columns pack each B panel once, together.
+		if j.gm > 1 && !testNoShareB.Load() {
+			j.shareB = true
+			if cap(j.groups) < j.gn {
+				j.groups = make([]bGroup[R], j.gn)
+			}
+			j.groups = j.groups[:j.gn]
+			for i := range j.groups {
+				j.groups[i].reset(j.gm)
+			}
+		}
 	}
 	runParallel(j, nsh, threads)
 	putJob(j)
