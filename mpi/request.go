@@ -262,26 +262,12 @@ func elements(op string, t *tensor.Tensor) (unsafe.Pointer, int, error) {
 	if t == nil {
 		return nil, 0, newErr(op, ErrArgument, "nil tensor")
 	}
-	n := t.Len()
-	if n == 0 {
+	if t.Len() == 0 {
 		return nil, 0, nil
 	}
-	off := t.Offset()
-	switch s := t.Data().(type) {
-	case []float32:
-		return unsafe.Pointer(&s[off]), n, nil
-	case []float64:
-		return unsafe.Pointer(&s[off]), n, nil
-	case []complex64:
-		return unsafe.Pointer(&s[off]), n, nil
-	case []complex128:
-		return unsafe.Pointer(&s[off]), n, nil
-	case []int32:
-		return unsafe.Pointer(&s[off]), n, nil
-	case []int64:
-		return unsafe.Pointer(&s[off]), n, nil
-	case []bool:
-		return unsafe.Pointer(&s[off]), n, nil
+	b := t.Bytes()
+	if b == nil {
+		return nil, 0, newErr(op, ErrArgument, "%v tensor of shape %v is not contiguous or has no known dtype", t.DType(), t.ShapeView())
 	}
-	return nil, 0, newErr(op, ErrArgument, "dtype %v", t.DType())
+	return unsafe.Pointer(&b[0]), t.Len(), nil
 }

@@ -8,35 +8,6 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-// hostBytes returns the bytes of a contiguous host tensor's elements.
-func hostBytes(t *tensor.Tensor) []byte {
-	n := t.Len() * t.DType().Size()
-	if n == 0 {
-		return nil
-	}
-	off := t.Offset()
-	var p unsafe.Pointer
-	switch s := t.Data().(type) {
-	case []float32:
-		p = unsafe.Pointer(&s[off])
-	case []float64:
-		p = unsafe.Pointer(&s[off])
-	case []complex64:
-		p = unsafe.Pointer(&s[off])
-	case []complex128:
-		p = unsafe.Pointer(&s[off])
-	case []int32:
-		p = unsafe.Pointer(&s[off])
-	case []int64:
-		p = unsafe.Pointer(&s[off])
-	case []bool:
-		p = unsafe.Pointer(&s[off])
-	default:
-		return nil
-	}
-	return unsafe.Slice((*byte)(p), n)
-}
-
 // Upload copies a host tensor (any strides) into a new row-major device
 // tensor in q's context. It blocks until the copy is done, so src may be
 // modified as soon as it returns.
@@ -72,7 +43,7 @@ func (q *Queue) UploadInto(ctx context.Context, dst *Tensor, src *tensor.Tensor)
 		}
 		return ev.Wait(ctx)
 	}
-	b := hostBytes(src.Contiguous())
+	b := src.Contiguous().Bytes()
 	es := dst.dtype.Size()
 	if len(b) != dst.size*es {
 		return newErr("Upload", ErrArgument, fmt.Sprintf("host tensor has %d bytes, want %d", len(b), dst.size*es))
@@ -128,7 +99,7 @@ func (q *Queue) DownloadInto(ctx context.Context, dst *tensor.Tensor, src *Tenso
 		}
 		defer dev.Release()
 	}
-	b := hostBytes(dst)
+	b := dst.Bytes()
 	es := src.dtype.Size()
 	if ctx.Done() != nil {
 		// Wait with cancellation first; the blocking read below then finds

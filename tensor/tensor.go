@@ -55,6 +55,19 @@ func (t *Tensor) Offset() int { return t.offset }
 // The tensor's elements are at Offset() + Σ index·stride.
 func (t *Tensor) Data() any { return t.data }
 
+// Bytes returns the memory of a row-major contiguous tensor's elements,
+// Len()·DType().Size() bytes from its offset, shared with t (not a copy),
+// for code that hands memory to a device or a library (OpenCL, MPI). It is
+// nil for an empty or non-contiguous tensor (see Contiguous).
+func (t *Tensor) Bytes() []byte {
+	n := t.Len() * t.dtype.Size()
+	if n == 0 || !t.dtype.Valid() || !t.IsContiguous() {
+		return nil
+	}
+	off := t.offset * t.dtype.Size()
+	return elems[t.dtype].bytes(t.data)[off : off+n]
+}
+
 // Buffer returns the underlying typed buffer, or an ErrDType error if T is not
 // the tensor's element type.
 func Buffer[T Elem](t *Tensor) ([]T, error) {

@@ -44,3 +44,28 @@ func TestBasicViews(t *testing.T) {
 		t.Fatalf("reverse slice %v", got)
 	}
 }
+
+// TestBytes: Bytes is the memory of a contiguous tensor's elements from its
+// offset, shared with the tensor; nil for a non-contiguous or empty one.
+func TestBytes(t *testing.T) {
+	a := Must(New([]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 3, 4))
+	row := Must(a.Slice(R(1, 3))) // rows 1 and 2: contiguous, offset 4
+	b := row.Bytes()
+	if len(b) != 8*4 || b[0] != 4 || b[4] != 5 || b[28] != 11 {
+		t.Fatalf("rows 1–2: %v", b)
+	}
+	b[0] = 40 // shared, not a copy
+	if v, _ := a.Complex128At(1, 0); v != 40 {
+		t.Errorf("a[1,0] = %v after writing through Bytes, want 40", v)
+	}
+	col := Must(a.Slice(All, R(1, 2)))
+	if col.Bytes() != nil {
+		t.Error("a column view (not contiguous) has Bytes")
+	}
+	if tr := Must(a.Permute(1, 0)); tr.Bytes() != nil {
+		t.Error("a transposed view has Bytes")
+	}
+	if e := Must(Zeros(Float64, 0, 3)); e.Bytes() != nil {
+		t.Error("an empty tensor has Bytes")
+	}
+}
