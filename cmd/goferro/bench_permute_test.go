@@ -1,35 +1,22 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"regexp"
-	"strings"
 	"testing"
 )
 
 func TestBenchPermute(t *testing.T) {
 	line := regexp.MustCompile(`^permute dtype=(float32|float64|complex64|complex128) shape=[0-9x]+ perm=[0-9,-]+ bytes=\d+ median_ms=[0-9.]+ copy_median_ms=[0-9.]+ gbps=[0-9.+Inf]+ copy_gbps=[0-9.+Inf]+ ratio_to_copy=[0-9.]+$`)
-	for _, args := range [][]string{
+	checkBenchLines(t, runBenchPermute, line, [][]string{
 		{"-shape", "40,33", "-runs", "3"},
 		{"-shape", "4,5,6,7,8", "-perm", "4,0,3,1,2", "-dtype", "float32", "-runs", "2"},
 		{"-shape", "9,16", "-perm", "-1,0", "-dtype", "complex128", "-runs", "1"},
 		{"-shape", "3,3", "-dtype", "complex64", "-runs", "1"},
-	} {
-		var out bytes.Buffer
-		if err := runBenchPermute(context.Background(), args, &out); err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
-		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		if last := lines[len(lines)-1]; !line.MatchString(last) {
-			t.Errorf("%v: last line %q does not match", args, last)
-		}
-	}
+	})
 }
 
 func TestBenchPermuteBadFlags(t *testing.T) {
-	for _, args := range [][]string{
+	checkBenchUsageErrors(t, runBenchPermute, [][]string{
 		{"-dtype", "int8"},
 		{"-dtype", "int32"},
 		{"-shape", "0,3"},
@@ -40,12 +27,5 @@ func TestBenchPermuteBadFlags(t *testing.T) {
 		{"-runs", "-1"},
 		{"extra"},
 		{"-nosuchflag"},
-	} {
-		var out bytes.Buffer
-		err := runBenchPermute(context.Background(), args, &out)
-		var ue *usageError
-		if !errors.As(err, &ue) {
-			t.Errorf("%v: err = %v, want a usage error", args, err)
-		}
-	}
+	})
 }
