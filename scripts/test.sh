@@ -11,13 +11,18 @@ need=()
 [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 ] || ls /usr/lib/*/libOpenCL.so.1 >/dev/null 2>&1 || need+=(ocl-icd-libopencl1)
 ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1 || need+=(pocl-opencl-icd)
 command -v mpirun >/dev/null || need+=(openmpi-bin) # the mpi tests run 2 processes under mpirun
-if [ ${#need[@]} -gt 0 ]; then
+# MPICH too, so the mpi tests run under both implementations; without its
+# recommends (libmpich-dev would pull in compilers the tests do not use).
+lean=()
+command -v mpiexec.mpich >/dev/null || lean+=(mpich)
+if [ $((${#need[@]} + ${#lean[@]})) -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		echo "test.sh: installing ${need[*]}"
+		echo "test.sh: installing ${need[*]} ${lean[*]}"
 		apt-get update -qq >/dev/null
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+		[ ${#need[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+		[ ${#lean[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${lean[@]}" >/dev/null
 	else
-		echo "test.sh: missing ${need[*]} and cannot install them; those tests will skip"
+		echo "test.sh: missing ${need[*]} ${lean[*]} and cannot install them; those tests will skip"
 	fi
 fi
 
