@@ -298,3 +298,21 @@ func TestRun(t *testing.T) {
 		}
 	}
 }
+
+// A canceled context stops the optimisation with its error.
+func TestMinimizeCanceled(t *testing.T) {
+	eng, err := newEngines(context.Background(), "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := bondDims(4, 2)
+	ev, err := newEvaluator(context.Background(), eng.rt, dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := minimize(ctx, ev, randomMPS(tensor.NewRNG(1), dims), 100); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+}
