@@ -299,7 +299,21 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// A canceled context stops the optimisation with its error.
+// cancelAfter is a context canceled once its evaluator has run n times.
+type cancelAfter struct {
+	context.Context
+	ev *evaluator
+	n  int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.ev.runs >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A context canceled during the optimisation stops it with its error.
 func TestMinimizeCanceled(t *testing.T) {
 	eng, err := newEngines(context.Background(), "cpu")
 	if err != nil {
@@ -310,9 +324,11 @@ func TestMinimizeCanceled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	ctx := &cancelAfter{Context: context.Background(), ev: ev, n: 5}
 	if _, _, err := minimize(ctx, ev, randomMPS(tensor.NewRNG(1), dims), 100); !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if ev.runs != 5 {
+		t.Errorf("%d evaluations, want 5", ev.runs)
 	}
 }
