@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/internal/sysmem"
 
 	"github.com/goferro/goferro/cpu/gemm"
@@ -251,11 +252,12 @@ func reciprocal(x *tensor.Tensor) (*tensor.Tensor, error) {
 	return Div(ones, x)
 }
 
-// dotGeneral computes dot_general with GEMM: both operands are permuted
-// into graph.LowerDot's (batch, free, contracted) and (batch, contracted,
-// free) row-major order and multiplied as batched matrices. ok is false for
-// dtypes GEMM does not support (integers), which fall back to the
-// reference.
+// dotGeneral computes dot_general with GEMM: both operands, viewed in
+// graph.LowerDot's (batch, free, contracted) and (batch, contracted, free)
+// axis orders, are multiplied as batched strided matrices; an operand is
+// copied into that order only where its free or its contracted axes do not
+// form one strided run. ok is false for dtypes GEMM does not support
+// (integers), which fall back to the reference.
 func dotGeneral(a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
 	switch l.DType() {
 	case tensor.Float32:
@@ -271,6 +273,9 @@ func dotGeneral(a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.
 }
 
 func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
+	if len(a.LhsContract) > 1 {
+		a = cheapestContractOrder(a, l, r)
+	}
 	d, err := graph.LowerDot(a, l.ShapeView(), r.ShapeView())
 	if err != nil {
 		return nil, true, err
@@ -282,37 +287,132 @@ func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shap
 	if c.Len() == 0 || d.K == 0 {
 		return c, true, nil
 	}
-	lp, err := Permute(l, d.LhsPerm...)
+	nb := len(d.Batch)
+	A, err := dotOperand[T](l, d.LhsPerm, nb, len(d.LhsPerm)-len(a.LhsContract))
 	if err != nil {
 		return nil, true, err
 	}
-	rp, err := Permute(r, d.RhsPerm...)
+	B, err := dotOperand[T](r, d.RhsPerm, nb, nb+len(a.RhsContract))
 	if err != nil {
 		return nil, true, err
 	}
-	m, n, k := d.M, d.N, d.K
-	bstrides := func(per int) []int {
-		if len(d.Batch) == 0 {
-			return nil
-		}
-		st := tensor.RowMajorStrides(d.Batch)
-		for i := range st {
-			st[i] *= per
-		}
-		return st
-	}
-	ld, _ := tensor.Buffer[T](lp)
-	rd, _ := tensor.Buffer[T](rp)
 	cd, _ := tensor.Buffer[T](c)
-	A := gemm.Matrix[T]{Data: ld, Offset: lp.Offset(), RowStride: k, ColStride: 1, BatchStrides: bstrides(m * k)}
-	B := gemm.Matrix[T]{Data: rd, Offset: rp.Offset(), RowStride: n, ColStride: 1, BatchStrides: bstrides(k * n)}
-	C := gemm.Matrix[T]{Data: cd, Offset: 0, RowStride: n, ColStride: 1, BatchStrides: bstrides(m * n)}
-	var nb []int
-	if len(d.Batch) > 0 {
-		nb = d.Batch
+	C := gemm.Matrix[T]{Data: cd, RowStride: d.N, ColStride: 1}
+	var batch []int
+	if nb > 0 {
+		batch = d.Batch
+		C.BatchStrides = tensor.RowMajorStrides(d.Batch)
+		for i := range C.BatchStrides {
+			C.BatchStrides[i] *= d.M * d.N
+		}
 	}
-	if err := gemm.Gemm[T](nb, m, n, k, 1, A, B, 0, C); err != nil {
+	if err := gemm.Gemm[T](batch, d.M, d.N, d.K, 1, A, B, 0, C); err != nil {
 		return nil, true, err
 	}
 	return c, true, nil
+}
+
+// dotOperand returns x, its axes taken in the order perm, as a batched
+// matrix for GEMM: axes [0, nb) are the batch, axes [nb, split) the rows
+// and the rest the columns. Rows and columns must each be one strided run
+// (every axis's stride the next one's times its extent, extent-1 axes
+// aside); where they are not, x is first copied into perm's row-major
+// order, where they are.
+func dotOperand[T gemm.Scalar](x *tensor.Tensor, perm []int, nb, split int) (gemm.Matrix[T], error) {
+	v, err := x.Permute(perm...)
+	if err != nil {
+		return gemm.Matrix[T]{}, err
+	}
+	rows, cols, ok := matrixStrides(v, nb, split)
+	if !ok {
+		if v, err = Permute(x, perm...); err != nil {
+			return gemm.Matrix[T]{}, err
+		}
+		rows, cols, _ = matrixStrides(v, nb, split)
+	}
+	strides := v.StridesView()
+	data, err := tensor.Buffer[T](v)
+	if err != nil {
+		return gemm.Matrix[T]{}, err
+	}
+	m := gemm.Matrix[T]{Data: data, Offset: v.Offset(), RowStride: rows, ColStride: cols}
+	if nb > 0 {
+		m.BatchStrides = strides[:nb:nb]
+	}
+	return m, nil
+}
+
+// matrixStrides returns the row and column strides of v seen as a batched
+// matrix (axes [0, nb) the batch, [nb, split) the rows, the rest the
+// columns), and false where its rows or its columns are not one run.
+func matrixStrides(v *tensor.Tensor, nb, split int) (rows, cols int, ok bool) {
+	shape, strides := v.ShapeView(), v.StridesView()
+	rows, okRows := oneRun(shape[nb:split], strides[nb:split])
+	cols, okCols := oneRun(shape[split:], strides[split:])
+	return rows, cols, okRows && okCols
+}
+
+// cheapestContractOrder returns a, or a with its contracting pairs
+// reordered, whichever leaves gemmDot the fewest elements to copy: the
+// pairs may be taken in any order, and the order of one operand's strides
+// makes its contracted axes one run where they can be.
+func cheapestContractOrder(a *graph.Attrs, l, r *tensor.Tensor) *graph.Attrs {
+	best, bestCost := a, dotCopyCost(a, l, r)
+	for _, x := range []*tensor.Tensor{l, r} {
+		axes := a.LhsContract
+		if x == r {
+			axes = a.RhsContract
+		}
+		pairs := make([]int, len(axes))
+		for i := range pairs {
+			pairs[i] = i
+		}
+		st := x.StridesView()
+		slices.SortStableFunc(pairs, func(i, j int) int { return st[axes[j]] - st[axes[i]] })
+		c := *a
+		c.LhsContract, c.RhsContract = make([]int, len(pairs)), make([]int, len(pairs))
+		for i, p := range pairs {
+			c.LhsContract[i], c.RhsContract[i] = a.LhsContract[p], a.RhsContract[p]
+		}
+		if cost := dotCopyCost(&c, l, r); cost < bestCost {
+			best, bestCost = &c, cost
+		}
+	}
+	return best
+}
+
+// dotCopyCost is the number of elements gemmDot copies for dot_general a
+// of l and r: those of each operand that is not a strided matrix as it is.
+func dotCopyCost(a *graph.Attrs, l, r *tensor.Tensor) int {
+	d, err := graph.LowerDot(a, l.ShapeView(), r.ShapeView())
+	if err != nil {
+		return 0 // gemmDot reports the error
+	}
+	nb, cost := len(d.Batch), 0
+	if v, err := l.Permute(d.LhsPerm...); err == nil {
+		if _, _, ok := matrixStrides(v, nb, len(d.LhsPerm)-len(a.LhsContract)); !ok {
+			cost += l.Len()
+		}
+	}
+	if v, err := r.Permute(d.RhsPerm...); err == nil {
+		if _, _, ok := matrixStrides(v, nb, nb+len(a.RhsContract)); !ok {
+			cost += r.Len()
+		}
+	}
+	return cost
+}
+
+// oneRun returns the stride of the axes (shape, strides) walked as one
+// axis, and whether they are one run: each stride the next non-trivial
+// axis's stride times that axis's extent. Axes of extent 1 have no say;
+// with none left the stride is 1.
+func oneRun(shape, strides []int) (int, bool) {
+	merged, ms := strided.Merge(shape, nil, strides)
+	switch len(merged) {
+	case 0:
+		return 1, true
+	case 1:
+		return ms[0][0], true
+	}
+	return 0, false
 }

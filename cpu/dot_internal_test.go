@@ -1,0 +1,182 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/tensor"
+)
+
+// TestDotGeneralStridedOperands checks dotGeneral on random dot_general
+// dimension numbers and operands held in every kind of layout — permuted,
+// strided with an offset, reversed, broadcast — against a naive sum over
+// the contracted multi-index. Operands whose free or contracted axes form
+// one strided run go to GEMM as views; the others are copied first.
+func TestDotGeneralStridedOperands(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 400 {
+		dt := []tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex64, tensor.Complex128}[trial%4]
+		nb, nc, nl, nr := rng.IntN(3), rng.IntN(3), rng.IntN(3), rng.IntN(3)
+		ext := make([]int, nb+nc+nl+nr) // labels: batch, contracted, left free, right free
+		for i := range ext {
+			ext[i] = 1 + rng.IntN(4)
+		}
+		batch, contract := axisLabels(0, nb), axisLabels(nb, nc)
+		lLabels := rng.Perm(nb + nc + nl) // left free labels follow the batch and contracted ones
+		rLabels := rng.Perm(nb + nc + nr)
+		for i, p := range rLabels {
+			if p >= nb+nc {
+				rLabels[i] = p + nl // right free labels come after the left free ones
+			}
+		}
+		var dims graph.DotDims
+		for _, lab := range batch {
+			dims.LhsBatch = append(dims.LhsBatch, index(lLabels, lab))
+			dims.RhsBatch = append(dims.RhsBatch, index(rLabels, lab))
+		}
+		for _, lab := range contract {
+			dims.LhsContract = append(dims.LhsContract, index(lLabels, lab))
+			dims.RhsContract = append(dims.RhsContract, index(rLabels, lab))
+		}
+		l, r := oddLayout(t, rng, dt, lLabels, ext), oddLayout(t, rng, dt, rLabels, ext)
+		attrs := graph.Attrs{LhsBatch: dims.LhsBatch, RhsBatch: dims.RhsBatch, LhsContract: dims.LhsContract, RhsContract: dims.RhsContract}
+		var out tensor.Shape
+		var outLabels []int
+		for _, labs := range [][]int{batch, freeOf(lLabels, nb+nc), freeOf(rLabels, nb+nc)} {
+			for _, lab := range labs {
+				out = append(out, ext[lab])
+				outLabels = append(outLabels, lab)
+			}
+		}
+		got, ok, err := dotGeneral(&attrs, l, r, out)
+		if err != nil || !ok {
+			t.Fatalf("trial %d: %v %v", trial, ok, err)
+		}
+		want := naiveDot(l, r, lLabels, rLabels, outLabels, contract, ext)
+		tol := 1e-12
+		if dt == tensor.Float32 || dt == tensor.Complex64 {
+			tol = 1e-5
+		}
+		g := got.Complex128Values()
+		for i := range want {
+			if cmplx.Abs(g[i]-want[i]) > tol*(1+cmplx.Abs(want[i])) {
+				t.Fatalf("trial %d (%v, lhs %v strides %v, rhs %v strides %v, dims %+v): element %d is %v, want %v",
+					trial, dt, l.ShapeView(), l.StridesView(), r.ShapeView(), r.StridesView(), dims, i, g[i], want[i])
+			}
+		}
+	}
+}
+
+func axisLabels(lo, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = lo + i
+	}
+	return out
+}
+
+func index(labels []int, lab int) int {
+	for i, l := range labels {
+		if l == lab {
+			return i
+		}
+	}
+	panic(fmt.Sprint("no label ", lab))
+}
+
+// freeOf returns the labels of at least first, in the order held.
+func freeOf(labels []int, first int) []int {
+	var out []int
+	for _, l := range labels {
+		if l >= first {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// oddLayout returns random values of shape ext[labels] in a random layout:
+// a permuted view of a contiguous tensor, a strided slice at an offset of a
+// larger one, an axis reversed, or an extent-1 tensor broadcast.
+func oddLayout(t *testing.T, rng *rand.Rand, dt tensor.DType, labels, ext []int) *tensor.Tensor {
+	shape := make([]int, len(labels))
+	for i, l := range labels {
+		shape[i] = ext[l]
+	}
+	perm := rng.Perm(len(shape))
+	inv := make([]int, len(perm))
+	held := make([]int, len(perm))
+	for i, p := range perm {
+		held[i] = 2 * shape[p] // room for a step-2 slice at an offset
+		inv[p] = i
+	}
+	big := tensor.Must(tensor.Rand(tensor.NewRNG(rng.Uint64()), dt, held...))
+	ranges := make([]tensor.Range, len(held))
+	for i := range held {
+		switch rng.IntN(3) {
+		case 0:
+			ranges[i] = tensor.Range{Start: 0, Stop: held[i] / 2, Step: 1}
+		case 1:
+			ranges[i] = tensor.Range{Start: 1, Stop: held[i], Step: 2}
+		default:
+			ranges[i] = tensor.Range{Start: held[i]/2 - 1, Stop: math.MinInt, Step: -1}
+		}
+	}
+	v, err := big.Slice(ranges...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err = v.Permute(inv...); err != nil {
+		t.Fatal(err)
+	}
+	if rng.IntN(5) == 0 && len(shape) > 0 { // broadcast one axis
+		ax := rng.IntN(len(shape))
+		one := make([]tensor.Range, len(shape))
+		for i := range one {
+			one[i] = tensor.All
+		}
+		one[ax] = tensor.Range{Start: 0, Stop: 1, Step: 1}
+		if v, err = v.Slice(one...); err != nil {
+			t.Fatal(err)
+		}
+		if v, err = v.BroadcastTo(shape...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return v
+}
+
+// naiveDot sums l·r over the contracted labels for every output index.
+func naiveDot(l, r *tensor.Tensor, lLabels, rLabels, outLabels, contract, ext []int) []complex128 {
+	lv, rv := l.Clone().Complex128Values(), r.Clone().Complex128Values()
+	val := make([]int, len(ext))
+	at := func(labels []int) int {
+		off := 0
+		for _, lab := range labels {
+			off = off*ext[lab] + val[lab]
+		}
+		return off
+	}
+	var out []complex128
+	var walk func(labels []int, body func())
+	walk = func(labels []int, body func()) {
+		if len(labels) == 0 {
+			body()
+			return
+		}
+		for v := range ext[labels[0]] {
+			val[labels[0]] = v
+			walk(labels[1:], body)
+		}
+	}
+	walk(outLabels, func() {
+		var s complex128
+		walk(contract, func() { s += lv[at(lLabels)] * rv[at(rLabels)] })
+		out = append(out, s)
+	})
+	return out
+}
