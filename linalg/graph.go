@@ -54,6 +54,8 @@ func init() {
 		Infer: inferDecomp,
 		Eval:  evalDecomp,
 		Pure:  true,
+		VJP:   vjpDecomp,
+		JVP:   jvpDecomp,
 	})
 }
 
