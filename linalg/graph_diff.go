@@ -41,13 +41,20 @@ import (
 // scale the matrix's largest |λ|, s² or s: the broadened reciprocal is
 // bounded by 1/(2η), smooth (so derivatives of the derivative program are
 // defined too) and zero at x = 0, and it differs from 1/x by a relative
-// η²/x² = ε·(scale/x)², below 1e-6 for gaps above 1e-5 of the scale in
-// float64. For losses that are invariant under rotations within a
-// degenerate subspace, the numerators vanish with the gaps and the result
-// is finite; no rule can recover the 0/0 limit exactly (for V·f(w)·Vᴴ the
-// divided difference f′(λ)), so at an exact degeneracy those terms are
-// dropped rather than turned into NaN or Inf. A zero matrix gets η = 0,
-// and the 0/0 there is taken as 0.
+// η²/x² = ε·(scale/x)², below 1e-6 for gaps above 2e-5 of the scale in
+// float64, while the exact reciprocal would amplify the numerators'
+// rounding errors without bound as x → 0. Zeroing the reciprocals of gaps
+// below a tolerance would do as well at first order but is discontinuous
+// in A, which second derivatives (JVP of VJP) would see. For losses that
+// are invariant under rotations within a degenerate subspace, the
+// numerators vanish with the gaps and the result is finite; no rule can
+// recover the 0/0 limit exactly (for V·f(w)·Vᴴ the divided difference
+// f′(λ)), so at an exact degeneracy those terms are dropped rather than
+// turned into NaN or Inf. The same holds at a zero singular value, where
+// s = |·| has a kink: the complex phase term and, for a non-square
+// matrix, the coupling to the null space are 0/0 there. The diagonal of
+// the gap matrices, zero by construction, is cut off explicitly (see
+// gapInverses). A zero matrix gets η = 0, and the 0/0 there is taken as 0.
 //
 // QR (m ≥ n) uses the standard rule: with C = Qᴴ·dA·R⁻¹,
 // Ω = tril(C, −1) − tril(C, −1)ᴴ + i·Im diag(C) (the diagonal of R is real
