@@ -34,8 +34,10 @@ import (
 // min split ties equally, as do reduce_max and reduce_min among equal
 // extrema; pow's derivative in the exponent is 0 where the base is 0; the
 // derivative of reduce_prod divides the product by each element and so is
-// not finite where an element is 0. Extension ops have no rules: an
-// ErrUnsupported error when a derivative must flow through one.
+// not finite where an element is 0. Extension ops are differentiated by
+// the rules their family supplies (OpFamily.VJP and OpFamily.JVP; package
+// linalg's factorisations have them); a derivative that must flow through
+// an op of a family without them is an ErrUnsupported error.
 //
 // Complex numbers follow JAX's convention. A tangent dx of a complex value
 // is a complex perturbation, and JVP computes the real-linear map dx ↦ dy
@@ -52,7 +54,8 @@ import (
 //
 // Errors are *Error values: ErrValue for a nil program, ErrAttr for a bad
 // wrt, ErrDType for an input that cannot carry a derivative,
-// ErrUnsupported for an op without a rule.
+// ErrUnsupported for an op without a rule; an extension rule's own errors
+// are passed on, with the instruction's index.
 func VJP(p *Program, wrt ...int) (*Program, error) {
 	t, err := newADTrace("VJP", p, wrt)
 	if err != nil {
@@ -84,12 +87,21 @@ func VJP(p *Program, wrt ...int) (*Program, error) {
 		if !some {
 			continue
 		}
-		if len(ins.Outputs) != 1 {
-			return nil, t.unsupported(ins)
-		}
-		g := ct[ins.Outputs[0].Slot]
 		var grads []cotangent
-		if ins.Code == OpDotGeneral {
+		if ins.Code == OpExtension {
+			gs := make([]Value, len(ins.Outputs))
+			for k, o := range ins.Outputs {
+				gs[k] = ct[o.Slot].value()
+			}
+			vs, err := t.extVJP(ins, gs)
+			if err != nil {
+				return nil, err
+			}
+			grads = make([]cotangent, len(vs))
+			for k, v := range vs {
+				grads[k] = cotangent{v: v}
+			}
+		} else if g := ct[ins.Outputs[0].Slot]; ins.Code == OpDotGeneral {
 			x := t.args(ins)
 			l, r := dotVJP(g, x[0], x[1], &ins.Attrs)
 			grads = []cotangent{l, r}
@@ -159,19 +171,27 @@ func JVP(p *Program, wrt ...int) (*Program, error) {
 		if !some || !diff {
 			continue
 		}
-		if len(ins.Outputs) != 1 {
-			return nil, t.unsupported(ins)
-		}
-		d, err := t.jvp(ins, dx)
-		if err != nil {
-			return nil, err
-		}
-		if d.Valid() {
-			if err := t.check(ins, cotangent{v: d}, ins.Outputs[0].Type()); err != nil {
+		var ds []Value
+		if ins.Code == OpExtension {
+			var err error
+			if ds, err = t.extJVP(ins, dx); err != nil {
 				return nil, err
 			}
+		} else {
+			d, err := t.jvp(ins, dx)
+			if err != nil {
+				return nil, err
+			}
+			ds = []Value{d}
 		}
-		tan[ins.Outputs[0].Slot] = d
+		for k, o := range ins.Outputs {
+			if ds[k].Valid() {
+				if err := t.check(ins, cotangent{v: ds[k]}, o.Type()); err != nil {
+					return nil, err
+				}
+			}
+			tan[o.Slot] = ds[k]
+		}
 	}
 	outs := t.outputs()
 	for _, s := range p.Outputs {
@@ -348,6 +368,50 @@ func (t *adTrace) check(ins *Instruction, c cotangent, want Type) error {
 		return &Error{Op: t.op, Instruction: ins.Index, Kind: ErrShape, Msg: "the rule of " + ins.Op + " gives " + got.String() + ", want " + want.String()}
 	}
 	return nil
+}
+
+// extVJP applies the VJP rule of the family of the extension op ins to
+// the cotangents ct of its results.
+func (t *adTrace) extVJP(ins *Instruction, ct []Value) ([]Value, error) {
+	f, ok := Lookup(ins.Op)
+	if !ok || f.VJP == nil {
+		return nil, t.unsupported(ins)
+	}
+	r, err := f.VJP(t.diffCall(ins), ct)
+	if err == nil && len(r) != len(ins.Inputs) {
+		err = &Error{Op: t.op, Instruction: ins.Index, Kind: ErrArity, Msg: "the rule of " + ins.Op + " gives " + itoa(len(r)) + " cotangents for " + itoa(len(ins.Inputs)) + " operands"}
+	}
+	if err != nil {
+		return nil, withOp(err, t.op, ins.Index, ErrUnsupported)
+	}
+	return r, nil
+}
+
+// extJVP applies the JVP rule of the family of the extension op ins to
+// the tangents dx of its operands.
+func (t *adTrace) extJVP(ins *Instruction, dx []Value) ([]Value, error) {
+	f, ok := Lookup(ins.Op)
+	if !ok || f.JVP == nil {
+		return nil, t.unsupported(ins)
+	}
+	r, err := f.JVP(t.diffCall(ins), dx)
+	if err == nil && len(r) != len(ins.Outputs) {
+		err = &Error{Op: t.op, Instruction: ins.Index, Kind: ErrArity, Msg: "the rule of " + ins.Op + " gives " + itoa(len(r)) + " tangents for " + itoa(len(ins.Outputs)) + " results"}
+	}
+	if err != nil {
+		return nil, withOp(err, t.op, ins.Index, ErrUnsupported)
+	}
+	return r, nil
+}
+
+// diffCall returns ins as its family's rules see it.
+func (t *adTrace) diffCall(ins *Instruction) *DiffCall {
+	outs := make([]Value, len(ins.Outputs))
+	for k, o := range ins.Outputs {
+		outs[k] = t.val[o.Slot]
+	}
+	a := ins.Attrs.clone()
+	return &DiffCall{Op: ins.Op, Attrs: &a, Inputs: t.args(ins), Outputs: outs}
 }
 
 // unsupported reports an op without a derivative rule.

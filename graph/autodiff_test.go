@@ -467,30 +467,35 @@ func TestGradientCheck(t *testing.T) {
 	// divisors, transposed contractions), with respect to the inputs and
 	// the cotangents.
 	for _, c := range adCases(rng) {
-		t.Run(c.name+"/vjp", func(t *testing.T) {
-			p := c.compile(t)
-			var wrt []int
-			for i, in := range c.inputs {
-				if in.dt.IsFloat() || in.dt.IsComplex() {
-					wrt = append(wrt, i)
-				}
-			}
-			q, err := graph.VJP(p, wrt...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c2 := adCase{name: c.name + "/vjp", inputs: slices.Clone(c.inputs)}
-			for _, s := range p.Outputs {
-				ty := p.SlotType(s)
-				shape, _ := ty.Shape.Concrete()
-				if ty.DType != f64 && ty.DType != c128 {
-					t.Skipf("output of type %v", ty)
-				}
-				c2.inputs = append(c2.inputs, adInput{ty.DType, shape, anyValue})
-			}
-			checkGradients(t, c2, q, rng, false)
-		})
+		t.Run(c.name+"/vjp", func(t *testing.T) { checkSecondOrder(t, c, rng) })
 	}
+}
+
+// checkSecondOrder runs the gradient checker on the VJP program of c, with
+// respect to c's inputs and the cotangents.
+func checkSecondOrder(t *testing.T, c adCase, rng *rand.Rand) {
+	t.Helper()
+	p := c.compile(t)
+	var wrt []int
+	for i, in := range c.inputs {
+		if in.dt.IsFloat() || in.dt.IsComplex() {
+			wrt = append(wrt, i)
+		}
+	}
+	q, err := graph.VJP(p, wrt...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := adCase{name: c.name + "/vjp", inputs: slices.Clone(c.inputs)}
+	for _, s := range p.Outputs {
+		ty := p.SlotType(s)
+		shape, _ := ty.Shape.Concrete()
+		if ty.DType != f64 && ty.DType != c128 {
+			t.Skipf("output of type %v", ty)
+		}
+		c2.inputs = append(c2.inputs, adInput{ty.DType, shape, anyValue})
+	}
+	checkGradients(t, c2, q, rng, false)
 }
 
 // vjpOf compiles out, takes its VJP with respect to wrt and runs it on the

@@ -32,6 +32,36 @@ type Call struct {
 // modify its inputs and must return len(c.Results) tensors of those types.
 type EvalFunc func(c *Call) ([]*tensor.Tensor, error)
 
+// DiffCall is one instruction of an extension op as its derivative rules
+// see it: the op, its attributes, and its operands and results as Values
+// of the Builder on which VJP or JVP traces the derivative program. Rules
+// build their results from these Values, on that Builder, with the ops of
+// any registered family; they must not modify Attrs.
+type DiffCall struct {
+	Op      string
+	Attrs   *Attrs
+	Inputs  []Value
+	Outputs []Value
+}
+
+// VJPFunc is the reverse-mode rule of an extension op family. Given the
+// cotangents of all of c's results (ct[k] for result k, the zero Value
+// where none flows, which counts as zero; at least one is valid; integer
+// and bool results get none), it returns one cotangent per operand, with
+// the operand's type, or the zero Value where an operand gets none. The
+// result is the transpose of the JVPFunc's map under the real pairing
+// Re Σ u·v, without conjugation (the convention VJP documents). Errors
+// should be *Error values, of kind ErrUnsupported for a case the rule does
+// not cover.
+type VJPFunc func(c *DiffCall, ct []Value) ([]Value, error)
+
+// JVPFunc is the forward-mode rule of an extension op family. Given the
+// tangents of c's operands (tan[k] for operand k, the zero Value where an
+// operand carries none; at least one is valid), it returns one tangent per
+// result, with the result's type, or the zero Value for a zero tangent
+// (always for integer and bool results). Errors are as for VJPFunc.
+type JVPFunc func(c *DiffCall, tan []Value) ([]Value, error)
+
 // OpFamily is a registered family of ops: the unit the runtime places by
 // capability. Core families are registered by this package; other packages
 // add their own with Register, without editing the core.
@@ -52,6 +82,12 @@ type OpFamily struct {
 	// their operands and attributes, so CSE may merge equal instructions and
 	// constant folding may evaluate them. Core families are pure.
 	Pure bool
+	// VJP and JVP are the derivative rules of the family's ops, which
+	// graph.VJP and graph.JVP call; nil when the ops have none (a
+	// derivative through them is then an ErrUnsupported error). Core
+	// families have none here: their rules are this package's own.
+	VJP VJPFunc
+	JVP JVPFunc
 
 	mu    sync.RWMutex
 	impls map[string]any

@@ -22,5 +22,6 @@
 // (float32 for float32 and complex64 inputs, float64 otherwise).
 //
 // GraphQR, GraphSVD and GraphEigh add the factorisations to graph programs
-// as ops of the extension family Family, which the CPU engine runs.
+// as ops of the extension family Family, which the CPU engine runs, with
+// GraphSolveTriangular (SolveTriangular).
 package linalg

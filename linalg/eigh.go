@@ -60,6 +60,7 @@ func eighStack[T scalar](op string, t *tensor.Tensor, batch []int, n int, vector
 	err = forBatch(nb, n*n*n, func(b int) error {
 		a := load(vals, b, n, n, false)
 		for j := range n {
+			a.set(j, j, fromReal[T](re(a.at(j, j))))
 			for i := j + 1; i < n; i++ {
 				a.set(j, i, conj(a.at(i, j)))
 			}

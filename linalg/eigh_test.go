@@ -79,3 +79,36 @@ func TestEighBatchedAndErrors(t *testing.T) {
 		t.Errorf("Eigh(int64) error %v, want ErrDType", err)
 	}
 }
+
+// Eigh reads the lower triangle and the real part of the diagonal only:
+// the strict upper triangle and the imaginary part of the diagonal do not
+// change the result, which is that of the Hermitian matrix they stand for.
+func TestEighReadsLowerTriangle(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Complex64, tensor.Complex128} {
+		for _, n := range []int{1, 2, 5, 33, 100} {
+			t.Run(fmt.Sprintf("%v/%d", dt, n), func(t *testing.T) {
+				h := roundTo(hermitianMatrix("random", n, dt, 3), dt)
+				a := newCM(n, n)
+				rng := newRand(uint64(n))
+				for i := range n {
+					for j := range n {
+						switch {
+						case i > j:
+							a.set(i, j, h.at(i, j))
+						case i == j:
+							a.set(i, j, complex(real(h.at(i, i)), rng.Float64()-0.5))
+						default:
+							a.set(i, j, complex(rng.Float64(), rng.Float64()))
+						}
+					}
+				}
+				a = roundTo(a, dt)
+				wt, vt, err := Eigh(toTensor(t, []cm{a}, dt))
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkEigh(t, h, vectorsOf(wt)[0], matricesOf(t, vt)[0], dt)
+			})
+		}
+	}
+}

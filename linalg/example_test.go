@@ -3,6 +3,8 @@ package linalg_test
 import (
 	"fmt"
 
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/linalg"
 	"github.com/goferro/goferro/tensor"
 )
@@ -54,4 +56,30 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// The gradient of the nuclear norm Σ sᵢ of a matrix with distinct nonzero
+// singular values is U·Vh: here the signs of the diagonal.
+func ExampleGraphSVD_gradient() {
+	b := graph.NewBuilder()
+	x := b.Input("a", tensor.Float64, graph.Dims(2, 2))
+	_, s, _ := linalg.GraphSVD(x, linalg.Reduced, 0)
+	p, err := graph.Compile(graph.ReduceSum(s))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g, err := graph.VJP(p, 0) // inputs a, cotangent0; outputs Σs, ∂Σs/∂a
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a, _ := tensor.New([]float64{3, 0, 0, -2}, 2, 2)
+	out, err := ref.Run(g, a, tensor.Scalar(1.0))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out[0].Data(), out[1].Data())
+	// Output: [5] [1 0 0 -1]
 }

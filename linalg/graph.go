@@ -9,12 +9,15 @@ import (
 )
 
 // The graph ops of the factorisations, an extension op family of package
-// graph, so that programs (and the runtime) can run them. Each op takes one
-// operand, a stack of matrices (..., m, n), and has several results:
+// graph, so that programs (and the runtime) can run them. Each
+// factorisation takes one operand, a stack of matrices (..., m, n), and has
+// several results; the triangular solve, which their derivatives use, takes
+// two:
 //
-//	linalg.qr    Q, R        attributes: mode ("reduced" or "complete")
-//	linalg.svd   U, S, Vh    attributes: mode, rank (a cap on the singular values kept)
-//	linalg.eigh  W, V
+//	linalg.qr               Q, R        attributes: mode ("reduced" or "complete")
+//	linalg.svd              U, S, Vh    attributes: mode, rank (a cap on the singular values kept)
+//	linalg.eigh             W, V
+//	linalg.solve_triangular X           attributes: lower ("true" or "false", the default)
 //
 // A program's result shapes are fixed when it is compiled, so the SVD op
 // truncates by rank only (to min(rank, m, n) values): truncation by a
@@ -39,15 +42,20 @@ const (
 	// OpEigh is the Hermitian eigendecomposition op: results W and V, as
 	// Eigh returns them.
 	OpEigh = "linalg.eigh"
+	// OpSolveTriangular is the triangular solve: operands A and B, result
+	// X, as SolveTriangular returns it.
+	OpSolveTriangular = "linalg.solve_triangular"
 )
 
 func init() {
 	graph.MustRegister(&graph.OpFamily{
 		Name:  Family,
-		Ops:   []string{OpQR, OpSVD, OpEigh},
+		Ops:   []string{OpQR, OpSVD, OpEigh, OpSolveTriangular},
 		Infer: inferDecomp,
 		Eval:  evalDecomp,
 		Pure:  true,
+		VJP:   vjpDecomp,
+		JVP:   jvpDecomp,
 	})
 }
 
@@ -78,6 +86,19 @@ func GraphEigh(x graph.Value) (w, v graph.Value) {
 	return out[0], out[1]
 }
 
+// GraphSolveTriangular adds the solution x of a·x = b to a's program, for
+// a stack of triangular matrices a (..., n, n) and right-hand sides b
+// (..., n, k), as SolveTriangular(a, b, lower) computes it: only the lower
+// (lower set) or upper triangle of a is read.
+func GraphSolveTriangular(a, b graph.Value, lower bool) graph.Value {
+	attrs := graph.Attrs{Ext: map[string]string{"lower": strconv.FormatBool(lower)}}
+	bl := a.Builder()
+	if bl == nil {
+		return graph.Value{}
+	}
+	return bl.Op(OpSolveTriangular, attrs, a, b)[0]
+}
+
 // apply traces op on x and returns its n results, or n copies of the
 // errored Value the builder returns when inference fails.
 func apply(op string, attrs graph.Attrs, x graph.Value, n int) []graph.Value {
@@ -94,8 +115,9 @@ func apply(op string, attrs graph.Attrs, x graph.Value, n int) []graph.Value {
 
 // decompAttrs are an op's attributes, parsed.
 type decompAttrs struct {
-	mode Mode
-	rank int
+	mode  Mode
+	rank  int
+	lower bool
 }
 
 // parseAttrs parses and checks the attributes of op.
@@ -103,7 +125,9 @@ func parseAttrs(op string, a *graph.Attrs) (decompAttrs, error) {
 	d := decompAttrs{}
 	for k, v := range a.Ext {
 		switch {
-		case k == "mode" && op != OpEigh && (v == "reduced" || v == "complete"):
+		case k == "lower" && op == OpSolveTriangular && (v == "true" || v == "false"):
+			d.lower = v == "true"
+		case k == "mode" && (op == OpQR || op == OpSVD) && (v == "reduced" || v == "complete"):
 			if v == "complete" {
 				d.mode = Complete
 			}
@@ -132,22 +156,40 @@ func graphErr(op string, kind error, format string, args ...any) error {
 // same (a square matrix of a symbolic size), since the factors' extents
 // are their minimum.
 func inferDecomp(op string, a *graph.Attrs, in []graph.Type) ([]graph.Type, error) {
-	if len(in) != 1 {
-		return nil, graphErr(op, graph.ErrArity, "takes 1 operand, got %d", len(in))
+	want := 1
+	if op == OpSolveTriangular {
+		want = 2
+	}
+	if len(in) != want {
+		return nil, graphErr(op, graph.ErrArity, "takes %d operand(s), got %d", want, len(in))
 	}
 	at, err := parseAttrs(op, a)
 	if err != nil {
 		return nil, err
 	}
+	for _, t := range in {
+		if !t.DType.IsFloat() && !t.DType.IsComplex() {
+			return nil, graphErr(op, graph.ErrDType, "%v is not a float or complex dtype", t.DType)
+		}
+		if len(t.Shape) < 2 {
+			return nil, graphErr(op, graph.ErrShape, "operand %v is not a (stack of) matrix", t.Shape)
+		}
+	}
 	t := in[0]
-	if !t.DType.IsFloat() && !t.DType.IsComplex() {
-		return nil, graphErr(op, graph.ErrDType, "%v is not a float or complex dtype", t.DType)
-	}
 	r := len(t.Shape)
-	if r < 2 {
-		return nil, graphErr(op, graph.ErrShape, "operand %v is not a (stack of) matrix", t.Shape)
-	}
 	batch, m, n := t.Shape[:r-2], t.Shape[r-2], t.Shape[r-1]
+	if op == OpSolveTriangular {
+		b := in[1]
+		switch {
+		case b.DType != t.DType:
+			return nil, graphErr(op, graph.ErrDType, "dtypes %v and %v differ", t.DType, b.DType)
+		case m != n:
+			return nil, graphErr(op, graph.ErrShape, "matrices of shape %v are not square", t.Shape)
+		case len(b.Shape) != r || !b.Shape[:r-1].Equal(t.Shape[:r-1]):
+			return nil, graphErr(op, graph.ErrShape, "right-hand sides of shape %v do not fit matrices of shape %v", b.Shape, t.Shape)
+		}
+		return []graph.Type{b}, nil
+	}
 	shape := func(dims ...graph.Dim) graph.Shape { return append(batch.Clone(), dims...) }
 	real := t.DType.Real()
 	if op == OpEigh {
@@ -189,11 +231,14 @@ func evalDecomp(c *graph.Call) ([]*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(c.Inputs) != 1 {
-		return nil, graphErr(c.Op, graph.ErrArity, "takes 1 operand, got %d", len(c.Inputs))
+	if len(c.Inputs) != 1 && !(c.Op == OpSolveTriangular && len(c.Inputs) == 2) {
+		return nil, graphErr(c.Op, graph.ErrArity, "wrong number of operands: %d", len(c.Inputs))
 	}
 	x := c.Inputs[0]
 	switch c.Op {
+	case OpSolveTriangular:
+		sol, err := SolveTriangular(x, c.Inputs[1], at.lower)
+		return []*tensor.Tensor{sol}, err
 	case OpQR:
 		q, r, err := QR(x, at.mode)
 		return []*tensor.Tensor{q, r}, err

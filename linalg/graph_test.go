@@ -3,6 +3,7 @@ package linalg_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/goferro/goferro"
@@ -116,6 +117,28 @@ func TestGraphOps(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkClose(t, "V·diag(W)·Vᴴ", contract(t, "bik,bk,bjk->bij", out[6], wc, vc), h)
+
+		// the triangular solve, both triangles, on R
+		rhs := randn(t, 3, dt, 2, 3, 2)
+		b = graph.NewBuilder()
+		xr := b.Input("r", dt, graph.Dims(2, 3, 3))
+		xb := b.Input("b", dt, graph.Dims(2, 3, 2))
+		p, err = graph.Compile(linalg.GraphSolveTriangular(xr, xb, false), linalg.GraphSolveTriangular(xr, xb, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err = ref.Run(p, out[1], rhs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, lower := range []bool{false, true} {
+			want, err := linalg.SolveTriangular(wr, rhs, lower)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkClose(t, fmt.Sprintf("solve_triangular lower=%v", lower), out[i], want)
+		}
+		checkClose(t, "R·X", contract(t, "bik,bkj->bij", wr, out[0]), rhs)
 	}
 }
 
@@ -146,6 +169,7 @@ func TestGraphInfer(t *testing.T) {
 		{types(linalg.GraphSVD(x, linalg.Complete, 0)), []string{"complex64(batch, 6, 6)", "float32(batch, 4)", "complex64(batch, 4, 4)"}},
 		{types(linalg.GraphEigh(sq)), []string{"float32(n,)", "float32(n, n)"}},
 		{types(linalg.GraphQR(sq, linalg.Reduced)), []string{"float32(n, n)", "float32(n, n)"}},
+		{types(linalg.GraphSolveTriangular(sq, b.Input("rhs", tensor.Float32, graph.Shape{graph.Sym("n"), graph.Size(3)}), true)), []string{"float32(n, 3)"}},
 	} {
 		if len(c.got) != len(c.want) {
 			t.Errorf("types %v, want %v", c.got, c.want)
@@ -186,6 +210,19 @@ func TestGraphInfer(t *testing.T) {
 		}, graph.ErrAttr},
 		{"bad rank", func(b *graph.Builder) graph.Value {
 			return b.Op(linalg.OpSVD, graph.Attrs{Ext: map[string]string{"rank": "two"}}, b.Input("d", tensor.Float64, graph.Dims(3, 4)))[0]
+		}, graph.ErrAttr},
+		{"solve with mixed dtypes", func(b *graph.Builder) graph.Value {
+			return linalg.GraphSolveTriangular(b.Input("a", tensor.Float64, graph.Dims(3, 3)), b.Input("b", tensor.Float32, graph.Dims(3, 1)), false)
+		}, graph.ErrDType},
+		{"solve with the wrong rows", func(b *graph.Builder) graph.Value {
+			return linalg.GraphSolveTriangular(b.Input("a", tensor.Float64, graph.Dims(3, 3)), b.Input("b", tensor.Float64, graph.Dims(4, 1)), false)
+		}, graph.ErrShape},
+		{"solve with one operand", func(b *graph.Builder) graph.Value {
+			return b.Op(linalg.OpSolveTriangular, graph.Attrs{}, b.Input("a", tensor.Float64, graph.Dims(3, 3)))[0]
+		}, graph.ErrArity},
+		{"solve with a bad lower", func(b *graph.Builder) graph.Value {
+			a := b.Input("a", tensor.Float64, graph.Dims(3, 3))
+			return b.Op(linalg.OpSolveTriangular, graph.Attrs{Ext: map[string]string{"lower": "yes"}}, a, a)[0]
 		}, graph.ErrAttr},
 		{"unknown attribute", func(b *graph.Builder) graph.Value {
 			return b.Op(linalg.OpEigh, graph.Attrs{Ext: map[string]string{"mode": "reduced"}}, b.Input("e", tensor.Float64, graph.Dims(3, 3)))[0]
