@@ -1,0 +1,230 @@
+package mpi_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goferro/goferro"
+	"github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/goferrotest"
+	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/graph/ref"
+	"github.com/goferro/goferro/mpi"
+	"github.com/goferro/goferro/tensor"
+)
+
+// The worker of TestRemote fails every reduce_max and stalls in every
+// reduce_min for stall, longer than process 0's remoteTimeout.
+const (
+	remoteTimeout = 2 * time.Second
+	stall         = 5 * time.Second
+)
+
+var errWorker = errors.New("worker: injected failure")
+
+// TestRemote runs process 1 as a Remote engine of process 0's runtime:
+// the driver conformance suite, a program placed across the two
+// processes, a failing and a stalled instruction on process 1.
+func TestRemote(t *testing.T) {
+	c := world(t, "remote")
+	if c == nil {
+		underMPI(t, 2, "TestRemote", "remote", 3*time.Minute, mustPass)
+		return
+	}
+	ctx := context.Background()
+	defer func() {
+		if err := c.Finalize(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	if c.Rank() == 1 {
+		e := cpu.NewEngine()
+		run := e.Executor
+		e.Executor = driver.ExecutorFunc(func(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
+			switch call.Instruction.Op {
+			case "reduce_max":
+				return nil, errWorker
+			case "reduce_min":
+				time.Sleep(stall) // deaf to ctx, as a stalled process is
+			}
+			return run.Execute(ctx, call)
+		})
+		if err := mpi.Serve(ctx, c, 0, e); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		return
+	}
+	r, err := mpi.NewRemote(ctx, c, 1, mpi.WithTimeout(remoteTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("Conformance", func(t *testing.T) {
+		// Process 1 serves one Remote: a scenario that asks for a second
+		// instance gets the same one, whose allocations the first
+		// instance's Live already counts.
+		counted := map[*testing.T]bool{}
+		goferrotest.TestEngine(t, func(t *testing.T) goferrotest.Subject {
+			s := goferrotest.Subject{Engine: r.Engine(), Routes: r.Routes(),
+				Upload: func(x *tensor.Tensor) (*driver.Buffer, error) { return r.Put(ctx, x) }}
+			if !counted[t] {
+				counted[t] = true
+				s.Live = func() int64 { return r.Stats().Live }
+			}
+			return s
+		})
+	})
+	rt := splitRuntime(t, r)
+	t.Run("Program", func(t *testing.T) { testAcrossRanks(t, rt, r) })
+	t.Run("Failure", func(t *testing.T) { testRemoteFailure(t, rt, r) })
+	t.Run("Stall", func(t *testing.T) {
+		start := time.Now()
+		testRemoteStall(t, rt, r)
+		time.Sleep(time.Until(start.Add(stall + 500*time.Millisecond))) // the worker is back
+		testAcrossRanks(t, rt, r)                                       // its late reply is dropped
+	})
+	if err := r.Close(ctx); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if live := r.Stats().Live; live != 0 {
+		t.Errorf("%d buffers of rank 1 live at the end", live)
+	}
+}
+
+// splitRuntime returns a runtime whose host CPU engine runs only
+// elementwise ops and whose Remote runs only dot_general and reductions.
+func splitRuntime(t *testing.T, r *mpi.Remote) *goferro.Runtime {
+	host := cpu.NewEngine()
+	host.Families = []string{graph.FamilyElementwise}
+	remote := r.Engine()
+	remote.Families = []string{graph.FamilyDotGeneral, graph.FamilyReduce}
+	rt, err := goferro.NewRuntime(goferro.WithEngine(host), goferro.WithEngine(remote), goferro.WithRoutes(r.Routes()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+// hostInputs returns x as the host buffers of program inputs.
+func hostInputs(x ...*tensor.Tensor) []*driver.Buffer {
+	in := make([]*driver.Buffer, len(x))
+	for i, t := range x {
+		in[i] = driver.HostBuffer(t, nil)
+	}
+	return in
+}
+
+// testAcrossRanks runs sum(-(a·b), 1) and -(a·b): the product and the sum
+// on process 1, the negation on process 0. The values move in exactly the
+// schedule's transfer nodes — a and b there, a·b back, its negation there
+// again — and the sum comes back as an output.
+func testAcrossRanks(t *testing.T, rt *goferro.Runtime, r *mpi.Remote) {
+	ctx := context.Background()
+	b := graph.NewBuilder()
+	a := b.Input("a", tensor.Float64, graph.Dims(2, 3))
+	w := b.Input("b", tensor.Float64, graph.Dims(3, 4))
+	neg := graph.Neg(graph.MatMul(a, w))
+	p, err := graph.Compile(graph.ReduceSum(neg, 1), neg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, 2, 3)
+	wt, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float64, 3, 4)
+	in := hostInputs(at, wt)
+	prep, err := rt.Prepare(ctx, p, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	transfers, bytes := 0, int64(0)
+	for _, s := range prep.Schedule() {
+		if s.Kind == goferro.StepTransfer {
+			transfers++
+			ty := p.Slots[s.Slot].Type
+			n, _ := ty.Shape.NumElements()
+			bytes += int64(n * ty.DType.Size())
+		}
+	}
+	// a (6 elements) and b (12) to rank 1, a·b (8) back, -(a·b) (8) there.
+	if transfers != 4 || bytes != (6+12+8+8)*8 {
+		t.Fatalf("%d transfers of %d bytes scheduled, want 4 of 272:\n%v", transfers, bytes, prep)
+	}
+	before := r.Stats()
+	got, err := rt.Execute(ctx, prep, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := r.Stats()
+	if n, nb := after.Transfers-before.Transfers, after.TransferBytes-before.TransferBytes; n != int64(transfers) || nb != bytes {
+		t.Errorf("%d transfers of %d bytes between the processes, the schedule has %d of %d", n, nb, transfers, bytes)
+	}
+	if n := after.Materializations - before.Materializations; n != 1 {
+		t.Errorf("%d outputs materialized from rank 1, want 1 (the sum)", n)
+	}
+	if n := after.Executes - before.Executes; n != 2 {
+		t.Errorf("%d instructions ran on rank 1, want 2", n)
+	}
+	want, err := ref.Run(p, at, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range want {
+		if err := tensor.CheckClose(got[k], want[k], 1e-12, 1e-12); err != nil {
+			t.Errorf("output %d: %v", k, err)
+		}
+	}
+	if after.Live != 0 {
+		t.Errorf("%d buffers of rank 1 live after the run", after.Live)
+	}
+}
+
+// reduction returns a program of op(a, 1) for a 2×3 input, which the split
+// runtime places on process 1.
+func reduction(t *testing.T, op func(graph.Value, ...int) graph.Value) (*graph.Program, []*driver.Buffer) {
+	b := graph.NewBuilder()
+	p, err := graph.Compile(op(b.Input("a", tensor.Float64, graph.Dims(2, 3)), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, _ := tensor.Rand(tensor.NewRNG(3), tensor.Float64, 2, 3)
+	return p, hostInputs(at)
+}
+
+// testRemoteFailure: an instruction that fails on process 1 is an
+// ErrExecutorFailed error of the run wrapping an ErrRemote of rank 1 that
+// carries the worker's message, and every buffer is released.
+func testRemoteFailure(t *testing.T, rt *goferro.Runtime, r *mpi.Remote) {
+	p, in := reduction(t, graph.ReduceMax)
+	_, err := rt.Run(context.Background(), p, in)
+	var e *mpi.Error
+	if !errors.Is(err, goferro.ErrExecutorFailed) || !errors.Is(err, mpi.ErrRemote) || !errors.As(err, &e) || e.Rank != 1 {
+		t.Fatalf("run with a failing instruction on rank 1: %v, want ErrExecutorFailed wrapping ErrRemote of rank 1", err)
+	}
+	if want := errWorker.Error(); !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not carry the worker's %q", err, want)
+	}
+	if live := r.Stats().Live; live != 0 {
+		t.Errorf("%d buffers of rank 1 live after the failure", live)
+	}
+}
+
+// testRemoteStall: an instruction that stalls on process 1 is an
+// ErrExecutorFailed error wrapping ErrTimeout once the Remote's timeout
+// has passed, and every buffer is released.
+func testRemoteStall(t *testing.T, rt *goferro.Runtime, r *mpi.Remote) {
+	p, in := reduction(t, graph.ReduceMin)
+	start := time.Now()
+	_, err := rt.Run(context.Background(), p, in)
+	took := time.Since(start)
+	if !errors.Is(err, goferro.ErrExecutorFailed) || !errors.Is(err, mpi.ErrTimeout) {
+		t.Fatalf("run with a stalled rank 1: %v, want ErrExecutorFailed wrapping ErrTimeout", err)
+	}
+	if took < remoteTimeout || took > remoteTimeout+2*time.Second {
+		t.Errorf("the run failed after %v, the Remote's timeout is %v", took, remoteTimeout)
+	}
+	if live := r.Stats().Live; live != 0 {
+		t.Errorf("%d buffers of rank 1 live after the timeout", live)
+	}
+}
