@@ -61,6 +61,9 @@ type Remote struct {
 // op families and memory budget of the worker's engine. WithTimeout bounds
 // each wait for the worker (default: the communicator's timeout).
 func NewRemote(ctx context.Context, c *Comm, rank int, opts ...Option) (*Remote, error) {
+	if c == nil {
+		return nil, newErr("NewRemote", ErrArgument, "nil communicator")
+	}
 	if err := c.checkRank("NewRemote", rank); err != nil {
 		return nil, err
 	}
@@ -282,7 +285,7 @@ func (r *Remote) get(ctx context.Context, op string, b *driver.Buffer) (*tensor.
 	var t *tensor.Tensor
 	_, err = r.roundTrip(ctx, op, &command{Kind: "get", Args: args}, func(ctx context.Context, rep *reply) error {
 		if len(rep.Results) != 1 || rep.Results[0].DType != b.DType().String() || !slices.Equal(rep.Results[0].Shape, b.ShapeView()) {
-			// The worker sends no tensor after a reply that says none.
+			// Whatever follows stays unreceived: roundTrip deems the link out of step.
 			return newErr(op, ErrMismatch, "rank %d sends %v for a %v%v buffer", r.rank, rep.Results, b.DType(), b.ShapeView())
 		}
 		var err error

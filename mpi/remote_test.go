@@ -17,8 +17,9 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-// The worker of TestRemote fails every reduce_max and stalls in every
-// reduce_min for stall, longer than process 0's remoteTimeout.
+// The worker of TestRemote fails every reduce_max, returns a result of
+// the wrong shape for every reduce_prod, and stalls in every reduce_min
+// for stall, longer than process 0's remoteTimeout.
 const (
 	remoteTimeout = 2 * time.Second
 	stall         = 5 * time.Second
@@ -44,10 +45,15 @@ func TestRemote(t *testing.T) {
 	if c.Rank() == 1 {
 		e := cpu.NewEngine()
 		run := e.Executor
+		tap := &goferrotest.Tap{}
+		tap.SetFault(goferrotest.FaultShape)
+		misshapen := tap.Executor(run)
 		e.Executor = driver.ExecutorFunc(func(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
 			switch call.Instruction.Op {
 			case "reduce_max":
 				return nil, errWorker
+			case "reduce_prod":
+				return misshapen.Execute(ctx, call)
 			case "reduce_min":
 				time.Sleep(stall) // deaf to ctx, as a stalled process is
 			}
@@ -192,9 +198,10 @@ func reduction(t *testing.T, op func(graph.Value, ...int) graph.Value) (*graph.P
 	return p, hostInputs(at)
 }
 
-// testRemoteFailure: an instruction that fails on process 1 is an
-// ErrExecutorFailed error of the run wrapping an ErrRemote of rank 1 that
-// carries the worker's message, and every buffer is released.
+// testRemoteFailure: an instruction that fails on process 1, or whose
+// result breaks the driver contract there, is an ErrExecutorFailed error of
+// the run wrapping an ErrRemote of rank 1 that carries the worker's
+// message, and every buffer is released.
 func testRemoteFailure(t *testing.T, rt *goferro.Runtime, r *mpi.Remote) {
 	p, in := reduction(t, graph.ReduceMax)
 	_, err := rt.Run(context.Background(), p, in)
@@ -207,6 +214,15 @@ func testRemoteFailure(t *testing.T, rt *goferro.Runtime, r *mpi.Remote) {
 	}
 	if live := r.Stats().Live; live != 0 {
 		t.Errorf("%d buffers of rank 1 live after the failure", live)
+	}
+	// The worker holds its engine to the driver contract.
+	p, in = reduction(t, graph.ReduceProd)
+	_, err = rt.Run(context.Background(), p, in)
+	if !errors.Is(err, goferro.ErrExecutorFailed) || !errors.Is(err, mpi.ErrRemote) || !strings.Contains(err.Error(), driver.ErrOutputMismatch.Error()) {
+		t.Errorf("run with a misshapen result on rank 1: %v, want ErrExecutorFailed wrapping ErrRemote that says %q", err, driver.ErrOutputMismatch)
+	}
+	if live := r.Stats().Live; live != 0 {
+		t.Errorf("%d buffers of rank 1 live after the misshapen result", live)
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 // Serve makes this process the worker of the Remote that process root
 // creates for it (NewRemote): it runs the instructions root sends with
 // engine e, typically cpu.NewEngine(), and holds their results and the
-// tensors root transfers here until root releases them. It returns nil
+// tensors root transfers here until root releases them. Those arrive as
+// host buffers (driver.HostBuffer), which e must accept as inputs at its
+// default storage class, as the CPU engine does. It returns nil
 // when root closes the Remote, having released every tensor it held.
 //
 // A command that fails on e (an executor error, a panic, a result that
@@ -23,8 +25,14 @@ import (
 // and the communicator's timeout: a root that died or stalled ends Serve
 // with an ErrTimeout error.
 func Serve(ctx context.Context, c *Comm, root int, e driver.Engine) error {
+	if c == nil {
+		return newErr("Serve", ErrArgument, "nil communicator")
+	}
 	if err := c.checkRank("Serve", root); err != nil {
 		return err
+	}
+	if root == c.rank {
+		return newErr("Serve", ErrArgument, "root %d is this process", root)
 	}
 	if err := e.Validate(); err != nil {
 		return &Error{Op: "Serve", Kind: ErrArgument, Rank: -1, Msg: "the engine", Err: err}
@@ -35,6 +43,9 @@ func Serve(ctx context.Context, c *Comm, root int, e driver.Engine) error {
 	w := &worker{c: c, root: root, e: e, held: map[uint64]*driver.Buffer{}}
 	if w.e.DefaultStorage == "" {
 		w.e.DefaultStorage = e.Storage[0]
+	}
+	if w.e.Domain == "" {
+		w.e.Domain = driver.AllocationDomain("domain." + string(e.ID))
 	}
 	defer w.releaseAll()
 	for {
