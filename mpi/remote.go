@@ -224,7 +224,7 @@ func (r *Remote) buffers(op string, ms []meta) ([]*driver.Buffer, error) {
 			for _, b := range out {
 				b.Release()
 			}
-			r.forget(ms)
+			r.forget(ms[len(out):])
 			e := newErr(op, ErrMismatch, "rank %d returned a tensor of dtype %q", r.rank, m.DType)
 			e.Err = err
 			return nil, e

@@ -178,6 +178,11 @@ func (w *worker) exec(ctx context.Context, prog []byte, args []uint64) ([]meta, 
 	if err == nil {
 		err = guardErr(func() error { return driver.CheckResults(outs, call, results, w.e.Ingress.Resident) })
 	}
+	for _, b := range outs {
+		if err == nil {
+			err = wait(ctx, b)
+		}
+	}
 	if err != nil {
 		for _, b := range outs {
 			if b != nil && !slices.Contains(in, b) {
@@ -188,9 +193,6 @@ func (w *worker) exec(ctx context.Context, prog []byte, args []uint64) ([]meta, 
 	}
 	ms := make([]meta, len(outs))
 	for k, b := range outs {
-		if err := wait(ctx, b); err != nil {
-			return nil, err
-		}
 		ms[k] = w.hold(b)
 	}
 	return ms, nil
