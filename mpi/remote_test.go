@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,9 +18,8 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-// The worker of TestRemote fails every reduce_max, returns a result of
-// the wrong shape for every reduce_prod, and stalls in every reduce_min
-// for stall, longer than process 0's remoteTimeout.
+// The worker of TestRemote (serveFaulty) stalls for stall, longer than
+// process 0's remoteTimeout.
 const (
 	remoteTimeout = 2 * time.Second
 	stall         = 5 * time.Second
@@ -43,25 +43,7 @@ func TestRemote(t *testing.T) {
 		}
 	}()
 	if c.Rank() == 1 {
-		e := cpu.NewEngine()
-		run := e.Executor
-		tap := &goferrotest.Tap{}
-		tap.SetFault(goferrotest.FaultShape)
-		misshapen := tap.Executor(run)
-		e.Executor = driver.ExecutorFunc(func(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
-			switch call.Instruction.Op {
-			case "reduce_max":
-				return nil, errWorker
-			case "reduce_prod":
-				return misshapen.Execute(ctx, call)
-			case "reduce_min":
-				time.Sleep(stall) // deaf to ctx, as a stalled process is
-			}
-			return run.Execute(ctx, call)
-		})
-		if err := mpi.Serve(ctx, c, 0, e); err != nil {
-			t.Errorf("Serve: %v", err)
-		}
+		serveFaulty(t, c)
 		return
 	}
 	r, err := mpi.NewRemote(ctx, c, 1, mpi.WithTimeout(remoteTimeout))
@@ -86,6 +68,7 @@ func TestRemote(t *testing.T) {
 	rt := splitRuntime(t, r)
 	t.Run("Program", func(t *testing.T) { testAcrossRanks(t, rt, r) })
 	t.Run("Failure", func(t *testing.T) { testRemoteFailure(t, rt, r) })
+	t.Run("FailedCompletion", func(t *testing.T) { testFailedCompletion(t, r) })
 	t.Run("Stall", func(t *testing.T) {
 		start := time.Now()
 		testRemoteStall(t, rt, r)
@@ -99,6 +82,59 @@ func TestRemote(t *testing.T) {
 		t.Errorf("%d buffers of rank 1 live at the end", live)
 	}
 }
+
+// serveFaulty serves process 0 with a CPU engine that fails every
+// reduce_max, returns a result of the wrong shape for every reduce_prod,
+// stalls in every reduce_min for stall, and returns every sqrt pending on a
+// completion that fails; at the end, every buffer it returned must have
+// been released.
+func serveFaulty(t *testing.T, c *mpi.Comm) {
+	e := cpu.NewEngine()
+	run, resident := e.Executor, e.Ingress.Resident
+	tap := &goferrotest.Tap{}
+	tap.SetFault(goferrotest.FaultShape)
+	misshapen := tap.Executor(run)
+	var pending atomic.Int64 // failing sqrt results not released
+	e.Executor = driver.ExecutorFunc(func(ctx context.Context, call *driver.Call) ([]*driver.Buffer, error) {
+		switch call.Instruction.Op {
+		case "reduce_max":
+			return nil, errWorker
+		case "reduce_prod":
+			return misshapen.Execute(ctx, call)
+		case "reduce_min":
+			time.Sleep(stall) // deaf to ctx, as a stalled process is
+		case "sqrt":
+			outs, err := run.Execute(ctx, call)
+			if err != nil {
+				return nil, err
+			}
+			x, _ := outs[0].Tensor()
+			pending.Add(1)
+			return []*driver.Buffer{driver.NewBuffer(driver.BufferSpec{DType: x.DType(), Shape: x.Shape(), Len: x.Len(),
+				Placement: outs[0].Placement(), Backend: driver.BackendHost, Payload: x,
+				Release: func() { pending.Add(-1) }, Ready: failedCompletion{}})}, nil
+		}
+		return run.Execute(ctx, call)
+	})
+	// The pending results are host memory too, though not made by
+	// driver.HostBuffer.
+	e.Ingress.Resident = func(b *driver.Buffer) bool {
+		_, failing := b.Ready().(failedCompletion)
+		return resident(b) || failing
+	}
+	if err := mpi.Serve(context.Background(), c, 0, e); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if n := pending.Load(); n != 0 {
+		t.Errorf("%d sqrt results whose completion failed were not released", n)
+	}
+}
+
+// failedCompletion is the completion of work that failed.
+type failedCompletion struct{}
+
+// Wait returns errWorker.
+func (failedCompletion) Wait(context.Context) error { return errWorker }
 
 // splitRuntime returns a runtime whose host CPU engine runs only
 // elementwise ops and whose Remote runs only dot_general and reductions.
@@ -242,5 +278,28 @@ func testRemoteStall(t *testing.T, rt *goferro.Runtime, r *mpi.Remote) {
 	}
 	if live := r.Stats().Live; live != 0 {
 		t.Errorf("%d buffers of rank 1 live after the timeout", live)
+	}
+}
+
+// testFailedCompletion: a result whose completion fails on process 1 is an
+// ErrExecutorFailed error wrapping ErrRemote; process 1 releases it
+// (serveFaulty checks).
+func testFailedCompletion(t *testing.T, r *mpi.Remote) {
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(r.Engine()), goferro.WithRoutes(r.Routes()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := graph.NewBuilder()
+	p, err := graph.Compile(graph.Sqrt(b.Input("a", tensor.Float64, graph.Dims(2, 3))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, _ := tensor.Rand(tensor.NewRNG(4), tensor.Float64, 2, 3)
+	_, err = rt.Run(context.Background(), p, hostInputs(at), goferro.OnEngines(r.Engine().ID))
+	if !errors.Is(err, goferro.ErrExecutorFailed) || !errors.Is(err, mpi.ErrRemote) || !strings.Contains(err.Error(), errWorker.Error()) {
+		t.Errorf("run with a failing completion on rank 1: %v, want ErrExecutorFailed wrapping ErrRemote that says %q", err, errWorker)
+	}
+	if live := r.Stats().Live; live != 0 {
+		t.Errorf("%d buffers of rank 1 live after the failure", live)
 	}
 }
