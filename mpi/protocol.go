@@ -19,6 +19,10 @@ import (
 //	put    → the tensor that follows (on tagData) is held; its handle
 //	         comes back
 //	get    → a held tensor comes back after the reply (on tagData)
+//	send   → a held tensor goes to another worker (on tagData), which
+//	         was told to recv it
+//	recv   → the tensor another worker sends is held; its handle comes
+//	         back
 //	close  → Serve returns; the reply says how many tensors were still held
 //
 // Every command carries the handles released since the previous one, so
@@ -39,7 +43,8 @@ type command struct {
 	Kind    string          `json:"kind"`
 	Program json.RawMessage `json:"program,omitempty"` // exec: a one-instruction program
 	Args    []uint64        `json:"args,omitempty"`    // exec: operand handles; get: the handle
-	Put     *meta           `json:"put,omitempty"`     // put: the tensor that follows
+	Put     *meta           `json:"put,omitempty"`     // put, recv: the tensor that follows
+	Peer    int             `json:"peer,omitempty"`    // send, recv: the other worker's rank
 	Free    []uint64        `json:"free,omitempty"`    // handles released since the last command
 }
 

@@ -316,15 +316,19 @@ func (r *Remote) put(ctx context.Context, op string, t *tensor.Tensor) (*driver.
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.buffers(op, rep.Results)
+	return r.one(op, rep.Results)
+}
+
+// one returns the buffer of the one tensor the worker holds for a put or
+// a copy.
+func (r *Remote) one(op string, ms []meta) (*driver.Buffer, error) {
+	if len(ms) != 1 {
+		r.forget(ms)
+		return nil, newErr(op, ErrMismatch, "rank %d holds %d tensors for one copy", r.rank, len(ms))
+	}
+	out, err := r.buffers(op, ms)
 	if err != nil {
 		return nil, err
-	}
-	if len(out) != 1 {
-		for _, b := range out {
-			b.Release()
-		}
-		return nil, newErr(op, ErrMismatch, "rank %d holds %d tensors for one put", r.rank, len(out))
 	}
 	return out[0], nil
 }
@@ -343,23 +347,103 @@ func (r *Remote) transfer(ctx context.Context, req *driver.TransferRequest) (*dr
 		if err != nil {
 			return nil, err
 		}
-		r.count(t)
+		r.count(t.DType(), t.Len())
 		return b, nil
 	case req.Dst.Class == driver.StorageHost && r.Resident(src):
 		t, err := r.get(ctx, "Transfer", src)
 		if err != nil {
 			return nil, err
 		}
-		r.count(t)
+		r.count(t.DType(), t.Len())
 		return driver.HostBuffer(t, nil), nil
 	}
 	return nil, newErr("Transfer", ErrArgument, "no route from %v to %v through rank %d", req.From, req.Dst, r.rank)
 }
 
-// count counts a transfer of t.
-func (r *Remote) count(t *tensor.Tensor) {
+// PeerRoutes returns transfer providers between the storage classes of
+// every two of remotes, Remotes of one communicator: the source's worker
+// sends the tensor straight to the destination's, and this process only
+// orders them to. The source Remote counts the transfer. A copy that fails
+// after the destination was told to expect it leaves the destination
+// Remote out of step (ErrBroken).
+func PeerRoutes(remotes ...*Remote) []driver.Route {
+	p := driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
+		h, ok := req.Src.Payload().(*handle)
+		if !ok {
+			return nil, newErr("Transfer", ErrArgument, "the source at %v is not held by a Remote", req.From)
+		}
+		for _, dst := range remotes {
+			if dst.at == req.Dst && dst != h.r && dst.c == h.r.c {
+				return h.r.copyTo(ctx, dst, req.Src)
+			}
+		}
+		return nil, newErr("Transfer", ErrArgument, "no Remote of the communicator at %v", req.Dst)
+	})
+	var routes []driver.Route
+	for _, a := range remotes {
+		for _, b := range remotes {
+			if a != b {
+				routes = append(routes, driver.Route{Src: a.at.Class, Dst: b.at.Class, Provider: p})
+			}
+		}
+	}
+	return routes
+}
+
+// copyTo copies the tensor src stands for from this Remote's worker to
+// dst's, which receives it first; the two Remotes' turns are taken in rank
+// order.
+func (r *Remote) copyTo(ctx context.Context, dst *Remote, src *driver.Buffer) (*driver.Buffer, error) {
+	const op = "Transfer"
+	args, err := r.handles(op, src)
+	if err != nil {
+		return nil, err
+	}
+	first, second := r, dst
+	if second.rank < first.rank {
+		first, second = second, first
+	}
+	if err := first.begin(ctx, op); err != nil {
+		return nil, err
+	}
+	defer first.end()
+	if err := second.begin(ctx, op); err != nil {
+		return nil, err
+	}
+	defer second.end()
+	ctx, cancel := r.bound(ctx)
+	defer cancel()
+	m := meta{DType: src.DType().String(), Shape: src.Shape()}
+	recv := &command{Kind: "recv", Peer: r.rank, Put: &m}
+	if err := dst.send(ctx, recv, true); err != nil {
+		return nil, err
+	}
+	send := &command{Kind: "send", Peer: dst.rank, Args: args}
+	err = r.send(ctx, send, false)
+	if err == nil {
+		_, err = r.await(ctx, op, send.Seq)
+	}
+	if err != nil {
+		dst.broken = err // it waits for a tensor that may never come
+		return nil, err
+	}
+	rep, err := dst.await(ctx, op, recv.Seq)
+	if err != nil {
+		return nil, err
+	}
+	out, err := dst.one(op, rep.Results)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := src.ShapeView().NumElements()
+	r.count(src.DType(), n)
+	return out, nil
+}
+
+// count counts a transfer of n elements of dtype dt.
+func (r *Remote) count(dt tensor.DType, n int) {
 	r.transfers.Add(1)
-	r.transferred.Add(int64(t.Len() * t.DType().Size()))
+	r.transferred.Add(int64(n * dt.Size()))
 }
 
 // Close ends the worker's Serve and reports, as an ErrMismatch error, the
@@ -386,42 +470,13 @@ func (r *Remote) Close(ctx context.Context) error {
 // error. A failure while a tensor is on its way leaves the two processes
 // out of step: every later command is an ErrBroken error.
 func (r *Remote) roundTrip(ctx context.Context, op string, cmd *command, onReply func(context.Context, *reply) error, send ...func(context.Context) error) (*reply, error) {
-	if ctx == nil {
-		ctx = context.Background()
+	if err := r.begin(ctx, op); err != nil {
+		return nil, err
 	}
-	select {
-	case r.turn <- struct{}{}:
-		defer func() { <-r.turn }()
-	case <-ctx.Done():
-		return nil, r.c.timedOut(op, ctx.Err(), "waiting for the command under way on rank %d", r.rank)
-	}
-	switch {
-	case r.closed:
-		return nil, newErr(op, ErrUnavailable, "the remote engine of rank %d is closed", r.rank)
-	case r.broken != nil:
-		e := newErr(op, ErrBroken, "an earlier operation left rank %d out of step", r.rank)
-		e.Err = r.broken
-		return nil, e
-	case ctx.Err() != nil: // send nothing: a send under a done context may still arrive
-		return nil, r.c.timedOut(op, ctx.Err(), "before sending to rank %d", r.rank)
-	}
+	defer r.end()
 	ctx, cancel := r.bound(ctx)
 	defer cancel()
-	r.seq++
-	cmd.Seq = r.seq
-	r.freeMu.Lock()
-	cmd.Free, r.free = r.free, nil
-	r.freeMu.Unlock()
-	if err := r.c.sendJSON(ctx, cmd, r.rank, tagCommand); err != nil {
-		// The command may have arrived all the same: then its reply is
-		// dropped as late (and the handles it frees, sent again, are
-		// ignored), but a put's tensor would never follow.
-		r.freeMu.Lock()
-		r.free = append(cmd.Free, r.free...)
-		r.freeMu.Unlock()
-		if len(send) > 0 {
-			r.broken = err
-		}
+	if err := r.send(ctx, cmd, len(send) > 0); err != nil {
 		return nil, err
 	}
 	for _, f := range send {
@@ -430,12 +485,85 @@ func (r *Remote) roundTrip(ctx context.Context, op string, cmd *command, onReply
 			return nil, err
 		}
 	}
+	rep, err := r.await(ctx, op, cmd.Seq)
+	if err != nil {
+		return nil, err
+	}
+	if onReply != nil {
+		if err := onReply(ctx, rep); err != nil {
+			if rep.Data {
+				r.broken = err
+			}
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// begin takes the Remote's turn, within ctx, and checks that a command may
+// be sent: the Remote is open and in step, and ctx is not done (a send
+// under a done context may still arrive). end gives the turn back.
+func (r *Remote) begin(ctx context.Context, op string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	select {
+	case r.turn <- struct{}{}:
+	case <-ctx.Done():
+		return r.c.timedOut(op, ctx.Err(), "waiting for the command under way on rank %d", r.rank)
+	}
+	var err error
+	switch {
+	case r.closed:
+		err = newErr(op, ErrUnavailable, "the remote engine of rank %d is closed", r.rank)
+	case r.broken != nil:
+		e := newErr(op, ErrBroken, "an earlier operation left rank %d out of step", r.rank)
+		e.Err = r.broken
+		err = e
+	case ctx.Err() != nil:
+		err = r.c.timedOut(op, ctx.Err(), "before sending to rank %d", r.rank)
+	}
+	if err != nil {
+		r.end()
+	}
+	return err
+}
+
+// end gives back the turn begin took.
+func (r *Remote) end() { <-r.turn }
+
+// send numbers cmd and sends it with the handles released so far. A
+// command that a tensor must follow breaks the Remote if it fails: it may
+// have arrived all the same, and the tensor would never follow (a command
+// without one that arrives late is answered late, and its reply dropped).
+func (r *Remote) send(ctx context.Context, cmd *command, followed bool) error {
+	r.seq++
+	cmd.Seq = r.seq
+	r.freeMu.Lock()
+	cmd.Free, r.free = r.free, nil
+	r.freeMu.Unlock()
+	err := r.c.sendJSON(ctx, cmd, r.rank, tagCommand)
+	if err != nil {
+		// Freed twice if the command arrived: the worker ignores the second.
+		r.freeMu.Lock()
+		r.free = append(cmd.Free, r.free...)
+		r.freeMu.Unlock()
+		if followed {
+			r.broken = err
+		}
+	}
+	return err
+}
+
+// await waits for the reply to command seq, dropping late replies to
+// earlier ones. A reply with an error is an ErrRemote error.
+func (r *Remote) await(ctx context.Context, op string, seq uint64) (*reply, error) {
 	for {
 		var rep reply
 		if err := r.c.recvJSON(ctx, &rep, r.rank, tagReply); err != nil {
 			return nil, err
 		}
-		if rep.Seq != cmd.Seq {
+		if rep.Seq != seq {
 			if err := r.drop(ctx, &rep); err != nil {
 				r.broken = err
 				return nil, err
@@ -446,14 +574,6 @@ func (r *Remote) roundTrip(ctx context.Context, op string, cmd *command, onReply
 			e := newErr(op, ErrRemote, "rank %d: %s", r.rank, rep.Err)
 			e.Rank = r.rank
 			return nil, e
-		}
-		if onReply != nil {
-			if err := onReply(ctx, &rep); err != nil {
-				if rep.Data {
-					r.broken = err
-				}
-				return nil, err
-			}
 		}
 		return &rep, nil
 	}

@@ -180,15 +180,7 @@ func testAcrossRanks(t *testing.T, rt *goferro.Runtime, r *mpi.Remote) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	transfers, bytes := 0, int64(0)
-	for _, s := range prep.Schedule() {
-		if s.Kind == goferro.StepTransfer {
-			transfers++
-			ty := p.Slots[s.Slot].Type
-			n, _ := ty.Shape.NumElements()
-			bytes += int64(n * ty.DType.Size())
-		}
-	}
+	transfers, bytes := scheduled(p, prep)
 	// a (6 elements) and b (12) to rank 1, a·b (8) back, -(a·b) (8) there.
 	if transfers != 4 || bytes != (6+12+8+8)*8 {
 		t.Fatalf("%d transfers of %d bytes scheduled, want 4 of 272:\n%v", transfers, bytes, prep)
@@ -220,6 +212,20 @@ func testAcrossRanks(t *testing.T, rt *goferro.Runtime, r *mpi.Remote) {
 	if after.Live != 0 {
 		t.Errorf("%d buffers of rank 1 live after the run", after.Live)
 	}
+}
+
+// scheduled returns the number of transfer nodes of prep's schedule and
+// the bytes of the values they move.
+func scheduled(p *graph.Program, prep *goferro.Prepared) (transfers int, bytes int64) {
+	for _, s := range prep.Schedule() {
+		if s.Kind == goferro.StepTransfer {
+			transfers++
+			ty := p.Slots[s.Slot].Type
+			n, _ := ty.Shape.NumElements()
+			bytes += int64(n * ty.DType.Size())
+		}
+	}
+	return transfers, bytes
 }
 
 // reduction returns a program of op(a, 1) for a 2×3 input, which the split
@@ -301,5 +307,93 @@ func testFailedCompletion(t *testing.T, r *mpi.Remote) {
 	}
 	if live := r.Stats().Live; live != 0 {
 		t.Errorf("%d buffers of rank 1 live after the failure", live)
+	}
+}
+
+// TestRemotePeers runs processes 1 and 2 as Remote engines of process 0's
+// runtime: a program whose product runs on process 1 and whose sum runs
+// on process 2 moves the product from 1 to 2 directly, in the schedule's
+// one transfer node between them.
+func TestRemotePeers(t *testing.T) {
+	c := world(t, "peers")
+	if c == nil {
+		underMPI(t, 3, "TestRemotePeers", "peers", 3*time.Minute, mustPass)
+		return
+	}
+	ctx := context.Background()
+	defer func() {
+		if err := c.Finalize(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	if c.Rank() != 0 {
+		if err := mpi.Serve(ctx, c, 0, cpu.NewEngine()); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		return
+	}
+	var rs []*mpi.Remote
+	for rank := 1; rank <= 2; rank++ {
+		r, err := mpi.NewRemote(ctx, c, rank, mpi.WithTimeout(remoteTimeout))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := r.Close(ctx); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		}()
+		rs = append(rs, r)
+	}
+	dot, sum := rs[0].Engine(), rs[1].Engine()
+	dot.Families, sum.Families = []string{graph.FamilyDotGeneral}, []string{graph.FamilyReduce}
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(dot), goferro.WithEngine(sum),
+		goferro.WithRoutes(rs[0].Routes()...), goferro.WithRoutes(rs[1].Routes()...), goferro.WithRoutes(mpi.PeerRoutes(rs...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := graph.NewBuilder()
+	a := b.Input("a", tensor.Float64, graph.Dims(2, 3))
+	w := b.Input("b", tensor.Float64, graph.Dims(3, 4))
+	p, err := graph.Compile(graph.ReduceSum(graph.MatMul(a, w), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, _ := tensor.Rand(tensor.NewRNG(5), tensor.Float64, 2, 3)
+	wt, _ := tensor.Rand(tensor.NewRNG(6), tensor.Float64, 3, 4)
+	in := hostInputs(at, wt)
+	prep, err := rt.Prepare(ctx, p, in, goferro.OnEngines(dot.ID, sum.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peer []goferro.Step
+	for _, s := range prep.Schedule() {
+		if s.Kind == goferro.StepTransfer && s.From.Engine == dot.ID && s.At.Engine == sum.ID {
+			peer = append(peer, s)
+		}
+	}
+	if len(peer) != 1 {
+		t.Fatalf("%d transfers from rank 1 to rank 2, want 1:\n%v", len(peer), prep)
+	}
+	got, err := rt.Execute(ctx, prep, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ref.Run(p, at, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tensor.CheckClose(got[0], want[0], 1e-12, 1e-12); err != nil {
+		t.Error(err)
+	}
+	// a and b (6 and 12 elements) go from the host to rank 1, the product
+	// (8) from rank 1 to rank 2: rank 1's Remote counts all three.
+	transfers, bytes := scheduled(p, prep)
+	s1, s2 := rs[0].Stats(), rs[1].Stats()
+	if transfers != 3 || bytes != (6+12+8)*8 || s1.Transfers != int64(transfers) || s1.TransferBytes != bytes || s2.Transfers != 0 {
+		t.Errorf("%d transfers of %d bytes scheduled, want 3 of 208; made: rank 1 %+v, rank 2 %+v", transfers, bytes, s1, s2)
+	}
+	if s1.Live != 0 || s2.Live != 0 || s2.Materializations != 1 {
+		t.Errorf("rank 1 %+v, rank 2 %+v; want the sum materialized from rank 2 and nothing live", s1, s2)
 	}
 }

@@ -62,13 +62,21 @@ func Serve(ctx context.Context, c *Comm, root int, e driver.Engine) error {
 			rep.Families, rep.Memory = e.Families, e.Memory
 		case "exec":
 			rep.Results, err = w.exec(ctx, cmd.Program, cmd.Args)
-		case "put":
+		case "put", "recv":
+			from := root
+			if cmd.Kind == "recv" {
+				if from, err = cmd.Peer, w.peer(cmd.Peer); err != nil {
+					break
+				}
+			}
 			var m meta
-			if m, err = w.put(ctx, cmd.Put); err == nil {
+			if m, err = w.put(ctx, cmd.Put, from); err == nil {
 				rep.Results = []meta{m}
 			} else if errors.As(err, new(*Error)) {
 				return err // the tensor did not arrive: out of step
 			}
+		case "send":
+			err = w.send(ctx, cmd.Args, cmd.Peer)
 		case "get":
 			if data, err = w.get(ctx, cmd.Args); err == nil {
 				rep.Results, rep.Data = []meta{tensorMeta(data)}, true
@@ -198,9 +206,10 @@ func (w *worker) exec(ctx context.Context, prog []byte, args []uint64) ([]meta, 
 	return ms, nil
 }
 
-// put receives a tensor of type m from root and holds it as an input of
-// the engine. An error of package mpi means the tensor did not arrive.
-func (w *worker) put(ctx context.Context, m *meta) (meta, error) {
+// put receives a tensor of type m from process from (the root or another
+// worker) and holds it as an input of the engine. An error of package mpi
+// means the tensor did not arrive.
+func (w *worker) put(ctx context.Context, m *meta, from int) (meta, error) {
 	if m == nil {
 		return meta{}, newErr("Serve", ErrMismatch, "a put without the tensor's type")
 	}
@@ -210,7 +219,7 @@ func (w *worker) put(ctx context.Context, m *meta) (meta, error) {
 		e.Err = err
 		return meta{}, e
 	}
-	if err := w.c.Recv(ctx, t, w.root, tagData); err != nil {
+	if err := w.c.Recv(ctx, t, from, tagData); err != nil {
 		return meta{}, err
 	}
 	b := driver.HostBuffer(t, nil)
@@ -218,6 +227,28 @@ func (w *worker) put(ctx context.Context, m *meta) (meta, error) {
 		return meta{}, err
 	}
 	return w.hold(b), nil
+}
+
+// send sends the held tensor of the one handle in args to worker peer,
+// which the root told to receive it.
+func (w *worker) send(ctx context.Context, args []uint64, peer int) error {
+	if err := w.peer(peer); err != nil {
+		return err
+	}
+	t, err := w.get(ctx, args)
+	if err != nil {
+		return err
+	}
+	return w.c.Send(ctx, t, peer, tagData)
+}
+
+// peer checks that rank is another worker: a process of the communicator
+// other than this one and the root.
+func (w *worker) peer(rank int) error {
+	if rank < 0 || rank >= w.c.size || rank == w.c.rank || rank == w.root {
+		return fmt.Errorf("rank %d is not another worker", rank)
+	}
+	return nil
 }
 
 // accepts reports whether the engine takes host buffer b as an input at

@@ -12,6 +12,7 @@ import (
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
+	"github.com/goferro/goferro/mpi"
 	"github.com/goferro/goferro/opencl"
 	"github.com/goferro/goferro/opencl/clengine"
 )
@@ -122,6 +123,7 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder, cpuOpt
 	set.aliases["cpu"] = cpu.EngineID
 	var cl []*clengine.Engine       // the OpenCL engines opened, for their providers
 	var fakes []*goferrotest.Device // the fake devices, for their copier
+	var ranks []*mpi.Remote         // the listed MPI processes, for their peer providers
 	remotes, err := openRemotes(ctx, specs)
 	if err != nil {
 		return nil, err
@@ -167,7 +169,12 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder, cpuOpt
 			}
 			set.aliases[fmt.Sprintf("mpi:%d", sp.n)] = r.Engine().ID
 			set.listed = append(set.listed, r.Engine().ID)
+			ranks = append(ranks, r)
 		}
+	}
+	// The listed MPI processes send each other tensors directly.
+	for _, p := range mpi.PeerRoutes(ranks...) {
+		addTransfer(p.Src, p.Dst, p.Provider)
 	}
 	// One copier serves every fake device, to and from the host.
 	if len(fakes) > 0 {
