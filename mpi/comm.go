@@ -41,9 +41,10 @@ type Comm struct {
 	size    int
 	timeout time.Duration
 
-	mu     sync.Mutex
-	broken error      // why the communicator is unusable, or nil
-	leaked []*Request // requests that never completed, kept pinned
+	mu      sync.Mutex
+	broken  error        // why the communicator is unusable, or nil
+	leaked  []*Request   // requests that never completed, kept pinned
+	remotes map[int]bool // the ranks with an open Remote (NewRemote)
 }
 
 // world is the process's MPI state: MPI is initialised at most once in a

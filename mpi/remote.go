@@ -59,7 +59,8 @@ type Remote struct {
 // this process as its root) and returns it as an engine: id "mpi.rankN",
 // storage class "storage.mpi.rankN" in domain "domain.mpi.rankN", with the
 // op families and memory budget of the worker's engine. WithTimeout bounds
-// each wait for the worker (default: the communicator's timeout).
+// each wait for the worker (default: the communicator's timeout). A rank
+// has one open Remote at a time: their replies would mix.
 func NewRemote(ctx context.Context, c *Comm, rank int, opts ...Option) (*Remote, error) {
 	if c == nil {
 		return nil, newErr("NewRemote", ErrArgument, "nil communicator")
@@ -69,6 +70,9 @@ func NewRemote(ctx context.Context, c *Comm, rank int, opts ...Option) (*Remote,
 	}
 	if rank == c.rank {
 		return nil, newErr("NewRemote", ErrArgument, "rank %d is this process", rank)
+	}
+	if !c.claim(rank) {
+		return nil, newErr("NewRemote", ErrArgument, "rank %d already has an open Remote", rank)
 	}
 	cfg := config{timeout: c.timeout}
 	for _, o := range opts {
@@ -81,6 +85,7 @@ func NewRemote(ctx context.Context, c *Comm, rank int, opts ...Option) (*Remote,
 		at: driver.Placement{Class: driver.StorageClass("storage." + name), Domain: driver.AllocationDomain("domain." + name)}}
 	rep, err := r.roundTrip(ctx, "NewRemote", &command{Kind: "hello"}, nil)
 	if err != nil {
+		c.unclaim(rank)
 		return nil, err
 	}
 	r.families, r.memory = rep.Families, rep.Memory
@@ -452,7 +457,10 @@ func (r *Remote) count(dt tensor.DType, n int) {
 func (r *Remote) Close(ctx context.Context) error {
 	rep, err := r.roundTrip(ctx, "Close", &command{Kind: "close"}, nil)
 	r.turn <- struct{}{}
-	r.closed = true
+	if !r.closed {
+		r.closed = true
+		r.c.unclaim(r.rank)
+	}
 	<-r.turn
 	if err != nil {
 		return err
@@ -597,6 +605,27 @@ func (r *Remote) drop(ctx context.Context, rep *reply) error {
 	}
 	r.forget(rep.Results)
 	return nil
+}
+
+// claim records an open Remote of rank and reports whether there was none.
+func (c *Comm) claim(rank int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.remotes[rank] {
+		return false
+	}
+	if c.remotes == nil {
+		c.remotes = map[int]bool{}
+	}
+	c.remotes[rank] = true
+	return true
+}
+
+// unclaim records that rank's Remote is closed.
+func (c *Comm) unclaim(rank int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.remotes, rank)
 }
 
 // bound applies the Remote's timeout to ctx.

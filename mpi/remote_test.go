@@ -50,6 +50,11 @@ func TestRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, rank := range []int{0, 1, 2, -1} { // this process, taken, outside the world
+		if _, err := mpi.NewRemote(ctx, c, rank); !errors.Is(err, mpi.ErrArgument) {
+			t.Errorf("NewRemote(%d): %v, want ErrArgument", rank, err)
+		}
+	}
 	t.Run("Conformance", func(t *testing.T) {
 		// Process 1 serves one Remote: a scenario that asks for a second
 		// instance gets the same one, whose allocations the first
@@ -80,6 +85,9 @@ func TestRemote(t *testing.T) {
 	}
 	if live := r.Stats().Live; live != 0 {
 		t.Errorf("%d buffers of rank 1 live at the end", live)
+	}
+	if _, err := r.Put(ctx, tensor.Scalar(1.0)); !errors.Is(err, mpi.ErrUnavailable) {
+		t.Errorf("Put after Close: %v, want ErrUnavailable", err)
 	}
 }
 
