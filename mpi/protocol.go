@@ -34,7 +34,7 @@ import (
 const (
 	tagCommand = 32000 // commands
 	tagReply   = 32001 // replies
-	tagData    = 32002 // tensors of put and get
+	tagData    = 32002 // tensors of put, get, send and recv
 )
 
 // command is one request to a worker.
@@ -52,7 +52,7 @@ type command struct {
 type reply struct {
 	Seq      uint64   `json:"seq"`
 	Err      string   `json:"err,omitempty"`      // the command failed on the worker
-	Results  []meta   `json:"results,omitempty"`  // exec, put: the held tensors; get: the tensor that follows
+	Results  []meta   `json:"results,omitempty"`  // exec, put, recv: the held tensors; get: the tensor that follows
 	Families []string `json:"families,omitempty"` // hello
 	Memory   int64    `json:"memory,omitempty"`   // hello
 	Live     int      `json:"live,omitempty"`     // close: tensors the worker still held
