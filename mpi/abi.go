@@ -31,7 +31,7 @@ type funcs struct {
 	initThread, finalize, abort, errorString   uintptr
 	commRank, commSize, commSetErrhandler      uintptr
 	isend, irecv, ibarrier, ibcast, iallreduce uintptr
-	test, cancel, getCount                     uintptr
+	test, cancel, getCount, iprobe             uintptr
 }
 
 // symbols pairs each function of f with its C name.
@@ -44,6 +44,7 @@ func (f *funcs) symbols() map[string]*uintptr {
 		"MPI_Isend":               &f.isend, "MPI_Irecv": &f.irecv, "MPI_Ibarrier": &f.ibarrier,
 		"MPI_Ibcast": &f.ibcast, "MPI_Iallreduce": &f.iallreduce,
 		"MPI_Test": &f.test, "MPI_Cancel": &f.cancel, "MPI_Get_count": &f.getCount,
+		"MPI_Iprobe": &f.iprobe,
 	}
 }
 

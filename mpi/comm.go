@@ -23,7 +23,8 @@ type config struct {
 }
 
 // WithTimeout bounds every wait of the communicator (each operation's, on
-// top of its context's deadline) to d; 0 leaves only the context.
+// top of its context's deadline) to d; 0 leaves only the context. Given to
+// NewRemote, it bounds each wait of that Remote for its worker instead.
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // Comm is a communicator: a group of processes, each with its rank 0 ..
@@ -40,9 +41,10 @@ type Comm struct {
 	size    int
 	timeout time.Duration
 
-	mu     sync.Mutex
-	broken error      // why the communicator is unusable, or nil
-	leaked []*Request // requests that never completed, kept pinned
+	mu      sync.Mutex
+	broken  error        // why the communicator is unusable, or nil
+	leaked  []*Request   // requests that never completed, kept pinned
+	remotes map[int]bool // the ranks with an open Remote (NewRemote)
 }
 
 // world is the process's MPI state: MPI is initialised at most once in a

@@ -2,7 +2,6 @@ package mpi
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -251,19 +250,11 @@ func (c *Comm) bcastBytes(ctx context.Context, op string, b []byte, failed bool,
 	}
 	words := make([]int64, (head[0]+7)/8)
 	if c.rank == root {
-		for i := range words {
-			var w [8]byte
-			copy(w[:], b[8*i:])
-			words[i] = int64(binary.LittleEndian.Uint64(w[:]))
-		}
+		words = packBytes(b)
 	}
 	t, _ = tensor.New(words, len(words))
 	if err := c.Bcast(ctx, t, root); err != nil {
 		return nil, err
 	}
-	out := make([]byte, 8*len(words))
-	for i, w := range words {
-		binary.LittleEndian.PutUint64(out[8*i:], uint64(w))
-	}
-	return out[:head[0]], nil
+	return unpackBytes(words, int(head[0])), nil
 }

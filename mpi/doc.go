@@ -22,6 +22,12 @@
 // kind ErrTimeout instead of a hang; after a collective operation times out
 // the communicator is broken (ErrBroken), as MPI cannot cancel one.
 //
+// NewRemote makes another process an engine of this one's runtime (a
+// driver.Engine with its own storage class, and transfer providers to and
+// from host memory), whose instructions that process runs in Serve with
+// its own engine: a program placed across processes moves tensors between
+// them only in the runtime's transfer nodes.
+//
 // Contract shares the slices of a sliced einsum contraction (einsum.Slicing)
 // among the processes: each contracts its share on the CPU, and the parts are
 // all-reduced into the result on every process.

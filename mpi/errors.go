@@ -10,8 +10,8 @@ import (
 // Error kinds: every *Error wraps one of these, so callers can branch with
 // errors.Is(err, mpi.ErrTimeout) and so on.
 var (
-	// ErrUnavailable reports that no MPI library can be loaded, or that
-	// MPI was already finalized in this process.
+	// ErrUnavailable reports that no MPI library can be loaded, that MPI
+	// was already finalized in this process, or that a Remote is closed.
 	ErrUnavailable = errors.New("mpi: unavailable")
 	// ErrMPI reports that an MPI call returned an error; Error.Code holds
 	// MPI's error class.
@@ -23,7 +23,9 @@ var (
 	ErrTimeout = errors.New("mpi: timed out")
 	// ErrBroken reports an operation on a communicator on which a
 	// collective operation timed out earlier: the processes no longer agree
-	// on which collective comes next, so none can run.
+	// on which collective comes next, so none can run. It also reports a
+	// command to a Remote after a tensor was left half sent between the
+	// two processes.
 	ErrBroken = errors.New("mpi: communicator broken")
 	// ErrRemote reports that another process failed; Error.Rank names it.
 	ErrRemote = errors.New("mpi: another process failed")

@@ -120,6 +120,46 @@ const (
 	pollMaxSleep = time.Millisecond
 )
 
+// backoff paces a polling loop: it spins pollSpins times, then sleeps
+// between tries from pollMinSleep, doubling up to pollMaxSleep.
+type backoff struct {
+	spins int
+	sleep time.Duration
+	timer *time.Timer
+}
+
+// wait waits before the next try and reports whether to make it: false
+// once ctx is done.
+func (b *backoff) wait(ctx context.Context) bool {
+	if b.spins < pollSpins {
+		b.spins++
+		runtime.Gosched()
+		return ctx.Err() == nil
+	}
+	b.sleep = min(max(2*b.sleep, pollMinSleep), pollMaxSleep)
+	if b.timer == nil {
+		b.timer = time.NewTimer(b.sleep)
+	} else {
+		b.timer.Reset(b.sleep)
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-b.timer.C:
+		return true
+	}
+}
+
+// reset starts spinning again, after progress.
+func (b *backoff) reset() { b.spins, b.sleep = 0, 0 }
+
+// stop releases the timer.
+func (b *backoff) stop() {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+}
+
 // poll tests the request's MPI requests in order until all complete or
 // ctx is done; then it cancels or abandons the rest.
 func (r *Request) poll(ctx context.Context) error {
@@ -134,10 +174,9 @@ func (r *Request) poll(ctx context.Context) error {
 			code = call(c.lib.fn.getCount, uintptr(unsafe.Pointer(&status[0])), c.lib.h.dtypes[r.dtype], uintptr(unsafe.Pointer(&count)))
 		}
 	}
-	sleep := time.Duration(0)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for spins := 0; r.next < len(r.handles); {
+	var pace backoff
+	defer pace.stop()
+	for r.next < len(r.handles) {
 		flag = 0
 		if err := c.run(ctx, test); errors.Is(err, errStuck) {
 			c.leak(r)
@@ -158,25 +197,11 @@ func (r *Request) poll(ctx context.Context) error {
 				return err
 			}
 			r.next++
-			spins, sleep = 0, 0
+			pace.reset()
 			continue
 		}
-		if spins < pollSpins {
-			spins++
-			runtime.Gosched()
-			select {
-			case <-ctx.Done():
-			default:
-				continue
-			}
-		} else {
-			sleep = min(max(2*sleep, pollMinSleep), pollMaxSleep)
-			timer.Reset(sleep)
-			select {
-			case <-ctx.Done():
-			case <-timer.C:
-				continue
-			}
+		if pace.wait(ctx) {
+			continue
 		}
 		r.abandon(ctx.Err())
 		return c.timedOut(r.op, ctx.Err(), "%d of %d MPI requests incomplete", len(r.handles)-r.next, len(r.handles))

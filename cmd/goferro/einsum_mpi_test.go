@@ -68,3 +68,37 @@ func TestEinsumMPIUnavailable(t *testing.T) {
 		t.Errorf("without MPI: %v\n%s", err, out)
 	}
 }
+
+// TestRunMPI: under mpirun with 2 processes, run --engines mpi:1 runs the
+// program's ops on process 1 and prints one summary line, from process 0,
+// with the single-process checksum and the inputs' transfers to process 1
+// (a is 3×4, b 4×5: 32 float64 elements); a rank without a process is a
+// usage error.
+func TestRunMPI(t *testing.T) {
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun not found: install openmpi-bin")
+	}
+	args := []string{"run", fix("prog.json"), "--input", "a=" + fix("a.npy"), "--input", "b=" + fix("b.npy")}
+	want := summary(t, mustRun(t, args...).stdout)
+	mpi := func(np string, engines string) (string, error) {
+		cmd := exec.Command(mpirun, append([]string{"--allow-run-as-root", "--oversubscribe", "-np", np, binary}, append(args, "--engines", engines)...)...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := mpi("2", "mpi:1")
+	if err != nil {
+		t.Fatalf("mpirun goferro run --engines mpi:1: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, "program="); n != 1 {
+		t.Errorf("%d summary lines, want 1 (process 0's):\n%s", n, out)
+	}
+	got := summary(t, out)
+	if !near(num(t, got, "checksum"), num(t, want, "checksum")) || got["engines"] != "mpi.rank1" ||
+		got["ops"] != "2" || got["transfers"] != "2" || got["bytes_moved"] != "256" {
+		t.Errorf("goferro run --engines mpi:1: %v, single process %v", got, want)
+	}
+	if out, err := mpi("2", "mpi:3"); err == nil || !strings.Contains(out, "run under mpirun -np 4 or more") {
+		t.Errorf("--engines mpi:3 on 2 processes: %v\n%s", err, out)
+	}
+}

@@ -12,16 +12,17 @@ import (
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/goferrotest"
+	"github.com/goferro/goferro/mpi"
 	"github.com/goferro/goferro/opencl"
 	"github.com/goferro/goferro/opencl/clengine"
 )
 
 // engineSpec is one entry of an --engines list: "cpu", "fake:I" (fake
-// device I) or "opencl:I" (OpenCL device I). The same names select an
-// engine in --place.
+// device I), "opencl:I" (OpenCL device I) or "mpi:R" (MPI process R, under
+// mpirun). The same names select an engine in --place.
 type engineSpec struct {
-	kind string // "cpu", "fake" or "opencl"
-	n    int    // the device index
+	kind string // "cpu", "fake", "opencl" or "mpi"
+	n    int    // the device index or the rank
 }
 
 // maxFakes bounds the fake device indexes, so a typo cannot ask for
@@ -55,8 +56,14 @@ func parseEngines(s string) ([]engineSpec, error) {
 					map[string]string{"fake": fmt.Sprintf(" below %d", maxFakes)}[kind])
 			}
 			spec.n = n
+		case "mpi":
+			n, err := strconv.Atoi(arg)
+			if !hasArg || err != nil || n < 1 {
+				return nil, usagef("--engines: %q: want mpi:R with R the rank of another MPI process (1, 2, ...)", part)
+			}
+			spec.n = n
 		default:
-			return nil, usagef("--engines: unknown engine %q (want cpu, fake:I or opencl:I)", part)
+			return nil, usagef("--engines: unknown engine %q (want cpu, fake:I, opencl:I or mpi:R)", part)
 		}
 		if slices.Contains(specs, spec) {
 			return nil, usagef("--engines: %q listed twice", part)
@@ -116,6 +123,14 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder, cpuOpt
 	set.aliases["cpu"] = cpu.EngineID
 	var cl []*clengine.Engine       // the OpenCL engines opened, for their providers
 	var fakes []*goferrotest.Device // the fake devices, for their copier
+	var ranks []*mpi.Remote         // the listed MPI processes, for their peer providers
+	remotes, err := openRemotes(ctx, specs)
+	if err != nil {
+		return nil, err
+	}
+	if remotes != nil {
+		set.closers = append(set.closers, remotes.close)
+	}
 	for _, sp := range specs {
 		switch sp.kind {
 		case "cpu":
@@ -146,7 +161,20 @@ func buildEngines(ctx context.Context, specs []engineSpec, rec *recorder, cpuOpt
 			set.aliases[fmt.Sprintf("opencl:%d", sp.n)] = id
 			set.listed = append(set.listed, id)
 			cl = append(cl, e)
+		case "mpi":
+			r := remotes.ranks[sp.n]
+			addEngine(r.Engine())
+			for _, rt := range r.Routes() {
+				addTransfer(rt.Src, rt.Dst, rt.Provider)
+			}
+			set.aliases[fmt.Sprintf("mpi:%d", sp.n)] = r.Engine().ID
+			set.listed = append(set.listed, r.Engine().ID)
+			ranks = append(ranks, r)
 		}
+	}
+	// The listed MPI processes send each other tensors directly.
+	for _, p := range mpi.PeerRoutes(ranks...) {
+		addTransfer(p.Src, p.Dst, p.Provider)
 	}
 	// One copier serves every fake device, to and from the host.
 	if len(fakes) > 0 {

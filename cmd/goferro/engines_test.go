@@ -16,6 +16,7 @@ func TestParseEngines(t *testing.T) {
 		"cpu,fake:2":        {{kind: "cpu"}, {kind: "fake", n: 2}},
 		"fake:0,fake:1":     {{kind: "fake", n: 0}, {kind: "fake", n: 1}},
 		" fake , opencl:1 ": {{kind: "fake", n: 0}, {kind: "opencl", n: 1}},
+		"cpu,mpi:1,mpi:2":   {{kind: "cpu"}, {kind: "mpi", n: 1}, {kind: "mpi", n: 2}},
 	}
 	for in, want := range good {
 		got, err := parseEngines(in)
@@ -33,7 +34,7 @@ func TestParseEngines(t *testing.T) {
 			}
 		}
 	}
-	for _, in := range []string{"", ",", "gpu", "cpu:1", "fake:-1", "fake:x", "opencl:-2", "cpu,cpu", "fake:1,fake:1", "fake,fake:0", "fake:64"} {
+	for _, in := range []string{"", ",", "gpu", "cpu:1", "fake:-1", "fake:x", "opencl:-2", "cpu,cpu", "fake:1,fake:1", "fake,fake:0", "fake:64", "mpi", "mpi:0", "mpi:x", "mpi:1,mpi:1"} {
 		_, err := parseEngines(in)
 		var ue *usageError
 		if !errors.As(err, &ue) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -141,6 +142,9 @@ func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	jb, set, opts, err := j.setup(ctx, newRecorder())
+	if errors.Is(err, errServed) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

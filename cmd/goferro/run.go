@@ -31,7 +31,9 @@ const runUsage = `usage:
   goferro run --einsum EQ --input a.npy --input b.npy ... [flags]
   goferro run --instance FILE.json [--seed N] [flags]   (or FILE.json alone)
 Engines are named the same way in --engines and --place: cpu, fake:I (fake
-device I, engine fake.dI.v1) and opencl:I (OpenCL device I); --place also
+device I, engine fake.dI.v1), opencl:I (OpenCL device I) and mpi:R (MPI
+process R under mpirun, engine mpi.rankR: the other processes run the
+instructions process 0 sends them, and process 0 prints); --place also
 takes engine ids. Placement is the runtime's deterministic first fit in
 engine-id order, so with cpu listed everything it can run lands on
 cpu.default.v1: give --place, or leave cpu out of --engines (it is still
@@ -71,7 +73,7 @@ func newJobFlags(name, usage string) *jobFlags {
 	fs.StringVar(&j.eq, "einsum", "", "run this einsum equation on the --input operands")
 	fs.StringVar(&j.inst, "instance", "", "run this benchmark instance JSON file with seeded inputs")
 	fs.Uint64Var(&j.seed, "seed", 0, "seed for --instance inputs")
-	fs.StringVar(&j.engines, "engines", "cpu", "engines to run ops on, comma-separated: cpu, fake:I (fake device I), opencl:I (OpenCL device I)")
+	fs.StringVar(&j.engines, "engines", "cpu", "engines to run ops on, comma-separated: cpu, fake:I (fake device I), opencl:I (OpenCL device I), mpi:R (MPI process R, under mpirun)")
 	fs.StringVar(&j.place, "place", "", "run every op on this one engine: a name from --engines or an engine id (fake.d0.v1)")
 	fs.BoolVar(&j.serial, "serial", false, "run every node on one goroutine, in schedule order")
 	fs.Var(&j.budget, "memory-limit", "the CPU engine's memory budget (512MiB, 8GB, none; default: 3/4 of what the machine still has); an einsum whose schedule does not fit an engine's budget is compiled in slices")
@@ -303,6 +305,9 @@ func (j *jobFlags) setup(ctx context.Context, rec *recorder) (*job, *engineSet, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := serveRanks(ctx, specs, j.budget.get()); err != nil {
+		return nil, nil, nil, err // errServed on MPI processes other than 0
+	}
 	jb, err := j.load()
 	if err != nil {
 		return nil, nil, nil, err
@@ -347,6 +352,9 @@ func runRun(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	rec := newRecorder()
 	jb, set, opts, err := j.setup(ctx, rec)
+	if errors.Is(err, errServed) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
