@@ -499,7 +499,8 @@ func (x *run) opFailure(err error) (kind error, msg string) {
 // transfer copies a value to a new location with the registered provider
 // (node i) and publishes the copy once it passes checkCopy. A pending
 // source is waited for first unless the copy stays within one InOrder
-// engine.
+// engine or the provider orders the copy after it itself
+// (driver.OrderedProvider).
 func (x *run) transfer(i int, n *schedule.Node) error {
 	s, p := x.s, x.p
 	ins := p.sprog.Instrs[n.Instr].Index
@@ -508,7 +509,7 @@ func (x *run) transfer(i int, n *schedule.Node) error {
 	if !ok {
 		return newError(ErrInvalidProgram, "instruction %d: slot %d has no copy at %v (schedule bug)", ins, n.Slot, from)
 	}
-	if c := src.Ready(); c != nil && !(n.From.Engine == n.At.Engine && s.engines[n.At.Engine].InOrder) {
+	if c := src.Ready(); c != nil && !(n.From.Engine == n.At.Engine && s.engines[n.At.Engine].InOrder) && !s.orders(n.From, n.At) {
 		if err := x.await(i, c); err != nil {
 			return err
 		}
