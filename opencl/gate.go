@@ -71,13 +71,10 @@ func setUser(e *Event, err error) error {
 	return clErr("clSetUserEventStatus", cl.setUserStatus(e.h, status), "")
 }
 
-// Event returns the gate's user event: Wait on it returns once the gate
-// has been opened or failed.
-func (g *Gate) Event() *Event { return g.ev }
-
 // Hold enqueues a barrier on q behind g: the commands enqueued on q after
 // it start only once g opens, and fail if g fails. The barrier's event is
-// returned.
+// returned. A queue held behind a gate that is never opened nor failed
+// never drains: Finish, Close and every wait for its commands block.
 func (q *Queue) Hold(ctx context.Context, g *Gate) (*Event, error) {
 	if g == nil {
 		return nil, newErr("Hold", ErrArgument, "nil gate")
