@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"weak"
@@ -382,5 +383,115 @@ func TestAsyncFailureAfterDroppedCompletions(t *testing.T) {
 			t.Errorf("serial %v: error %v, want instruction %d's wrapping the injected fault", serial, err, k)
 		}
 		checkNoLeaks(t, cp, []*goferrotest.Device{d})
+	}
+}
+
+// orderedCopier is a transfer provider that orders its copies after a
+// pending source itself (driver.OrderedProvider), as a device queue with
+// an event wait list does: given a pending source, it returns at once the
+// copier's buffer of the right placement, pending until the source's
+// completion fires and the source's values are copied in; the copy fails
+// when the source does.
+type orderedCopier struct {
+	inner   driver.TransferProvider
+	pending atomic.Int64 // transfers given a pending source
+	wg      sync.WaitGroup
+}
+
+func (o *orderedCopier) Orders(from, to driver.EngineID) bool { return true }
+
+func (o *orderedCopier) Transfer(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
+	src := req.Src.Ready()
+	if src == nil {
+		return o.inner.Transfer(ctx, req)
+	}
+	// The copier makes the destination now (from the source's memory as
+	// it is: unfilled) and the values are copied in once src fires.
+	now := *req
+	now.Src = req.Src.WithReady(nil)
+	out, err := o.inner.Transfer(ctx, &now)
+	if err != nil {
+		return nil, err
+	}
+	o.pending.Add(1)
+	c := &fired{done: make(chan struct{})}
+	o.wg.Go(func() {
+		if c.err = src.Wait(context.WithoutCancel(ctx)); c.err == nil {
+			s, _ := req.Src.Tensor()
+			d, _ := out.Tensor()
+			c.err = tensor.CopyInto(d, s)
+		}
+		close(c.done)
+	})
+	return out.WithReady(c), nil
+}
+
+// fired is a completion that fires when done is closed, with err.
+type fired struct {
+	done chan struct{}
+	err  error
+}
+
+func (c *fired) Wait(ctx context.Context) error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+	}
+	select {
+	case <-c.done:
+		return c.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestAsyncOrderedProviderGetsPendingSource: with a provider that orders
+// its copies itself (driver.OrderedProvider), B's add and the copy of A's
+// neg to B are enqueued while the neg is still held on A: the runtime
+// waits for nothing on the host. The results are the serial order's; when
+// the neg fails instead, the copy fails with it, B's result is never
+// read, the run reports the neg, and every copy is released.
+func TestAsyncOrderedProviderGetsPendingSource(t *testing.T) {
+	x, y := randT(t, 1, 2, 3), randT(t, 2, 2, 3)
+	injected := errors.New("injected device fault")
+	for _, fail := range []bool{false, true} {
+		ga, gb := newGate(0), newGate()
+		if fail {
+			ga.fail[0] = injected
+		}
+		a := goferrotest.NewDevice("fake.qa.v1", goferrotest.WithFamilies(goferrotest.UnaryFamily), goferrotest.WithQueue(ga.step))
+		b := goferrotest.NewDevice("fake.qb.v1", goferrotest.WithFamilies(goferrotest.ArithFamily), goferrotest.WithQueue(gb.step))
+		cp := goferrotest.NewCopier(a, b)
+		oc := &orderedCopier{inner: cp}
+		opts := []goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(b.Engine())}
+		rt := newRuntime(t, append(opts, mesh(oc, driver.StorageHost, a.DefaultStorage(), b.DefaultStorage())...)...)
+		p, w := crossProgram(t, x, y)
+		h, err := rt.Submit(bg, p, host(x, y))
+		if err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "B has enqueued the add", func() bool { return b.Stats().Executions == 1 })
+		if st := a.Stats(); st.Completed != 0 {
+			t.Fatalf("A completed %d instructions while the first is held", st.Completed)
+		}
+		if n := oc.pending.Load(); n != 1 {
+			t.Fatalf("%d transfers given a pending source, want the neg's copy to B", n)
+		}
+		close(ga.open)
+		out, err := h.Wait(bg)
+		oc.wg.Wait()
+		if fail {
+			e := asError(t, err, goferro.ErrExecutorFailed)
+			if e.Instruction != 0 || e.Engine != a.ID() || !errors.Is(err, injected) {
+				t.Errorf("error %v, want instruction 0 on %s wrapping the injected fault", err, a.ID())
+			}
+		} else {
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSame(t, out, w)
+		}
+		checkNoLeaks(t, cp, []*goferrotest.Device{a, b})
 	}
 }

@@ -42,10 +42,14 @@
 // Engines and providers may return pending results (driver.Completion):
 // an in-order engine (driver.Engine.InOrder) is given its own pending
 // values at once, a transfer to another event domain waits for exactly
-// the copy it moves, and a run waits for all its work before it
-// materializes its outputs and returns; a failed completion is the
-// failure of the node that made it (see package driver, Asynchronous
-// completion). Outputs are materialized by the engines that hold them. Submit prepares
+// the copy it moves — or, when its provider orders the copy after it on
+// the device (driver.OrderedProvider), is handed it at once — and a run
+// waits for all its work before it materializes its outputs and returns;
+// a failed completion is the failure of the node that made it (see
+// package driver, Asynchronous completion). Runtime.Profile runs a
+// prepared program once and times every step on the host and, where the
+// completions report it, on the device. Outputs are materialized by the
+// engines that hold them. Submit prepares
 // synchronously and executes on a goroutine, returning a Handle;
 // cancelling its context stops before the next node.
 //

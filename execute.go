@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/goferro/goferro/driver"
 	"github.com/goferro/goferro/graph"
@@ -84,6 +85,10 @@ type run struct {
 	callMem  [1]driver.Call
 	argMem   [3]*driver.Buffer
 
+	// prof, for a profiled run (Runtime.Profile), collects the host time
+	// of every schedule node and its completions that time the device.
+	prof []nodeProfile
+
 	mu  sync.Mutex
 	err error
 	// pend is the work of the run still possibly in flight: the
@@ -153,6 +158,9 @@ func (x *run) addPending(node int, c driver.Completion) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if dt, ok := c.(driver.DeviceTimer); ok && x.prof != nil && node >= 0 {
+		x.prof[node].device = append(x.prof[node].device, dt)
+	}
 	if x.pend == nil {
 		x.pend = make([]pendingList, 1+len(x.s.engines))
 	}
@@ -266,13 +274,14 @@ func (p *Prepared) execute(ctx context.Context, inputs []*driver.Buffer) ([]*ten
 	if err := p.recheckInputs(inputs); err != nil {
 		return nil, err
 	}
-	return p.run(ctx, inputs)
+	return p.run(ctx, inputs, nil)
 }
 
 // run runs the schedule on inputs that passed recheckInputs; the snapshot
-// is the prepared one, whatever the runtime's current epoch.
-func (p *Prepared) run(ctx context.Context, inputs []*driver.Buffer) ([]*tensor.Tensor, error) {
-	x := &run{p: p, s: p.snap, ctx: ctx}
+// is the prepared one, whatever the runtime's current epoch. prof, if not
+// nil, has a nodeProfile per schedule node to fill.
+func (p *Prepared) run(ctx context.Context, inputs []*driver.Buffer, prof []nodeProfile) ([]*tensor.Tensor, error) {
+	x := &run{p: p, s: p.snap, ctx: ctx, prof: prof}
 	x.store = &x.storeMem
 	x.store.Init(p.sprog.NumSlots)
 	if x.calls = x.callMem[:]; p.exec.numCalls > len(x.callMem) {
@@ -337,7 +346,7 @@ func (x *run) serial() {
 			default:
 			}
 		}
-		if err := x.node(i); err != nil {
+		if err := x.step(i); err != nil {
 			x.fail(err)
 			return
 		}
@@ -394,7 +403,7 @@ func (x *run) concurrent() {
 					stop(x.canceled(i, err))
 					return
 				}
-				if err := x.node(i); err != nil {
+				if err := x.step(i); err != nil {
 					stop(err)
 					return
 				}
@@ -412,6 +421,17 @@ func (x *run) canceled(node int, cause error) error {
 	}
 	e.Err = cause
 	return e
+}
+
+// step runs schedule node i, timing it in a profiled run.
+func (x *run) step(i int) error {
+	if x.prof == nil {
+		return x.node(i)
+	}
+	start := time.Now()
+	err := x.node(i)
+	x.prof[i].host = time.Since(start)
+	return err
 }
 
 // node runs schedule node i.
@@ -499,7 +519,8 @@ func (x *run) opFailure(err error) (kind error, msg string) {
 // transfer copies a value to a new location with the registered provider
 // (node i) and publishes the copy once it passes checkCopy. A pending
 // source is waited for first unless the copy stays within one InOrder
-// engine.
+// engine or the provider orders the copy after it itself
+// (driver.OrderedProvider).
 func (x *run) transfer(i int, n *schedule.Node) error {
 	s, p := x.s, x.p
 	ins := p.sprog.Instrs[n.Instr].Index
@@ -508,7 +529,7 @@ func (x *run) transfer(i int, n *schedule.Node) error {
 	if !ok {
 		return newError(ErrInvalidProgram, "instruction %d: slot %d has no copy at %v (schedule bug)", ins, n.Slot, from)
 	}
-	if c := src.Ready(); c != nil && !(n.From.Engine == n.At.Engine && s.engines[n.At.Engine].InOrder) {
+	if c := src.Ready(); c != nil && !(n.From.Engine == n.At.Engine && s.engines[n.At.Engine].InOrder) && !s.orders(n.From, n.At) {
 		if err := x.await(i, c); err != nil {
 			return err
 		}

@@ -182,6 +182,18 @@ func (r *Runtime) compile(c *Config, epoch uint64) *snapshot {
 	return s
 }
 
+// orders asks the provider between two locations whether it orders a copy
+// between their engines after a pending source itself
+// (driver.OrderedProvider). A provider that panics orders nothing.
+func (s *snapshot) orders(from, to schedule.Loc) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return driver.ProviderOrders(s.providers[from.Class*len(s.classes)+to.Class], s.engines[from.Engine].ID, s.engines[to.Engine].ID)
+}
+
 // serves asks the provider between two locations, if it is a
 // driver.ScopedProvider, whether it serves their engines. A provider that
 // panics serves nothing.

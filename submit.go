@@ -61,7 +61,7 @@ func (p *Prepared) submit(ctx context.Context, inputs []*driver.Buffer) (*Handle
 				h.outs, h.err = nil, e
 			}
 		}()
-		h.outs, h.err = p.run(ctx, ins)
+		h.outs, h.err = p.run(ctx, ins, nil)
 	}()
 	return h, nil
 }

@@ -109,6 +109,17 @@ func (b *Buffer) WithRelease(release func()) *Buffer {
 	}
 }
 
+// WithReady returns a buffer that is b — the same description, payload,
+// release hook and proof of host memory — whose memory is complete once c
+// fires (nil: complete now), in place of b: a transfer provider that
+// enqueues a copy into host memory returns HostBuffer(t, release).WithReady(ev).
+func (b *Buffer) WithReady(c Completion) *Buffer {
+	return &Buffer{
+		dtype: b.dtype, shape: b.shape, strides: b.strides, offset: b.offset, length: b.length,
+		placement: b.placement, backend: b.backend, payload: b.payload, host: b.host, ready: c, release: b.release,
+	}
+}
+
 // TensorBuffer wraps a tensor (no copy) as a buffer with the given placement
 // and backend family, its payload the tensor itself. Engines whose memory is
 // Go memory (the CPU engine, goferrotest devices) build their buffers this

@@ -46,8 +46,11 @@
 //     complete operands only: the runtime waits for them first.
 //   - Another domain: a transfer out of an engine (to the host, to another
 //     device) waits for exactly the completion of the copy it moves, and
-//     nothing else, before the provider is called. Providers are never
-//     given a pending source of another domain.
+//     nothing else, before the provider is called — unless the provider
+//     is an OrderedProvider that Orders the transfer: it is given the
+//     pending source at once and orders the copy after its completion on
+//     the device (an OpenCL event wait list), and the copy it returns is
+//     pending in turn.
 //   - The host waits only where it must: before Materialize (which is
 //     always given complete buffers), before a consumer without InOrder,
 //     and at the end of a run, for every completion the run produced, so

@@ -142,7 +142,8 @@ type TransferProvider interface {
 	// returned buffer belongs to the runtime, which validates it (element
 	// count, dtype, shape, length, placement, residency) before use. It
 	// may be pending (BufferSpec.Ready). req.Src is pending only when the
-	// transfer stays within one InOrder engine.
+	// transfer stays within one InOrder engine, or when the provider is an
+	// OrderedProvider that Orders the transfer.
 	Transfer(ctx context.Context, req *TransferRequest) (*Buffer, error)
 }
 
@@ -165,6 +166,32 @@ type ScopedProvider interface {
 	// Serves reports whether the provider moves values from engine from
 	// to engine to.
 	Serves(from, to EngineID) bool
+}
+
+// OrderedProvider is a TransferProvider that orders its copy after the
+// completion of a pending source itself, on the device — an OpenCL
+// provider puts the source's event in the copy's event wait list — so that
+// the runtime hands it the source at once instead of waiting for it on the
+// host.
+//
+// Decorators of providers (counting, tracing) implement Orders by handing
+// on ProviderOrders of what they wrap.
+type OrderedProvider interface {
+	TransferProvider
+	// Orders reports whether the provider, moving values from engine from
+	// to engine to, may be given a pending source (req.Src.Ready() not
+	// nil). It then orders the copy after that completion, and the
+	// completion of the copy it returns fails if the source's does. Orders
+	// must be cheap and must not change its answer while the provider is
+	// registered.
+	Orders(from, to EngineID) bool
+}
+
+// ProviderOrders reports whether p is an OrderedProvider that Orders
+// transfers from engine from to engine to: false for every other provider.
+func ProviderOrders(p TransferProvider, from, to EngineID) bool {
+	op, ok := p.(OrderedProvider)
+	return ok && op.Orders(from, to)
 }
 
 // Route is a transfer provider with the (source class, destination class)

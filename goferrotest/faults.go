@@ -167,9 +167,10 @@ func (t *Tap) Executor(ex driver.Executor) driver.Executor {
 	})
 }
 
-// Provider wraps p; a driver.ScopedProvider stays one.
+// Provider wraps p. The wrapper serves (driver.ScopedProvider) and orders
+// (driver.OrderedProvider) the transfers p does.
 func (t *Tap) Provider(p driver.TransferProvider) driver.TransferProvider {
-	tapped := driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
+	return tappedProvider{driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
 		f, err := t.enter(req.To.Engine)
 		if err != nil {
 			return nil, err
@@ -179,21 +180,26 @@ func (t *Tap) Provider(p driver.TransferProvider) driver.TransferProvider {
 			return out, err
 		}
 		return corrupt(f, t.count(out)), nil
-	})
-	if sp, ok := p.(driver.ScopedProvider); ok {
-		return scoped{tapped, sp.Serves}
-	}
-	return tapped
+	}), p}
 }
 
-// scoped is a wrapped driver.ScopedProvider.
-type scoped struct {
+// tappedProvider is a provider wrapped by a Tap.
+type tappedProvider struct {
 	driver.TransferFunc
-	serves func(from, to driver.EngineID) bool
+	inner driver.TransferProvider
 }
 
-// Serves implements driver.ScopedProvider.
-func (s scoped) Serves(from, to driver.EngineID) bool { return s.serves(from, to) }
+// Serves implements driver.ScopedProvider: the wrapped provider's answer,
+// true when it serves every engine.
+func (w tappedProvider) Serves(from, to driver.EngineID) bool {
+	sp, ok := w.inner.(driver.ScopedProvider)
+	return !ok || sp.Serves(from, to)
+}
+
+// Orders implements driver.OrderedProvider: the wrapped provider's answer.
+func (w tappedProvider) Orders(from, to driver.EngineID) bool {
+	return driver.ProviderOrders(w.inner, from, to)
+}
 
 // enter counts a call and applies the call-level faults; it returns the
 // fault to apply to the results.

@@ -31,6 +31,7 @@ var symbols = []string{
 	"clGetProgramInfo", "clGetProgramBuildInfo", "clReleaseProgram",
 	"clCreateKernel", "clReleaseKernel", "clSetKernelArg", "clEnqueueNDRangeKernel",
 	"clWaitForEvents", "clGetEventInfo", "clReleaseEvent", "clGetEventProfilingInfo",
+	"clCreateUserEvent", "clSetUserEventStatus", "clEnqueueBarrierWithWaitList",
 }
 
 // api holds the resolved entry points.
@@ -44,6 +45,7 @@ type api struct {
 	getProgramInfo, getProgramBuildInfo, releaseProgram          uintptr
 	createKernel, releaseKernel, setKernelArg, enqueueNDRange    uintptr
 	waitForEvents, getEventInfo, releaseEvent, eventProfile      uintptr
+	createUserEvent, setUserEventStatus, enqueueBarrier          uintptr
 }
 
 var (
@@ -79,6 +81,8 @@ func load() error {
 			setKernelArg: s["clSetKernelArg"], enqueueNDRange: s["clEnqueueNDRangeKernel"],
 			waitForEvents: s["clWaitForEvents"], getEventInfo: s["clGetEventInfo"],
 			releaseEvent: s["clReleaseEvent"], eventProfile: s["clGetEventProfilingInfo"],
+			createUserEvent: s["clCreateUserEvent"], setUserEventStatus: s["clSetUserEventStatus"],
+			enqueueBarrier: s["clEnqueueBarrierWithWaitList"],
 		}
 	})
 	return loadErr
@@ -219,6 +223,20 @@ func (a *api) profile(e clEvent, param uint32) (uint64, Code) {
 	var ns uint64
 	c := code(call(a.eventProfile, uintptr(e), uintptr(param), 8, uintptr(unsafe.Pointer(&ns)), 0))
 	return ns, c
+}
+
+func (a *api) userEvent(c clContext) (clEvent, Code) {
+	var st int32
+	h := call(a.createUserEvent, uintptr(c), uintptr(unsafe.Pointer(&st)))
+	return clEvent(h), Code(st)
+}
+
+func (a *api) setUserStatus(e clEvent, status int32) Code {
+	return code(call(a.setUserEventStatus, uintptr(e), uintptr(status)))
+}
+
+func (a *api) barrier(q clQueue, wait []clEvent, ev *clEvent) Code {
+	return code(call(a.enqueueBarrier, uintptr(q), uintptr(len(wait)), uintptr(slicePtr(wait)), uintptr(unsafe.Pointer(ev))))
 }
 
 func (a *api) release(fn uintptr, h uintptr) Code { return code(call(fn, h)) }

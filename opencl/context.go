@@ -374,20 +374,41 @@ func (b *Buffer) Wait(ctx context.Context) error { return b.lastWrite().Wait(ctx
 // Event is the completion of one enqueued command. A nil *Event is an
 // already-complete command.
 type Event struct {
-	h    clEvent
-	q    *Queue
-	keep any       // host memory the command uses, kept alive until completion
-	enq  time.Time // when the host had enqueued the command
+	h   clEvent
+	q   *Queue    // nil for a user event (Gate, relays between contexts)
+	enq time.Time // when the host had enqueued the command
 
 	once sync.Once
 	done chan struct{}
 	err  error
+
+	hookMu sync.Mutex
+	hooks  []func(error) // run once the command has completed or failed (settled)
+	fired  bool
 }
 
-func newEvent(q *Queue, h clEvent, keep any) *Event {
-	e := &Event{h: h, q: q, keep: keep, enq: time.Now(), done: make(chan struct{})}
+func newEvent(q *Queue, h clEvent) *Event {
+	e := &Event{h: h, q: q, enq: time.Now(), done: make(chan struct{})}
 	runtime.AddCleanup(e, func(h clEvent) { cl.release(cl.releaseEvent, uintptr(h)) }, h)
 	return e
+}
+
+// then arranges for f to be called with the command's result (nil, or
+// the error Wait returns) once it has completed or failed, on the
+// goroutine that Done starts, which it starts: at once when that has
+// already happened. Host copies that enqueue without blocking unpin their
+// host memory this way, and copies between contexts pass a command's
+// outcome on to a user event of the other context.
+func (e *Event) then(f func(error)) {
+	e.hookMu.Lock()
+	if e.fired {
+		e.hookMu.Unlock()
+		f(e.err)
+		return
+	}
+	e.hooks = append(e.hooks, f)
+	e.hookMu.Unlock()
+	e.Done()
 }
 
 // Queue returns the queue (event domain) the command was enqueued on.
@@ -471,6 +492,13 @@ func (e *Event) Done() <-chan struct{} {
 	e.once.Do(func() {
 		go func() {
 			e.err = e.block()
+			e.hookMu.Lock()
+			hooks := e.hooks
+			e.hooks, e.fired = nil, true
+			e.hookMu.Unlock()
+			for _, f := range hooks {
+				f(e.err)
+			}
 			close(e.done)
 		}()
 	})
@@ -489,7 +517,6 @@ func (e *Event) block() error {
 		}
 		return clErr("clWaitForEvents", c, "command failed")
 	}
-	e.keep = nil
 	return nil
 }
 
@@ -629,24 +656,48 @@ func (q *Queue) kernel(name string) (clKernel, error) {
 	return k, nil
 }
 
-// waitList returns the last-write events of bufs recorded on other queues.
-func (q *Queue) waitList(bufs []*Buffer) []clEvent {
+// waitList returns the last-write events of bufs recorded on other queues,
+// and the events extra (nil ones are complete), that have not completed:
+// the event wait list of a command on q. It fails, wrapping the failed
+// command's code, when one of them has failed: a command enqueued behind a
+// failed event may never run nor fail (PoCL leaves it queued), so it is
+// not enqueued at all.
+func (q *Queue) waitList(bufs []*Buffer, extra ...*Event) ([]clEvent, error) {
 	var wl []clEvent
+	add := func(e *Event) error {
+		st, err := e.Status()
+		switch {
+		case err != nil && st < 0:
+			return &Error{Op: "enqueue", Kind: ErrCL, Code: Code(st), Msg: "a command it waits for failed"}
+		case err == nil && st == Complete:
+			return nil
+		}
+		// A command of another queue in a wait list must have been
+		// flushed, or this queue could wait for it forever.
+		if e.q != nil {
+			e.q.flushPending()
+		}
+		wl = append(wl, e.h)
+		return nil
+	}
 	for _, b := range bufs {
 		if b == nil {
 			continue
 		}
 		if e := b.lastWrite(); e != nil && e.q != q {
-			if st, err := e.Status(); err == nil && st == Complete {
-				continue
+			if err := add(e); err != nil {
+				return nil, err
 			}
-			// A command of another queue in a wait list must have been
-			// flushed, or this queue could wait for it forever.
-			e.q.flushPending()
-			wl = append(wl, e.h)
 		}
 	}
-	return wl
+	for _, e := range extra {
+		if e != nil {
+			if err := add(e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return wl, nil
 }
 
 type long8 [8]int64
@@ -700,7 +751,10 @@ func (q *Queue) launch(ctx context.Context, op, name string, dims uint32, global
 		g[i] = uintptr((max(global[i], 1) + lo - 1) / lo * lo)
 		l[i] = uintptr(lo)
 	}
-	wl := q.waitList(append(append([]*Buffer(nil), reads...), writes...))
+	wl, err := q.waitList(append(append([]*Buffer(nil), reads...), writes...))
+	if err != nil {
+		return nil, err
+	}
 	var ev clEvent
 	if c := cl.ndrange(q.h, k, dims, &g, &l, wl, &ev); c != CodeSuccess {
 		return nil, clErr("clEnqueueNDRangeKernel", c, name)
@@ -740,7 +794,7 @@ func (q *Queue) begin(ctx context.Context, op string) error {
 // last write of the buffers it writes, and returns its Event. Callers hold
 // q.mu.
 func (q *Queue) enqueued(h clEvent, items uintptr, writes ...*Buffer) *Event {
-	e := newEvent(q, h, nil)
+	e := newEvent(q, h)
 	for _, b := range writes {
 		b.setLastWrite(e)
 	}

@@ -24,9 +24,15 @@
 //     return *Event; a command reading a buffer last written on another
 //     queue waits for that write automatically (each Buffer records its
 //     last write).
-//   - Copies between memories: Queue.Upload and Download, and HostToDevice,
-//     DeviceToHost and DeviceToDevice (a device copy within one context,
-//     through the host between contexts).
+//   - Copies between memories: Queue.Upload and Download (blocking), and
+//     the providers HostToDevice, DeviceToHostAsync and DeviceToDevice,
+//     which enqueue without blocking behind the pending writes of their
+//     source (a device copy within one context; between contexts a read
+//     into pinned host memory and a write behind a user event that the
+//     read sets). A command is never enqueued behind a failed one: it
+//     fails at once instead.
+//   - Gates (Context.NewGate, Queue.Hold): user events the host opens or
+//     fails, holding back the commands enqueued behind them.
 //   - Capabilities: Queue.Capabilities and Queue.Supports, per Family and
 //     dtype. Float64 and complex128 need cl_khr_fp64 and are declined with
 //     ErrUnsupported without it; Bool moves but has no arithmetic.
@@ -68,7 +74,8 @@
 // (possibly strided) output:
 //
 //   - transfers: Upload, UploadInto, Download, DownloadInto, CopyBuffer,
-//     Zero, and the providers HostToDevice, DeviceToHost, DeviceToDevice;
+//     Zero, and the providers HostToDevice, DeviceToHost (blocking),
+//     DeviceToHostAsync, DeviceToDevice;
 //   - elementwise: Unary, Binary (numpy broadcasting), Compare (Bool
 //     result), Select, Convert, with the dtype rules and semantics of
 //     package cpu (integer x/0 is 0, NaN-propagating Max/Min, ...);

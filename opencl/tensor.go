@@ -244,7 +244,10 @@ func (q *Queue) Zero(ctx context.Context, t *Tensor) (*Event, error) {
 	defer q.mu.Unlock()
 	var pat uint8
 	var ev clEvent
-	wl := q.waitList([]*Buffer{t.buf})
+	wl, err := q.waitList([]*Buffer{t.buf})
+	if err != nil {
+		return nil, err
+	}
 	if c := cl.fill(q.h, t.buf.h, unsafe.Pointer(&pat), 1, 0, uintptr(t.buf.size), wl, &ev); c != CodeSuccess {
 		return nil, clErr("clEnqueueFillBuffer", c, "")
 	}
@@ -274,7 +277,10 @@ func (q *Queue) CopyBuffer(ctx context.Context, dst *Buffer, dstOff int, src *Bu
 	}
 	defer q.mu.Unlock()
 	var ev clEvent
-	wl := q.waitList([]*Buffer{src, dst})
+	wl, err := q.waitList([]*Buffer{src, dst})
+	if err != nil {
+		return nil, err
+	}
 	if c := cl.copy(q.h, src.h, dst.h, uintptr(srcOff), uintptr(dstOff), uintptr(size), wl, &ev); c != CodeSuccess {
 		return nil, clErr("clEnqueueCopyBuffer", c, "")
 	}

@@ -3,6 +3,7 @@ package opencl
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/goferro/goferro/tensor"
@@ -137,39 +138,124 @@ func (q *Queue) hostCopy(op, fn string, enqueue func(q clQueue, m clMem, blockin
 	if err := q.lockOpen(op); err != nil {
 		return err
 	}
-	c := enqueue(q.h, buf.h, true, uintptr(off), uintptr(len(b)), unsafe.Pointer(&b[0]), q.waitList([]*Buffer{buf}), nil)
+	wl, err := q.waitList([]*Buffer{buf})
+	if err != nil {
+		q.mu.Unlock()
+		return err
+	}
+	c := enqueue(q.h, buf.h, true, uintptr(off), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, nil)
 	q.mu.Unlock()
 	return clErr(fn, c, fmt.Sprintf("%d bytes", len(b)))
 }
 
 // HostToDevice is the host→device transfer provider: a row-major copy of src
-// in dst's context, complete when it returns.
-func HostToDevice(ctx context.Context, dst *Queue, src *tensor.Tensor) (*Tensor, error) {
-	if dst == nil {
-		return nil, newErr("HostToDevice", ErrArgument, "nil queue")
+// in dst's context, enqueued without blocking behind the commands of wait
+// (events of dst's context; nil ones are complete). The copy may still be
+// in flight when it returns: the result's Ready event is its completion,
+// and src must not be modified until that event completes (its memory is
+// pinned and kept alive until then).
+func HostToDevice(ctx context.Context, dst *Queue, src *tensor.Tensor, wait ...*Event) (*Tensor, error) {
+	if dst == nil || src == nil {
+		return nil, newErr("HostToDevice", ErrArgument, "nil queue or tensor")
 	}
-	return dst.Upload(ctx, src)
+	return dst.newFilled(src.DType(), src.ShapeView(), func(out *Tensor) (*Event, error) {
+		if n, err := checkHostCopy(ctx, "HostToDevice", out, src); n == 0 {
+			return nil, err
+		}
+		return dst.hostCopyAsync("HostToDevice", "clEnqueueWriteBuffer", cl.write, out.buf, 0, src.Contiguous().Bytes(), wait, out.buf)
+	})
 }
 
 // DeviceToHost is the device→host transfer provider: a row-major host copy
 // of src, read through its context's transfer queue after src's pending
-// writes complete.
+// writes complete. It blocks until the copy is done.
 func DeviceToHost(ctx context.Context, src *Tensor) (*tensor.Tensor, error) {
-	if src == nil || src.buf == nil {
-		return nil, newErr("DeviceToHost", ErrArgument, "nil tensor")
-	}
-	q, err := src.buf.ctx.transferQueue()
+	h, ev, err := DeviceToHostAsync(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	return q.Download(ctx, src)
+	if err := ev.Wait(ctx); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// DeviceToHostAsync is DeviceToHost without blocking: the read is enqueued
+// behind src's pending writes (on the device, through an event wait list)
+// and the host tensor may be read only once the returned event completes.
+func DeviceToHostAsync(ctx context.Context, src *Tensor) (*tensor.Tensor, *Event, error) {
+	if src == nil || src.buf == nil {
+		return nil, nil, newErr("DeviceToHost", ErrArgument, "nil tensor")
+	}
+	q, err := src.buf.ctx.transferQueue()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := q.owns("DeviceToHost", src); err != nil {
+		return nil, nil, err
+	}
+	out, err := tensor.Zeros(src.dtype, src.shape...)
+	if err != nil {
+		return nil, nil, &Error{Op: "DeviceToHost", Kind: ErrShape, Msg: "host allocation", Err: err}
+	}
+	if n, err := checkHostCopy(ctx, "DeviceToHost", src, out); n == 0 {
+		if err != nil {
+			return nil, nil, err
+		}
+		return out, nil, nil
+	}
+	dev := src
+	if !src.IsContiguous() {
+		if dev, err = q.Contiguous(ctx, src); err != nil {
+			return nil, nil, err
+		}
+		// The read below is enqueued on q after the copy; releasing the
+		// copy does not wait for it (Buffer.Release).
+		defer dev.Release()
+	}
+	ev, err := q.hostCopyAsync("DeviceToHost", "clEnqueueReadBuffer", cl.read, dev.buf, dev.offset*dev.dtype.Size(), out.Bytes(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, ev, nil
+}
+
+// hostCopyAsync enqueues the copy op of b to or from buf's bytes from off
+// with enqueue (cl.write or cl.read, the C function fn) without blocking,
+// behind the pending writes to buf on other queues and the events wait,
+// recording it as the last write of writes. b's memory is pinned until the
+// copy has completed or failed (runtime.Pinner: the device uses it after
+// the call returns), which the returned event's waiting goroutine sees.
+func (q *Queue) hostCopyAsync(op, fn string, enqueue func(q clQueue, m clMem, blocking bool, off, size uintptr, p unsafe.Pointer, wait []clEvent, ev *clEvent) Code,
+	buf *Buffer, off int, b []byte, wait []*Event, writes ...*Buffer) (*Event, error) {
+	if err := q.lockOpen(op); err != nil {
+		return nil, err
+	}
+	defer q.mu.Unlock()
+	wl, err := q.waitList([]*Buffer{buf}, wait...)
+	if err != nil {
+		return nil, err
+	}
+	var pin runtime.Pinner
+	pin.Pin(&b[0])
+	var h clEvent
+	if c := enqueue(q.h, buf.h, false, uintptr(off), uintptr(len(b)), unsafe.Pointer(&b[0]), wl, &h); c != CodeSuccess {
+		pin.Unpin()
+		return nil, clErr(fn, c, fmt.Sprintf("%d bytes", len(b)))
+	}
+	e := q.enqueued(h, uintptr(len(b)), writes...)
+	e.then(func(error) { pin.Unpin() })
+	return e, nil
 }
 
 // DeviceToDevice is the device→device transfer provider: a row-major copy of
-// src in dst's context. Within one context it is a device copy enqueued on
-// dst (it may still be running when this returns; the result's buffer
-// records the event, so later commands on any queue wait for it). Between
-// contexts it goes through the host and is complete when it returns.
+// src in dst's context, enqueued without blocking; the result's Ready
+// event is its completion. Within one context it is a device copy
+// enqueued on dst behind src's pending writes. Between contexts it goes
+// through pinned host memory: a read on src's context enqueued behind
+// src's pending writes, and a write on dst enqueued behind a user event of
+// dst's context that the read's completion (or failure) sets, since an
+// event wait list may not name another context's events.
 func DeviceToDevice(ctx context.Context, dst *Queue, src *Tensor) (*Tensor, error) {
 	if dst == nil || src == nil || src.buf == nil {
 		return nil, newErr("DeviceToDevice", ErrArgument, "nil queue or tensor")
@@ -183,11 +269,20 @@ func DeviceToDevice(ctx context.Context, dst *Queue, src *Tensor) (*Tensor, erro
 		}
 		return dst.Contiguous(ctx, src)
 	}
-	h, err := DeviceToHost(ctx, src)
+	h, read, err := DeviceToHostAsync(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	return dst.Upload(ctx, h)
+	if read == nil { // nothing to read
+		return HostToDevice(ctx, dst, h)
+	}
+	// On a failure below the read still completes, and unpins h, alone.
+	relay, err := dst.ctx.userEvent("DeviceToDevice")
+	if err != nil {
+		return nil, err
+	}
+	read.then(func(err error) { setUser(relay, err) })
+	return HostToDevice(ctx, dst, h, relay)
 }
 
 // transferQueue returns the context's internal queue for transfers that

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/goferro/goferro/driver"
 
@@ -21,10 +22,16 @@ func init() {
 }
 
 const explainUsage = `usage: goferro explain (PROGRAM.json --input NAME=a.npy ... | --einsum EQ --input a.npy ... | --instance FILE.json)
-    [--engines cpu,fake:I,opencl:I] [--place ENGINE] [--dot]
+    [--engines cpu,fake:I,opencl:I] [--place ENGINE] [--dot | --profile]
 Prepares the program exactly as "goferro run" would and prints, without running
 it, every op's engine and storage class, every transfer with its endpoints and
-bytes, the total bytes moved and the peak live memory per location.`
+bytes, the total bytes moved and the peak live memory per location.
+--profile runs it: once to warm up (kernels compiled, pools filled), then once
+profiled, and prints with every step the host's time in it (for an
+asynchronous engine, enqueueing its work) and the time its work ran on the
+device, from the device's own timer (OpenCL profiling information), or "—"
+where the engine has none (the CPU engine, fake devices); the summary adds
+host_us and device_us, their totals.`
 
 // planStats is what explain reports about a prepared program, computed from
 // its schedule alone.
@@ -40,6 +47,9 @@ type planStats struct {
 	// point of the schedule, inputs included.
 	peak      map[driver.Location]int
 	locations []driver.Location // every location seen, in first-use order
+	// steps are the profiled times of the schedule's steps (explain
+	// --profile); nil when the program was not run.
+	steps []goferro.StepTime
 }
 
 // analyze walks the schedule as the runtime would, tracking which copies
@@ -138,8 +148,12 @@ func (st *planStats) opsPerEngine() string {
 func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
 	j := newJobFlags("explain", explainUsage)
 	dot := j.fs.Bool("dot", false, "print the plan as a Graphviz digraph instead")
+	profile := j.fs.Bool("profile", false, "run the program (once to warm up, once profiled) and show each step's host and device time")
 	if err := j.parse(args, stdout); err != nil {
 		return err
+	}
+	if *dot && *profile {
+		return usagef("--dot and --profile do not go together")
 	}
 	jb, set, opts, err := j.setup(ctx, newRecorder())
 	if errors.Is(err, errServed) {
@@ -158,11 +172,61 @@ func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
 		writeDot(stdout, jb.name, st)
 		return nil
 	}
+	if *profile {
+		bufs := hostBuffers(jb.inputs)
+		if _, err := set.rt.Execute(ctx, prep, bufs); err != nil {
+			return err
+		}
+		if _, st.steps, err = set.rt.Profile(ctx, prep, bufs); err != nil {
+			return err
+		}
+	}
 	if jb.sliceLimit > 0 {
 		fmt.Fprintf(stdout, "einsum compiled in slices, no intermediate over %.0f elements: unsliced, its schedule does not fit an engine's memory budget\n", jb.sliceLimit)
 	}
 	writeExplain(stdout, jb.name, set, st)
 	return nil
+}
+
+// stepTimes formats the profiled times of schedule step k (explain
+// --profile): the host's and the device's, "—" for a device time the
+// engine does not measure; "" without a profile.
+func (st *planStats) stepTimes(k int) string {
+	if st.steps == nil {
+		return ""
+	}
+	s := st.steps[k]
+	device := "—"
+	if s.HasDevice {
+		device = micros(s.Device)
+	}
+	return fmt.Sprintf("  [host %s, device %s]", micros(s.Host), device)
+}
+
+// micros formats d in microseconds.
+func micros(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d.Nanoseconds())/1e3) }
+
+// profileTotals formats the summary keys of a profile: the host time of
+// every step and the device time of those that have one, in µs ("—" when
+// none has); "" without a profile.
+func (st *planStats) profileTotals() string {
+	if st.steps == nil {
+		return ""
+	}
+	var host, device time.Duration
+	timed := false
+	for _, s := range st.steps {
+		host += s.Host
+		if s.HasDevice {
+			device += s.Device
+			timed = true
+		}
+	}
+	dev := "—"
+	if timed {
+		dev = fmt.Sprintf("%.1f", float64(device.Nanoseconds())/1e3)
+	}
+	return fmt.Sprintf(" host_us=%.1f device_us=%s", float64(host.Nanoseconds())/1e3, dev)
 }
 
 // writeExplain prints the engines, the ingress of every input, the
@@ -205,13 +269,13 @@ func writeExplain(w io.Writer, name string, set *engineSet, st *planStats) {
 			if ins.Synthesized {
 				syn = " (synthesized)"
 			}
-			fmt.Fprintf(w, "  %4d op       #%d %s%s -> %s on %s at %s (%s)\n", k, s.Instruction, ins.Op, syn,
-				strings.Join(outs, ", "), s.At.Engine, s.At.Storage, s.At.Event)
+			fmt.Fprintf(w, "  %4d op       #%d %s%s -> %s on %s at %s (%s)%s\n", k, s.Instruction, ins.Op, syn,
+				strings.Join(outs, ", "), s.At.Engine, s.At.Storage, s.At.Event, st.stepTimes(k))
 		case goferro.StepTransfer:
-			fmt.Fprintf(w, "  %4d transfer %%%d %s %d B: %s -> %s (for #%d)\n", k, s.Slot, st.slotTypes[s.Slot],
-				st.slotBytes[s.Slot], s.From, s.At, s.Instruction)
+			fmt.Fprintf(w, "  %4d transfer %%%d %s %d B: %s -> %s (for #%d)%s\n", k, s.Slot, st.slotTypes[s.Slot],
+				st.slotBytes[s.Slot], s.From, s.At, s.Instruction, st.stepTimes(k))
 		case goferro.StepRelease:
-			fmt.Fprintf(w, "  %4d release  %%%d\n", k, s.Slot)
+			fmt.Fprintf(w, "  %4d release  %%%d%s\n", k, s.Slot, st.stepTimes(k))
 		}
 	}
 	fmt.Fprintln(w, "peak live memory per location (and the budget of its engine):")
@@ -222,8 +286,8 @@ func writeExplain(w io.Writer, name string, set *engineSet, st *planStats) {
 		}
 		fmt.Fprintf(w, "  %-50s %10d B  (%s)\n", at, st.peak[at], budget)
 	}
-	fmt.Fprintf(w, "program=%s ops=%d placement=%s transfers=%d bytes_moved=%d peak_bytes=%s\n",
-		name, st.ops, st.opsPerEngine(), st.transfers, st.bytesMoved, st.peakList())
+	fmt.Fprintf(w, "program=%s ops=%d placement=%s transfers=%d bytes_moved=%d peak_bytes=%s%s\n",
+		name, st.ops, st.opsPerEngine(), st.transfers, st.bytesMoved, st.peakList(), st.profileTotals())
 }
 
 // writeDot prints the schedule as a Graphviz digraph: ops clustered by

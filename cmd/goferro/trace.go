@@ -174,6 +174,13 @@ func (t *timedTransfer) Transfer(ctx context.Context, req *driver.TransferReques
 	return out, err
 }
 
+// Orders implements driver.OrderedProvider: the wrapped provider's
+// answer, so that tracing does not make the runtime wait on the host for a
+// copy's source.
+func (t *timedTransfer) Orders(from, to driver.EngineID) bool {
+	return driver.ProviderOrders(t.inner, from, to)
+}
+
 // bufferBytes is the logical size of a buffer's view in bytes.
 func bufferBytes(b *driver.Buffer) int {
 	if b == nil {

@@ -2,6 +2,7 @@ package clengine_test
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/driver"
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/opencl"
 	"github.com/goferro/goferro/opencl/clengine"
 	"github.com/goferro/goferro/tensor"
 )
@@ -162,4 +164,92 @@ func BenchmarkChain(b *testing.B) {
 			b.ReportMetric(float64(enqueue.Load())/float64(n*chainLength), "enqueue-ns/node")
 		})
 	}
+}
+
+// TestCrossDeviceTransferEnqueuedBehindPendingSource: with the matmul on
+// engine A held on A's device (behind a closed opencl.Gate) and the exp on
+// engine B, the run enqueues everything without the host waiting for A:
+// the inputs' copies to A, the matmul, the A→B copy of its result (behind
+// the matmul's event: a read on A's context, and a write on B's behind a
+// user event the read sets) and the exp, all while the gate is closed.
+// Opened, the run's result is the reference's. Failed, the run fails with
+// an OpenCL error, releases every copy, and the engines go on working.
+func TestCrossDeviceTransferEnqueuedBehindPendingSource(t *testing.T) {
+	r := newCLRig(t, rigConfig{second: true, clFamilies: dotOnly, clFamilies2: elementwiseOnly})
+	a, bID := r.id, driver.EngineID(r.cls[1].ID())
+	p := expMatMul(t)
+	xv, wv := expMatMulInputs(t)
+	prep, err := r.rt.Prepare(bg, p, host(xv, wv), goferro.OnEngines(a, bID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl := prep.Locations(); pl[0].Engine != a || pl[1].Engine != bID {
+		t.Fatalf("placement %v, want the matmul on A and the exp on B", pl)
+	}
+	want := reference(t, p, xv, wv)
+	for _, open := range []bool{true, false} {
+		gate, err := r.cl.Context().NewGate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.cl.Hold(bg, gate); err != nil {
+			t.Fatal(err)
+		}
+		before := r.tap.Stats().Buffers
+		type result struct {
+			out []*tensor.Tensor
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			out, err := r.rt.Execute(bg, prep, host(xv, wv))
+			done <- result{out, err}
+		}()
+		// The copies of x and w to A and of the matmul's result to B,
+		// handed back by their providers while A is held.
+		deadline := time.Now().Add(20 * time.Second)
+		for r.tap.Stats().Buffers-before < 3 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := r.tap.Stats().Buffers - before; n < 3 {
+			gate.Open()
+			<-done
+			t.Fatalf("%d of the 3 copies enqueued while A was held: the run waited on the host for A's work", n)
+		}
+		if r.count(a, bID) != 1+map[bool]int{true: 0, false: 1}[open] {
+			t.Fatalf("%d A→B transfers, want one per run", r.count(a, bID))
+		}
+		select {
+		case res := <-done:
+			t.Fatalf("the run ended (%v) while A was held", res.err)
+		default:
+		}
+		if open {
+			if err := gate.Open(); err != nil {
+				t.Fatal(err)
+			}
+			res := <-done
+			if res.err != nil {
+				t.Fatal(res.err)
+			}
+			checkOut(t, res.out, want)
+		} else {
+			if err := gate.Fail(); err != nil {
+				t.Fatal(err)
+			}
+			res := <-done
+			var ge *goferro.Error
+			if !errors.As(res.err, &ge) || !errors.Is(res.err, opencl.ErrCL) ||
+				(ge.Kind != goferro.ErrTransferFailed && ge.Kind != goferro.ErrExecutorFailed) {
+				t.Fatalf("run behind a failed gate: %v, want a failed transfer or instruction with an OpenCL error", res.err)
+			}
+		}
+		r.checkNoLeaks(t)
+	}
+	out, err := r.rt.Execute(bg, prep, host(xv, wv))
+	if err != nil {
+		t.Fatalf("after a failed run: %v", err)
+	}
+	checkOut(t, out, want)
+	r.checkNoLeaks(t)
 }

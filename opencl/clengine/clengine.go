@@ -133,12 +133,15 @@ func (e *Engine) Buffer(t *opencl.Tensor) *driver.Buffer {
 // is three quarters of the device's global memory.
 //
 // The engine is asynchronous (driver, Asynchronous completion): its
-// executor and the device ends of its providers enqueue commands and
-// return pending buffers whose completion is the command's event, and it
-// is InOrder: a command reading a tensor waits on the device for the
-// tensor's last write (the queue's order, or an event wait list across
-// queues), never on the host. The host waits only where a value is read
-// there: materialization, a copy to the host, the end of a run.
+// executor and its providers enqueue commands and return pending buffers
+// whose completion is the command's event, and it is InOrder: a command
+// reading a tensor waits on the device for the tensor's last write (the
+// queue's order, or an event wait list across queues), never on the host.
+// Its providers order copies out of a device after their source
+// (driver.OrderedProvider), so a copy to the host or to another engine is
+// enqueued while the source is still pending. The host waits only where a
+// value is read there: materialization, a consumer on the host, the end
+// of a run.
 func (e *Engine) Registration() driver.Engine {
 	return driver.Engine{
 		ID:             driver.EngineID(e.ID()),
@@ -223,7 +226,10 @@ func (e *Engine) tensor(b *driver.Buffer) (*opencl.Tensor, error) {
 // injection). Register the providers of all the engines at once: they are
 // driver.ScopedProviders that serve only these engines, so a transfer into
 // an engine left out fails at preparation, and the providers of a second
-// call conflict with the first's.
+// call conflict with the first's. Every copy is enqueued without
+// blocking; host memory a copy reads must not be reused before the
+// copy's completion (the runtime's host buffers are garbage collected,
+// and the copy pins them).
 func Providers(engines ...*Engine) []driver.Route {
 	set := map[driver.EngineID]*Engine{}
 	for _, e := range engines {
@@ -254,6 +260,14 @@ func (p *provider) Transfer(ctx context.Context, req *driver.TransferRequest) (*
 // engines the provider was made for.
 func (p *provider) Serves(from, to driver.EngineID) bool {
 	return (!p.fromDevice || p.t.engines[from] != nil) && (!p.toDevice || p.t.engines[to] != nil)
+}
+
+// Orders implements driver.OrderedProvider: a copy out of a device (to
+// the host, to a device) is enqueued behind the pending writes of its
+// source, on the device, so the runtime need not wait for them; a copy
+// from the host is given complete host memory.
+func (p *provider) Orders(from, to driver.EngineID) bool {
+	return p.fromDevice && p.Serves(from, to)
 }
 
 type transfers struct{ engines map[driver.EngineID]*Engine }
@@ -295,11 +309,15 @@ func (t *transfers) deviceToHost(ctx context.Context, req *driver.TransferReques
 	if err != nil {
 		return nil, err
 	}
-	h, err := opencl.DeviceToHost(ctx, src)
+	h, ev, err := opencl.DeviceToHostAsync(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	return driver.HostBuffer(h, nil), nil
+	b := driver.HostBuffer(h, nil)
+	if ev != nil { // a nil *Event in the interface would not be nil
+		b = b.WithReady(ev)
+	}
+	return b, nil
 }
 
 func (t *transfers) deviceToDevice(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {

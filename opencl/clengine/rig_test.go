@@ -145,14 +145,26 @@ func newCLRig(t testing.TB, c rigConfig) *clRig {
 	return r
 }
 
-// record wraps p to record every request.
+// record wraps p to record every request; the wrapper orders the
+// transfers p orders (driver.OrderedProvider).
 func (r *clRig) record(p driver.TransferProvider) driver.TransferProvider {
-	return driver.TransferFunc(func(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
-		r.mu.Lock()
-		r.req = append(r.req, *req)
-		r.mu.Unlock()
-		return p.Transfer(ctx, req)
-	})
+	return &recorded{r, p}
+}
+
+type recorded struct {
+	r     *clRig
+	inner driver.TransferProvider
+}
+
+func (w *recorded) Transfer(ctx context.Context, req *driver.TransferRequest) (*driver.Buffer, error) {
+	w.r.mu.Lock()
+	w.r.req = append(w.r.req, *req)
+	w.r.mu.Unlock()
+	return w.inner.Transfer(ctx, req)
+}
+
+func (w *recorded) Orders(from, to driver.EngineID) bool {
+	return driver.ProviderOrders(w.inner, from, to)
 }
 
 // reqs returns the transfer requests made so far.
