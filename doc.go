@@ -28,7 +28,9 @@
 // fingerprint, runtime, epoch and the physical signature of the inputs.
 // OnEngines and InStorage constrain placement. An optional CostModel
 // (WithCostModel: TransferBytes, Throughput or your own) replaces first-fit
-// with the least-cost candidate within the search budget.
+// with the least-cost candidate within the search budget; wrapped in
+// Makespan, with the candidate estimated to finish first, which spreads
+// independent work (the slices of a sliced einsum) over engines.
 //
 // # Execution
 //

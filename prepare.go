@@ -176,7 +176,8 @@ func (s *snapshot) build(prog *graph.Program, bind map[string]int, inputs []*dri
 		return nil, err
 	}
 	var costErr error
-	req := &placement.Request{Prog: sp, Topo: &s.topo, Class: forced, Budget: s.cfg.budget, Cost: s.costFunc(prog, sp, types, &costErr)}
+	cost, time := s.costs(prog, sp, types, &costErr)
+	req := &placement.Request{Prog: sp, Topo: &s.topo, Class: forced, Budget: s.cfg.budget, Cost: cost, Time: time}
 	req.InputOK = func(i, e, c int) (bool, error) {
 		why, err := refusal(s, e, inputs[i], s.classes[c], i)
 		return why == nil && err == nil, err
