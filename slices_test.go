@@ -2,6 +2,7 @@ package goferro_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -165,4 +166,66 @@ func TestSlicesSpreadOverEngines(t *testing.T) {
 		t.Errorf("spread over %v: %v; on one device: %v, want under three quarters of it", dots, spread, single)
 	}
 	checkNoLeaks(t, cp, []*goferrotest.Device{a, b})
+}
+
+// TestPrepareSlicesToFit: an einsum whose unsliced schedule does not fit
+// the CPU engine's 64 KiB (its forced path makes a 128 KiB outer
+// product) is compiled again in slices by Prepare and computes the
+// naive value; a budget the operands alone exceed, and a program that
+// keeps no einsum to compile again (loaded from JSON), are the typed
+// budget error.
+func TestPrepareSlicesToFit(t *testing.T) {
+	b := graph.NewBuilder()
+	xs := []graph.Value{
+		b.Input("x", tensor.Float64, graph.Dims(2, 64)),
+		b.Input("y", tensor.Float64, graph.Dims(64, 2)),
+		b.Input("z", tensor.Float64, graph.Dims(2, 64)),
+	}
+	prog := compile(t, graph.EinsumPath("ab,bc,cd->ad", [][]int{{0, 2}, {0, 1}}, xs...))
+	x, y, z := randT(t, 1, 2, 64), randT(t, 2, 64, 2), randT(t, 3, 2, 64)
+	in := host(x, y, z)
+
+	rt := newRuntime(t, goferro.WithEngine(cpu.NewEngine(cpu.WithMemory(64<<10))))
+	prep, err := rt.Prepare(bg, prog, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sliced := prep.Program()
+	if sliced == prog || sliced.SliceLimit() <= 0 {
+		t.Fatalf("prepared program %.12s (slice limit %v), want one compiled in slices", sliced.Fingerprint(), sliced.SliceLimit())
+	}
+	for _, ins := range sliced.Instructions {
+		if n, _ := ins.Outputs[0].Shape.NumElements(); ins.Op == "dot_general" && float64(n) > sliced.SliceLimit() {
+			t.Errorf("a contraction of %d elements under a slice limit of %v", n, sliced.SliceLimit())
+		}
+	}
+	out, err := rt.Run(bg, prog, in) // prepared from the cache
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, out[0], chainOf(t, x, y, z))
+	if again, err := rt.Prepare(bg, prog, in); err != nil || again.Program() != sliced {
+		t.Errorf("second Prepare: %v, program %p, want the cached %p", err, again.Program(), sliced)
+	}
+
+	tight := newRuntime(t, goferro.WithEngine(cpu.NewEngine(cpu.WithMemory(2<<10))))
+	_, err = tight.Prepare(bg, prog, in)
+	var be *driver.BudgetError
+	if !errors.Is(err, driver.ErrMemoryBudget) || !errors.As(err, &be) || be.Budget != 2<<10 {
+		t.Errorf("a budget under the operands: %v, want a *driver.BudgetError of 2 KiB", err)
+	}
+	data, err := prog.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := graph.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new runtime: rt has the sliced preparation cached under the
+	// fingerprint, which the loaded program shares.
+	fresh := newRuntime(t, goferro.WithEngine(cpu.NewEngine(cpu.WithMemory(64<<10))))
+	if _, err := fresh.Prepare(bg, loaded, in); !errors.Is(err, driver.ErrMemoryBudget) {
+		t.Errorf("a loaded program: %v, want ErrMemoryBudget", err)
+	}
 }
