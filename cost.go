@@ -14,9 +14,9 @@ import (
 // placement policy (Config.SetCostModel). With a model set, preparation
 // builds every candidate placement within the search budget — in the same
 // deterministic order as first-fit — and keeps the successful one of lowest
-// total cost, the earliest on ties; running out of budget returns the best
-// found so far. Without one (the default) the first successful candidate
-// wins. Costs are in any consistent unit (seconds, bytes, ...).
+// total cost among those that fit every engine's memory budget, the
+// earliest on ties; running out of budget returns the best found so far.
+// Without one (the default) the first successful candidate wins. Costs are in any consistent unit (seconds, bytes, ...).
 type CostModel interface {
 	// OpCost estimates running instruction ins with the given result types
 	// on engine.
@@ -143,10 +143,20 @@ func (s *snapshot) costs(prog *graph.Program, pp *schedule.Program, types []driv
 		}
 		return 0
 	}
+	// A plan over an engine's memory budget costs more than any that fits.
+	fits := func(p *placement.Plan) bool { return s.checkMemory(pp, p, types) == nil }
 	if _, ok := m.(Makespan); ok {
-		return func(p *placement.Plan) float64 { return placement.Makespan(p.Nodes, node) }, node
+		return func(p *placement.Plan) float64 {
+			if !fits(p) {
+				return math.Inf(1)
+			}
+			return placement.Makespan(p.Nodes, node)
+		}, node
 	}
 	return func(p *placement.Plan) (total float64) {
+		if !fits(p) {
+			return math.Inf(1)
+		}
 		for i := range p.Nodes {
 			total += node(&p.Nodes[i])
 		}

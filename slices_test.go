@@ -229,3 +229,40 @@ func TestPrepareSlicesToFit(t *testing.T) {
 		t.Errorf("a loaded program: %v, want ErrMemoryBudget", err)
 	}
 }
+
+// TestSpreadKeepsToMemoryBudgets: a device whose memory budget holds
+// none of the slices' values gets none of them under Makespan, which
+// would otherwise send slices there (TestSlicesSpreadOverEngines): the
+// placement that fits wins over a faster one that does not.
+func TestSpreadKeepsToMemoryBudgets(t *testing.T) {
+	fams := append(slices.Clone(cpu.CoreFamilies), goferrotest.Families...)
+	a := goferrotest.NewDevice("fake.a", goferrotest.WithFamilies(fams...))
+	b := goferrotest.NewDevice("fake.b", goferrotest.WithFamilies(fams...))
+	small := b.Engine()
+	small.Memory = 64 // bytes: not one slice's value
+	cp := goferrotest.NewCopier(a, b)
+	opts := append([]goferro.Option{goferro.WithEngine(cpu.NewEngine()), goferro.WithEngine(a.Engine()), goferro.WithEngine(small),
+		goferro.WithCostModel(goferro.Makespan{Model: work{}})},
+		mesh(cp, driver.StorageHost, a.DefaultStorage(), b.DefaultStorage())...)
+	rt := newRuntime(t, opts...)
+	x, y, z := randT(t, 1, 8, 32), randT(t, 2, 32, 32), randT(t, 3, 32, 8)
+	prep, err := rt.Prepare(bg, slicedChain(t, 64), host(x, y, z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[driver.EngineID]int{}
+	for _, s := range prep.Schedule() {
+		if s.Kind == goferro.StepOp {
+			ops[s.At.Engine]++
+		}
+	}
+	if ops[b.ID()] != 0 {
+		t.Errorf("ops per engine %v: some on %s, whose budget holds none", ops, b.ID())
+	}
+	out, err := rt.Execute(bg, prep, host(x, y, z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, out[0], chainOf(t, x, y, z))
+	checkNoLeaks(t, cp, []*goferrotest.Device{a, b})
+}
