@@ -14,9 +14,9 @@ import (
 // placement policy (Config.SetCostModel). With a model set, preparation
 // builds every candidate placement within the search budget — in the same
 // deterministic order as first-fit — and keeps the successful one of lowest
-// total cost, the earliest on ties; running out of budget returns the best
-// found so far. Without one (the default) the first successful candidate
-// wins. Costs are in any consistent unit (seconds, bytes, ...).
+// total cost among those that fit every engine's memory budget, the
+// earliest on ties; running out of budget returns the best found so far.
+// Without one (the default) the first successful candidate wins. Costs are in any consistent unit (seconds, bytes, ...).
 type CostModel interface {
 	// OpCost estimates running instruction ins with the given result types
 	// on engine.
@@ -84,38 +84,82 @@ func orDefault(x float64) float64 {
 	return x
 }
 
-// costFunc returns the plan cost function of the snapshot's cost model, or
-// nil for first-fit. A panicking model is recorded in *failed and makes the
-// plan infinitely expensive.
-func (s *snapshot) costFunc(prog *graph.Program, pp *schedule.Program, types []driver.ResultType, failed *error) func(*placement.Plan) float64 {
+// Makespan is a CostModel objective: with it set (WithCostModel), the
+// costs of Model are read as durations, and preparation keeps the
+// candidate placement whose schedule is estimated to finish first — each
+// engine runs its ops and incoming transfers one after another, in
+// schedule order, and different engines at once — instead of the one of
+// least total cost (ties go to the earlier candidate). Besides the usual
+// candidates it builds the placement a list scheduler chooses (every
+// instruction, in program order, where it is estimated to finish first;
+// synthesized instructions too, which it does not hold at the root), so
+// independent work, such as the slices of a graph.EinsumWithin, spreads
+// over engines when that finishes sooner despite the transfers it needs.
+type Makespan struct {
+	// Model estimates every op and transfer; it must not be nil.
+	Model CostModel
+}
+
+// OpCost returns Model's.
+func (m Makespan) OpCost(engine driver.EngineID, ins *graph.Instruction, results []driver.ResultType) float64 {
+	return m.Model.OpCost(engine, ins, results)
+}
+
+// TransferCost returns Model's.
+func (m Makespan) TransferCost(from, to driver.Location, bytes int) float64 {
+	return m.Model.TransferCost(from, to, bytes)
+}
+
+// costs returns the plan cost function of the snapshot's cost model, or
+// nil for first-fit, and, under a Makespan model, the time estimate of a
+// schedule node the search also uses. A panicking model is recorded in
+// *failed and makes the node, and so the plan, infinitely expensive.
+func (s *snapshot) costs(prog *graph.Program, pp *schedule.Program, types []driver.ResultType, failed *error) (cost func(*placement.Plan) float64, time func(*schedule.Node) float64) {
 	m := s.cfg.cost
 	if m == nil {
-		return nil
+		return nil, nil
 	}
-	return func(p *placement.Plan) (total float64) {
+	node := func(n *schedule.Node) (c float64) {
 		defer func() {
 			if v := recover(); v != nil {
 				if *failed == nil {
 					*failed = newError(ErrPanic, "cost model panicked: %v", v)
 				}
-				total = math.Inf(1)
+				c = math.Inf(1)
 			}
 		}()
-		for _, n := range p.Nodes {
-			switch n.Kind {
-			case schedule.Op:
-				pi := &pp.Instrs[n.Instr]
-				res := make([]driver.ResultType, len(pi.Out))
-				for k, sl := range pi.Out {
-					res[k] = types[sl]
-				}
-				total += m.OpCost(s.engines[n.At.Engine].ID, &prog.Instructions[n.Instr], res)
-			case schedule.Transfer:
-				t := types[n.Slot]
-				cnt, _ := t.Shape.NumElements()
-				total += m.TransferCost(s.location(n.From), s.location(n.At), cnt*t.DType.Size())
+		switch n.Kind {
+		case schedule.Op:
+			pi := &pp.Instrs[n.Instr]
+			res := make([]driver.ResultType, len(pi.Out))
+			for k, sl := range pi.Out {
+				res[k] = types[sl]
 			}
+			return m.OpCost(s.engines[n.At.Engine].ID, &prog.Instructions[n.Instr], res)
+		case schedule.Transfer:
+			t := types[n.Slot]
+			cnt, _ := t.Shape.NumElements()
+			return m.TransferCost(s.location(n.From), s.location(n.At), cnt*t.DType.Size())
+		}
+		return 0
+	}
+	// A plan over an engine's memory budget costs more than any that fits.
+	fits := func(p *placement.Plan) bool { return s.checkMemory(pp, p, types) == nil }
+	if _, ok := m.(Makespan); ok {
+		return func(p *placement.Plan) float64 {
+			if !fits(p) {
+				return math.Inf(1)
+			}
+			return placement.Makespan(p.Nodes, node)
+		}, node
+	}
+	return func(p *placement.Plan) (total float64) {
+		if !fits(p) {
+			return math.Inf(1)
+		}
+		for i := range p.Nodes {
+			total += node(&p.Nodes[i])
 		}
 		return total
-	}
+	}, nil
 }

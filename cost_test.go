@@ -24,6 +24,10 @@ func TestLeastCostPlacement(t *testing.T) {
 		{"bytes", goferro.TransferBytes{}, idB},
 		{"throughput", goferro.Throughput{BytesPerSecond: map[[2]driver.EngineID]float64{{idB, idA}: 1}}, idB},
 		{"fast A", goferro.Throughput{ElementsPerSecond: map[driver.EngineID]float64{idB: 1}}, idA},
+		// A chain has nothing to run at once: its makespan is its total.
+		{"makespan bytes", goferro.Makespan{Model: goferro.TransferBytes{}}, idB},
+		{"makespan throughput", goferro.Makespan{Model: goferro.Throughput{BytesPerSecond: map[[2]driver.EngineID]float64{{idB, idA}: 1}}}, idB},
+		{"makespan fast A", goferro.Makespan{Model: goferro.Throughput{ElementsPerSecond: map[driver.EngineID]float64{idB: 1}}}, idA},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, b := goferrotest.NewDevice(idA), goferrotest.NewDevice(idB)
@@ -53,9 +57,12 @@ func (panickyModel) OpCost(driver.EngineID, *graph.Instruction, []driver.ResultT
 }
 
 // TestPanickingCostModel: a model that panics fails preparation with
-// ErrPanic.
+// ErrPanic, as a total and as a makespan (whose list schedule asks the
+// model too).
 func TestPanickingCostModel(t *testing.T) {
-	r := newRig(t, rigOpts{extra: []goferro.Option{goferro.WithCostModel(panickyModel{})}})
-	_, err := r.rt.Prepare(bg, negSum(t, 2), host(randT(t, 1, 2), randT(t, 2, 2)))
-	isKind(t, err, goferro.ErrPanic)
+	for _, m := range []goferro.CostModel{panickyModel{}, goferro.Makespan{Model: panickyModel{}}} {
+		r := newRig(t, rigOpts{extra: []goferro.Option{goferro.WithCostModel(m)}})
+		_, err := r.rt.Prepare(bg, negSum(t, 2), host(randT(t, 1, 2), randT(t, 2, 2)))
+		isKind(t, err, goferro.ErrPanic)
+	}
 }

@@ -26,9 +26,15 @@
 // that cannot reach a consumer is ErrMissingTransferProvider here, never at
 // run time. The result, a Prepared, is cached under the program
 // fingerprint, runtime, epoch and the physical signature of the inputs.
+// A schedule whose live bytes exceed an engine's memory budget
+// (driver.Engine.Memory) is refused with driver.ErrMemoryBudget, unless the
+// program keeps the einsums it was compiled from: Prepare then compiles
+// them again in slices (graph.Program.Within) until the schedule fits.
 // OnEngines and InStorage constrain placement. An optional CostModel
 // (WithCostModel: TransferBytes, Throughput or your own) replaces first-fit
-// with the least-cost candidate within the search budget.
+// with the least-cost candidate within the search budget; wrapped in
+// Makespan, with the candidate estimated to finish first, which spreads
+// independent work (the slices of a sliced einsum) over engines.
 //
 // # Execution
 //

@@ -117,3 +117,40 @@ func ExampleRuntime_Submit() {
 	// Output:
 	// [-1 -2 -3] <nil>
 }
+
+// An einsum whose schedule does not fit the engine's memory budget is
+// compiled again in slices by Prepare: here the path forces a 16384-value
+// outer product, 128 KiB, on a CPU engine allowed 64 KiB.
+func ExampleRuntime_Prepare_memoryBudget() {
+	rt, err := goferro.NewRuntime(goferro.WithEngine(cpu.NewEngine(cpu.WithMemory(64 << 10))))
+	if err != nil {
+		panic(err)
+	}
+	b := graph.NewBuilder()
+	x := b.Input("x", tensor.Float64, graph.Dims(2, 64))
+	y := b.Input("y", tensor.Float64, graph.Dims(64, 2))
+	z := b.Input("z", tensor.Float64, graph.Dims(2, 64))
+	p, err := graph.Compile(graph.EinsumPath("ab,bc,cd->ad", [][]int{{0, 2}, {0, 1}}, x, y, z))
+	if err != nil {
+		panic(err)
+	}
+	ones := func(shape ...int) *driver.Buffer {
+		t, _ := tensor.Ones(tensor.Float64, shape...)
+		return driver.HostBuffer(t, nil)
+	}
+	in := []*driver.Buffer{ones(2, 64), ones(64, 2), ones(2, 64)}
+	prep, err := rt.Prepare(context.Background(), p, in)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("compiled in slices:", prep.Program().SliceLimit() > 0)
+	out, err := rt.Execute(context.Background(), prep, in)
+	if err != nil {
+		panic(err)
+	}
+	v, _ := out[0].At(0, 0)
+	fmt.Println(v) // 64 × 2 ones summed
+	// Output:
+	// compiled in slices: true
+	// 128
+}

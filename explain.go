@@ -14,7 +14,9 @@ import (
 // Epoch returns the configuration epoch the program was prepared under.
 func (p *Prepared) Epoch() uint64 { return p.snap.epoch }
 
-// Program returns the prepared program.
+// Program returns the prepared program: the one given to Prepare, or the
+// program Prepare compiled from it in slices to fit a memory budget
+// (graph.Program.SliceLimit says under what limit).
 func (p *Prepared) Program() *graph.Program { return p.prog }
 
 // Builds returns the number of candidate placements the search built.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -102,16 +103,19 @@ type opExec struct {
 
 // Prepare validates inputs against the program, places its instructions,
 // chooses every input's ingress and builds the schedule, or returns the
-// prepared artefact from the cache. Errors are *Error values.
+// prepared artefact from the cache. A schedule that does not fit an
+// engine's memory budget is an ErrMemoryBudget error — unless the program
+// keeps einsums it was compiled from (graph.Compile), which are then
+// compiled again in slices under smaller and smaller limits on their
+// intermediates (graph.Program.Within) until one fits; the Prepared then
+// runs that program (Prepared.Program). Errors are *Error values.
 func (r *Runtime) Prepare(ctx context.Context, prog *graph.Program, inputs []*driver.Buffer, opts ...RunOption) (*Prepared, error) {
 	return r.prepare(ctx, r.snap.Load(), prog, inputs, collectOpts(opts))
 }
 
 func (r *Runtime) prepare(ctx context.Context, s *snapshot, prog *graph.Program, inputs []*driver.Buffer, o runOpts) (*Prepared, error) {
 	if err := ctx.Err(); err != nil {
-		e := newError(ErrCanceled, "")
-		e.Err = err
-		return nil, e
+		return nil, prepCanceled(err)
 	}
 	if prog == nil {
 		return nil, newError(ErrInvalidProgram, "nil program")
@@ -132,6 +136,9 @@ func (r *Runtime) prepare(ctx context.Context, s *snapshot, prog *graph.Program,
 		return withSerial(p, o.serial), nil
 	}
 	p, err := s.build(prog, bind, inputs, o, forced)
+	if errors.Is(err, driver.ErrMemoryBudget) {
+		p, err = s.buildSliced(ctx, prog, bind, inputs, o, forced, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +152,13 @@ func (r *Runtime) prepare(ctx context.Context, s *snapshot, prog *graph.Program,
 	}
 	r.mu.Unlock()
 	return withSerial(p, o.serial), nil
+}
+
+// prepCanceled is the preparation error of a done context.
+func prepCanceled(cause error) error {
+	e := newError(ErrCanceled, "")
+	e.Err = cause
+	return e
 }
 
 // checkOpts checks the options against the snapshot and returns the index
@@ -176,7 +190,8 @@ func (s *snapshot) build(prog *graph.Program, bind map[string]int, inputs []*dri
 		return nil, err
 	}
 	var costErr error
-	req := &placement.Request{Prog: sp, Topo: &s.topo, Class: forced, Budget: s.cfg.budget, Cost: s.costFunc(prog, sp, types, &costErr)}
+	cost, time := s.costs(prog, sp, types, &costErr)
+	req := &placement.Request{Prog: sp, Topo: &s.topo, Class: forced, Budget: s.cfg.budget, Cost: cost, Time: time}
 	req.InputOK = func(i, e, c int) (bool, error) {
 		why, err := refusal(s, e, inputs[i], s.classes[c], i)
 		return why == nil && err == nil, err
@@ -197,6 +212,38 @@ func (s *snapshot) build(prog *graph.Program, bind map[string]int, inputs []*dri
 	}
 	p.compileExec()
 	return p, nil
+}
+
+// buildSliced builds a program whose schedule does not fit an engine's
+// memory budget (over, the budget error) again with its einsums compiled
+// in slices (graph.Program.Within), under limits on the elements of an
+// intermediate halved from half its largest instruction result until the
+// schedule fits. over stands when the program keeps no einsum to compile
+// again, when no slicing meets a smaller limit, or when none fits.
+func (s *snapshot) buildSliced(ctx context.Context, prog *graph.Program, bind map[string]int, inputs []*driver.Buffer, o runOpts, forced int, over error) (*Prepared, error) {
+	largest := 0
+	for _, ins := range prog.Instructions {
+		for _, out := range ins.Outputs {
+			if sh, err := out.Shape.Resolve(bind); err == nil {
+				n, _ := sh.NumElements()
+				largest = max(largest, n)
+			}
+		}
+	}
+	for limit := math.Floor(float64(largest) / 2); limit >= 1; limit = math.Floor(limit / 2) {
+		if err := ctx.Err(); err != nil {
+			return nil, prepCanceled(err)
+		}
+		sliced, err := prog.Within(limit)
+		if err != nil {
+			return nil, over
+		}
+		p, err := s.build(sliced, bind, inputs, o, forced)
+		if !errors.Is(err, driver.ErrMemoryBudget) {
+			return p, err
+		}
+	}
+	return nil, over
 }
 
 // withSerial returns p, or a shallow copy of it that executes serially.

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"slices"
+
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -28,8 +30,16 @@ const FoldLimit = 64
 //     fingerprint.
 //
 // All outputs must come from one Builder; every declared input becomes a
-// program input, in declaration order, used or not.
+// program input, in declaration order, used or not. A program with an
+// einsum keeps the traced computation (as the Builder held it at Compile),
+// so that Program.Within can compile it again in slices.
 func Compile(outputs ...Value) (*Program, error) {
+	return compile(outputs, 0)
+}
+
+// compile is Compile with every einsum sliced so that no intermediate holds
+// more than limit elements (0: each einsum's own limit).
+func compile(outputs []Value, limit float64) (*Program, error) {
 	if len(outputs) == 0 {
 		return nil, errorf("Compile", ErrArity, "no outputs")
 	}
@@ -48,6 +58,7 @@ func Compile(outputs ...Value) (*Program, error) {
 		}
 	}
 	c := newCompiler(b)
+	c.limit = limit
 	order, err := c.order(outputs)
 	if err != nil {
 		return nil, err
@@ -62,7 +73,61 @@ func Compile(outputs ...Value) (*Program, error) {
 	for k, v := range outputs {
 		outs[k] = c.nodeSlots[v.id-1][v.out]
 	}
-	return c.finish(outs), nil
+	p := c.finish(outs)
+	if c.einsums > 0 {
+		p.source = &source{outputs: b.frozen(outputs), limit: limit}
+	}
+	return p, nil
+}
+
+// source is the traced computation a program was compiled from, kept so
+// that Within can compile it again: its outputs, on a frozen copy of their
+// Builder, and the limit it was compiled under (0: none).
+type source struct {
+	outputs []Value
+	limit   float64
+}
+
+// frozen returns outputs on a copy of b as it is now: nodes are never
+// changed once traced, so the copy shares them, and ops traced on b later
+// do not reach it.
+func (b *Builder) frozen(outputs []Value) []Value {
+	f := &Builder{nodes: b.nodes[:len(b.nodes):len(b.nodes)], inputs: slices.Clip(b.inputs)}
+	outs := make([]Value, len(outputs))
+	for k, v := range outputs {
+		v.b = f
+		outs[k] = v
+	}
+	return outs
+}
+
+// Within returns the program compiled again from the traced computation
+// it was compiled from, with every einsum sliced so that no intermediate
+// holds more than limit elements (see EinsumWithin; an einsum's own limit
+// stays where it is smaller). It reports an ErrUnsupported error for a
+// program that keeps no einsum to compile again — one without einsums, or
+// not made by Compile or Within (loaded, built by hand, or a Clone) — and
+// Compile's errors otherwise: an ErrAttr error wrapping
+// einsum.ErrMemoryLimit when no slicing meets the limit, an ErrShape error
+// when an einsum has a symbolic extent.
+func (p *Program) Within(limit float64) (*Program, error) {
+	if p.source == nil {
+		return nil, errorf("Within", ErrUnsupported, "the program keeps no einsum to compile again")
+	}
+	if !(limit >= 1) {
+		return nil, errorf("Within", ErrAttr, "limit %v: want at least one element", limit)
+	}
+	return compile(p.source.outputs, limit)
+}
+
+// SliceLimit returns the limit on the elements of an einsum intermediate
+// that Within compiled the program under, or 0 for a program Within did
+// not make.
+func (p *Program) SliceLimit() float64 {
+	if p.source == nil {
+		return 0
+	}
+	return p.source.limit
 }
 
 // compiler holds the state of one Compile.
@@ -79,6 +144,10 @@ type compiler struct {
 	inTypes   []Type
 	slots     []Slot   // slab for instruction operands
 	outs      []Output // slab for instruction results
+	// limit caps the elements of every einsum intermediate (0: none
+	// beyond each einsum's own); einsums counts the einsums lowered.
+	limit   float64
+	einsums int
 }
 
 func newCompiler(b *Builder) *compiler {
@@ -156,6 +225,7 @@ func (c *compiler) emitNode(id int) error {
 	var err error
 	switch {
 	case n.op == "einsum":
+		c.einsums++
 		var s Slot
 		s, err = c.lowerEinsum(n, args)
 		slots = []Slot{s}

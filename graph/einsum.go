@@ -271,7 +271,11 @@ func (c *compiler) planEinsum(n *node, args []Slot) (*einsum.Plan, error) {
 	if n.attrs.EinsumPath != nil {
 		opts = append(opts, einsum.WithPath(n.attrs.EinsumPath))
 	}
-	if limit := n.attrs.EinsumLimit; limit > 0 {
+	limit := n.attrs.EinsumLimit
+	if c.limit > 0 && (limit <= 0 || c.limit < limit) {
+		limit = c.limit
+	}
+	if limit > 0 {
 		for k, s := range args {
 			if !c.types[s].Shape.IsConcrete() {
 				return nil, errorf("einsum", ErrShape, "operand %d has a symbolic extent: a memory limit needs the extents to choose the slices", k)

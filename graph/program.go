@@ -44,6 +44,9 @@ type Program struct {
 	// fingerprint caches Fingerprint(); atomic because a runtime may
 	// prepare one hand-built program from several goroutines at once.
 	fingerprint atomic.Pointer[string]
+	// source is what Compile compiled the program from, for Within; nil
+	// for a program with no einsum or not made by Compile.
+	source *source
 }
 
 // Input is one program parameter.

@@ -79,7 +79,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prog, err := einsumProgram(in.Equation(), inputs, 0)
+	prog, err := einsumProgram(in.Equation(), inputs)
 	if err != nil {
 		return err
 	}

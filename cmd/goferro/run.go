@@ -115,10 +115,9 @@ type job struct {
 	name   string
 	prog   *graph.Program
 	inputs []*tensor.Tensor
-	// eq is the equation of an einsum job, which prepare may compile
-	// again in slices; sliceLimit is then the limit on the elements of
-	// an intermediate it was compiled under.
-	eq         string
+	// sliceLimit is the limit on the elements of an einsum intermediate
+	// that preparation compiled prog under to fit a memory budget
+	// (graph.Program.SliceLimit), or 0.
 	sliceLimit float64
 }
 
@@ -157,11 +156,11 @@ func (j *jobFlags) load() (*job, error) {
 		if err != nil {
 			return nil, err
 		}
-		prog, err := einsumProgram(in.Equation(), ops, 0)
+		prog, err := einsumProgram(in.Equation(), ops)
 		if err != nil {
 			return nil, err
 		}
-		return &job{name: in.Name, prog: prog, inputs: ops, eq: in.Equation()}, nil
+		return &job{name: in.Name, prog: prog, inputs: ops}, nil
 	case j.eq != "":
 		if len(j.inputs) == 0 {
 			return nil, usagef("--einsum needs its operands as --input FILE.npy, in order")
@@ -178,11 +177,11 @@ func (j *jobFlags) load() (*job, error) {
 			}
 			ops[i] = t
 		}
-		prog, err := einsumProgram(j.eq, ops, 0)
+		prog, err := einsumProgram(j.eq, ops)
 		if err != nil {
 			return nil, err
 		}
-		return &job{name: "einsum", prog: prog, inputs: ops, eq: j.eq}, nil
+		return &job{name: "einsum", prog: prog, inputs: ops}, nil
 	}
 	data, err := os.ReadFile(j.program)
 	if err != nil {
@@ -243,18 +242,14 @@ func (j *jobFlags) load() (*job, error) {
 }
 
 // einsumProgram traces one einsum over inputs of the operands' types and
-// compiles it, in slices when limit (elements of an intermediate; 0: none)
-// is set; a bad equation is the user's input error.
-func einsumProgram(eq string, ops []*tensor.Tensor, limit float64) (*graph.Program, error) {
+// compiles it; a bad equation is the user's input error.
+func einsumProgram(eq string, ops []*tensor.Tensor) (*graph.Program, error) {
 	b := graph.NewBuilder()
 	xs := make([]graph.Value, len(ops))
 	for i, t := range ops {
 		xs[i] = b.Input(fmt.Sprintf("x%d", i), t.DType(), graph.FromTensorShape(t.Shape()))
 	}
-	prog, err := graph.Compile(graph.EinsumWithin(eq, nil, limit, xs...))
-	if errors.Is(err, einsum.ErrMemoryLimit) {
-		return nil, err
-	}
+	prog, err := graph.Compile(graph.Einsum(eq, xs...))
 	var ee *einsum.Error
 	switch {
 	case errors.As(err, &ee):
@@ -266,37 +261,18 @@ func einsumProgram(eq string, ops []*tensor.Tensor, limit float64) (*graph.Progr
 	return prog, nil
 }
 
-// prepare prepares the job on rt. An einsum whose schedule does not fit an
-// engine's memory budget is compiled again in slices under smaller and
-// smaller limits on its intermediates until one fits; the first budget
-// error stands when none does.
+// prepare prepares the job on rt. The runtime compiles an einsum whose
+// schedule does not fit an engine's memory budget again in slices
+// (goferro.Runtime.Prepare); the job then runs that program.
 func (jb *job) prepare(ctx context.Context, rt *goferro.Runtime, bufs []*driver.Buffer, opts []goferro.RunOption) (*goferro.Prepared, error) {
 	prep, err := rt.Prepare(ctx, jb.prog, bufs, opts...)
-	if jb.eq == "" || !errors.Is(err, driver.ErrMemoryBudget) {
-		return prep, err
-	}
-	shapes := make([][]int, len(jb.inputs))
-	for i, t := range jb.inputs {
-		shapes[i] = t.Shape()
-	}
-	p, perr := einsum.NewPlanContext(ctx, jb.eq, shapes)
-	if perr != nil {
+	if err != nil {
 		return nil, err
 	}
-	for limit := p.LargestIntermediate / 2; limit >= 1; limit /= 2 {
-		prog, cerr := einsumProgram(jb.eq, jb.inputs, limit)
-		if cerr != nil {
-			break // no slicing meets a smaller limit either
-		}
-		q, qerr := rt.Prepare(ctx, prog, bufs, opts...)
-		if !errors.Is(qerr, driver.ErrMemoryBudget) {
-			if qerr == nil {
-				jb.prog, jb.sliceLimit = prog, limit
-			}
-			return q, qerr
-		}
+	if p := prep.Program(); p != jb.prog {
+		jb.prog, jb.sliceLimit = p, p.SliceLimit()
 	}
-	return nil, err
+	return prep, nil
 }
 
 // setup loads the job and builds the runtime with its placement options.

@@ -158,3 +158,53 @@ func TestEinsumWithin(t *testing.T) {
 		t.Errorf("a symbolic extent under a limit: %v, want ErrShape", err)
 	}
 }
+
+// TestProgramWithin: a compiled einsum compiles again in slices under a
+// limit (Program.Within) to the program EinsumWithin gives, computes the
+// same value, and is not affected by ops traced after Compile; a program
+// with no einsum to compile again says so.
+func TestProgramWithin(t *testing.T) {
+	const eq, limit = "ab,bc,cd->ad", 8
+	shapes := [][]int{{8, 6}, {6, 5}, {5, 4}}
+	b := graph.NewBuilder()
+	var xs []graph.Value
+	var ts []*tensor.Tensor
+	for i, s := range shapes {
+		xs = append(xs, b.Input(fmt.Sprint("x", i), tensor.Float64, graph.Dims(s...)))
+		ts = append(ts, must(tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, s...)))
+	}
+	whole := must(graph.Compile(graph.Einsum(eq, xs...)))
+	if whole.SliceLimit() != 0 {
+		t.Errorf("Compile's SliceLimit %v, want 0", whole.SliceLimit())
+	}
+	direct := must(graph.Compile(graph.EinsumWithin(eq, nil, limit, xs...)))
+	b.Input("late", tensor.Float64, graph.Dims(2)) // traced after Compile: not an input of Within's program
+	sliced, err := whole.Within(limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sliced.Fingerprint() != direct.Fingerprint() || sliced.SliceLimit() != limit {
+		t.Errorf("Within(%v): fingerprint %.12s, SliceLimit %v; EinsumWithin's %.12s", float64(limit), sliced.Fingerprint(), sliced.SliceLimit(), direct.Fingerprint())
+	}
+	got := must(ref.Run(sliced, ts...))
+	check(t, eq, got[0], must(cpu.Contract(eq, ts...)), 1e-12)
+	// Within of Within compiles the source again, not the sliced program.
+	if again, err := sliced.Within(limit); err != nil || again.Fingerprint() != direct.Fingerprint() {
+		t.Errorf("Within of Within: %v", err)
+	}
+
+	for name, p := range map[string]*graph.Program{
+		"no einsum": must(graph.Compile(graph.Neg(xs[0]))),
+		"a clone":   whole.Clone(),
+	} {
+		if _, err := p.Within(limit); !errors.Is(err, graph.ErrUnsupported) {
+			t.Errorf("%s: Within: %v, want ErrUnsupported", name, err)
+		}
+	}
+	if _, err := whole.Within(0); !errors.Is(err, graph.ErrAttr) {
+		t.Errorf("Within(0): %v, want ErrAttr", err)
+	}
+	if _, err := whole.Within(0.5); !errors.Is(err, graph.ErrAttr) {
+		t.Errorf("Within(0.5): %v, want ErrAttr", err)
+	}
+}

@@ -9,13 +9,16 @@
 // engine that can run it (default classes first), so that a program may
 // mix classes across its instructions. Each pass tries an engine-anchor
 // vector per engine (every instruction on that engine when it can run
-// there, else on its first candidate), then the Cartesian product of the
-// candidates, first instruction most significant, until the budget of
-// builds is spent. A vector built in one pass is not built again.
+// there, else on its first candidate), then, with a time estimate
+// (Request.Time), the vector a list scheduler chooses, then the Cartesian
+// product of the candidates, first instruction most significant, until
+// the budget of builds is spent. A vector built in one pass is not built
+// again.
 package placement
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +46,14 @@ type Request struct {
 	// successful plan of lowest cost is returned (the earliest on ties).
 	// Running out of budget then returns the best plan found, if any.
 	Cost func(*Plan) float64
+	// Time, when not nil, estimates how long a schedule node takes to run:
+	// an op, or a transfer (releases take no time). Every pass then also
+	// builds, after its anchor vectors, the vector a list scheduler chooses
+	// (synthesized instructions included, which it does not hold at the
+	// root), so that independent work spreads over engines when that is
+	// estimated to finish sooner. Makespan evaluates a plan under the same
+	// estimate.
+	Time func(*schedule.Node) float64
 }
 
 // Plan is the result of a successful search.
@@ -93,15 +104,15 @@ func Search(r *Request) (*Plan, error) {
 			return nil, &CapableError{Instr: i, Class: r.Class}
 		}
 	}
-	passes := s.passes()
 	var lastRoute error
 	anyPass := false
-	for _, cands := range passes {
+	for _, pass := range s.passes() {
+		cands := s.candidates(pass, true)
 		if cands == nil {
 			continue
 		}
 		anyPass = true
-		p, err := s.runPass(cands)
+		p, err := s.runPass(pass, cands)
 		switch {
 		case p != nil:
 			return s.done(p), nil
@@ -166,31 +177,31 @@ const (
 	mixed    = -2 // any class of any engine, default first
 )
 
-// passes returns, per pass, the candidate locations of every instruction,
-// or nil for a pass in which some instruction has none: the defaults pass,
-// one pass per storage class in order, then the mixed pass. A forced class
-// gives that one pass only.
-func (s *searcher) passes() [][][]Loc {
+// passes returns the passes in order: the defaults pass, one pass per
+// storage class, then the mixed pass. A forced class gives that one pass
+// only.
+func (s *searcher) passes() []int {
 	if s.r.Class >= 0 {
-		return [][][]Loc{s.candidates(s.r.Class)}
+		return []int{s.r.Class}
 	}
-	out := [][][]Loc{s.candidates(defaults)}
+	out := []int{defaults}
 	for c := 0; c < s.r.Topo.NumClasses; c++ {
-		out = append(out, s.candidates(c))
+		out = append(out, c)
 	}
-	return append(out, s.candidates(mixed))
+	return append(out, mixed)
 }
 
 // candidates returns every instruction's candidate locations in a pass
-// (defaults, mixed or one class), or nil if some instruction has none. A
-// synthesized instruction runs on the root when the root can run it: at
-// the root's default class, or in the mixed pass at any of its classes.
-func (s *searcher) candidates(pass int) [][]Loc {
+// (defaults, mixed or one class), or nil if some instruction has none.
+// With atRoot, a synthesized instruction runs on the root when the root
+// can run it: at the root's default class, or in the mixed pass at any of
+// its classes.
+func (s *searcher) candidates(pass int, atRoot bool) [][]Loc {
 	t, p := s.r.Topo, s.r.Prog
 	cands := make([][]Loc, len(p.Instrs))
 	for i := range p.Instrs {
 		in := &p.Instrs[i]
-		if in.Synth && t.Root >= 0 && slices.Contains(in.Capable, t.Root) {
+		if atRoot && in.Synth && t.Root >= 0 && slices.Contains(in.Capable, t.Root) {
 			rootPass := defaults // also in a class pass
 			if pass == mixed {
 				rootPass = mixed
@@ -237,8 +248,10 @@ func (s *searcher) placeableSomewhere(i int) bool {
 	return false
 }
 
-// runPass tries the engine-anchor vectors, then the Cartesian product.
-func (s *searcher) runPass(cands [][]Loc) (*Plan, error) {
+// runPass tries the engine-anchor vectors, the list schedule (with
+// Request.Time), then the Cartesian product of cands, the candidates of
+// pass.
+func (s *searcher) runPass(pass int, cands [][]Loc) (*Plan, error) {
 	var lastRoute error
 	try := func(vec []Loc) (p *Plan, err error, stop bool) {
 		p, err, stop = s.try(vec)
@@ -251,6 +264,13 @@ func (s *searcher) runPass(cands [][]Loc) (*Plan, error) {
 	for e := range s.r.Topo.Engines {
 		if p, err, stop := try(anchor(cands, e)); stop {
 			return p, err
+		}
+	}
+	if s.r.Time != nil {
+		if free := s.candidates(pass, false); free != nil {
+			if p, err, stop := try(s.listSchedule(free)); stop {
+				return p, err
+			}
 		}
 	}
 	n := len(cands)
@@ -417,4 +437,142 @@ func classOrder(e *schedule.Engine) []int {
 		}
 	}
 	return out
+}
+
+// copyAt is a copy of a value at a location that is ready at time ready,
+// in a list schedule.
+type copyAt struct {
+	at    Loc
+	ready float64
+}
+
+// listSchedule returns the vector a list scheduler chooses among cands
+// (a pass's, with synthesized instructions not held at the root) under
+// Request.Time: every instruction, in program order, at the candidate
+// where it is estimated to finish first, given the work already placed on
+// that engine (its ops and incoming transfers run one after another,
+// engines at once) and the transfers its operands need there from their
+// earliest copy; ties go to the earlier candidate. Program inputs are
+// taken to be ready at once where they would first enter.
+func (s *searcher) listSchedule(cands [][]Loc) []Loc {
+	p := s.r.Prog
+	copies := make([][]copyAt, p.NumSlots)
+	for i, slot := range p.Inputs {
+		if l, ok := s.firstIngress(i); ok {
+			copies[slot] = []copyAt{{at: l}}
+		}
+	}
+	free := make([]float64, len(s.r.Topo.Engines))
+	vec := make([]Loc, len(p.Instrs))
+	for i := range p.Instrs {
+		in := &p.Instrs[i]
+		var best []copyAt // the operand copies at the best candidate
+		bestEnd := math.Inf(1)
+		for _, l := range cands[i] {
+			at, end := s.estimate(i, l, free[l.Engine], copies)
+			if at != nil && end < bestEnd {
+				vec[i], best, bestEnd = l, at, end
+			}
+		}
+		if best == nil { // nothing reaches any candidate: let Build report it
+			vec[i] = cands[i][0]
+			continue
+		}
+		l := vec[i]
+		free[l.Engine] = bestEnd
+		for k, slot := range in.In {
+			if !slices.ContainsFunc(copies[slot], func(c copyAt) bool { return c.at == l }) {
+				copies[slot] = append(copies[slot], best[k])
+			}
+		}
+		for _, o := range in.Out {
+			copies[o] = []copyAt{{at: l, ready: bestEnd}}
+		}
+	}
+	return vec
+}
+
+// estimate returns, for instruction i at l on an engine free from time
+// free, the copy of each operand at l and when the instruction finishes:
+// each operand without a copy there is moved, one after another, from the
+// copy that arrives first. The copies are nil when some operand cannot
+// reach l.
+func (s *searcher) estimate(i int, l Loc, free float64, copies [][]copyAt) ([]copyAt, float64) {
+	in := &s.r.Prog.Instrs[i]
+	at := make([]copyAt, len(in.In))
+	start := free
+	for k, slot := range in.In {
+		if j := slices.Index(in.In, slot); j < k {
+			at[k] = at[j]
+			continue
+		}
+		if c := slices.IndexFunc(copies[slot], func(c copyAt) bool { return c.at == l }); c >= 0 {
+			at[k] = copies[slot][c]
+			start = max(start, at[k].ready)
+			continue
+		}
+		if len(copies[slot]) == 0 { // an input with no known ingress: take it as local
+			at[k] = copyAt{at: l}
+			continue
+		}
+		arrive := math.Inf(1)
+		for _, c := range copies[slot] {
+			if !s.r.Topo.CanMove(c.at, l) {
+				continue
+			}
+			n := schedule.Node{Kind: schedule.Transfer, Instr: i, Slot: slot, At: l, From: c.at}
+			arrive = min(arrive, max(start, c.ready)+s.r.Time(&n))
+		}
+		if math.IsInf(arrive, 1) {
+			return nil, 0
+		}
+		at[k] = copyAt{at: l, ready: arrive}
+		start = arrive
+	}
+	n := schedule.Node{Kind: schedule.Op, Instr: i, Slot: -1, At: l}
+	return at, start + s.r.Time(&n)
+}
+
+// firstIngress returns the first location, in engine id order and default
+// class first, at which program input i may enter.
+func (s *searcher) firstIngress(i int) (Loc, bool) {
+	for e := range s.r.Topo.Engines {
+		eng := &s.r.Topo.Engines[e]
+		if !eng.Ingress {
+			continue
+		}
+		for _, c := range classOrder(eng) {
+			if ok, err := s.inputOK(i, e, c); err == nil && ok {
+				return Loc{Engine: e, Class: c}, true
+			}
+		}
+	}
+	return Loc{}, false
+}
+
+// Makespan returns when a schedule is estimated to finish, with each
+// node taking time(n): the ops and incoming transfers of one engine run
+// one after another in schedule order, those of different engines at
+// once, and every node starts after its dependencies; releases take no
+// time.
+func Makespan(nodes []schedule.Node, time func(*schedule.Node) float64) float64 {
+	end := make([]float64, len(nodes))
+	free := map[int]float64{}
+	last := 0.0
+	for i := range nodes {
+		n := &nodes[i]
+		start := 0.0
+		for _, d := range n.Deps {
+			start = max(start, end[d])
+		}
+		if n.Kind == schedule.Release {
+			end[i] = start
+			continue
+		}
+		start = max(start, free[n.At.Engine])
+		end[i] = start + time(n)
+		free[n.At.Engine] = end[i]
+		last = max(last, end[i])
+	}
+	return last
 }

@@ -142,3 +142,63 @@ func TestLeastCost(t *testing.T) {
 		t.Errorf("budget 1: %v %v", p, err)
 	}
 }
+
+// unit is a time estimate in which an op takes 10 and a transfer 1.
+func unit(n *schedule.Node) float64 {
+	if n.Kind == schedule.Op {
+		return 10
+	}
+	return 1
+}
+
+// TestMakespan: a hand-timed schedule. Op 0 on engine 0 ends at 10; the
+// transfer of its result to engine 1 at 11; op 1 there at 21, while op 2
+// runs on engine 0 from 10 to 20 (engine 0 is busy until op 0 is done).
+func TestMakespan(t *testing.T) {
+	at0, at1 := Loc{Engine: 0}, Loc{Engine: 1, Class: 1}
+	nodes := []schedule.Node{
+		{Kind: schedule.Op, At: at0},
+		{Kind: schedule.Transfer, From: at0, At: at1, Deps: []int{0}},
+		{Kind: schedule.Op, At: at1, Deps: []int{1}},
+		{Kind: schedule.Op, At: at0},
+		{Kind: schedule.Release, Deps: []int{2, 3}},
+	}
+	if got := Makespan(nodes, unit); got != 21 {
+		t.Errorf("makespan %v, want 21", got)
+	}
+	nodes[2].At = at0 // op 1 on engine 0 too: after its transfer (11) to 21, op 2 after it to 31
+	if got := Makespan(nodes, unit); got != 31 {
+		t.Errorf("makespan %v, want 31", got)
+	}
+}
+
+// TestListScheduleSpreads: two independent chains of two ops each, both
+// engines capable of everything and a provider both ways, a budget of
+// three builds. The anchors keep everything on one engine (makespan 40);
+// the list schedule runs one chain on each (10+10 after the input's
+// transfer: 21) and wins under the Makespan cost.
+func TestListScheduleSpreads(t *testing.T) {
+	both := []int{0, 1}
+	p := &schedule.Program{NumSlots: 5, Inputs: []int{0}, Outputs: []int{2, 4}, Instrs: []schedule.Instr{
+		{Index: 0, Capable: both, In: []int{0}, LastUse: []bool{false}, Out: []int{1}},
+		{Index: 1, Capable: both, In: []int{1}, LastUse: []bool{true}, Out: []int{2}},
+		{Index: 2, Capable: both, In: []int{0}, LastUse: []bool{true}, Out: []int{3}},
+		{Index: 3, Capable: both, In: []int{3}, LastUse: []bool{true}, Out: []int{4}},
+	}}
+	r := &Request{Prog: p, Topo: topo([2]int{0, 1}, [2]int{1, 0}), InputOK: onlyAt(0), Class: -1, Budget: 3,
+		Time: unit}
+	r.Cost = func(pl *Plan) float64 { return Makespan(pl.Nodes, unit) }
+	pl := mustSearch(t, r)
+	if got := Makespan(pl.Nodes, unit); got != 21 {
+		t.Errorf("placement %v: makespan %v, want 21", pl.Placement, got)
+	}
+	if e := pl.Placement; e[0] != e[1] || e[2] != e[3] || e[0] == e[2] {
+		t.Errorf("placement %v, want one chain on each engine", e)
+	}
+	// Without the estimate the third build is the first Cartesian vector
+	// not built yet (0,0,0,1: makespan 41), and the anchor stays best.
+	r.Time = nil
+	if pl := mustSearch(t, r); Makespan(pl.Nodes, unit) != 40 {
+		t.Errorf("without Time: placement %v, makespan %v, want 40", pl.Placement, Makespan(pl.Nodes, unit))
+	}
+}
