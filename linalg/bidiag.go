@@ -183,7 +183,7 @@ func rightReflectors[T scalar](a mat[T]) mat[T] {
 // B = u·diag(d)·vᵀ. It reports false when a block did not converge.
 func bdsqr(d, e []float64, u, v rotMat) bool {
 	n := len(d)
-	rs := newRotations(n)
+	ub, vb := newRotBatch(u, n), newRotBatch(v, n)
 	const eps = 0x1p-53
 	bnorm := 0.0
 	for i, x := range d {
@@ -214,13 +214,17 @@ func bdsqr(d, e []float64, u, v rotMat) bool {
 		}
 		switch {
 		case zero >= 0 && zero < q:
+			ub.flush()
 			chaseRow(d, e, zero, q, u)
 		case zero == q:
+			vb.flush()
 			chaseColumn(d, e, p, q, v)
 		default:
-			gkSweep(d, e, p, q, u, v, rs)
+			gkSweep(d, e, p, q, ub, vb)
 		}
 	}
+	ub.flush()
+	vb.flush()
 	// Make the values non-negative (flipping columns of v) and sort them
 	// in descending order.
 	for i, x := range d {
@@ -252,8 +256,9 @@ func sortDesc(d []float64, idx []int) {
 }
 
 // gkSweep is one implicit QR sweep with a Wilkinson shift on the
-// unreduced block [p, q] of the bidiagonal matrix.
-func gkSweep(d, e []float64, p, q int, u, v rotMat, rs rotations) {
+// unreduced block [p, q] of the bidiagonal matrix; its left and right
+// rotations are queued on u and v.
+func gkSweep(d, e []float64, p, q int, u, v *rotBatch) {
 	// Shift: the eigenvalue of the trailing 2×2 of BᵀB nearer its last
 	// diagonal entry.
 	t11 := d[q-1] * d[q-1]
@@ -267,6 +272,8 @@ func gkSweep(d, e []float64, p, q int, u, v rotMat, rs rotations) {
 	if delta != 0 {
 		mu = t22 - t12*(t12/(delta+math.Copysign(hypot(delta, t12), delta)))
 	}
+	cu, su := u.push(p, q-p)
+	cv, sv := v.push(p, q-p)
 	y, z := d[p]*d[p]-mu, d[p]*e[p]
 	for k := p; k < q; k++ {
 		// Right rotation of columns k, k+1 zeroes z against y.
@@ -278,7 +285,7 @@ func gkSweep(d, e []float64, p, q int, u, v rotMat, rs rotations) {
 		e[k] = c*e[k] - s*d[k]
 		z = s * d[k+1]
 		d[k+1] *= c
-		rs.cv[k-p], rs.sv[k-p] = c, s
+		cv[k-p], sv[k-p] = c, s
 		// Left rotation of rows k, k+1 zeroes the bulge z below d[k].
 		c, s, r = givens(y, z)
 		d[k] = r
@@ -290,19 +297,8 @@ func gkSweep(d, e []float64, p, q int, u, v rotMat, rs rotations) {
 		} else {
 			e[k] = y
 		}
-		rs.cu[k-p], rs.su[k-p] = c, s
+		cu[k-p], su[k-p] = c, s
 	}
-	v.seq(p, rs.cv[:q-p], rs.sv[:q-p])
-	u.seq(p, rs.cu[:q-p], rs.su[:q-p])
-}
-
-// rotations holds the cosines and sines of one sweep's right (v) and left
-// (u) rotations.
-type rotations struct{ cv, sv, cu, su []float64 }
-
-func newRotations(n int) rotations {
-	b := make([]float64, 4*n)
-	return rotations{b[:n], b[n : 2*n], b[2*n : 3*n], b[3*n:]}
 }
 
 // chaseRow zeroes e[k] when d[k] is zero, rotating rows k and j for

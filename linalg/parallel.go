@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/goferro/goferro/cpu/gemm"
 )
@@ -12,6 +13,13 @@ import (
 // work is the cost of one index in arbitrary units; a range whose total is
 // below parallelMin stays on the calling goroutine, where starting
 // goroutines would cost more than they save.
+//
+// The range is cut into chunksPerThread chunks per goroutine, which the
+// goroutines take in turn as they become free: on a machine shared with
+// other processes a goroutine whose thread the kernel does not run at once
+// holds up the others by at most the chunk it has taken, not by a fixed
+// share of the range, so a second thread never costs much more than it
+// saves.
 func parallelFor(n, work int, f func(lo, hi int)) {
 	t := min(gemm.Threads(), n)
 	if t > 1 && n*work < parallelMin {
@@ -21,17 +29,29 @@ func parallelFor(n, work int, f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	for k := 1; k < t; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(k*n/t, (k+1)*n/t)
-		}()
+	chunks := min(n, chunksPerThread*t)
+	var next atomic.Int64
+	run := func() {
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
+			}
+			f(c*n/chunks, (c+1)*n/chunks)
+		}
 	}
-	f(0, n/t)
+	var wg sync.WaitGroup
+	for range t - 1 {
+		wg.Go(run)
+	}
+	run()
 	wg.Wait()
 }
+
+// chunksPerThread is the number of chunks per goroutine parallelFor hands
+// out: enough that a late goroutine costs little, few enough that a chunk
+// is still some microseconds of work above parallelMin.
+const chunksPerThread = 8
 
 // parallelMin is the work (about one multiply-add per unit) below which
 // parallelFor stays on one goroutine: some tens of microseconds. Tests

@@ -2,7 +2,9 @@ package linalg
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/tensor"
@@ -33,5 +35,61 @@ func TestParallelPaths(t *testing.T) {
 				checkSVD(t, a, res, Reduced, dt)
 			})
 		}
+	}
+}
+
+// TestParallelForCovers checks that parallelFor calls f on chunks that
+// cover [0, n) exactly once, for counts around the number of chunks.
+func TestParallelForCovers(t *testing.T) {
+	defer func(m int) { parallelMin = m }(parallelMin)
+	defer gemm.SetThreads(gemm.Threads())
+	parallelMin = 1
+	for _, threads := range []int{1, 2, 3} {
+		gemm.SetThreads(threads)
+		for _, n := range []int{0, 1, 2, 7, 16, 17, 100, 1000} {
+			seen := make([]atomic.Int32, n)
+			parallelFor(n, 1, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					seen[i].Add(1)
+				}
+			})
+			for i := range seen {
+				if c := seen[i].Load(); c != 1 {
+					t.Fatalf("threads %d, n %d: index %d visited %d times", threads, n, i, c)
+				}
+			}
+		}
+	}
+}
+
+// TestParallelForStalledGoroutine stalls the first chunk parallelFor hands
+// out until the rest of the range is done, as the kernel may stall a
+// thread on a loaded machine: the other goroutine must finish everything
+// else, so the stalled chunk must be a small part of the range, not a
+// thread's whole share of it.
+func TestParallelForStalledGoroutine(t *testing.T) {
+	defer func(m int) { parallelMin = m }(parallelMin)
+	defer gemm.SetThreads(gemm.Threads())
+	parallelMin = 1
+	gemm.SetThreads(2)
+	const n = 1000
+	var done atomic.Int64
+	var first atomic.Bool
+	stalled := -1
+	parallelFor(n, 1, func(lo, hi int) {
+		if first.CompareAndSwap(false, true) {
+			stalled = hi - lo
+			deadline := time.Now().Add(10 * time.Second)
+			for done.Load() < int64(n-stalled) && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+		done.Add(int64(hi - lo))
+	})
+	if want := n/(chunksPerThread*2) + 1; stalled > want {
+		t.Errorf("the stalled goroutine held %d of %d indices, want at most %d", stalled, n, want)
+	}
+	if got := done.Load(); got != n {
+		t.Errorf("%d of %d indices done", got, n)
 	}
 }

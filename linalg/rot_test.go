@@ -3,6 +3,8 @@ package linalg
 import (
 	"math"
 	"testing"
+
+	"github.com/goferro/goferro/cpu/gemm"
 )
 
 // TestRotSeq checks rotMat.seq (the assembly kernel where there is one,
@@ -132,6 +134,45 @@ func TestHypot(t *testing.T) {
 		got, want := hypot(c[0], c[1]), math.Hypot(c[0], c[1])
 		if math.Abs(got-want) > 2e-16*want {
 			t.Errorf("hypot(%g, %g) = %g, want %g", c[0], c[1], got, want)
+		}
+	}
+}
+
+// TestRotBatch checks that a rotBatch gives, to the bit, what seq gives
+// for each of its sequences in turn: sequences of every length (empty
+// ones too) at every offset, more than one batch's worth so that push
+// applies full batches, with the panels split over three goroutines.
+func TestRotBatch(t *testing.T) {
+	defer func(m int) { parallelMin = m }(parallelMin)
+	defer gemm.SetThreads(gemm.Threads())
+	parallelMin = 1
+	gemm.SetThreads(3)
+	rng := newRand(11)
+	for _, rows := range []int{1, 5, 8, 37} {
+		const cols = 9
+		want := rotMat{rows: rows, cols: cols, data: make([]float64, (rows+3)/4*4*cols)}
+		for i := range rows {
+			for k := range cols {
+				want.data[want.index(i, k)] = rng.NormFloat64()
+			}
+		}
+		got := rotMat{rows: rows, cols: cols, data: append([]float64(nil), want.data...)}
+		b := newRotBatch(got, cols-1)
+		for range 5 * rotBatchLen {
+			p := rng.IntN(cols)
+			n := rng.IntN(cols - p)
+			c, s := b.push(p, n)
+			for k := range n {
+				th := rng.Float64() * 2 * math.Pi
+				c[k], s[k] = math.Cos(th), math.Sin(th)
+			}
+			want.seq(p, c, s)
+		}
+		b.flush()
+		for i, x := range want.data {
+			if got.data[i] != x {
+				t.Fatalf("rows %d: element %d is %v, want %v", rows, i, got.data[i], x)
+			}
 		}
 	}
 }
