@@ -1,6 +1,9 @@
 package linalg
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // gebrd reduces the m×n matrix a (m ≥ n, overwritten) to real upper
 // bidiagonal form B = Qᴴ·A·P by Householder reflections from the left
@@ -9,14 +12,18 @@ import "math"
 // with their τ in tauq; the right reflector vectors stay right of the
 // superdiagonal with their τ in taup (n−1). Blocks of blockSize rows and
 // columns are reduced by labrd and the trailing matrix is updated by two
-// GEMMs; the last columns are reduced one at a time by gebd2.
-func gebrd[T scalar](a mat[T], d, e []float64, tauq, taup []T) {
+// GEMMs; the last columns are reduced one at a time by gebd2. It returns
+// ctx's error, leaving a half reduced, when ctx is done before a block.
+func gebrd[T scalar](ctx context.Context, a mat[T], d, e []float64, tauq, taup []T) error {
 	m, n := a.rows, a.cols
 	const nb, unblocked = blockSize, 2 * blockSize
 	j := 0
 	if n > unblocked {
 		x, y, v := newMat[T](m, nb), newMat[T](n, nb), newMat[T](n, nb)
 		for ; n-j > unblocked; j += nb {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			p, q := m-j, n-j
 			sub := a.sub(j, j, p, q)
 			xs, ys, vs := x.sub(0, 0, p, nb), y.sub(0, 0, q, nb), v.sub(0, 0, q, nb)
@@ -33,6 +40,7 @@ func gebrd[T scalar](a mat[T], d, e []float64, tauq, taup []T) {
 		}
 	}
 	gebd2(a.sub(j, j, m-j, n-j), d[j:], e[j:], tauq[j:], taup[j:])
+	return nil
 }
 
 // labrd reduces the first nb rows and columns of a (m×n, m ≥ n > nb) as
@@ -180,8 +188,9 @@ func rightReflectors[T scalar](a mat[T]) mat[T] {
 // is destroyed. The left rotations are applied to the columns of u and
 // the right ones to the columns of v (either may be empty), which are then
 // permuted and signed to match d: starting from identities,
-// B = u·diag(d)·vᵀ. It reports false when a block did not converge.
-func bdsqr(d, e []float64, u, v rotMat) bool {
+// B = u·diag(d)·vᵀ. It returns errNoConvergence when a block did not
+// converge, and ctx's error when ctx is done before a sweep.
+func bdsqr(ctx context.Context, d, e []float64, u, v rotMat) error {
 	n := len(d)
 	ub, vb := newRotBatch(u, n), newRotBatch(v, n)
 	const eps = 0x1p-53
@@ -200,7 +209,10 @@ func bdsqr(d, e []float64, u, v rotMat) bool {
 			break
 		}
 		if iter++; iter > maxSweeps*n {
-			return false
+			return errNoConvergence
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		// A negligible diagonal entry splits the block once its row's
 		// superdiagonal entry is rotated away.
@@ -241,7 +253,7 @@ func bdsqr(d, e []float64, u, v rotMat) bool {
 	permute(d, idx)
 	u.permute(idx)
 	v.permute(idx)
-	return true
+	return nil
 }
 
 // sortDesc sorts idx so that d[idx[·]] is descending (stable).
