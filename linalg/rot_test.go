@@ -7,39 +7,43 @@ import (
 	"github.com/goferro/goferro/cpu/gemm"
 )
 
-// TestRotSeq checks rotMat.seq (the assembly kernel where there is one,
-// else the Go loop) against rotations applied one at a time to a plain
+// TestRotSeq checks rotMat.seq, with each assembly kernel this CPU has and
+// with the Go loop, against rotations applied one at a time to a plain
 // row-major matrix, for row counts around the panel height and offsets.
 func TestRotSeq(t *testing.T) {
+	defer func(k func(*float64, int, int, int, *float64, *float64)) { rotPanelsAsm = k }(rotPanelsAsm)
 	rng := newRand(9)
-	for _, rows := range []int{1, 3, 4, 5, 8, 9, 13} {
-		for _, cols := range []int{2, 7} {
-			for p := 0; p < cols-1; p++ {
-				z := rotMat{rows: rows, cols: cols, data: make([]float64, (rows+3)/4*4*cols)}
-				ref := make([]float64, rows*cols)
-				for i := range rows {
-					for k := range cols {
-						v := rng.NormFloat64()
-						z.data[z.index(i, k)], ref[i*cols+k] = v, v
-					}
-				}
-				n := cols - 1 - p
-				c, s := make([]float64, n), make([]float64, n)
-				for k := range c {
-					th := rng.Float64() * 2 * math.Pi
-					c[k], s[k] = math.Cos(th), math.Sin(th)
-				}
-				z.seq(p, c, s)
-				for k := range n {
+	for ki, kernel := range append([]func(*float64, int, int, int, *float64, *float64){nil}, rotKernels...) {
+		rotPanelsAsm = kernel
+		for _, rows := range []int{1, 3, 7, 8, 9, 16, 17, 29} {
+			for _, cols := range []int{2, 7} {
+				for p := 0; p < cols-1; p++ {
+					z := rotMat{rows: rows, cols: cols, data: make([]float64, (rows+panelRows-1)/panelRows*panelRows*cols)}
+					ref := make([]float64, rows*cols)
 					for i := range rows {
-						x, y := ref[i*cols+p+k], ref[i*cols+p+k+1]
-						ref[i*cols+p+k], ref[i*cols+p+k+1] = c[k]*x+s[k]*y, c[k]*y-s[k]*x
+						for k := range cols {
+							v := rng.NormFloat64()
+							z.data[z.index(i, k)], ref[i*cols+k] = v, v
+						}
 					}
-				}
-				for i := range rows {
-					for k := range cols {
-						if got, want := z.data[z.index(i, k)], ref[i*cols+k]; math.Abs(got-want) > 1e-14*float64(cols) {
-							t.Fatalf("rows %d cols %d p %d: Z[%d, %d] = %v, want %v", rows, cols, p, i, k, got, want)
+					n := cols - 1 - p
+					c, s := make([]float64, n), make([]float64, n)
+					for k := range c {
+						th := rng.Float64() * 2 * math.Pi
+						c[k], s[k] = math.Cos(th), math.Sin(th)
+					}
+					z.seq(p, c, s)
+					for k := range n {
+						for i := range rows {
+							x, y := ref[i*cols+p+k], ref[i*cols+p+k+1]
+							ref[i*cols+p+k], ref[i*cols+p+k+1] = c[k]*x+s[k]*y, c[k]*y-s[k]*x
+						}
+					}
+					for i := range rows {
+						for k := range cols {
+							if got, want := z.data[z.index(i, k)], ref[i*cols+k]; math.Abs(got-want) > 1e-14*float64(cols) {
+								t.Fatalf("kernel %d, rows %d cols %d p %d: Z[%d, %d] = %v, want %v", ki, rows, cols, p, i, k, got, want)
+							}
 						}
 					}
 				}
@@ -148,9 +152,9 @@ func TestRotBatch(t *testing.T) {
 	parallelMin = 1
 	gemm.SetThreads(3)
 	rng := newRand(11)
-	for _, rows := range []int{1, 5, 8, 37} {
+	for _, rows := range []int{1, 5, 8, 17, 70} {
 		const cols = 9
-		want := rotMat{rows: rows, cols: cols, data: make([]float64, (rows+3)/4*4*cols)}
+		want := rotMat{rows: rows, cols: cols, data: make([]float64, (rows+panelRows-1)/panelRows*panelRows*cols)}
 		for i := range rows {
 			for k := range cols {
 				want.data[want.index(i, k)] = rng.NormFloat64()
