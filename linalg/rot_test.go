@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -52,18 +53,29 @@ func TestRotSeq(t *testing.T) {
 	}
 }
 
+// BenchmarkRotSeq applies 1023 rotations to a 1024×1024 rotMat on one
+// goroutine with each kernel: kernel=0 is the Go loop, then the assembly
+// kernels of rotKernels (AVX2, AVX-512).
 func BenchmarkRotSeq(b *testing.B) {
+	defer func(k func(*float64, int, int, int, *float64, *float64)) { rotPanelsAsm = k }(rotPanelsAsm)
+	defer gemm.SetThreads(gemm.Threads())
+	gemm.SetThreads(1)
 	const n = 1024
 	z := rotEye(n)
 	c, s := make([]float64, n-1), make([]float64, n-1)
 	for i := range c {
 		c[i], s[i] = 0.6, 0.8
 	}
-	start := cpuSeconds()
-	for b.Loop() {
-		z.seq(0, c, s)
+	for ki, kernel := range append([]func(*float64, int, int, int, *float64, *float64){nil}, rotKernels...) {
+		b.Run(fmt.Sprintf("kernel=%d", ki), func(b *testing.B) {
+			rotPanelsAsm = kernel
+			start := cpuSeconds()
+			for b.Loop() {
+				z.seq(0, c, s)
+			}
+			reportCPU(b, start)
+		})
 	}
-	reportCPU(b, start)
 }
 
 // TestLevel1 checks dotu and axpy (assembly where there is one) against
