@@ -66,8 +66,8 @@ done:
 
 // func rotPanels512(z *float64, panels, stride, n int, c, s *float64)
 //
-// AVX-512: a panel column is one register; two panels go through the loop
-// together, the two chains.
+// AVX-512: a panel column is one register; four panels go through the
+// loop together, four chains, then two, then one for what is left.
 TEXT ·rotPanels512(SB), NOSPLIT, $0-48
 	MOVQ z+0(FP), DI
 	MOVQ panels+8(FP), R8
@@ -76,6 +76,68 @@ TEXT ·rotPanels512(SB), NOSPLIT, $0-48
 	MOVQ n+24(FP), R10
 	MOVQ c+32(FP), R11
 	MOVQ s+40(FP), R12
+
+zquads:
+	CMPQ R8, $4
+	JLT  zpairs
+	MOVQ DI, BX
+	LEAQ (DI)(R9*1), DX
+	LEAQ (DI)(R9*2), SI
+	LEAQ (DX)(R9*2), R13
+	VMOVUPD (BX), Z0
+	VMOVUPD (DX), Z1
+	VMOVUPD (SI), Z2
+	VMOVUPD (R13), Z3
+	XORQ AX, AX
+
+zquadloop:
+	CMPQ AX, R10
+	JGE  zquaddone
+	VBROADCASTSD (R11)(AX*8), Z4
+	VBROADCASTSD (R12)(AX*8), Z5
+	VMOVUPD 64(BX), Z6
+	VMOVUPD 64(DX), Z7
+	VMOVUPD 64(SI), Z8
+	VMOVUPD 64(R13), Z9
+	VMULPD  Z6, Z5, Z10
+	VMULPD  Z7, Z5, Z11
+	VMULPD  Z8, Z5, Z12
+	VMULPD  Z9, Z5, Z13
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z11
+	VFMADD231PD Z2, Z4, Z12
+	VFMADD231PD Z3, Z4, Z13
+	VMOVUPD Z10, (BX)
+	VMOVUPD Z11, (DX)
+	VMOVUPD Z12, (SI)
+	VMOVUPD Z13, (R13)
+	VMULPD  Z6, Z4, Z6
+	VMULPD  Z7, Z4, Z7
+	VMULPD  Z8, Z4, Z8
+	VMULPD  Z9, Z4, Z9
+	VFNMADD231PD Z0, Z5, Z6
+	VFNMADD231PD Z1, Z5, Z7
+	VFNMADD231PD Z2, Z5, Z8
+	VFNMADD231PD Z3, Z5, Z9
+	VMOVAPD Z6, Z0
+	VMOVAPD Z7, Z1
+	VMOVAPD Z8, Z2
+	VMOVAPD Z9, Z3
+	ADDQ $64, BX
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R13
+	INCQ AX
+	JMP  zquadloop
+
+zquaddone:
+	VMOVUPD Z0, (BX)
+	VMOVUPD Z1, (DX)
+	VMOVUPD Z2, (SI)
+	VMOVUPD Z3, (R13)
+	LEAQ (DI)(R9*4), DI
+	SUBQ $4, R8
+	JMP  zquads
 
 zpairs:
 	CMPQ R8, $2
