@@ -53,6 +53,7 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 	m, n := a.rows, a.cols
 	tmp := make([]T, nb)
 	conjv := make([]T, max(m, n))
+	partial := make([]T, matVecWork(m, n))
 	for i := range nb {
 		// Column i, brought up to date:
 		// A(i:, i) −= U(i:, :i)·Y(i, :i)ᴴ + X(i:, :i)·V(i, :i)ᴴ.
@@ -116,12 +117,7 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		xi := x.col(i)
 		clear(xi)
 		xr := xi[i+1:]
-		// xr = A(i+1:, i+1:)·v, the rows split among the threads.
-		parallelFor(len(xr), len(r), func(lo, hi int) {
-			for c, vc := range r {
-				axpy(vc, a.col(i + 1 + c)[i+1+lo:i+1+hi], xr[lo:hi])
-			}
-		})
+		matVec(a.sub(i+1, i+1, len(xr), len(r)), r, xr, partial)
 		for j := 0; j <= i; j++ {
 			axpy(-conj(dotu(y.col(j)[i+1:], rc)), a.col(j)[i+1:], xr)
 		}

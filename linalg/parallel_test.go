@@ -2,6 +2,8 @@ package linalg
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,5 +93,66 @@ func TestParallelForStalledGoroutine(t *testing.T) {
 	}
 	if got := done.Load(); got != n {
 		t.Errorf("%d of %d indices done", got, n)
+	}
+}
+
+// TestMatVec checks matVec against a plain double loop, real and complex,
+// for column counts around its block width, and that one, two and three
+// threads give the same result to the bit.
+func TestMatVec(t *testing.T) {
+	defer func(m int) { parallelMin = m }(parallelMin)
+	defer gemm.SetThreads(gemm.Threads())
+	parallelMin = 1
+	rng := newRand(12)
+	for _, m := range []int{1, 7, 100} {
+		for _, n := range []int{1, matVecCols - 1, matVecCols, 2*matVecCols + 3} {
+			a := randCM(rng, m, n, true)
+			x := randCM(rng, 1, n, true).v
+			am := newMat[complex128](m, n)
+			for i := range m {
+				for j := range n {
+					am.set(i, j, a.at(i, j))
+				}
+			}
+			var first []complex128
+			for threads := 1; threads <= 3; threads++ {
+				gemm.SetThreads(threads)
+				y := make([]complex128, m)
+				matVec(am, x, y, make([]complex128, matVecWork(m, n)))
+				for i := range m {
+					var want complex128
+					for j := range n {
+						want += a.at(i, j) * x[j]
+					}
+					if cmplxAbs(y[i]-want) > 1e-13*float64(n) {
+						t.Fatalf("%d×%d, %d threads: y[%d] = %v, want %v", m, n, threads, i, y[i], want)
+					}
+				}
+				if first == nil {
+					first = y
+				} else if !slices.Equal(y, first) {
+					t.Errorf("%d×%d: %d threads give a different result than one", m, n, threads)
+				}
+			}
+			// the real path (the assembly axpy where there is one)
+			ar, xr := newMat[float64](m, n), make([]float64, n)
+			for j := range n {
+				xr[j] = real(x[j])
+				for i := range m {
+					ar.set(i, j, real(a.at(i, j)))
+				}
+			}
+			y := make([]float64, m)
+			matVec(ar, xr, y, make([]float64, matVecWork(m, n)))
+			for i := range m {
+				want := 0.0
+				for j := range n {
+					want += ar.at(i, j) * xr[j]
+				}
+				if math.Abs(y[i]-want) > 1e-13*float64(n) {
+					t.Fatalf("real %d×%d: y[%d] = %v, want %v", m, n, i, y[i], want)
+				}
+			}
+		}
 	}
 }
