@@ -177,11 +177,25 @@ func cmpFloat(a, b float64) int {
 // distinct, z without zeros and ρ > 0: root t lies in (d_t, d_{t+1}), the
 // last in (d_{k−1}, d_{k−1} + ρ). Each is returned as d[origin[t]] + mu[t]
 // with origin the nearer end of its interval, so that differences d_j − λ
-// are formed without cancellation as (d_j − d_origin) − mu.
+// are formed without cancellation as (d_j − d_origin) − mu. The roots are
+// independent and split among the threads.
 func secularRoots(d, z []float64, rho float64) (origin []int, mu []float64) {
 	k := len(d)
 	origin, mu = make([]int, k), make([]float64, k)
-	delta := make([]float64, k)
+	// A root takes some tens of evaluations of g, each k terms.
+	parallelFor(k, 16*k, func(lo, hi int) {
+		delta := make([]float64, k)
+		for t := lo; t < hi; t++ {
+			origin[t], mu[t] = secularRoot(d, z, rho, t, delta)
+		}
+	})
+	return origin, mu
+}
+
+// secularRoot returns root t of secularRoots as origin and mu, using delta
+// (len(d)) as scratch.
+func secularRoot(d, z []float64, rho float64, t int, delta []float64) (origin int, mu float64) {
+	k := len(d)
 	// g(μ) = 1 + ρ·Σ z_j²/(δ_j − μ), δ_j = d_j − d_o; its derivative and
 	// the sum of the absolute terms (for the rounding bound).
 	g := func(m float64) (v, dv, abs float64) {
@@ -194,49 +208,46 @@ func secularRoots(d, z []float64, rho float64) (origin []int, mu []float64) {
 		}
 		return v, dv, abs
 	}
-	for t := range k {
-		o := t
-		lo, hi := 0.0, rho
-		if t+1 < k {
-			hi = d[t+1] - d[t]
-			for j := range delta {
-				delta[j] = d[j] - d[t]
-			}
-			if v, _, _ := g(hi / 2); v < 0 {
-				// The root is in the upper half: measure from d_{t+1}.
-				o = t + 1
-				lo, hi = -hi/2, 0
-			} else {
-				hi /= 2
-			}
-		}
+	o := t
+	lo, hi := 0.0, rho
+	if t+1 < k {
+		hi = d[t+1] - d[t]
 		for j := range delta {
-			delta[j] = d[j] - d[o]
+			delta[j] = d[j] - d[t]
 		}
-		m := (lo + hi) / 2
-		for range 200 {
-			v, dv, abs := g(m)
-			if math.Abs(v) <= 4*0x1p-53*float64(k)*(1+abs) {
-				break
-			}
-			if v > 0 {
-				hi = m
-			} else {
-				lo = m
-			}
-			next := m - v/dv
-			if !(next > lo && next < hi) {
-				next = (lo + hi) / 2
-			}
-			if next == m || hi-lo <= 0x1p-52*max(math.Abs(lo), math.Abs(hi)) {
-				m = next
-				break
-			}
-			m = next
+		if v, _, _ := g(hi / 2); v < 0 {
+			// The root is in the upper half: measure from d_{t+1}.
+			o = t + 1
+			lo, hi = -hi/2, 0
+		} else {
+			hi /= 2
 		}
-		origin[t], mu[t] = o, m
 	}
-	return origin, mu
+	for j := range delta {
+		delta[j] = d[j] - d[o]
+	}
+	m := (lo + hi) / 2
+	for range 200 {
+		v, dv, abs := g(m)
+		if math.Abs(v) <= 4*0x1p-53*float64(k)*(1+abs) {
+			break
+		}
+		if v > 0 {
+			hi = m
+		} else {
+			lo = m
+		}
+		next := m - v/dv
+		if !(next > lo && next < hi) {
+			next = (lo + hi) / 2
+		}
+		if next == m || hi-lo <= 0x1p-52*max(math.Abs(lo), math.Abs(hi)) {
+			m = next
+			break
+		}
+		m = next
+	}
+	return o, m
 }
 
 // secularVectors returns the k×k matrix of unit eigenvectors of
