@@ -207,3 +207,22 @@ func TestContextCancelMidway(t *testing.T) {
 		t.Errorf("SVDContext returned %v after the cancel, more than a quarter of a whole Eigh's %v", late, total)
 	}
 }
+
+// TestContextCancelSmallBatch cancels factorisations of a batch of 1×1
+// matrices, whose reductions and solvers have no blocks or sweeps to check
+// ctx between (Eigh's have none at all): the check before each matrix must
+// stop them.
+func TestContextCancelSmallBatch(t *testing.T) {
+	ms := make([]cm, 40)
+	for i := range ms {
+		ms[i] = hermitianMatrix("random", 1, tensor.Float64, uint64(50+i))
+	}
+	x := toTensor(t, ms, tensor.Float64, len(ms))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, op := range contextOps {
+		if _, err := op.run(ctx, x); !errors.Is(err, ErrCanceled) || !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error %v, want ErrCanceled wrapping context.Canceled", op.name, err)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func eighStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch
 	if vectors {
 		vv = make([]T, nb*n*n)
 	}
-	err = forBatch(nb, n*n*n, func(b int) error {
+	b, err := forBatch(ctx, nb, n*n*n, func(b int) error {
 		a := load(vals, b, n, n, false)
 		for j := range n {
 			for i := j + 1; i < n; i++ {
@@ -76,7 +76,7 @@ func eighStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch
 		}
 		vec, err := eighMatrix(ctx, a, wv[b*n:(b+1)*n], vectors)
 		if err != nil {
-			return matrixError(op, b, "tridiagonal QR iteration", err)
+			return err
 		}
 		if vectors {
 			store(vv, b, vec, false)
@@ -84,7 +84,7 @@ func eighStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, matrixError(op, b, "tridiagonal QR iteration", err)
 	}
 	w = realTensor[T](wv, shapeOf(batch, n))
 	if vectors {

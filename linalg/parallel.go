@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -59,16 +60,22 @@ const chunksPerThread = 8
 var parallelMin = 1 << 16
 
 // forBatch calls f for each matrix b < nb of a batch, each costing about
-// work units, and returns the error of the lowest b that failed. Small
-// matrices, which would not use the threads themselves, are spread over
-// them; large ones run one after another, each using them inside.
-func forBatch(nb, work int, f func(b int) error) error {
+// work units, and returns the lowest b that failed with its error (or
+// nil). Before each matrix it checks ctx, a done ctx failing the matrix
+// with ctx's error. Small matrices, which would not use the threads
+// themselves, are spread over them; large ones run one after another, each
+// using them inside.
+func forBatch(ctx context.Context, nb, work int, f func(b int) error) (int, error) {
 	var mu sync.Mutex
 	var first error
 	firstB := nb
 	run := func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			if err := f(b); err != nil {
+			err := ctx.Err()
+			if err == nil {
+				err = f(b)
+			}
+			if err != nil {
 				mu.Lock()
 				if b < firstB {
 					first, firstB = err, b
@@ -83,5 +90,5 @@ func forBatch(nb, work int, f func(b int) error) error {
 	} else {
 		parallelFor(nb, work, run)
 	}
-	return first
+	return firstB, first
 }

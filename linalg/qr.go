@@ -101,7 +101,7 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 	}
 	nb := count(batch)
 	qv, rv := make([]T, nb*m*qc), make([]T, nb*rr*n)
-	err = forBatch(nb, m*n*k, func(b int) error {
+	b, err := forBatch(ctx, nb, m*n*k, func(b int) error {
 		var a mat[T]
 		if lq {
 			a = load(vals, b, n, m, true)
@@ -110,14 +110,14 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 		}
 		qm, rm, err := qrFactor(ctx, a, qc, rr)
 		if err != nil {
-			return matrixError(op, b, "", err)
+			return err
 		}
 		store(qv, b, qm, lq)
 		store(rv, b, rm, lq)
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, matrixError(op, b, "", err) // only a done ctx
 	}
 	if lq {
 		return newTensor(qv, shapeOf(batch, qc, m)), newTensor(rv, shapeOf(batch, n, rr)), nil

@@ -136,7 +136,7 @@ func svdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch 
 	nb, k := count(batch), min(m, n)
 	full := opts.Mode == Complete
 	fs := make([]svdFactors[T], nb)
-	err = forBatch(nb, m*n*k, func(b int) error {
+	b, err := forBatch(ctx, nb, m*n*k, func(b int) error {
 		var a mat[T]
 		if m < n {
 			a = load(vals, b, m, n, true)
@@ -145,7 +145,7 @@ func svdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch 
 		}
 		f, err := svdMatrix(ctx, a, vectors, full)
 		if err != nil {
-			return matrixError(op, b, "bidiagonal QR iteration", err)
+			return err
 		}
 		if m < n {
 			f.u, f.v = f.v, f.u
@@ -154,7 +154,7 @@ func svdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch 
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, matrixError(op, b, "bidiagonal QR iteration", err)
 	}
 	r := k
 	if opts.truncates() {
