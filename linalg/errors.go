@@ -27,8 +27,8 @@ var (
 )
 
 // Error is the error type of the linalg package. Kind is ErrArgument,
-// ErrNoConvergence, ErrCanceled or one of tensor.ErrShape, tensor.ErrDType and
-// tensor.ErrIndex, so callers can branch with errors.Is; Op names the
+// ErrNoConvergence, ErrCanceled or one of tensor.ErrShape, tensor.ErrDType
+// and tensor.ErrIndex, so callers can branch with errors.Is; Op names the
 // function that failed, for errors.As.
 type Error struct {
 	Op   string // the function that failed, e.g. "QR"

@@ -19,8 +19,7 @@ import (
 // goroutines take in turn as they become free: on a machine shared with
 // other processes a goroutine whose thread the kernel does not run at once
 // holds up the others by at most the chunk it has taken, not by a fixed
-// share of the range, so a second thread never costs much more than it
-// saves.
+// share of the range.
 func parallelFor(n, work int, f func(lo, hi int)) {
 	t := min(gemm.Threads(), n)
 	if t > 1 && n*work < parallelMin {
