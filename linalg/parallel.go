@@ -16,10 +16,12 @@ import (
 // goroutines would cost more than they save.
 //
 // The range is cut into chunksPerThread chunks per goroutine, which the
-// goroutines take in turn as they become free: on a machine shared with
-// other processes a goroutine whose thread the kernel does not run at once
-// holds up the others by at most the chunk it has taken, not by a fixed
-// share of the range.
+// goroutines take in turn as they become free, and parallelFor returns
+// when every chunk is done, not when every goroutine is: on a machine
+// shared with other processes, a goroutine whose thread the kernel does
+// not run at once holds up the caller by at most the chunk it has taken,
+// and not at all if it starts after the caller has taken the last chunk
+// (it then finds nothing to do and ends).
 func parallelFor(n, work int, f func(lo, hi int)) {
 	t := min(gemm.Threads(), n)
 	if t > 1 && n*work < parallelMin {
@@ -30,7 +32,8 @@ func parallelFor(n, work int, f func(lo, hi int)) {
 		return
 	}
 	chunks := min(n, chunksPerThread*t)
-	var next atomic.Int64
+	var next, done atomic.Int64
+	finished := make(chan struct{})
 	run := func() {
 		for {
 			c := int(next.Add(1) - 1)
@@ -38,14 +41,16 @@ func parallelFor(n, work int, f func(lo, hi int)) {
 				return
 			}
 			f(c*n/chunks, (c+1)*n/chunks)
+			if done.Add(1) == int64(chunks) {
+				close(finished)
+			}
 		}
 	}
-	var wg sync.WaitGroup
 	for range t - 1 {
-		wg.Go(run)
+		go run()
 	}
 	run()
-	wg.Wait()
+	<-finished
 }
 
 // chunksPerThread is the number of chunks per goroutine parallelFor hands

@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -154,5 +155,32 @@ func TestMatVec(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestParallelForLateGoroutine runs parallelFor on one P, so that the
+// goroutine it starts cannot run before the caller blocks: the caller must
+// do every chunk itself and return without waiting for that goroutine, as
+// it must not wait for a thread the kernel has not yet run on a loaded
+// machine.
+func TestParallelForLateGoroutine(t *testing.T) {
+	defer func(m int) { parallelMin = m }(parallelMin)
+	defer gemm.SetThreads(gemm.Threads())
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	parallelMin = 1
+	gemm.SetThreads(2)
+	before := runtime.NumGoroutine()
+	sum := 0
+	parallelFor(100, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			sum += i
+		}
+	})
+	late := runtime.NumGoroutine() - before
+	if sum != 99*100/2 {
+		t.Errorf("sum %d, want %d", sum, 99*100/2)
+	}
+	if late != 1 {
+		t.Errorf("%d goroutines of parallelFor left when it returned, want the one that had not started", late)
 	}
 }
