@@ -10,7 +10,7 @@ import (
 // The benchmarks factor a Gaussian n×n matrix (Hermitian for Eigh), as the
 // issue's peers (numpy.linalg on OpenBLAS, gonum) do in
 // bench/linalg-report.md. Threads follow cpu/gemm's (GOFERRO_THREADS or
-// gemm.SetThreads); the reductions outside GEMM run on one goroutine.
+// gemm.SetThreads), in GEMM and in parallelFor's loops alike.
 
 var benchSizes = []int{256, 1024}
 

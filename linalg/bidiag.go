@@ -1,6 +1,9 @@
 package linalg
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // gebrd reduces the m×n matrix a (m ≥ n, overwritten) to real upper
 // bidiagonal form B = Qᴴ·A·P by Householder reflections from the left
@@ -9,14 +12,18 @@ import "math"
 // with their τ in tauq; the right reflector vectors stay right of the
 // superdiagonal with their τ in taup (n−1). Blocks of blockSize rows and
 // columns are reduced by labrd and the trailing matrix is updated by two
-// GEMMs; the last columns are reduced one at a time by gebd2.
-func gebrd[T scalar](a mat[T], d, e []float64, tauq, taup []T) {
+// GEMMs; the last columns are reduced one at a time by gebd2. It returns
+// ctx's error, leaving a half reduced, when ctx is done before a block.
+func gebrd[T scalar](ctx context.Context, a mat[T], d, e []float64, tauq, taup []T) error {
 	m, n := a.rows, a.cols
 	const nb, unblocked = blockSize, 2 * blockSize
 	j := 0
 	if n > unblocked {
 		x, y, v := newMat[T](m, nb), newMat[T](n, nb), newMat[T](n, nb)
 		for ; n-j > unblocked; j += nb {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			p, q := m-j, n-j
 			sub := a.sub(j, j, p, q)
 			xs, ys, vs := x.sub(0, 0, p, nb), y.sub(0, 0, q, nb), v.sub(0, 0, q, nb)
@@ -33,6 +40,7 @@ func gebrd[T scalar](a mat[T], d, e []float64, tauq, taup []T) {
 		}
 	}
 	gebd2(a.sub(j, j, m-j, n-j), d[j:], e[j:], tauq[j:], taup[j:])
+	return nil
 }
 
 // labrd reduces the first nb rows and columns of a (m×n, m ≥ n > nb) as
@@ -45,6 +53,7 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 	m, n := a.rows, a.cols
 	tmp := make([]T, nb)
 	conjv := make([]T, max(m, n))
+	partial := make([]T, matVecWork(m, n))
 	for i := range nb {
 		// Column i, brought up to date:
 		// A(i:, i) −= U(i:, :i)·Y(i, :i)ᴴ + X(i:, :i)·V(i, :i)ᴴ.
@@ -108,12 +117,7 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		xi := x.col(i)
 		clear(xi)
 		xr := xi[i+1:]
-		// xr = A(i+1:, i+1:)·v, the rows split among the threads.
-		parallelFor(len(xr), len(r), func(lo, hi int) {
-			for c, vc := range r {
-				axpy(vc, a.col(i + 1 + c)[i+1+lo:i+1+hi], xr[lo:hi])
-			}
-		})
+		matVec(a.sub(i+1, i+1, len(xr), len(r)), r, xr, partial)
 		for j := 0; j <= i; j++ {
 			axpy(-conj(dotu(y.col(j)[i+1:], rc)), a.col(j)[i+1:], xr)
 		}
@@ -180,10 +184,11 @@ func rightReflectors[T scalar](a mat[T]) mat[T] {
 // is destroyed. The left rotations are applied to the columns of u and
 // the right ones to the columns of v (either may be empty), which are then
 // permuted and signed to match d: starting from identities,
-// B = u·diag(d)·vᵀ. It reports false when a block did not converge.
-func bdsqr(d, e []float64, u, v rotMat) bool {
+// B = u·diag(d)·vᵀ. It returns errNoConvergence when a block did not
+// converge, and ctx's error when ctx is done before a sweep.
+func bdsqr(ctx context.Context, d, e []float64, u, v rotMat) error {
 	n := len(d)
-	rs := newRotations(n)
+	ub, vb := newRotBatch(u, n), newRotBatch(v, n)
 	const eps = 0x1p-53
 	bnorm := 0.0
 	for i, x := range d {
@@ -200,7 +205,10 @@ func bdsqr(d, e []float64, u, v rotMat) bool {
 			break
 		}
 		if iter++; iter > maxSweeps*n {
-			return false
+			return errNoConvergence
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		// A negligible diagonal entry splits the block once its row's
 		// superdiagonal entry is rotated away.
@@ -214,13 +222,17 @@ func bdsqr(d, e []float64, u, v rotMat) bool {
 		}
 		switch {
 		case zero >= 0 && zero < q:
+			ub.flush()
 			chaseRow(d, e, zero, q, u)
 		case zero == q:
+			vb.flush()
 			chaseColumn(d, e, p, q, v)
 		default:
-			gkSweep(d, e, p, q, u, v, rs)
+			gkSweep(d, e, p, q, ub, vb)
 		}
 	}
+	ub.flush()
+	vb.flush()
 	// Make the values non-negative (flipping columns of v) and sort them
 	// in descending order.
 	for i, x := range d {
@@ -237,7 +249,7 @@ func bdsqr(d, e []float64, u, v rotMat) bool {
 	permute(d, idx)
 	u.permute(idx)
 	v.permute(idx)
-	return true
+	return nil
 }
 
 // sortDesc sorts idx so that d[idx[·]] is descending (stable).
@@ -252,8 +264,9 @@ func sortDesc(d []float64, idx []int) {
 }
 
 // gkSweep is one implicit QR sweep with a Wilkinson shift on the
-// unreduced block [p, q] of the bidiagonal matrix.
-func gkSweep(d, e []float64, p, q int, u, v rotMat, rs rotations) {
+// unreduced block [p, q] of the bidiagonal matrix; its left and right
+// rotations are queued on u and v.
+func gkSweep(d, e []float64, p, q int, u, v *rotBatch) {
 	// Shift: the eigenvalue of the trailing 2×2 of BᵀB nearer its last
 	// diagonal entry.
 	t11 := d[q-1] * d[q-1]
@@ -267,6 +280,8 @@ func gkSweep(d, e []float64, p, q int, u, v rotMat, rs rotations) {
 	if delta != 0 {
 		mu = t22 - t12*(t12/(delta+math.Copysign(hypot(delta, t12), delta)))
 	}
+	cu, su := u.push(p, q-p)
+	cv, sv := v.push(p, q-p)
 	y, z := d[p]*d[p]-mu, d[p]*e[p]
 	for k := p; k < q; k++ {
 		// Right rotation of columns k, k+1 zeroes z against y.
@@ -278,7 +293,7 @@ func gkSweep(d, e []float64, p, q int, u, v rotMat, rs rotations) {
 		e[k] = c*e[k] - s*d[k]
 		z = s * d[k+1]
 		d[k+1] *= c
-		rs.cv[k-p], rs.sv[k-p] = c, s
+		cv[k-p], sv[k-p] = c, s
 		// Left rotation of rows k, k+1 zeroes the bulge z below d[k].
 		c, s, r = givens(y, z)
 		d[k] = r
@@ -290,19 +305,8 @@ func gkSweep(d, e []float64, p, q int, u, v rotMat, rs rotations) {
 		} else {
 			e[k] = y
 		}
-		rs.cu[k-p], rs.su[k-p] = c, s
+		cu[k-p], su[k-p] = c, s
 	}
-	v.seq(p, rs.cv[:q-p], rs.sv[:q-p])
-	u.seq(p, rs.cu[:q-p], rs.su[:q-p])
-}
-
-// rotations holds the cosines and sines of one sweep's right (v) and left
-// (u) rotations.
-type rotations struct{ cv, sv, cu, su []float64 }
-
-func newRotations(n int) rotations {
-	b := make([]float64, 4*n)
-	return rotations{b[:n], b[n : 2*n], b[2*n : 3*n], b[3*n:]}
 }
 
 // chaseRow zeroes e[k] when d[k] is zero, rotating rows k and j for

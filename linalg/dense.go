@@ -230,6 +230,36 @@ func axpy[T scalar](a T, x, y []T) {
 	}
 }
 
+// matVec sets y = a·x. The columns of a go in blocks of matVecCols, each
+// block's product to its own partial sum in work (at least
+// matVecWork(a.rows, a.cols) long), the blocks split among the threads;
+// the partial sums are then added in block order. Every column is one
+// axpy of full length, which is several times faster than short ones, and
+// the result does not depend on the number of threads.
+func matVec[T scalar](a mat[T], x, y, work []T) {
+	m, n := a.rows, a.cols
+	blocks := (n + matVecCols - 1) / matVecCols
+	parallelFor(blocks, matVecCols*m, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			p := work[b*m : (b+1)*m]
+			clear(p)
+			for c := b * matVecCols; c < min((b+1)*matVecCols, n); c++ {
+				axpy(x[c], a.col(c), p)
+			}
+		}
+	})
+	clear(y[:m])
+	for b := range blocks {
+		axpy(1, work[b*m:(b+1)*m], y[:m])
+	}
+}
+
+// matVecCols is the number of columns matVec sums into one partial sum.
+const matVecCols = 64
+
+// matVecWork is the length of the work matVec needs for an m×n matrix.
+func matVecWork(m, n int) int { return (n + matVecCols - 1) / matVecCols * m }
+
 // scal computes x *= a.
 func scal[T scalar](a T, x []T) {
 	for i := range x {

@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"context"
+
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -15,18 +17,26 @@ import (
 // eigenproblem is solved by divide and conquer (implicit QR with Wilkinson
 // shifts for the small pieces, and for eigenvalues alone).
 func Eigh(t *tensor.Tensor) (w, v *tensor.Tensor, err error) {
-	return eigh("Eigh", t, true)
+	return eigh(context.Background(), "Eigh", t, true)
+}
+
+// EighContext is Eigh under a context: it checks ctx between blocks of
+// reflectors, between merges of the divide and conquer and between the
+// matrices of a batch, and returns an *Error of kind ErrCanceled wrapping
+// ctx.Err() once ctx is done.
+func EighContext(ctx context.Context, t *tensor.Tensor) (w, v *tensor.Tensor, err error) {
+	return eigh(ctx, "EighContext", t, true)
 }
 
 // EigvalsH returns the eigenvalues of each Hermitian matrix of t, as Eigh
 // does, without computing eigenvectors (which makes it several times
 // faster).
 func EigvalsH(t *tensor.Tensor) (*tensor.Tensor, error) {
-	w, _, err := eigh("EigvalsH", t, false)
+	w, _, err := eigh(context.Background(), "EigvalsH", t, false)
 	return w, err
 }
 
-func eigh(op string, t *tensor.Tensor, vectors bool) (w, v *tensor.Tensor, err error) {
+func eigh(ctx context.Context, op string, t *tensor.Tensor, vectors bool) (w, v *tensor.Tensor, err error) {
 	batch, m, n, err := matrices(op, t)
 	if err != nil {
 		return nil, nil, err
@@ -36,17 +46,17 @@ func eigh(op string, t *tensor.Tensor, vectors bool) (w, v *tensor.Tensor, err e
 	}
 	switch t.DType() {
 	case tensor.Float32:
-		return eighStack[float32](op, t, batch, n, vectors)
+		return eighStack[float32](ctx, op, t, batch, n, vectors)
 	case tensor.Float64:
-		return eighStack[float64](op, t, batch, n, vectors)
+		return eighStack[float64](ctx, op, t, batch, n, vectors)
 	case tensor.Complex64:
-		return eighStack[complex64](op, t, batch, n, vectors)
+		return eighStack[complex64](ctx, op, t, batch, n, vectors)
 	default:
-		return eighStack[complex128](op, t, batch, n, vectors)
+		return eighStack[complex128](ctx, op, t, batch, n, vectors)
 	}
 }
 
-func eighStack[T scalar](op string, t *tensor.Tensor, batch []int, n int, vectors bool) (w, v *tensor.Tensor, err error) {
+func eighStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch []int, n int, vectors bool) (w, v *tensor.Tensor, err error) {
 	vals, err := values[T](op, t)
 	if err != nil {
 		return nil, nil, err
@@ -57,7 +67,7 @@ func eighStack[T scalar](op string, t *tensor.Tensor, batch []int, n int, vector
 	if vectors {
 		vv = make([]T, nb*n*n)
 	}
-	err = forBatch(nb, n*n*n, func(b int) error {
+	b, err := forBatch(ctx, nb, n*n*n, func(b int) error {
 		a := load(vals, b, n, n, false)
 		for j := range n {
 			a.set(j, j, fromReal[T](re(a.at(j, j))))
@@ -65,9 +75,9 @@ func eighStack[T scalar](op string, t *tensor.Tensor, batch []int, n int, vector
 				a.set(j, i, conj(a.at(i, j)))
 			}
 		}
-		vec, ok := eighMatrix(a, wv[b*n:(b+1)*n], vectors)
-		if !ok {
-			return newError(op, ErrNoConvergence, "the tridiagonal QR iteration did not converge for matrix %d", b)
+		vec, err := eighMatrix(ctx, a, wv[b*n:(b+1)*n], vectors)
+		if err != nil {
+			return err
 		}
 		if vectors {
 			store(vv, b, vec, false)
@@ -75,7 +85,7 @@ func eighStack[T scalar](op string, t *tensor.Tensor, batch []int, n int, vector
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, matrixError(op, b, "tridiagonal QR iteration", err)
 	}
 	w = realTensor[T](wv, shapeOf(batch, n))
 	if vectors {
@@ -85,12 +95,13 @@ func eighStack[T scalar](op string, t *tensor.Tensor, batch []int, n int, vector
 }
 
 // eighMatrix computes the eigenvalues (into w) and, when vectors is set,
-// the eigenvectors of the Hermitian matrix a (overwritten). It reports
-// false when the iteration did not converge.
-func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
+// the eigenvectors of the Hermitian matrix a (overwritten). It returns
+// errNoConvergence when the iteration did not converge and ctx's error
+// when ctx is done before it finishes.
+func eighMatrix[T scalar](ctx context.Context, a mat[T], w []float64, vectors bool) (mat[T], error) {
 	n := a.rows
 	if n == 0 {
-		return a, true
+		return a, nil
 	}
 	sc := rescale(a)
 	defer func() {
@@ -100,19 +111,23 @@ func eighMatrix[T scalar](a mat[T], w []float64, vectors bool) (mat[T], bool) {
 	}()
 	e := make([]float64, n)
 	taus := make([]T, n)
-	hetrd(a, w, e, taus)
-	if !vectors {
-		return mat[T]{}, steqr(w, e[:n-1], rotMat{})
+	if err := hetrd(ctx, a, w, e, taus); err != nil {
+		return mat[T]{}, err
 	}
-	z, ok := stedc(w, e[:n-1])
-	if !ok {
-		return mat[T]{}, false
+	if !vectors {
+		if !steqr(w, e[:n-1], rotMat{}) {
+			return mat[T]{}, errNoConvergence
+		}
+		return mat[T]{}, nil
+	}
+	z, err := stedc(ctx, w, e[:n-1])
+	if err != nil {
+		return mat[T]{}, err
 	}
 	// V = Q·Z = diag(1, H(0)···H(n−2))·Z: the reflectors applied to the
 	// rows of Z past the first.
 	v := convert[T](z)
-	applyQ(a.sub(1, 0, n-1, n-1), taus, v.sub(1, 0, n-1, n), false)
-	return v, true
+	return v, applyQ(ctx, a.sub(1, 0, n-1, n-1), taus, v.sub(1, 0, n-1, n), false)
 }
 
 // convert returns the compact real matrix z as a matrix of T.

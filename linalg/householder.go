@@ -1,6 +1,9 @@
 package linalg
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // Householder reflectors H = I − τ·v·vᴴ with v[0] = 1, in LAPACK's
 // convention: reflector chooses H so that Hᴴ·[α; x] = [β; 0] with β real.
@@ -71,12 +74,16 @@ func geqr2[T scalar](a mat[T], taus []T, work []T) {
 }
 
 // geqrf computes the blocked QR factorisation of a in place, as geqr2
-// does; taus has length min(rows, cols).
-func geqrf[T scalar](a mat[T], taus []T) {
+// does; taus has length min(rows, cols). It returns ctx's error, leaving
+// a half done, when ctx is done before a block.
+func geqrf[T scalar](ctx context.Context, a mat[T], taus []T) error {
 	m, n := a.rows, a.cols
 	k := min(m, n)
 	work := make([]T, m)
 	for j := 0; j < k; j += blockSize {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		jb := min(blockSize, k-j)
 		geqr2(a.sub(j, j, m-j, jb), taus[j:j+jb], work)
 		if j+jb < n {
@@ -85,6 +92,7 @@ func geqrf[T scalar](a mat[T], taus []T) {
 			applyBlock(true, v, t, a.sub(j, j+jb, m-j, n-j-jb))
 		}
 	}
+	return nil
 }
 
 // reflectors returns the explicit unit lower-trapezoidal V whose columns
@@ -158,21 +166,24 @@ func applyBlock[T scalar](adjoint bool, v, t mat[T], c mat[T]) {
 
 // orgqr returns the m×q matrix of the first q columns of the product
 // Q = H(0)·H(1)···H(k−1) of the reflectors stored below the diagonal of the
-// m×k matrix a (as geqrf leaves them), with q ≥ k.
-func orgqr[T scalar](a mat[T], taus []T, q int) mat[T] {
+// m×k matrix a (as geqrf leaves them), with q ≥ k, or ctx's error.
+func orgqr[T scalar](ctx context.Context, a mat[T], taus []T, q int) (mat[T], error) {
 	out := eye[T](a.rows, q)
-	applyQ(a, taus, out, true)
-	return out
+	return out, applyQ(ctx, a, taus, out, true)
 }
 
 // applyQ computes c = Q·c for Q = H(0)·H(1)···H(k−1), the reflectors
 // stored below the diagonal of the m×k matrix a, block by block from the
 // last. When c starts as the identity's first columns (identity is set),
-// the columns left of each block are untouched and skipped.
-func applyQ[T scalar](a mat[T], taus []T, c mat[T], identity bool) {
+// the columns left of each block are untouched and skipped. It returns
+// ctx's error, leaving c half done, when ctx is done before a block.
+func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, c mat[T], identity bool) error {
 	m, k := a.rows, a.cols
 	last := (max(k-1, 0) / blockSize) * blockSize
 	for j := last; j >= 0 && k > 0; j -= blockSize {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		jb := min(blockSize, k-j)
 		v := reflectors(a.sub(j, j, m-j, jb))
 		t := triangularFactor(v, taus[j:j+jb])
@@ -182,4 +193,5 @@ func applyQ[T scalar](a mat[T], taus []T, c mat[T], identity bool) {
 			applyBlock(false, v, t, c.sub(j, 0, m-j, c.cols))
 		}
 	}
+	return nil
 }

@@ -1,7 +1,9 @@
 package linalg
 
 import (
+	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/goferro/goferro/cpu/gemm"
 )
@@ -12,6 +14,14 @@ import (
 // work is the cost of one index in arbitrary units; a range whose total is
 // below parallelMin stays on the calling goroutine, where starting
 // goroutines would cost more than they save.
+//
+// The range is cut into chunksPerThread chunks per goroutine, which the
+// goroutines take in turn as they become free, and parallelFor returns
+// when every chunk is done, not when every goroutine is: on a machine
+// shared with other processes, a goroutine whose thread the kernel does
+// not run at once holds up the caller by at most the chunk it has taken,
+// and not at all if it starts after the caller has taken the last chunk
+// (it then finds nothing to do and ends).
 func parallelFor(n, work int, f func(lo, hi int)) {
 	t := min(gemm.Threads(), n)
 	if t > 1 && n*work < parallelMin {
@@ -21,17 +31,32 @@ func parallelFor(n, work int, f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	for k := 1; k < t; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(k*n/t, (k+1)*n/t)
-		}()
+	chunks := min(n, chunksPerThread*t)
+	var next, done atomic.Int64
+	finished := make(chan struct{})
+	run := func() {
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
+			}
+			f(c*n/chunks, (c+1)*n/chunks)
+			if done.Add(1) == int64(chunks) {
+				close(finished)
+			}
+		}
 	}
-	f(0, n/t)
-	wg.Wait()
+	for range t - 1 {
+		go run()
+	}
+	run()
+	<-finished
 }
+
+// chunksPerThread is the number of chunks per goroutine parallelFor hands
+// out: enough that a late goroutine costs little, few enough that a chunk
+// is still some microseconds of work above parallelMin.
+const chunksPerThread = 8
 
 // parallelMin is the work (about one multiply-add per unit) below which
 // parallelFor stays on one goroutine: some tens of microseconds. Tests
@@ -39,16 +64,22 @@ func parallelFor(n, work int, f func(lo, hi int)) {
 var parallelMin = 1 << 16
 
 // forBatch calls f for each matrix b < nb of a batch, each costing about
-// work units, and returns the error of the lowest b that failed. Small
-// matrices, which would not use the threads themselves, are spread over
-// them; large ones run one after another, each using them inside.
-func forBatch(nb, work int, f func(b int) error) error {
+// work units, and returns the lowest b that failed with its error (or
+// nil). Before each matrix it checks ctx, a done ctx failing the matrix
+// with ctx's error. Small matrices, which would not use the threads
+// themselves, are spread over them; large ones run one after another, each
+// using them inside.
+func forBatch(ctx context.Context, nb, work int, f func(b int) error) (int, error) {
 	var mu sync.Mutex
 	var first error
 	firstB := nb
 	run := func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			if err := f(b); err != nil {
+			err := ctx.Err()
+			if err == nil {
+				err = f(b)
+			}
+			if err != nil {
 				mu.Lock()
 				if b < firstB {
 					first, firstB = err, b
@@ -63,5 +94,5 @@ func forBatch(nb, work int, f func(b int) error) error {
 	} else {
 		parallelFor(nb, work, run)
 	}
-	return first
+	return firstB, first
 }

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/goferro/goferro/tensor"
@@ -45,7 +46,14 @@ func (m Mode) check(op string) error {
 // batch: the factors have shapes (..., m, k) and (..., k, n) for Reduced,
 // (..., m, m) and (..., m, n) for Complete, k = min(m, n).
 func QR(t *tensor.Tensor, mode Mode) (q, r *tensor.Tensor, err error) {
-	return factorQR("QR", t, mode, false)
+	return factorQR(context.Background(), "QR", t, mode, false)
+}
+
+// QRContext is QR under a context: it checks ctx between blocks of
+// reflectors and between the matrices of a batch, and returns an *Error of
+// kind ErrCanceled wrapping ctx.Err() once ctx is done.
+func QRContext(ctx context.Context, t *tensor.Tensor, mode Mode) (q, r *tensor.Tensor, err error) {
+	return factorQR(ctx, "QRContext", t, mode, false)
 }
 
 // LQ factorises each matrix A of t as A = L·Q with L lower triangular and
@@ -53,12 +61,12 @@ func QR(t *tensor.Tensor, mode Mode) (q, r *tensor.Tensor, err error) {
 // The factors have shapes (..., m, k) and (..., k, n) for Reduced,
 // (..., m, n) and (..., n, n) for Complete.
 func LQ(t *tensor.Tensor, mode Mode) (l, q *tensor.Tensor, err error) {
-	q, l, err = factorQR("LQ", t, mode, true)
+	q, l, err = factorQR(context.Background(), "LQ", t, mode, true)
 	return l, q, err
 }
 
 // factorQR returns Q and R of QR, or (when lq is set) Q and L of LQ.
-func factorQR(op string, t *tensor.Tensor, mode Mode, lq bool) (q, r *tensor.Tensor, err error) {
+func factorQR(ctx context.Context, op string, t *tensor.Tensor, mode Mode, lq bool) (q, r *tensor.Tensor, err error) {
 	if err := mode.check(op); err != nil {
 		return nil, nil, err
 	}
@@ -68,17 +76,17 @@ func factorQR(op string, t *tensor.Tensor, mode Mode, lq bool) (q, r *tensor.Ten
 	}
 	switch t.DType() {
 	case tensor.Float32:
-		return qrStack[float32](op, t, batch, m, n, mode, lq)
+		return qrStack[float32](ctx, op, t, batch, m, n, mode, lq)
 	case tensor.Float64:
-		return qrStack[float64](op, t, batch, m, n, mode, lq)
+		return qrStack[float64](ctx, op, t, batch, m, n, mode, lq)
 	case tensor.Complex64:
-		return qrStack[complex64](op, t, batch, m, n, mode, lq)
+		return qrStack[complex64](ctx, op, t, batch, m, n, mode, lq)
 	default:
-		return qrStack[complex128](op, t, batch, m, n, mode, lq)
+		return qrStack[complex128](ctx, op, t, batch, m, n, mode, lq)
 	}
 }
 
-func qrStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, mode Mode, lq bool) (q, r *tensor.Tensor, err error) {
+func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch []int, m, n int, mode Mode, lq bool) (q, r *tensor.Tensor, err error) {
 	vals, err := values[T](op, t)
 	if err != nil {
 		return nil, nil, err
@@ -93,18 +101,24 @@ func qrStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, mode 
 	}
 	nb := count(batch)
 	qv, rv := make([]T, nb*m*qc), make([]T, nb*rr*n)
-	forBatch(nb, m*n*k, func(b int) error { // QR cannot fail
+	b, err := forBatch(ctx, nb, m*n*k, func(b int) error {
 		var a mat[T]
 		if lq {
 			a = load(vals, b, n, m, true)
 		} else {
 			a = load(vals, b, m, n, false)
 		}
-		qm, rm := qrFactor(a, qc, rr)
+		qm, rm, err := qrFactor(ctx, a, qc, rr)
+		if err != nil {
+			return err
+		}
 		store(qv, b, qm, lq)
 		store(rv, b, rm, lq)
 		return nil
 	})
+	if err != nil {
+		return nil, nil, matrixError(op, b, "", err) // only a done ctx
+	}
 	if lq {
 		return newTensor(qv, shapeOf(batch, qc, m)), newTensor(rv, shapeOf(batch, n, rr)), nil
 	}
@@ -112,15 +126,18 @@ func qrStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, mode 
 }
 
 // qrFactor factorises the m×n matrix a (overwritten) and returns the first
-// qc columns of Q and the first rr rows of R.
-func qrFactor[T scalar](a mat[T], qc, rr int) (q, r mat[T]) {
+// qc columns of Q and the first rr rows of R, or ctx's error.
+func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int) (q, r mat[T], err error) {
 	m, n := a.rows, a.cols
 	k := min(m, n)
 	taus := make([]T, k)
-	geqrf(a, taus)
+	if err := geqrf(ctx, a, taus); err != nil {
+		return q, r, err
+	}
 	r = newMat[T](rr, n)
 	for j := range n {
 		copy(r.col(j)[:min(j+1, rr)], a.col(j)[:min(j+1, rr)])
 	}
-	return orgqr(a.sub(0, 0, m, k), taus, qc), r
+	q, err = orgqr(ctx, a.sub(0, 0, m, k), taus, qc)
+	return q, r, err
 }

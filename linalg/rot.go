@@ -1,30 +1,41 @@
 package linalg
 
 // rotMat accumulates the plane rotations of the tridiagonal and bidiagonal
-// QR iterations: a real rows×cols matrix Z stored as panels of four rows,
-// element (i, k) at data[(i/4)·4·cols + 4·k + i%4]. A rotation of two
-// columns then touches four contiguous values per panel, and a sequence of
-// rotations of adjacent columns walks each panel once, keeping the running
-// column in registers (four rows in one AVX2 register where available).
-// Rows past rows up to the next multiple of four are zero padding. A
-// rotMat with no columns stands for "vectors not wanted": every method is
-// then a no-op.
+// QR iterations: a real rows×cols matrix Z stored as panels of panelRows
+// rows, element (i, k) at data[(i/8)·8·cols + 8·k + i%8]. A rotation of
+// two columns then touches eight contiguous values per panel, and a
+// sequence of rotations of adjacent columns walks each panel once, keeping
+// the running column in registers (one AVX-512 register, or two AVX2 ones,
+// where available). Rows past rows up to the next multiple of panelRows
+// are zero padding. A rotMat with no columns stands for "vectors not
+// wanted": every method is then a no-op.
 type rotMat struct {
 	rows, cols int
 	data       []float64
 }
 
+// panelRows is the height of a rotMat's panels.
+const panelRows = 8
+
 // rotEye returns the n×n identity as a rotMat.
 func rotEye(n int) rotMat {
-	z := rotMat{rows: n, cols: n, data: make([]float64, (n+3)/4*4*n)}
+	z := rotMat{rows: n, cols: n, data: make([]float64, (n+panelRows-1)/panelRows*panelRows*n)}
 	for i := range n {
 		z.data[z.index(i, i)] = 1
 	}
 	return z
 }
 
-func (z rotMat) index(i, k int) int { return (i/4)*4*z.cols + 4*k + i%4 }
-func (z rotMat) panels() int        { return (z.rows + 3) / 4 }
+func (z rotMat) index(i, k int) int {
+	return (i/panelRows)*panelRows*z.cols + panelRows*k + i%panelRows
+}
+func (z rotMat) panels() int { return (z.rows + panelRows - 1) / panelRows }
+
+// column returns the panelRows values of column k in panel pn.
+func (z rotMat) column(pn, k int) []float64 {
+	at := pn*panelRows*z.cols + panelRows*k
+	return z.data[at : at+panelRows]
+}
 
 // seq applies the rotations of the column pairs (p+k, p+k+1), k = 0, 1, …
 // in turn, the k-th being col(p+k), col(p+k+1) = c[k]·col(p+k) +
@@ -35,35 +46,89 @@ func (z rotMat) seq(p int, c, s []float64) {
 		return
 	}
 	s = s[:n]
-	parallelFor(z.panels(), 4*n, func(lo, hi int) { z.seqPanels(lo, hi, p, c, s) })
+	parallelFor(z.panels(), panelRows*n, func(lo, hi int) { z.seqPanels(lo, hi, p, c, s) })
 }
 
 // seqPanels is seq on the panels [lo, hi).
 func (z rotMat) seqPanels(lo, hi, p int, c, s []float64) {
 	n := len(c)
 	if rotPanelsAsm != nil {
-		rotPanelsAsm(&z.data[lo*4*z.cols+4*p], hi-lo, 4*z.cols, n, &c[0], &s[0])
+		rotPanelsAsm(&z.column(lo, p)[0], hi-lo, panelRows*z.cols, n, &c[0], &s[0])
 		return
 	}
 	for pn := lo; pn < hi; pn++ {
-		b := z.data[pn*4*z.cols+4*p : pn*4*z.cols+4*(p+n+1)]
-		x0, x1, x2, x3 := b[0], b[1], b[2], b[3]
+		var x [panelRows]float64
+		copy(x[:], z.column(pn, p))
 		for k, ck := range c {
 			sk := s[k]
-			y := b[4*k+4 : 4*k+8]
-			y0, y1, y2, y3 := y[0], y[1], y[2], y[3]
-			r := b[4*k : 4*k+4]
-			r[0] = ck*x0 + sk*y0
-			r[1] = ck*x1 + sk*y1
-			r[2] = ck*x2 + sk*y2
-			r[3] = ck*x3 + sk*y3
-			x0 = ck*y0 - sk*x0
-			x1 = ck*y1 - sk*x1
-			x2 = ck*y2 - sk*x2
-			x3 = ck*y3 - sk*x3
+			r, y := z.column(pn, p+k), z.column(pn, p+k+1)
+			for l, yl := range y {
+				r[l] = ck*x[l] + sk*yl
+				x[l] = ck*yl - sk*x[l]
+			}
 		}
-		b[4*n], b[4*n+1], b[4*n+2], b[4*n+3] = x0, x1, x2, x3
+		copy(z.column(pn, p+n), x[:])
 	}
+}
+
+// rotBatch queues sequences of rotations for a rotMat and applies them
+// together: one pass over the panels applies every queued sequence to a
+// few panels at a time while they are in cache, and the threads start once
+// per batch rather than once per sequence. The result is the same, to the
+// bit, as calling seq for each sequence in turn.
+type rotBatch struct {
+	z     rotMat
+	first []int // the first column each queued sequence rotates
+	end   []int // where each sequence ends in c and s
+	c, s  []float64
+}
+
+// rotBatchLen is the number of sequences of the longest length a rotBatch
+// holds before it applies them.
+const rotBatchLen = 8
+
+// rotBlock is the number of panels a batch takes through all its
+// sequences at a time: 32 rows, 256 KiB of a 1024-column matrix, which
+// stay in the core's L2 cache.
+const rotBlock = 4
+
+// newRotBatch returns an empty batch for z and sequences of at most n
+// rotations.
+func newRotBatch(z rotMat, n int) *rotBatch {
+	return &rotBatch{z: z, c: make([]float64, 0, rotBatchLen*n), s: make([]float64, 0, rotBatchLen*n)}
+}
+
+// push queues the sequence of n rotations of the column pairs (p+k,
+// p+k+1), as seq applies them, first applying the queue if it is full, and
+// returns the sequence's cosines and sines for the caller to fill in
+// before the next push or flush.
+func (b *rotBatch) push(p, n int) (c, s []float64) {
+	if len(b.c)+n > cap(b.c) {
+		b.flush()
+	}
+	at := len(b.c)
+	b.c, b.s = b.c[:at+n], b.s[:at+n]
+	b.first, b.end = append(b.first, p), append(b.end, at+n)
+	return b.c[at:], b.s[at:]
+}
+
+// flush applies the queued sequences in order and empties the queue.
+func (b *rotBatch) flush() {
+	z := b.z
+	if z.cols > 0 && z.rows > 0 && len(b.c) > 0 {
+		parallelFor(z.panels(), panelRows*len(b.c), func(lo, hi int) {
+			for pn := lo; pn < hi; pn += rotBlock {
+				start := 0
+				for k, p := range b.first {
+					if start < b.end[k] {
+						z.seqPanels(pn, min(pn+rotBlock, hi), p, b.c[start:b.end[k]], b.s[start:b.end[k]])
+					}
+					start = b.end[k]
+				}
+			}
+		})
+	}
+	b.first, b.end, b.c, b.s = b.first[:0], b.end[:0], b.c[:0], b.s[:0]
 }
 
 // pair applies col(j), col(k) = c·col(j) + s·col(k), c·col(k) − s·col(j).
@@ -72,9 +137,8 @@ func (z rotMat) pair(j, k int, c, s float64) {
 		return
 	}
 	for pn := range z.panels() {
-		x := z.data[pn*4*z.cols+4*j : pn*4*z.cols+4*j+4]
-		y := z.data[pn*4*z.cols+4*k : pn*4*z.cols+4*k+4]
-		for l := range 4 {
+		x, y := z.column(pn, j), z.column(pn, k)
+		for l := range x {
 			x[l], y[l] = c*x[l]+s*y[l], c*y[l]-s*x[l]
 		}
 	}
@@ -86,8 +150,8 @@ func (z rotMat) negate(j int) {
 		return
 	}
 	for pn := range z.panels() {
-		x := z.data[pn*4*z.cols+4*j : pn*4*z.cols+4*j+4]
-		for l := range 4 {
+		x := z.column(pn, j)
+		for l := range x {
 			x[l] = -x[l]
 		}
 	}
@@ -98,13 +162,12 @@ func (z rotMat) permute(idx []int) {
 	if z.cols == 0 {
 		return
 	}
-	tmp := make([]float64, 4*z.cols)
+	tmp := make([]float64, panelRows*z.cols)
 	for pn := range z.panels() {
-		b := z.data[pn*4*z.cols : (pn+1)*4*z.cols]
 		for i, j := range idx {
-			copy(tmp[4*i:4*i+4], b[4*j:4*j+4])
+			copy(tmp[panelRows*i:panelRows*(i+1)], z.column(pn, j))
 		}
-		copy(b, tmp)
+		copy(z.data[pn*panelRows*z.cols:(pn+1)*panelRows*z.cols], tmp)
 	}
 }
 
@@ -121,6 +184,10 @@ func toMat[T scalar](z rotMat) mat[T] {
 }
 
 // rotPanelsAsm, when set, is seq's kernel: n rotations on each of panels
-// panels, panel stride elements apart, starting at z (the first rotated
-// column of the first panel).
+// panels of panelRows rows, panel stride elements apart, starting at z
+// (the first rotated column of the first panel).
 var rotPanelsAsm func(z *float64, panels, stride, n int, c, s *float64)
+
+// rotKernels are the assembly kernels this CPU can run, the fastest (the
+// one in rotPanelsAsm) last; tests check each.
+var rotKernels []func(z *float64, panels, stride, n int, c, s *float64)

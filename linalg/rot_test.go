@@ -1,43 +1,50 @@
 package linalg
 
 import (
+	"fmt"
 	"math"
 	"testing"
+
+	"github.com/goferro/goferro/cpu/gemm"
 )
 
-// TestRotSeq checks rotMat.seq (the assembly kernel where there is one,
-// else the Go loop) against rotations applied one at a time to a plain
+// TestRotSeq checks rotMat.seq, with each assembly kernel this CPU has and
+// with the Go loop, against rotations applied one at a time to a plain
 // row-major matrix, for row counts around the panel height and offsets.
 func TestRotSeq(t *testing.T) {
+	defer func(k func(*float64, int, int, int, *float64, *float64)) { rotPanelsAsm = k }(rotPanelsAsm)
 	rng := newRand(9)
-	for _, rows := range []int{1, 3, 4, 5, 8, 9, 13} {
-		for _, cols := range []int{2, 7} {
-			for p := 0; p < cols-1; p++ {
-				z := rotMat{rows: rows, cols: cols, data: make([]float64, (rows+3)/4*4*cols)}
-				ref := make([]float64, rows*cols)
-				for i := range rows {
-					for k := range cols {
-						v := rng.NormFloat64()
-						z.data[z.index(i, k)], ref[i*cols+k] = v, v
-					}
-				}
-				n := cols - 1 - p
-				c, s := make([]float64, n), make([]float64, n)
-				for k := range c {
-					th := rng.Float64() * 2 * math.Pi
-					c[k], s[k] = math.Cos(th), math.Sin(th)
-				}
-				z.seq(p, c, s)
-				for k := range n {
+	for ki, kernel := range append([]func(*float64, int, int, int, *float64, *float64){nil}, rotKernels...) {
+		rotPanelsAsm = kernel
+		for _, rows := range []int{1, 3, 7, 8, 9, 16, 17, 29} {
+			for _, cols := range []int{2, 7} {
+				for p := 0; p < cols-1; p++ {
+					z := rotMat{rows: rows, cols: cols, data: make([]float64, (rows+panelRows-1)/panelRows*panelRows*cols)}
+					ref := make([]float64, rows*cols)
 					for i := range rows {
-						x, y := ref[i*cols+p+k], ref[i*cols+p+k+1]
-						ref[i*cols+p+k], ref[i*cols+p+k+1] = c[k]*x+s[k]*y, c[k]*y-s[k]*x
+						for k := range cols {
+							v := rng.NormFloat64()
+							z.data[z.index(i, k)], ref[i*cols+k] = v, v
+						}
 					}
-				}
-				for i := range rows {
-					for k := range cols {
-						if got, want := z.data[z.index(i, k)], ref[i*cols+k]; math.Abs(got-want) > 1e-14*float64(cols) {
-							t.Fatalf("rows %d cols %d p %d: Z[%d, %d] = %v, want %v", rows, cols, p, i, k, got, want)
+					n := cols - 1 - p
+					c, s := make([]float64, n), make([]float64, n)
+					for k := range c {
+						th := rng.Float64() * 2 * math.Pi
+						c[k], s[k] = math.Cos(th), math.Sin(th)
+					}
+					z.seq(p, c, s)
+					for k := range n {
+						for i := range rows {
+							x, y := ref[i*cols+p+k], ref[i*cols+p+k+1]
+							ref[i*cols+p+k], ref[i*cols+p+k+1] = c[k]*x+s[k]*y, c[k]*y-s[k]*x
+						}
+					}
+					for i := range rows {
+						for k := range cols {
+							if got, want := z.data[z.index(i, k)], ref[i*cols+k]; math.Abs(got-want) > 1e-14*float64(cols) {
+								t.Fatalf("kernel %d, rows %d cols %d p %d: Z[%d, %d] = %v, want %v", ki, rows, cols, p, i, k, got, want)
+							}
 						}
 					}
 				}
@@ -46,18 +53,29 @@ func TestRotSeq(t *testing.T) {
 	}
 }
 
+// BenchmarkRotSeq applies 1023 rotations to a 1024×1024 rotMat on one
+// goroutine with each kernel: kernel=0 is the Go loop, then the assembly
+// kernels of rotKernels (AVX2, AVX-512).
 func BenchmarkRotSeq(b *testing.B) {
+	defer func(k func(*float64, int, int, int, *float64, *float64)) { rotPanelsAsm = k }(rotPanelsAsm)
+	defer gemm.SetThreads(gemm.Threads())
+	gemm.SetThreads(1)
 	const n = 1024
 	z := rotEye(n)
 	c, s := make([]float64, n-1), make([]float64, n-1)
 	for i := range c {
 		c[i], s[i] = 0.6, 0.8
 	}
-	start := cpuSeconds()
-	for b.Loop() {
-		z.seq(0, c, s)
+	for ki, kernel := range append([]func(*float64, int, int, int, *float64, *float64){nil}, rotKernels...) {
+		b.Run(fmt.Sprintf("kernel=%d", ki), func(b *testing.B) {
+			rotPanelsAsm = kernel
+			start := cpuSeconds()
+			for b.Loop() {
+				z.seq(0, c, s)
+			}
+			reportCPU(b, start)
+		})
 	}
-	reportCPU(b, start)
 }
 
 // TestLevel1 checks dotu and axpy (assembly where there is one) against
@@ -132,6 +150,45 @@ func TestHypot(t *testing.T) {
 		got, want := hypot(c[0], c[1]), math.Hypot(c[0], c[1])
 		if math.Abs(got-want) > 2e-16*want {
 			t.Errorf("hypot(%g, %g) = %g, want %g", c[0], c[1], got, want)
+		}
+	}
+}
+
+// TestRotBatch checks that a rotBatch gives, to the bit, what seq gives
+// for each of its sequences in turn: sequences of every length (empty
+// ones too) at every offset, more than one batch's worth so that push
+// applies full batches, with the panels split over three goroutines.
+func TestRotBatch(t *testing.T) {
+	defer func(m int) { parallelMin = m }(parallelMin)
+	defer gemm.SetThreads(gemm.Threads())
+	parallelMin = 1
+	gemm.SetThreads(3)
+	rng := newRand(11)
+	for _, rows := range []int{1, 5, 8, 17, 70} {
+		const cols = 9
+		want := rotMat{rows: rows, cols: cols, data: make([]float64, (rows+panelRows-1)/panelRows*panelRows*cols)}
+		for i := range rows {
+			for k := range cols {
+				want.data[want.index(i, k)] = rng.NormFloat64()
+			}
+		}
+		got := rotMat{rows: rows, cols: cols, data: append([]float64(nil), want.data...)}
+		b := newRotBatch(got, cols-1)
+		for range 5 * rotBatchLen {
+			p := rng.IntN(cols)
+			n := rng.IntN(cols - p)
+			c, s := b.push(p, n)
+			for k := range n {
+				th := rng.Float64() * 2 * math.Pi
+				c[k], s[k] = math.Cos(th), math.Sin(th)
+			}
+			want.seq(p, c, s)
+		}
+		b.flush()
+		for i, x := range want.data {
+			if got.data[i] != x {
+				t.Fatalf("rows %d: element %d is %v, want %v", rows, i, got.data[i], x)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 
@@ -75,9 +76,9 @@ func rsvdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n, rank in
 	uv, vv := make([]T, nb*m*r), make([]T, nb*r*n)
 	for b := range nb {
 		a := load(vals, b, m, n, false)
-		f, ok := rsvdMatrix(a, r, opts, rng)
-		if !ok {
-			return nil, newError(op, ErrNoConvergence, "the bidiagonal QR iteration did not converge for matrix %d", b)
+		f, err := rsvdMatrix(a, r, opts, rng)
+		if err != nil {
+			return nil, matrixError(op, b, "bidiagonal QR iteration", err)
 		}
 		copy(sv[b*r:], f.s[:r])
 		total, kept := nrm2(a.data), nrm2(f.s[:r])
@@ -95,11 +96,11 @@ func rsvdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n, rank in
 
 // rsvdMatrix computes the randomized SVD of the compact m×n matrix a with
 // at least r columns in u (m×l) and v (n×l), l = min(r+oversample, m, n).
-func rsvdMatrix[T scalar](a mat[T], r int, opts RandomizedOptions, rng *rand.Rand) (svdFactors[T], bool) {
+func rsvdMatrix[T scalar](a mat[T], r int, opts RandomizedOptions, rng *rand.Rand) (svdFactors[T], error) {
 	m, n := a.rows, a.cols
 	l := min(r+opts.Oversample, m, n)
 	if l == 0 {
-		return svdFactors[T]{u: newMat[T](m, 0), v: newMat[T](n, 0)}, true
+		return svdFactors[T]{u: newMat[T](m, 0), v: newMat[T](n, 0)}, nil
 	}
 	ac := a.clone() // conj(A), so that Aᴴ·X is a GEMM with a transposed view
 	for j := range n {
@@ -118,21 +119,23 @@ func rsvdMatrix[T scalar](a mat[T], r int, opts RandomizedOptions, rng *rand.Ran
 	}
 	// Bᴴ = Aᴴ·Q (n×l, tall): its SVD Bᴴ = U'·S·V'ᴴ gives A ≈ Q·B = (Q·V')·S·U'ᴴ.
 	mul(n, l, m, 1, ac.gt(), q.g(), 0, z.g())
-	f, ok := svdMatrix(z, true, false)
-	if !ok {
-		return f, false
+	f, err := svdMatrix(context.Background(), z, true, false)
+	if err != nil {
+		return f, err
 	}
 	u := newMat[T](m, l)
 	mul(m, l, l, 1, q.g(), f.v.g(), 0, u.g())
-	return svdFactors[T]{s: f.s, u: u, v: f.u}, true
+	return svdFactors[T]{s: f.s, u: u, v: f.u}, nil
 }
 
 // orthonormalize returns the Q of a thin QR of x (rows ≥ cols).
 func orthonormalize[T scalar](x mat[T]) mat[T] {
 	k := x.cols
 	taus := make([]T, k)
-	geqrf(x, taus)
-	return orgqr(x, taus, k)
+	ctx := context.Background() // cannot be done: neither call fails
+	geqrf(ctx, x, taus)
+	q, _ := orgqr(ctx, x, taus, k)
+	return q
 }
 
 // gaussian returns an r×c matrix of standard normal entries (complex

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"context"
 	"math"
 	"slices"
 )
@@ -18,25 +19,29 @@ const dcLeaf = 32
 
 // stedc computes the eigenvalues of the symmetric tridiagonal matrix with
 // diagonal d and off-diagonal e into d (ascending; e is destroyed) and
-// returns its eigenvectors as the columns of an n×n matrix. It reports
-// false when a QR iteration at the leaves did not converge.
-func stedc(d, e []float64) (mat[float64], bool) {
+// returns its eigenvectors as the columns of an n×n matrix. It returns
+// errNoConvergence when a QR iteration at the leaves did not converge, and
+// ctx's error when ctx is done before a merge.
+func stedc(ctx context.Context, d, e []float64) (mat[float64], error) {
 	n := len(d)
 	if n <= dcLeaf {
 		z := rotEye(n)
 		if !steqr(d, e, z) {
-			return mat[float64]{}, false
+			return mat[float64]{}, errNoConvergence
 		}
-		return toMat[float64](z), true
+		return toMat[float64](z), nil
 	}
 	m := n / 2
 	beta := e[m-1]
 	d[m-1] -= beta
 	d[m] -= beta
-	q1, ok1 := stedc(d[:m], e[:m-1])
-	q2, ok2 := stedc(d[m:], e[m:])
-	if !ok1 || !ok2 {
-		return mat[float64]{}, false
+	q1, err := stedc(ctx, d[:m], e[:m-1])
+	if err != nil {
+		return mat[float64]{}, err
+	}
+	q2, err := stedc(ctx, d[m:], e[m:])
+	if err != nil {
+		return mat[float64]{}, err
 	}
 	// T = diag(Q1, Q2)·(D + β·z·zᵀ)·diag(Q1, Q2)ᵀ, z the last row of Q1
 	// over the first row of Q2.
@@ -50,13 +55,17 @@ func stedc(d, e []float64) (mat[float64], bool) {
 		copy(q.col(m + j)[m:], q2.col(j))
 		z[m+j] = q2.at(0, j)
 	}
-	return mergeRankOne(d, z, beta, q), true
+	return mergeRankOne(ctx, d, z, beta, q)
 }
 
 // mergeRankOne returns the eigenvectors of Q·(D + ρ·z·zᵀ)·Qᵀ, overwriting
 // d (the diagonal of D) with its eigenvalues in ascending order; q is
-// destroyed.
-func mergeRankOne(d, z []float64, rho float64, q mat[float64]) mat[float64] {
+// destroyed. It returns ctx's error when ctx is done before the merge or
+// before its GEMM, which takes about half of it.
+func mergeRankOne(ctx context.Context, d, z []float64, rho float64, q mat[float64]) (mat[float64], error) {
+	if err := ctx.Err(); err != nil {
+		return mat[float64]{}, err
+	}
 	n := len(d)
 	// Make ρ positive (negating D and the eigenvalues) and z a unit vector.
 	neg := rho < 0
@@ -121,6 +130,9 @@ func mergeRankOne(d, z []float64, rho float64, q mat[float64]) mat[float64] {
 	}
 	origin, mu := secularRoots(dk, zk, rho)
 	v := secularVectors(dk, zk, rho, origin, mu)
+	if err := ctx.Err(); err != nil {
+		return mat[float64]{}, err
+	}
 	// Eigenvectors: the deflated columns as they are, the kept ones times V.
 	out := newMat[float64](n, n)
 	lam := make([]float64, n)
@@ -148,7 +160,7 @@ func mergeRankOne(d, z []float64, rho float64, q mat[float64]) mat[float64] {
 		d[i] = lam[j]
 		copy(res.col(i), out.col(j))
 	}
-	return res
+	return res, nil
 }
 
 func cmpFloat(a, b float64) int {
@@ -165,11 +177,25 @@ func cmpFloat(a, b float64) int {
 // distinct, z without zeros and ρ > 0: root t lies in (d_t, d_{t+1}), the
 // last in (d_{k−1}, d_{k−1} + ρ). Each is returned as d[origin[t]] + mu[t]
 // with origin the nearer end of its interval, so that differences d_j − λ
-// are formed without cancellation as (d_j − d_origin) − mu.
+// are formed without cancellation as (d_j − d_origin) − mu. The roots are
+// independent and split among the threads.
 func secularRoots(d, z []float64, rho float64) (origin []int, mu []float64) {
 	k := len(d)
 	origin, mu = make([]int, k), make([]float64, k)
-	delta := make([]float64, k)
+	// A root takes some tens of evaluations of g, each k terms.
+	parallelFor(k, 16*k, func(lo, hi int) {
+		delta := make([]float64, k)
+		for t := lo; t < hi; t++ {
+			origin[t], mu[t] = secularRoot(d, z, rho, t, delta)
+		}
+	})
+	return origin, mu
+}
+
+// secularRoot returns root t of secularRoots as origin and mu, using delta
+// (len(d)) as scratch.
+func secularRoot(d, z []float64, rho float64, t int, delta []float64) (origin int, mu float64) {
+	k := len(d)
 	// g(μ) = 1 + ρ·Σ z_j²/(δ_j − μ), δ_j = d_j − d_o; its derivative and
 	// the sum of the absolute terms (for the rounding bound).
 	g := func(m float64) (v, dv, abs float64) {
@@ -182,49 +208,46 @@ func secularRoots(d, z []float64, rho float64) (origin []int, mu []float64) {
 		}
 		return v, dv, abs
 	}
-	for t := range k {
-		o := t
-		lo, hi := 0.0, rho
-		if t+1 < k {
-			hi = d[t+1] - d[t]
-			for j := range delta {
-				delta[j] = d[j] - d[t]
-			}
-			if v, _, _ := g(hi / 2); v < 0 {
-				// The root is in the upper half: measure from d_{t+1}.
-				o = t + 1
-				lo, hi = -hi/2, 0
-			} else {
-				hi /= 2
-			}
-		}
+	o := t
+	lo, hi := 0.0, rho
+	if t+1 < k {
+		hi = d[t+1] - d[t]
 		for j := range delta {
-			delta[j] = d[j] - d[o]
+			delta[j] = d[j] - d[t]
 		}
-		m := (lo + hi) / 2
-		for range 200 {
-			v, dv, abs := g(m)
-			if math.Abs(v) <= 4*0x1p-53*float64(k)*(1+abs) {
-				break
-			}
-			if v > 0 {
-				hi = m
-			} else {
-				lo = m
-			}
-			next := m - v/dv
-			if !(next > lo && next < hi) {
-				next = (lo + hi) / 2
-			}
-			if next == m || hi-lo <= 0x1p-52*max(math.Abs(lo), math.Abs(hi)) {
-				m = next
-				break
-			}
-			m = next
+		if v, _, _ := g(hi / 2); v < 0 {
+			// The root is in the upper half: measure from d_{t+1}.
+			o = t + 1
+			lo, hi = -hi/2, 0
+		} else {
+			hi /= 2
 		}
-		origin[t], mu[t] = o, m
 	}
-	return origin, mu
+	for j := range delta {
+		delta[j] = d[j] - d[o]
+	}
+	m := (lo + hi) / 2
+	for range 200 {
+		v, dv, abs := g(m)
+		if math.Abs(v) <= 4*0x1p-53*float64(k)*(1+abs) {
+			break
+		}
+		if v > 0 {
+			hi = m
+		} else {
+			lo = m
+		}
+		next := m - v/dv
+		if !(next > lo && next < hi) {
+			next = (lo + hi) / 2
+		}
+		if next == m || hi-lo <= 0x1p-52*max(math.Abs(lo), math.Abs(hi)) {
+			m = next
+			break
+		}
+		m = next
+	}
+	return o, m
 }
 
 // secularVectors returns the k×k matrix of unit eigenvectors of

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"context"
 	"math"
 
 	"github.com/goferro/goferro/tensor"
@@ -63,7 +64,18 @@ type SVDResult struct {
 // Wilkinson shifts (Golub–Kahan); the rotations are accumulated in real
 // matrices and applied to the reflectors with GEMM.
 func SVD(t *tensor.Tensor, opts SVDOptions) (*SVDResult, error) {
-	const op = "SVD"
+	return svd(context.Background(), "SVD", t, opts)
+}
+
+// SVDContext is SVD under a context: it checks ctx between blocks of
+// reflectors, between sweeps of the QR iteration and between the matrices
+// of a batch, and returns an *Error of kind ErrCanceled wrapping ctx.Err()
+// once ctx is done.
+func SVDContext(ctx context.Context, t *tensor.Tensor, opts SVDOptions) (*SVDResult, error) {
+	return svd(ctx, "SVDContext", t, opts)
+}
+
+func svd(ctx context.Context, op string, t *tensor.Tensor, opts SVDOptions) (*SVDResult, error) {
 	if err := opts.check(op); err != nil {
 		return nil, err
 	}
@@ -73,13 +85,13 @@ func SVD(t *tensor.Tensor, opts SVDOptions) (*SVDResult, error) {
 	}
 	switch t.DType() {
 	case tensor.Float32:
-		return svdStack[float32](op, t, batch, m, n, opts, true)
+		return svdStack[float32](ctx, op, t, batch, m, n, opts, true)
 	case tensor.Float64:
-		return svdStack[float64](op, t, batch, m, n, opts, true)
+		return svdStack[float64](ctx, op, t, batch, m, n, opts, true)
 	case tensor.Complex64:
-		return svdStack[complex64](op, t, batch, m, n, opts, true)
+		return svdStack[complex64](ctx, op, t, batch, m, n, opts, true)
 	default:
-		return svdStack[complex128](op, t, batch, m, n, opts, true)
+		return svdStack[complex128](ctx, op, t, batch, m, n, opts, true)
 	}
 }
 
@@ -93,15 +105,16 @@ func SVDVals(t *tensor.Tensor) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	var r *SVDResult
+	ctx := context.Background()
 	switch t.DType() {
 	case tensor.Float32:
-		r, err = svdStack[float32](op, t, batch, m, n, SVDOptions{}, false)
+		r, err = svdStack[float32](ctx, op, t, batch, m, n, SVDOptions{}, false)
 	case tensor.Float64:
-		r, err = svdStack[float64](op, t, batch, m, n, SVDOptions{}, false)
+		r, err = svdStack[float64](ctx, op, t, batch, m, n, SVDOptions{}, false)
 	case tensor.Complex64:
-		r, err = svdStack[complex64](op, t, batch, m, n, SVDOptions{}, false)
+		r, err = svdStack[complex64](ctx, op, t, batch, m, n, SVDOptions{}, false)
 	default:
-		r, err = svdStack[complex128](op, t, batch, m, n, SVDOptions{}, false)
+		r, err = svdStack[complex128](ctx, op, t, batch, m, n, SVDOptions{}, false)
 	}
 	if err != nil {
 		return nil, err
@@ -115,7 +128,7 @@ type svdFactors[T scalar] struct {
 	u, v mat[T]
 }
 
-func svdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, opts SVDOptions, vectors bool) (*SVDResult, error) {
+func svdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch []int, m, n int, opts SVDOptions, vectors bool) (*SVDResult, error) {
 	vals, err := values[T](op, t)
 	if err != nil {
 		return nil, err
@@ -123,16 +136,16 @@ func svdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, opts
 	nb, k := count(batch), min(m, n)
 	full := opts.Mode == Complete
 	fs := make([]svdFactors[T], nb)
-	err = forBatch(nb, m*n*k, func(b int) error {
+	b, err := forBatch(ctx, nb, m*n*k, func(b int) error {
 		var a mat[T]
 		if m < n {
 			a = load(vals, b, m, n, true)
 		} else {
 			a = load(vals, b, m, n, false)
 		}
-		f, ok := svdMatrix(a, vectors, full)
-		if !ok {
-			return newError(op, ErrNoConvergence, "the bidiagonal QR iteration did not converge for matrix %d", b)
+		f, err := svdMatrix(ctx, a, vectors, full)
+		if err != nil {
+			return err
 		}
 		if m < n {
 			f.u, f.v = f.v, f.u
@@ -141,7 +154,7 @@ func svdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n int, opts
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, matrixError(op, b, "bidiagonal QR iteration", err)
 	}
 	r := k
 	if opts.truncates() {
@@ -206,68 +219,76 @@ func tail(s []float64) float64 { return nrm2(s) }
 
 // svdMatrix computes the SVD of the m×n matrix a (m ≥ n, overwritten): s
 // descending and, when vectors is set, u (m×n, or m×m when full) and v
-// (n×n). It reports false when the iteration did not converge.
-func svdMatrix[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
+// (n×n). It returns errNoConvergence when the iteration did not converge
+// and ctx's error when ctx is done before it finishes.
+func svdMatrix[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFactors[T], error) {
 	sc := rescale(a)
-	f, ok := svdCore(a, vectors, full)
+	f, err := svdCore(ctx, a, vectors, full)
 	if sc != 1 {
 		for i := range f.s {
 			f.s[i] /= sc
 		}
 	}
-	return f, ok
+	return f, err
 }
 
 // svdCore is svdMatrix for a matrix whose entries are in a safe range.
-func svdCore[T scalar](a mat[T], vectors, full bool) (svdFactors[T], bool) {
+func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFactors[T], error) {
 	m, n := a.rows, a.cols
 	uc := n
 	if full {
 		uc = m
 	}
 	if n == 0 {
-		return svdFactors[T]{u: eye[T](m, uc), v: newMat[T](0, 0)}, true
+		return svdFactors[T]{u: eye[T](m, uc), v: newMat[T](0, 0)}, nil
 	}
 	if m >= 2*n {
 		// Factor A = Q·R first: the bidiagonal reduction then works on
 		// the small n×n R.
 		taus := make([]T, n)
-		geqrf(a, taus)
+		if err := geqrf(ctx, a, taus); err != nil {
+			return svdFactors[T]{}, err
+		}
 		r := newMat[T](n, n)
 		for j := range n {
 			copy(r.col(j)[:j+1], a.col(j)[:j+1])
 		}
-		f, ok := svdCore(r, vectors, false)
-		if !ok || !vectors {
-			return f, ok
+		f, err := svdCore(ctx, r, vectors, false)
+		if err != nil || !vectors {
+			return f, err
 		}
 		f.u = embed(f.u, m, uc)
-		applyQ(a, taus, f.u, false)
-		return f, true
+		return f, applyQ(ctx, a, taus, f.u, false)
 	}
 	d, e := make([]float64, n), make([]float64, n)
 	tauq, taup := make([]T, n), make([]T, n)
-	gebrd(a, d, e, tauq, taup)
+	if err := gebrd(ctx, a, d, e, tauq, taup); err != nil {
+		return svdFactors[T]{}, err
+	}
 	var ub, vb rotMat
 	if vectors {
 		ub, vb = rotEye(n), rotEye(n)
 	}
-	if !bdsqr(d, e[:n-1], ub, vb) {
-		return svdFactors[T]{}, false
+	if err := bdsqr(ctx, d, e[:n-1], ub, vb); err != nil {
+		return svdFactors[T]{}, err
 	}
 	f := svdFactors[T]{s: d}
 	if !vectors {
-		return f, true
+		return f, nil
 	}
 	// U = Q·diag(Ub, I) and V = P·Vb = diag(1, P′)·Vb: the reflectors
 	// applied to the small factors.
 	f.u = embed(toMat[T](ub), m, uc)
-	applyQ(a, tauq, f.u, false)
+	if err := applyQ(ctx, a, tauq, f.u, false); err != nil {
+		return svdFactors[T]{}, err
+	}
 	f.v = toMat[T](vb)
 	if n > 1 {
-		applyQ(rightReflectors(a), taup[:n-1], f.v.sub(1, 0, n-1, n), false)
+		if err := applyQ(ctx, rightReflectors(a), taup[:n-1], f.v.sub(1, 0, n-1, n), false); err != nil {
+			return svdFactors[T]{}, err
+		}
 	}
-	return f, true
+	return f, nil
 }
 
 // embed returns the m×c matrix diag(x, I) (x square, c ≥ x.cols; the

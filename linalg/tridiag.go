@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"context"
 	"math"
 	"slices"
 )
@@ -11,14 +12,19 @@ import (
 // subdiagonal of a with their τ in taus (length n−1), so that
 // Q = diag(1, orgqr(a[1:, :n−1])). Blocks of blockSize columns are reduced
 // by latrd and the trailing matrix is updated by two GEMMs (a rank-2·nb
-// update); the last columns are reduced one at a time by hetd2.
-func hetrd[T scalar](a mat[T], d, e []float64, taus []T) {
+// update); the last columns are reduced one at a time by hetd2. It
+// returns ctx's error, leaving a half reduced, when ctx is done before a
+// block.
+func hetrd[T scalar](ctx context.Context, a mat[T], d, e []float64, taus []T) error {
 	n := a.rows
 	const unblocked = 2 * blockSize // columns left to hetd2
 	j := 0
 	if n > unblocked {
 		w := newMat[T](n, blockSize)
 		for ; n-j > unblocked; j += blockSize {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			p, nb := n-j, blockSize
 			sub := a.sub(j, j, p, p)
 			wb := w.sub(0, 0, p, nb)
@@ -37,6 +43,7 @@ func hetrd[T scalar](a mat[T], d, e []float64, taus []T) {
 		}
 	}
 	hetd2(a.sub(j, j, n-j, n-j), d[j:], e[j:], taus[j:])
+	return nil
 }
 
 // latrd reduces the first nb columns of the Hermitian a (p×p, both
