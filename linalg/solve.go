@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"context"
 	"slices"
 
 	"github.com/goferro/goferro/tensor"
@@ -55,7 +56,7 @@ func solveStack[T scalar](op string, a, b *tensor.Tensor, batch []int, n, k int,
 		return nil, err
 	}
 	out := make([]T, len(bv))
-	forBatch(count(batch), n*n*k, func(i int) error { // substitution cannot fail
+	forBatch(context.Background(), count(batch), n*n*k, func(i int) error { // substitution cannot fail
 		am, x := load(av, i, n, n, false), load(bv, i, n, k, false)
 		parallelFor(k, n*n, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
