@@ -139,20 +139,10 @@ func linalgCases(rng *rand.Rand) []adCase {
 }
 
 func TestGradientCheckLinalg(t *testing.T) {
-	rng := rand.New(rand.NewPCG(18, 3))
-	for round := 0; round < 3; round++ {
-		for _, c := range linalgCases(rng) {
-			t.Run(fmt.Sprintf("%s/%d", c.name, round), func(t *testing.T) {
-				checkGradients(t, c, c.compile(t), rng, round%2 == 1)
-			})
-		}
-	}
-	// Second order: the rules' own programs (the broadened reciprocals,
-	// the masks, the triangular solves, the SVD computed again) are
-	// differentiated too.
-	for _, c := range linalgCases(rng) {
-		t.Run(c.name+"/vjp", func(t *testing.T) { checkSecondOrder(t, c, rng) })
-	}
+	// The second-order checks differentiate the rules' own programs too
+	// (the broadened reciprocals, the masks, the triangular solves, the
+	// SVD computed again).
+	runGradientChecks(t, rand.New(rand.NewPCG(18, 3)), linalgCases)
 }
 
 // unitaryMatrix returns a random n×n unitary (orthogonal for float64)

@@ -454,19 +454,23 @@ func adCases(rng *rand.Rand) []adCase {
 }
 
 func TestGradientCheck(t *testing.T) {
-	rng := rand.New(rand.NewPCG(18, 1))
+	runGradientChecks(t, rand.New(rand.NewPCG(18, 1)), adCases)
+}
+
+// runGradientChecks checks three draws of the cases, every other one on
+// strided views of its inputs, then checks the cases' VJP programs
+// themselves (second order), whose instructions include every rule's own
+// output (sign, masks, safe divisors, transposed contractions), with
+// respect to the inputs and the cotangents.
+func runGradientChecks(t *testing.T, rng *rand.Rand, cases func(*rand.Rand) []adCase) {
 	for round := 0; round < 3; round++ {
-		for _, c := range adCases(rng) {
+		for _, c := range cases(rng) {
 			t.Run(fmt.Sprintf("%s/%d", c.name, round), func(t *testing.T) {
 				checkGradients(t, c, c.compile(t), rng, round%2 == 1)
 			})
 		}
 	}
-	// Second order: the checker on the VJP programs themselves, whose
-	// instructions include every rule's own output (sign, masks, safe
-	// divisors, transposed contractions), with respect to the inputs and
-	// the cotangents.
-	for _, c := range adCases(rng) {
+	for _, c := range cases(rng) {
 		t.Run(c.name+"/vjp", func(t *testing.T) { checkSecondOrder(t, c, rng) })
 	}
 }

@@ -228,13 +228,19 @@ const stuckAfter = time.Second
 
 // bound returns ctx with the communicator's timeout applied.
 func (c *Comm) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return withTimeout(ctx, c.timeout)
+}
+
+// withTimeout returns ctx (Background if nil) ending after timeout, or
+// only when ctx does for a timeout ≤ 0: every MPI wait runs under one.
+func withTimeout(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if c.timeout <= 0 {
+	if timeout <= 0 {
 		return context.WithCancel(ctx)
 	}
-	return context.WithTimeout(ctx, c.timeout)
+	return context.WithTimeout(ctx, timeout)
 }
 
 // usable returns an ErrUnavailable error after Finalize and an ErrBroken

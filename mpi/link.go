@@ -161,11 +161,5 @@ func (c *Comm) unclaim(rank int) {
 
 // bound applies the Remote's timeout to ctx.
 func (r *Remote) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if r.timeout <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, r.timeout)
+	return withTimeout(ctx, r.timeout)
 }
