@@ -89,13 +89,12 @@ func splitQR(ctx context.Context, op string, t *tensor.Tensor, leftAxes []int, l
 	if err != nil {
 		return nil, err
 	}
-	q, r, err := factorQR(ctx, op, a, Reduced, lq)
+	l, r, err := factorQR(ctx, op, a, Reduced, lq)
 	if err != nil {
 		return nil, err
 	}
-	l := q
 	if lq {
-		l, r = r, q // L·Q
+		l, r = r, l // factorQR returns Q and L
 	}
 	left, right, err := unmatricise(op, l, r, ls, rs)
 	if err != nil {
