@@ -81,21 +81,100 @@ var contextOps = []struct {
 			w, v, err := Eigh(x)
 			return []*tensor.Tensor{w, v}, err
 		}},
+	// wide: QR of Aᴴ
+	{"LQ", false, 100, 150,
+		func(ctx context.Context, x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			l, q, err := LQContext(ctx, x, Reduced)
+			return []*tensor.Tensor{l, q}, err
+		},
+		func(x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			l, q, err := LQ(x, Reduced)
+			return []*tensor.Tensor{l, q}, err
+		}},
+	{"SVDVals", false, 150, 150,
+		func(ctx context.Context, x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			s, err := SVDValsContext(ctx, x)
+			return []*tensor.Tensor{s}, err
+		},
+		func(x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			s, err := SVDVals(x)
+			return []*tensor.Tensor{s}, err
+		}},
+	{"EigvalsH", true, 200, 200,
+		func(ctx context.Context, x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			w, err := EigvalsHContext(ctx, x)
+			return []*tensor.Tensor{w}, err
+		},
+		func(x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			w, err := EigvalsH(x)
+			return []*tensor.Tensor{w}, err
+		}},
+	{"RandomizedSVD", false, 150, 100,
+		func(ctx context.Context, x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			r, err := RandomizedSVDContext(ctx, x, 20, RandomizedOptions{Seed: 3})
+			return svdOutputs(r), err
+		},
+		func(x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			r, err := RandomizedSVD(x, 20, RandomizedOptions{Seed: 3})
+			return svdOutputs(r), err
+		}},
+	// The splits factorise the batch of two as one matrix of twice the
+	// rows.
+	{"SplitSVD", false, 150, 100,
+		func(ctx context.Context, x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			s, err := SplitSVDContext(ctx, x, []int{0, 1}, SVDOptions{MaxRank: 60})
+			return splitOutputs(s), err
+		},
+		func(x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			s, err := SplitSVD(x, []int{0, 1}, SVDOptions{MaxRank: 60})
+			return splitOutputs(s), err
+		}},
+	{"SplitQR", false, 150, 160,
+		func(ctx context.Context, x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			s, err := SplitQRContext(ctx, x, []int{0, 1})
+			return splitOutputs(s), err
+		},
+		func(x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			s, err := SplitQR(x, []int{0, 1})
+			return splitOutputs(s), err
+		}},
+	{"SplitLQ", false, 100, 150,
+		func(ctx context.Context, x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			s, err := SplitLQContext(ctx, x, []int{0, 1})
+			return splitOutputs(s), err
+		},
+		func(x *tensor.Tensor) ([]*tensor.Tensor, error) {
+			s, err := SplitLQ(x, []int{0, 1})
+			return splitOutputs(s), err
+		}},
 }
 
 func svdOutputs(r *SVDResult) []*tensor.Tensor {
 	if r == nil {
 		return nil
 	}
-	return []*tensor.Tensor{r.U, r.S, r.Vh}
+	return []*tensor.Tensor{r.U, r.S, r.Vh, r.Discarded}
 }
 
-// TestContextCancel cancels QRContext, SVDContext and EighContext at
-// checks spread over the whole factorisation (the reductions' blocks, the
-// QR iteration's sweeps, the divide and conquer's merges, the
-// back-transformations): each must return ErrCanceled wrapping
-// context.Canceled at once, without checking ctx again. Not canceled, they
-// must return what QR, SVD and Eigh do, to the bit.
+// splitOutputs returns the factors of s and, for an SVD split, S and
+// Discarded (as a scalar).
+func splitOutputs(s *Split) []*tensor.Tensor {
+	switch {
+	case s == nil:
+		return nil
+	case s.S == nil:
+		return []*tensor.Tensor{s.Left, s.Right}
+	}
+	return []*tensor.Tensor{s.Left, s.S, s.Right, tensor.Scalar(s.Discarded)}
+}
+
+// TestContextCancel cancels each context-taking factorisation at checks
+// spread over the whole of it (the reductions' blocks, the QR iteration's
+// sweeps, the divide and conquer's merges, the back-transformations, the
+// randomized SVD's orthonormalisations): each must return ErrCanceled
+// wrapping context.Canceled at once, without checking ctx again. Not
+// canceled, they must return what the functions without a context do, to
+// the bit.
 func TestContextCancel(t *testing.T) {
 	for _, op := range contextOps {
 		for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
@@ -154,11 +233,13 @@ func (c *gapCtx) Err() error {
 	return nil
 }
 
-// TestContextCancelMidway checks SVDContext and EighContext at
-// n = 1024: uncanceled, no stretch between two checks of ctx (or before
-// the first or after the last) takes more than a quarter of the whole
-// (Eigh's longest is the last merge of the divide and conquer, one GEMM
-// of n³ multiply-adds, a fifth of it); and
+// TestContextCancelMidway checks the SVD, eigenvalue and randomized SVD
+// functions at n = 1024: uncanceled, no stretch between two checks of ctx
+// (or before the first or after the last) takes more than a quarter of
+// the whole (Eigh's longest is the last merge of the divide and conquer,
+// one GEMM of n³ multiply-adds, a fifth of it; RandomizedSVD's, at rank
+// 200, is loading the matrix and drawing the test matrix, or one of its
+// six GEMMs, about a tenth); and
 // an SVD canceled after 50 ms, a small part of it, returns soon after.
 func TestContextCancelMidway(t *testing.T) {
 	if testing.Short() {
@@ -172,6 +253,12 @@ func TestContextCancelMidway(t *testing.T) {
 		run  func(context.Context) error
 	}{
 		{"SVD", func(ctx context.Context) error { _, err := SVDContext(ctx, x, SVDOptions{}); return err }},
+		{"SVDVals", func(ctx context.Context) error { _, err := SVDValsContext(ctx, x); return err }},
+		{"EigvalsH", func(ctx context.Context) error { _, err := EigvalsHContext(ctx, h); return err }},
+		{"RandomizedSVD", func(ctx context.Context) error {
+			_, err := RandomizedSVDContext(ctx, x, 200, RandomizedOptions{})
+			return err
+		}},
 		{"Eigh", func(ctx context.Context) error { _, _, err := EighContext(ctx, h); return err }},
 	} {
 		rec := &gapCtx{Context: context.Background()}

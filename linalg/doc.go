@@ -14,9 +14,10 @@
 // randomized range finder for truncated SVDs of small rank. Matrices are
 // copied into column-major workspaces, so inputs may have any layout;
 // results are fresh row-major tensors. Work runs on up to gemm.Threads()
-// goroutines. QRContext, SVDContext and EighContext take a context, which
-// they check between blocks of reflectors, sweeps and merges, and return
-// an error of kind ErrCanceled soon after it is done.
+// goroutines. Each factorisation F has a variant FContext (QRContext,
+// SVDContext, EighContext, SplitSVDContext, ...) that takes a context,
+// which it checks between blocks of reflectors, sweeps, merges and GEMMs,
+// and returns an error of kind ErrCanceled soon after it is done.
 //
 // Conventions follow numpy.linalg: factors of a matrix A with shape
 // (..., m, n) carry the same leading (batch) axes; singular values come in

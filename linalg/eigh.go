@@ -36,6 +36,16 @@ func EigvalsH(t *tensor.Tensor) (*tensor.Tensor, error) {
 	return w, err
 }
 
+// EigvalsHContext is EigvalsH under a context: it checks ctx between
+// blocks of reflectors and between the matrices of a batch (the QR
+// iteration on the tridiagonal matrix that follows costs O(n²) and runs
+// to the end), and returns an *Error of kind ErrCanceled wrapping
+// ctx.Err() once ctx is done.
+func EigvalsHContext(ctx context.Context, t *tensor.Tensor) (*tensor.Tensor, error) {
+	w, _, err := eigh(ctx, "EigvalsHContext", t, false)
+	return w, err
+}
+
 func eigh(ctx context.Context, op string, t *tensor.Tensor, vectors bool) (w, v *tensor.Tensor, err error) {
 	batch, m, n, err := matrices(op, t)
 	if err != nil {

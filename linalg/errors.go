@@ -19,10 +19,11 @@ var (
 	// value solver did not converge within its iteration limit. It happens
 	// only for inputs holding NaN or Inf in practice.
 	ErrNoConvergence = errors.New("linalg: no convergence")
-	// ErrCanceled reports that the context of QRContext, SVDContext or
-	// EighContext was done before the factorisation finished; the Error's
-	// Err is the context's error (context.Canceled or
-	// context.DeadlineExceeded), which errors.Is matches as well.
+	// ErrCanceled reports that the context of a ...Context function
+	// (QRContext, SVDContext, EighContext, SplitSVDContext, ...) was done
+	// before the factorisation finished; the Error's Err is the context's
+	// error (context.Canceled or context.DeadlineExceeded), which
+	// errors.Is matches as well.
 	ErrCanceled = errors.New("linalg: canceled")
 )
 

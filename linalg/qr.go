@@ -65,6 +65,13 @@ func LQ(t *tensor.Tensor, mode Mode) (l, q *tensor.Tensor, err error) {
 	return l, q, err
 }
 
+// LQContext is LQ under a context, as QRContext is QR: it returns an
+// *Error of kind ErrCanceled wrapping ctx.Err() once ctx is done.
+func LQContext(ctx context.Context, t *tensor.Tensor, mode Mode) (l, q *tensor.Tensor, err error) {
+	q, l, err = factorQR(ctx, "LQContext", t, mode, true)
+	return l, q, err
+}
+
 // factorQR returns Q and R of QR, or (when lq is set) Q and L of LQ.
 func factorQR(ctx context.Context, op string, t *tensor.Tensor, mode Mode, lq bool) (q, r *tensor.Tensor, err error) {
 	if err := mode.check(op); err != nil {

@@ -32,7 +32,19 @@ type RandomizedOptions struct {
 // r = min(rank, m, n); Discarded is ‖A − U·diag(S)·Vh‖_F, computed as
 // √(‖A‖²_F − Σ S²), so it is accurate to about √ε·‖A‖_F.
 func RandomizedSVD(t *tensor.Tensor, rank int, opts RandomizedOptions) (*SVDResult, error) {
-	const op = "RandomizedSVD"
+	return rsvd(context.Background(), "RandomizedSVD", t, rank, opts)
+}
+
+// RandomizedSVDContext is RandomizedSVD under a context: it checks ctx
+// before the first GEMM with A and after each (while orthonormalising the
+// sample), inside the SVD of the small factor and between the matrices of
+// a batch, and returns an *Error of kind ErrCanceled wrapping ctx.Err()
+// once ctx is done.
+func RandomizedSVDContext(ctx context.Context, t *tensor.Tensor, rank int, opts RandomizedOptions) (*SVDResult, error) {
+	return rsvd(ctx, "RandomizedSVDContext", t, rank, opts)
+}
+
+func rsvd(ctx context.Context, op string, t *tensor.Tensor, rank int, opts RandomizedOptions) (*SVDResult, error) {
 	switch {
 	case rank < 1:
 		return nil, newError(op, ErrArgument, "rank %d is not ≥ 1", rank)
@@ -54,17 +66,17 @@ func RandomizedSVD(t *tensor.Tensor, rank int, opts RandomizedOptions) (*SVDResu
 	}
 	switch t.DType() {
 	case tensor.Float32:
-		return rsvdStack[float32](op, t, batch, m, n, rank, opts)
+		return rsvdStack[float32](ctx, op, t, batch, m, n, rank, opts)
 	case tensor.Float64:
-		return rsvdStack[float64](op, t, batch, m, n, rank, opts)
+		return rsvdStack[float64](ctx, op, t, batch, m, n, rank, opts)
 	case tensor.Complex64:
-		return rsvdStack[complex64](op, t, batch, m, n, rank, opts)
+		return rsvdStack[complex64](ctx, op, t, batch, m, n, rank, opts)
 	default:
-		return rsvdStack[complex128](op, t, batch, m, n, rank, opts)
+		return rsvdStack[complex128](ctx, op, t, batch, m, n, rank, opts)
 	}
 }
 
-func rsvdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n, rank int, opts RandomizedOptions) (*SVDResult, error) {
+func rsvdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch []int, m, n, rank int, opts RandomizedOptions) (*SVDResult, error) {
 	vals, err := values[T](op, t)
 	if err != nil {
 		return nil, err
@@ -74,9 +86,14 @@ func rsvdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n, rank in
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6c696e616c67))
 	sv, dv := make([]float64, nb*r), make([]float64, nb)
 	uv, vv := make([]T, nb*m*r), make([]T, nb*r*n)
+	// One matrix after another, unlike forBatch, so that each draws its
+	// test matrix from rng in turn.
 	for b := range nb {
+		if err := ctx.Err(); err != nil {
+			return nil, matrixError(op, b, "", err)
+		}
 		a := load(vals, b, m, n, false)
-		f, err := rsvdMatrix(a, r, opts, rng)
+		f, err := rsvdMatrix(ctx, a, r, opts, rng)
 		if err != nil {
 			return nil, matrixError(op, b, "bidiagonal QR iteration", err)
 		}
@@ -95,8 +112,9 @@ func rsvdStack[T scalar](op string, t *tensor.Tensor, batch []int, m, n, rank in
 }
 
 // rsvdMatrix computes the randomized SVD of the compact m×n matrix a with
-// at least r columns in u (m×l) and v (n×l), l = min(r+oversample, m, n).
-func rsvdMatrix[T scalar](a mat[T], r int, opts RandomizedOptions, rng *rand.Rand) (svdFactors[T], error) {
+// at least r columns in u (m×l) and v (n×l), l = min(r+oversample, m, n),
+// or ctx's error.
+func rsvdMatrix[T scalar](ctx context.Context, a mat[T], r int, opts RandomizedOptions, rng *rand.Rand) (svdFactors[T], error) {
 	m, n := a.rows, a.cols
 	l := min(r+opts.Oversample, m, n)
 	if l == 0 {
@@ -107,19 +125,29 @@ func rsvdMatrix[T scalar](a mat[T], r int, opts RandomizedOptions, rng *rand.Ran
 		conjSlice(ac.col(j))
 	}
 	omega := gaussian[T](rng, n, l)
+	if err := ctx.Err(); err != nil {
+		return svdFactors[T]{}, err
+	}
 	q := newMat[T](m, l)
 	mul(m, l, n, 1, a.g(), omega.g(), 0, q.g())
-	q = orthonormalize(q)
+	q, err := orthonormalize(ctx, q)
+	if err != nil {
+		return svdFactors[T]{}, err
+	}
 	z := newMat[T](n, l)
 	for range opts.PowerIters {
 		mul(n, l, m, 1, ac.gt(), q.g(), 0, z.g())
-		z = orthonormalize(z)
+		if z, err = orthonormalize(ctx, z); err != nil {
+			return svdFactors[T]{}, err
+		}
 		mul(m, l, n, 1, a.g(), z.g(), 0, q.g())
-		q = orthonormalize(q)
+		if q, err = orthonormalize(ctx, q); err != nil {
+			return svdFactors[T]{}, err
+		}
 	}
 	// Bᴴ = Aᴴ·Q (n×l, tall): its SVD Bᴴ = U'·S·V'ᴴ gives A ≈ Q·B = (Q·V')·S·U'ᴴ.
 	mul(n, l, m, 1, ac.gt(), q.g(), 0, z.g())
-	f, err := svdMatrix(context.Background(), z, true, false)
+	f, err := svdMatrix(ctx, z, true, false)
 	if err != nil {
 		return f, err
 	}
@@ -128,14 +156,15 @@ func rsvdMatrix[T scalar](a mat[T], r int, opts RandomizedOptions, rng *rand.Ran
 	return svdFactors[T]{s: f.s, u: u, v: f.u}, nil
 }
 
-// orthonormalize returns the Q of a thin QR of x (rows ≥ cols).
-func orthonormalize[T scalar](x mat[T]) mat[T] {
+// orthonormalize returns the Q of a thin QR of x (rows ≥ cols ≥ 1, x
+// overwritten), or ctx's error; it checks ctx before it starts.
+func orthonormalize[T scalar](ctx context.Context, x mat[T]) (mat[T], error) {
 	k := x.cols
 	taus := make([]T, k)
-	ctx := context.Background() // cannot be done: neither call fails
-	geqrf(ctx, x, taus)
-	q, _ := orgqr(ctx, x, taus, k)
-	return q
+	if err := geqrf(ctx, x, taus); err != nil {
+		return mat[T]{}, err
+	}
+	return orgqr(ctx, x, taus, k)
 }
 
 // gaussian returns an r×c matrix of standard normal entries (complex

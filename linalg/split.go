@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"context"
+
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -23,7 +25,17 @@ type Split struct {
 // Every axis of t must appear at most once in leftAxes; either side may be
 // empty (a side of extent 1).
 func SplitSVD(t *tensor.Tensor, leftAxes []int, opts SVDOptions) (*Split, error) {
-	const op = "SplitSVD"
+	return splitSVD(context.Background(), "SplitSVD", t, leftAxes, opts)
+}
+
+// SplitSVDContext is SplitSVD under a context, as SVDContext is SVD: it
+// returns an *Error of kind ErrCanceled wrapping ctx.Err() once ctx is
+// done.
+func SplitSVDContext(ctx context.Context, t *tensor.Tensor, leftAxes []int, opts SVDOptions) (*Split, error) {
+	return splitSVD(ctx, "SplitSVDContext", t, leftAxes, opts)
+}
+
+func splitSVD(ctx context.Context, op string, t *tensor.Tensor, leftAxes []int, opts SVDOptions) (*Split, error) {
 	if opts.Mode != Reduced {
 		return nil, newError(op, ErrArgument, "a split has one bond: mode must be Reduced, not %v", opts.Mode)
 	}
@@ -31,9 +43,9 @@ func SplitSVD(t *tensor.Tensor, leftAxes []int, opts SVDOptions) (*Split, error)
 	if err != nil {
 		return nil, err
 	}
-	res, err := SVD(a, opts)
+	res, err := svd(ctx, op, a, opts, true)
 	if err != nil {
-		return nil, retag(op, err)
+		return nil, err
 	}
 	left, right, err := unmatricise(op, res.U, res.Vh, ls, rs)
 	if err != nil {
@@ -48,23 +60,41 @@ func SplitSVD(t *tensor.Tensor, leftAxes []int, opts SVDOptions) (*Split, error)
 // left axes, left-canonical) and Right is R, with a bond of
 // min(rows, columns).
 func SplitQR(t *tensor.Tensor, leftAxes []int) (*Split, error) {
-	return splitQR("SplitQR", t, leftAxes, QR)
+	return splitQR(context.Background(), "SplitQR", t, leftAxes, false)
+}
+
+// SplitQRContext is SplitQR under a context, as QRContext is QR: it
+// returns an *Error of kind ErrCanceled wrapping ctx.Err() once ctx is
+// done.
+func SplitQRContext(ctx context.Context, t *tensor.Tensor, leftAxes []int) (*Split, error) {
+	return splitQR(ctx, "SplitQRContext", t, leftAxes, false)
 }
 
 // SplitLQ is SplitQR with an LQ factorisation: Left is L and Right is Q,
 // orthonormal over the right axes (right-canonical).
 func SplitLQ(t *tensor.Tensor, leftAxes []int) (*Split, error) {
-	return splitQR("SplitLQ", t, leftAxes, LQ)
+	return splitQR(context.Background(), "SplitLQ", t, leftAxes, true)
 }
 
-func splitQR(op string, t *tensor.Tensor, leftAxes []int, f func(*tensor.Tensor, Mode) (*tensor.Tensor, *tensor.Tensor, error)) (*Split, error) {
+// SplitLQContext is SplitLQ under a context, as QRContext is QR: it
+// returns an *Error of kind ErrCanceled wrapping ctx.Err() once ctx is
+// done.
+func SplitLQContext(ctx context.Context, t *tensor.Tensor, leftAxes []int) (*Split, error) {
+	return splitQR(ctx, "SplitLQContext", t, leftAxes, true)
+}
+
+// splitQR is SplitQR, or SplitLQ when lq is set.
+func splitQR(ctx context.Context, op string, t *tensor.Tensor, leftAxes []int, lq bool) (*Split, error) {
 	a, ls, rs, err := matricise(op, t, leftAxes)
 	if err != nil {
 		return nil, err
 	}
-	l, r, err := f(a, Reduced)
+	l, r, err := factorQR(ctx, op, a, Reduced, lq)
 	if err != nil {
-		return nil, retag(op, err)
+		return nil, err
+	}
+	if lq {
+		l, r = r, l // factorQR returns Q and L
 	}
 	left, right, err := unmatricise(op, l, r, ls, rs)
 	if err != nil {
@@ -121,15 +151,4 @@ func unmatricise(op string, l, r *tensor.Tensor, ls, rs []int) (left, right *ten
 		return nil, nil, &Error{Op: op, Kind: tensor.ErrShape, Msg: "reshaping the factors", Err: err}
 	}
 	return left, right, nil
-}
-
-// retag renames the Op of an error from the matrix factorisation to the
-// split that called it.
-func retag(op string, err error) error {
-	if e, ok := err.(*Error); ok {
-		c := *e
-		c.Op = op
-		return &c
-	}
-	return err
 }

@@ -64,7 +64,7 @@ type SVDResult struct {
 // Wilkinson shifts (Golub–Kahan); the rotations are accumulated in real
 // matrices and applied to the reflectors with GEMM.
 func SVD(t *tensor.Tensor, opts SVDOptions) (*SVDResult, error) {
-	return svd(context.Background(), "SVD", t, opts)
+	return svd(context.Background(), "SVD", t, opts, true)
 }
 
 // SVDContext is SVD under a context: it checks ctx between blocks of
@@ -72,10 +72,33 @@ func SVD(t *tensor.Tensor, opts SVDOptions) (*SVDResult, error) {
 // of a batch, and returns an *Error of kind ErrCanceled wrapping ctx.Err()
 // once ctx is done.
 func SVDContext(ctx context.Context, t *tensor.Tensor, opts SVDOptions) (*SVDResult, error) {
-	return svd(ctx, "SVDContext", t, opts)
+	return svd(ctx, "SVDContext", t, opts, true)
 }
 
-func svd(ctx context.Context, op string, t *tensor.Tensor, opts SVDOptions) (*SVDResult, error) {
+// SVDVals returns the singular values of each matrix of t, shape
+// (..., min(m, n)), in descending order, without computing the singular
+// vectors.
+func SVDVals(t *tensor.Tensor) (*tensor.Tensor, error) {
+	return svdVals(context.Background(), "SVDVals", t)
+}
+
+// SVDValsContext is SVDVals under a context, as SVDContext is SVD: it
+// returns an *Error of kind ErrCanceled wrapping ctx.Err() once ctx is
+// done.
+func SVDValsContext(ctx context.Context, t *tensor.Tensor) (*tensor.Tensor, error) {
+	return svdVals(ctx, "SVDValsContext", t)
+}
+
+func svdVals(ctx context.Context, op string, t *tensor.Tensor) (*tensor.Tensor, error) {
+	r, err := svd(ctx, op, t, SVDOptions{}, false)
+	if err != nil {
+		return nil, err
+	}
+	return r.S, nil
+}
+
+// svd is SVD, without U and Vh unless vectors is set.
+func svd(ctx context.Context, op string, t *tensor.Tensor, opts SVDOptions, vectors bool) (*SVDResult, error) {
 	if err := opts.check(op); err != nil {
 		return nil, err
 	}
@@ -85,41 +108,14 @@ func svd(ctx context.Context, op string, t *tensor.Tensor, opts SVDOptions) (*SV
 	}
 	switch t.DType() {
 	case tensor.Float32:
-		return svdStack[float32](ctx, op, t, batch, m, n, opts, true)
+		return svdStack[float32](ctx, op, t, batch, m, n, opts, vectors)
 	case tensor.Float64:
-		return svdStack[float64](ctx, op, t, batch, m, n, opts, true)
+		return svdStack[float64](ctx, op, t, batch, m, n, opts, vectors)
 	case tensor.Complex64:
-		return svdStack[complex64](ctx, op, t, batch, m, n, opts, true)
+		return svdStack[complex64](ctx, op, t, batch, m, n, opts, vectors)
 	default:
-		return svdStack[complex128](ctx, op, t, batch, m, n, opts, true)
+		return svdStack[complex128](ctx, op, t, batch, m, n, opts, vectors)
 	}
-}
-
-// SVDVals returns the singular values of each matrix of t, shape
-// (..., min(m, n)), in descending order, without computing the singular
-// vectors.
-func SVDVals(t *tensor.Tensor) (*tensor.Tensor, error) {
-	const op = "SVDVals"
-	batch, m, n, err := matrices(op, t)
-	if err != nil {
-		return nil, err
-	}
-	var r *SVDResult
-	ctx := context.Background()
-	switch t.DType() {
-	case tensor.Float32:
-		r, err = svdStack[float32](ctx, op, t, batch, m, n, SVDOptions{}, false)
-	case tensor.Float64:
-		r, err = svdStack[float64](ctx, op, t, batch, m, n, SVDOptions{}, false)
-	case tensor.Complex64:
-		r, err = svdStack[complex64](ctx, op, t, batch, m, n, SVDOptions{}, false)
-	default:
-		r, err = svdStack[complex128](ctx, op, t, batch, m, n, SVDOptions{}, false)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return r.S, nil
 }
 
 // svdFactors is the decomposition of one matrix: A = u·diag(s)·vᴴ.

@@ -83,9 +83,6 @@ func runLinalg(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	mode := linalg.Reduced
 	if *complete {
 		mode = linalg.Complete
@@ -94,13 +91,13 @@ func runLinalg(ctx context.Context, args []string, stdout io.Writer) error {
 	kept := "" // svd: the rank kept and the largest discarded weight
 	switch op {
 	case "qr":
-		q, r, err := linalg.QR(a, mode)
+		q, r, err := linalg.QRContext(ctx, a, mode)
 		if err != nil {
 			return linalgErr(err)
 		}
 		factors = []*tensor.Tensor{q, r}
 	case "svd":
-		res, err := linalg.SVD(a, linalg.SVDOptions{Mode: mode, MaxRank: *rank, RelTol: *tol})
+		res, err := linalg.SVDContext(ctx, a, linalg.SVDOptions{Mode: mode, MaxRank: *rank, RelTol: *tol})
 		if err != nil {
 			return linalgErr(err)
 		}
@@ -112,7 +109,7 @@ func runLinalg(ctx context.Context, args []string, stdout io.Writer) error {
 		s := res.S.Shape()
 		kept = fmt.Sprintf(" rank=%d discarded=%.6g", s[len(s)-1], worst)
 	case "eigh":
-		w, v, err := linalg.Eigh(a)
+		w, v, err := linalg.EighContext(ctx, a)
 		if err != nil {
 			return linalgErr(err)
 		}

@@ -2,6 +2,10 @@ package main
 
 import (
 	"cmp"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
 	"math"
 	"math/cmplx"
 	"os"
@@ -10,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/goferro/goferro/graph"
@@ -369,6 +374,47 @@ func TestLinalgErrors(t *testing.T) {
 		if r.code != 2 || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "goferro linalg: ") ||
 			strings.HasPrefix(msg, "goferro linalg: linalg") || goName.MatchString(msg) || !strings.Contains(msg, c.want) {
 			t.Errorf("goferro %s: exit %d, message %q; want 2 and one line with %q", strings.Join(args, " "), r.code, msg, c.want)
+		}
+	}
+}
+
+// countdownCtx is a context whose Err turns context.Canceled at its call
+// number left+1: a cancel in the middle of a factorisation.
+type countdownCtx struct {
+	context.Context
+	left atomic.Int64
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestLinalgCanceled: a context canceled while goferro linalg factorises
+// (an interrupt) stops the factorisation with linalg.ErrCanceled wrapping
+// context.Canceled, not an input error, and writes no factors.
+func TestLinalgCanceled(t *testing.T) {
+	dir := t.TempDir()
+	a, err := tensor.Randn(tensor.NewRNG(5), tensor.Float64, 100, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "a.npy")
+	if err := tensor.SaveNpy(file, a); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{"qr", "svd", "eigh"} {
+		out := filepath.Join(dir, op)
+		ctx := &countdownCtx{Context: context.Background()}
+		ctx.left.Store(2)
+		err := runLinalg(ctx, []string{op, file, "--out", out}, io.Discard)
+		if !errors.Is(err, linalg.ErrCanceled) || !errors.Is(err, context.Canceled) || isInputError(err) {
+			t.Errorf("%s: error %v, want linalg.ErrCanceled wrapping context.Canceled", op, err)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: --out %s exists (%v) after the cancel", op, out, err)
 		}
 	}
 }
