@@ -84,7 +84,7 @@ func TestEinsumInstance(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	re := regexp.MustCompile(`^instance=bin_matmul_256 strategy=opt_size runs=2 median_ms=[0-9.]+ log10_flops=[0-9.]+ log2_size=16\.0000 checksum=[-0-9.e+]+$`)
+	re := regexp.MustCompile(`^instance=bin_matmul_256 strategy=opt_size runs=2 median_ms=[0-9.]+ plan_ms=[0-9.]+ log10_flops=[0-9.]+ log2_size=16\.0000 checksum=[-0-9.e+]+$`)
 	if !re.MatchString(lines[len(lines)-1]) {
 		t.Fatalf("last line %q", lines[len(lines)-1])
 	}
