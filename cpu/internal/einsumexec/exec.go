@@ -174,7 +174,7 @@ func (ws *workspace[T]) bind(prog *program, operands []*tensor.Tensor, outBuf []
 			if ws.slots[r.slot] == nil {
 				ws.slots[r.slot] = make([]T, prog.slotCaps[r.slot])
 			}
-			ws.bufs[i], ws.offs[i] = ws.slots[r.slot], 0
+			ws.bufs[i], ws.offs[i] = ws.slots[r.slot], r.at
 		}
 	}
 	return nil
