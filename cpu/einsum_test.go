@@ -462,6 +462,9 @@ func TestThreadedElementwise(t *testing.T) {
 		{"ijk,kj->ikj", [][]int{{64, 64, 64}, {64, 64}}},
 		{"ijk->kji", [][]int{{64, 64, 65}}},
 		{"ijk,k->jik", [][]int{{70, 60, 64}, {64}}},
+		// An outer product (bin_batched_outer_product_compact's form)
+		// whose outer loop of 13 does not split evenly into pieces.
+		{"tjk,to->tokj", [][]int{{13, 32, 16}, {13, 64}}},
 	} {
 		var ops []*tensor.Tensor
 		for i, s := range c.shapes {

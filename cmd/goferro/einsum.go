@@ -22,6 +22,7 @@ import (
 	"github.com/goferro/goferro/einsum/instance"
 	"github.com/goferro/goferro/einsum/naive"
 	"github.com/goferro/goferro/einsum/path"
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -37,7 +38,9 @@ the result's shape, dtype, the path and its cost; -o - writes the result as .npy
 to stdout (text then goes to stderr). -v prints the path in the JSON format
 --path reads. An equation that begins with "-", such as "->", needs no "--".
 With --instance it replays a benchmark instance on seeded inputs and prints
-one key=value line with the median time.`
+one key=value line with the median time of a run (median_ms) and, beside
+it, the time spent planning the path and lowering it for the CPU, once
+(plan_ms).`
 
 type einsumFlags struct {
 	out, pathJSON, optimize string
@@ -303,8 +306,8 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "instance=%s strategy=%s runs=%d median_ms=%.3f log10_flops=%.4f log2_size=%.4f checksum=%.10g%s\n",
-		in.Name, f.strategy, f.runs, med, p.Log10Flops(), p.Log2Size(), real(einsumChecksum(out)), f.mpi.info)
+	fmt.Fprintf(stdout, "instance=%s strategy=%s runs=%d median_ms=%.3f plan_ms=%.3f log10_flops=%.4f log2_size=%.4f checksum=%.10g%s\n",
+		in.Name, f.strategy, f.runs, med, planMS, p.Log10Flops(), p.Log2Size(), real(einsumChecksum(out)), f.mpi.info)
 	return nil
 }
 
@@ -338,10 +341,45 @@ func (f *einsumFlags) plan(ctx context.Context, eq string, shapes [][]int, dt te
 }
 
 func einsumChecksum(t *tensor.Tensor) complex128 {
+	switch t.DType() {
+	case tensor.Float32:
+		return sumInPlace(t, func(v float32) complex128 { return complex(float64(v), 0) })
+	case tensor.Float64:
+		return sumInPlace(t, func(v float64) complex128 { return complex(v, 0) })
+	case tensor.Complex64:
+		return sumInPlace(t, func(v complex64) complex128 { return complex128(v) })
+	case tensor.Complex128:
+		return sumInPlace(t, func(v complex128) complex128 { return v })
+	case tensor.Int32:
+		return sumInPlace(t, func(v int32) complex128 { return complex(float64(v), 0) })
+	case tensor.Int64:
+		return sumInPlace(t, func(v int64) complex128 { return complex(float64(v), 0) })
+	case tensor.Bool:
+		return sumInPlace(t, func(v bool) complex128 {
+			if v {
+				return 1
+			}
+			return 0
+		})
+	}
 	var s complex128
 	for _, v := range t.Complex128Values() {
 		s += v
 	}
+	return s
+}
+
+// sumInPlace sums the elements of t, in row-major order, where they lie
+// in its buffer: a copy of a large strided result (Complex128Values makes
+// it contiguous, then complex) would triple the peak memory that
+// bench/einsum-rss.py measures.
+func sumInPlace[T tensor.Elem](t *tensor.Tensor, conv func(T) complex128) complex128 {
+	buf, err := tensor.Buffer[T](t)
+	if err != nil {
+		panic(err) // unreachable: the caller matched T to t's dtype
+	}
+	var s complex128
+	strided.ForEach(t.ShapeView(), [][]int{t.StridesView()}, []int{t.Offset()}, func(o []int) { s += conv(buf[o[0]]) })
 	return s
 }
 

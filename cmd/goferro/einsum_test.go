@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -84,7 +85,7 @@ func TestEinsumInstance(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	re := regexp.MustCompile(`^instance=bin_matmul_256 strategy=opt_size runs=2 median_ms=[0-9.]+ log10_flops=[0-9.]+ log2_size=16\.0000 checksum=[-0-9.e+]+$`)
+	re := regexp.MustCompile(`^instance=bin_matmul_256 strategy=opt_size runs=2 median_ms=[0-9.]+ plan_ms=[0-9.]+ log10_flops=[0-9.]+ log2_size=16\.0000 checksum=[-0-9.e+]+$`)
 	if !re.MatchString(lines[len(lines)-1]) {
 		t.Fatalf("last line %q", lines[len(lines)-1])
 	}
@@ -93,5 +94,46 @@ func TestEinsumInstance(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "einsum", "--instance", filepath.Join(dir, "bin_matmul_256.json"), "--strategy", "fastest"); code != 2 {
 		t.Fatalf("bad strategy: exit %d, want 2", code)
+	}
+}
+
+// TestEinsumChecksumInPlace: the checksum of an --instance result sums a
+// strided view where its elements lie, in row-major order (the naive sum
+// below, exactly), without copying it: a 2 MiB float64 view may allocate
+// a few KiB, not the contiguous copy and the complex128 copy (6 MiB)
+// that made goferro's peak memory on str_nw_mera_open_26 1.9× numpy's.
+func TestEinsumChecksumInPlace(t *testing.T) {
+	const rows, cols = 512, 512
+	data := make([]float64, rows*cols)
+	for i := range data {
+		data[i] = float64(i%97) * 0.25
+	}
+	// The transpose of a row-major rows×cols matrix.
+	x, err := tensor.FromStrided(data, tensor.Shape{cols, rows}, []int{1, cols}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want complex128
+	for i := range cols {
+		for j := range rows {
+			want += complex(data[j*cols+i], 0)
+		}
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	got := einsumChecksum(x)
+	runtime.ReadMemStats(&m1)
+	if got != want {
+		t.Fatalf("checksum %v, want %v", got, want)
+	}
+	if n := m1.TotalAlloc - m0.TotalAlloc; n > 64<<10 {
+		t.Fatalf("checksum of a %d-byte view allocated %d bytes", rows*cols*8, n)
+	}
+	b, err := tensor.New([]bool{true, false, true, true}, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := einsumChecksum(b); got != 3 {
+		t.Fatalf("checksum of a bool tensor %v, want 3", got)
 	}
 }

@@ -2,8 +2,9 @@
 // CPU kernels and the OpenCL device layer: loop order and axis merging
 // (Order, SortAxes, Merge, Simplify), offset tables of short loop nests,
 // multi-operand iteration (ForEach, Rows), a cache-blocked tiled copy
-// between arbitrary strided layouts (Copy) and checked address ranges
-// (AddressRange, InBounds).
+// between arbitrary strided layouts (Copy), its transposing plane kernel
+// for callers that walk their own outer loops (CopyPlane), and checked
+// address ranges (AddressRange, InBounds).
 package strided
 
 import (
@@ -177,7 +178,7 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 	// ext: extents of the current block; idx: its origin; iidx: the
 	// position inside it along the axes in.
 	iidx = iidx[:len(in)]
-	tb := min(max(tileBytes/max(size, 1), minTile), maxTile) &^ 3
+	tb := tileSide(size)
 	do, so := dOff, sOff
 	for {
 		for i := range ext {
@@ -264,6 +265,44 @@ const (
 // small copies down that path.
 var ntMinBytes = 1 << 20
 
+// tileSide is the side, in elements of size bytes, of copyTile's square
+// tiles: rows of about tileBytes, a multiple of 4.
+func tileSide(size int) int {
+	return min(max(tileBytes/max(size, 1), minTile), maxTile) &^ 3
+}
+
+// CopyPlane copies the n0×n1 plane dst[dOff+i*d0+j*d1] = src[sOff+i*s0+j*s1]
+// (i < n0, j < n1) of a transpose-like copy, where the source walks axis 0
+// densely and the destination axis 1, in Copy's square cache tiles and
+// micro-kernels, with ordinary stores (the plane is meant to stay in the
+// cache). It is the kernel for callers that walk the outer loops of a
+// strided copy themselves: unlike Copy it neither reorders the axes nor
+// allocates. Source and destination must not overlap.
+func CopyPlane[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1, n0, n1 int) {
+	if n0 <= 0 || n1 <= 0 {
+		return
+	}
+	switch size := plainSize[T](); size {
+	case 4:
+		if aligned(dst, src, 4) {
+			copyTile(as[uint32](dst), dOff, d0, d1, as[uint32](src), sOff, s0, s1, n0, n1, tileSide(size), false)
+			return
+		}
+	case 8:
+		if aligned(dst, src, 8) {
+			copyTile(as[uint64](dst), dOff, d0, d1, as[uint64](src), sOff, s0, s1, n0, n1, tileSide(size), false)
+			return
+		}
+	case 16:
+		if aligned(dst, src, 8) {
+			copyTile(as[[2]uint64](dst), dOff, d0, d1, as[[2]uint64](src), sOff, s0, s1, n0, n1, tileSide(size), false)
+			return
+		}
+	}
+	var zero T
+	copyTile(dst, dOff, d0, d1, src, sOff, s0, s1, n0, n1, tileSide(int(unsafe.Sizeof(zero))), false)
+}
+
 // copyRow copies n elements, d and s apart.
 func copyRow[T any](dst []T, dOff, d int, src []T, sOff, s, n int) {
 	switch {
@@ -300,6 +339,9 @@ func copyRow[T any](dst []T, dOff, d int, src []T, sOff, s, n int) {
 func copyTile[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1 int, n0, n1, b int, nt bool) {
 	if s0 == 1 && d1 == 1 {
 		if nt && ntTile(dst, dOff, d0, src, sOff, s1, n0, n1, b) {
+			return
+		}
+		if cachedTile(dst, dOff, d0, src, sOff, s1, n0, n1, b) {
 			return
 		}
 		if copyTileUnit(dst, dOff, d0, src, sOff, s1, n0, n1, b) {

@@ -9,8 +9,9 @@ import (
 // 4-, 8- or 16-byte element type can share one set of kernels: Copy runs
 // them as uint32, uint64 or [2]uint64. Large transposing copies of all
 // three go to the non-temporal line-wide kernels (ntTile, amd64 only);
-// otherwise copyTile hands the 4-byte transposing case to the fixed-size
-// micro-kernels below, which need a concrete type for the compiler to drop
+// otherwise copyTile hands the 8-byte transposing case to the same 8×8
+// kernel with ordinary stores (cachedTile, amd64 only) and the 4-byte one
+// to the fixed-size micro-kernels below, which need a concrete type for the compiler to drop
 // the bounds checks. The same Go treatment of 8- and 16-byte elements
 // (8×8 and 4×4 line-sized micro-tiles) measured no faster than the generic
 // loops on an Intel Xeon: those copies are held back by the memory system

@@ -62,18 +62,20 @@ block4:
 done4:
 	RET
 
-// func transposeNT8(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
+// func transpose8(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
 //
 // n is a multiple of 8 here. Each 8×8 tile goes through a 512-byte stack
 // buffer: the 8 source lines are read whole, two at a time, and
 // transposed into it; then its 8 rows are stored as whole destination
-// lines.
-TEXT ·transposeNT8(SB), $512-40
+// lines: non-temporal stores when nt is not 0 (dst 16-byte aligned),
+// ordinary ones (any alignment) when it is.
+TEXT ·transpose8(SB), $512-48
 	MOVQ dst+0(FP), DI
 	MOVQ db+8(FP), DX
 	MOVQ src+16(FP), SI
 	MOVQ sb+24(FP), BX
 	MOVQ n+32(FP), CX
+	MOVQ nt+40(FP), R8
 	SHRQ $3, CX
 	JZ   done8
 	MOVQ DX, R10
@@ -212,10 +214,19 @@ rows8:
 	MOVUPS 16(AX), X1
 	MOVUPS 32(AX), X2
 	MOVUPS 48(AX), X3
+	TESTQ R8, R8
+	JZ   cached8
 	MOVNTO X0, (R11)
 	MOVNTO X1, 16(R11)
 	MOVNTO X2, 32(R11)
 	MOVNTO X3, 48(R11)
+	JMP  stored8
+cached8:
+	MOVUPS X0, (R11)
+	MOVUPS X1, 16(R11)
+	MOVUPS X2, 32(R11)
+	MOVUPS X3, 48(R11)
+stored8:
 	ADDQ $64, AX
 	ADDQ DX, R11
 	DECQ R12

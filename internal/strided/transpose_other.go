@@ -11,3 +11,9 @@ func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool {
 
 // ntFence does nothing: no non-temporal stores were issued.
 func ntFence() {}
+
+// cachedTile reports false: transposes go through copyTile's Go
+// micro-kernels.
+func cachedTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool {
+	return false
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/einsum"
@@ -173,7 +174,7 @@ func (ws *workspace[T]) bind(prog *program, operands []*tensor.Tensor, outBuf []
 			if ws.slots[r.slot] == nil {
 				ws.slots[r.slot] = make([]T, prog.slotCaps[r.slot])
 			}
-			ws.bufs[i], ws.offs[i] = ws.slots[r.slot], 0
+			ws.bufs[i], ws.offs[i] = ws.slots[r.slot], r.at
 		}
 	}
 	return nil
@@ -280,7 +281,12 @@ func runOp[T num](o *op, dst []T, do int, a []T, ao int, b []T, bo int) {
 }
 
 // elementOp runs a copy or product, splitting its outermost loop across
-// goroutines when it is large (accumulating copies run serially).
+// goroutines when it is large (accumulating copies run serially). The loop
+// is cut into chunksPerThread pieces per goroutine, which the calling
+// goroutine and its helpers take as they come; the caller waits only for
+// the pieces, not for the helpers, so a helper that another process keeps
+// off the CPU costs at most the piece it holds (on a loaded machine the
+// whole op may run on the caller, as if serial).
 func elementOp[T num](threads int, o *op, dst []T, do int, a []T, ao int, bufs [][]T, offs []int) {
 	// Assigned once, so the goroutines below capture a copy and the
 	// serial path allocates nothing.
@@ -295,21 +301,34 @@ func elementOp[T num](threads int, o *op, dst []T, do int, a []T, ao int, bufs [
 		return
 	}
 	parts := min(threads, o.shape[0])
-	var wg sync.WaitGroup
-	for t := 0; t < parts; t++ {
-		lo, hi := o.shape[0]*t/parts, o.shape[0]*(t+1)/parts
-		sub := *o
-		sub.shape = append([]int{hi - lo}, o.shape[1:]...)
-		d, s1 := do+lo*o.ds[0], ao+lo*o.ss[0]
-		s2 := bo
-		if o.kind == opMul {
-			s2 += lo * o.ts[0]
+	chunks := min(o.shape[0], chunksPerThread*parts)
+	var next atomic.Int64
+	var done sync.WaitGroup
+	done.Add(chunks)
+	work := func() {
+		for {
+			c := int(next.Add(1)) - 1
+			if c >= chunks {
+				return
+			}
+			lo, hi := o.shape[0]*c/chunks, o.shape[0]*(c+1)/chunks
+			sub := *o
+			sub.shape = append([]int{hi - lo}, o.shape[1:]...)
+			s2 := bo
+			if o.kind == opMul {
+				s2 += lo * o.ts[0]
+			}
+			runOp(&sub, dst, do+lo*o.ds[0], a, ao+lo*o.ss[0], b, s2)
+			done.Done()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runOp(&sub, dst, d, a, s1, b, s2)
-		}()
 	}
-	wg.Wait()
+	for range parts - 1 {
+		go work()
+	}
+	work()
+	done.Wait()
 }
+
+// chunksPerThread is how many pieces per goroutine elementOp cuts a
+// parallel op into.
+const chunksPerThread = 4

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/internal/xmath"
 )
 
@@ -120,41 +121,13 @@ func mulTable[T num](dst []T, do int, a []T, ao int, b []T, bo int, o *op) {
 	})
 }
 
-// transposeTile is the side of the tiles copy2D walks when the source's
-// unit-stride loop is not the destination's.
-const transposeTile = 32
-
 // copy2D copies (or accumulates) an n1×n0 block with the given strides;
-// when the source is contiguous along the outer loop it walks it in tiles so
-// both sides stay in cache.
+// when the source is dense along the outer loop and the destination along
+// the inner one (a transpose), the strided kit's plane copy walks it in
+// tiles so that both sides use whole cache lines.
 func copy2D[T num](dst []T, p, d0, d1 int, src []T, q, s0, s1, n0, n1 int, acc bool) {
-	if !acc && n0 > 8 && n1 > 8 && n0*n1 > 1<<16 && abs(s1) < abs(s0) && abs(d0) <= abs(d1) {
-		for b1 := 0; b1 < n1; b1 += transposeTile {
-			e1 := min(b1+transposeTile, n1)
-			for b0 := 0; b0 < n0; b0 += transposeTile {
-				e0 := min(b0+transposeTile, n0)
-				if d0 == 1 {
-					for i1 := b1; i1 < e1; i1++ {
-						x := p + i1*d1 + b0
-						row := dst[x : x+e0-b0]
-						y := q + i1*s1 + b0*s0
-						for i := range row {
-							row[i] = src[y]
-							y += s0
-						}
-					}
-					continue
-				}
-				for i1 := b1; i1 < e1; i1++ {
-					x, y := p+i1*d1+b0*d0, q+i1*s1+b0*s0
-					for i0 := b0; i0 < e0; i0++ {
-						dst[x] = src[y]
-						x += d0
-						y += s0
-					}
-				}
-			}
-		}
+	if !acc && n0 >= 8 && n1 >= 8 && abs(s1) < abs(s0) && abs(d0) <= abs(d1) {
+		strided.CopyPlane(dst, p, d1, d0, src, q, s1, s0, n1, n0)
 		return
 	}
 	for i1 := 0; i1 < n1; i1++ {

@@ -71,7 +71,8 @@ type regInfo struct {
 	input  int // operand index, or -1
 	output bool
 	elems  int
-	slot   int
+	slot   int // workspace slot of an intermediate, or -1
+	at     int // its offset in the slot
 	last   int // index of the last op reading it
 }
 
