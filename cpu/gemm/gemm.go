@@ -20,7 +20,10 @@
 // runs on the real kernels at real speed. Any strides work: packing absorbs
 // them, and C without contiguous rows is written through a tile buffer
 // (or the problem is transposed when C's columns are contiguous). Ragged
-// edges are zero-padded in the packed panels.
+// edges are zero-padded in the packed panels. The rows or columns of A and
+// B may also be listed as offset tables (Matrix.RowOffsets, ColOffsets),
+// for a group of tensor axes no single stride walks: the packers then read
+// through the tables, so such an operand needs no copy first.
 //
 // Threads: big products are split in a grid of C blocks, batches of small
 // products a batch element per goroutine, on a pool of long-lived worker
