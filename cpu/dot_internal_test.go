@@ -5,9 +5,11 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -235,4 +237,21 @@ func naiveDot(l, r *tensor.Tensor, lLabels, rLabels, outLabels, contract, ext []
 		out = append(out, s)
 	})
 	return out
+}
+
+// TestOffsetTable checks offsetTable against strided.OffsetTable on random
+// shapes and strides, negative, zero and extent-1 axes among them.
+func TestOffsetTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		shape, strides := make([]int, rng.IntN(5)), []int(nil)
+		for i := range shape {
+			shape[i] = rng.IntN(5)
+			strides = append(strides, rng.IntN(41)-20)
+		}
+		want := strided.OffsetTable(shape, strides)[0]
+		if got := offsetTable(shape, strides); !slices.Equal(got, want) {
+			t.Fatalf("offsetTable(%v, %v) = %v, want %v", shape, strides, got, want)
+		}
+	}
 }

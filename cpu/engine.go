@@ -353,13 +353,40 @@ func dotOperand[T gemm.Scalar](x *tensor.Tensor, perm []int, nb, split int) (gem
 		dotTables.Add(1)
 		shape := v.ShapeView()
 		if !lay.rowsRun {
-			m.RowOffsets = strided.OffsetTable(shape[nb:split], strides[nb:split])[0]
+			m.RowOffsets = offsetTable(shape[nb:split], strides[nb:split])
 		}
 		if !lay.colsRun {
-			m.ColOffsets = strided.OffsetTable(shape[split:], strides[split:])[0]
+			m.ColOffsets = offsetTable(shape[split:], strides[split:])
 		}
 	}
 	return m, nil
+}
+
+// offsetTable returns the offsets of every multi-index of the axes
+// (shape, strides), in row-major order: strided.OffsetTable for one
+// operand, built a block at a time (each axis's block is copies of the
+// inner axes' block, shifted) where that calls a function per entry.
+// Axes that form runs are merged first.
+func offsetTable(shape, strides []int) []int {
+	merged, ms := strided.Merge(shape, nil, strides)
+	n := 1
+	for _, d := range merged {
+		n *= d
+	}
+	if n == 0 {
+		return []int{}
+	}
+	tab := make([]int, 1, n)
+	for a := len(merged) - 1; a >= 0; a-- {
+		block := tab
+		for i := 1; i < merged[a]; i++ {
+			shift := i * ms[0][a]
+			for _, o := range block {
+				tab = append(tab, o+shift)
+			}
+		}
+	}
+	return tab
 }
 
 // matrixLayout is how gemmDot hands an operand view to GEMM.

@@ -451,8 +451,30 @@ func (p *plan[R]) packBGather(dst []R, bo, p0, kb, j0, nb int) {
 
 // packGather packs a panel of len(lines) lines (rows of A, columns of B),
 // line i at base+lines[i], depth q at depth[q] (or q·ds where depth is
-// nil), zero-padding it to r lines.
+// nil), zero-padding it to r lines. Lines contiguous along the depth are
+// read as runs, and so are consecutive lines (a table over the depth with
+// unit-stride lines): a table over one side usually leaves the other so.
 func packGather[R float](d, src []R, base int, lines, depth []int, ds, r, kb int) {
+	n := len(lines)
+	switch {
+	case depth == nil && ds == 1:
+		for i, l := range lines {
+			line := src[base+l : base+l+kb]
+			for q, v := range line {
+				d[q*r+i] = v
+			}
+		}
+		zeroRows(d, n, r, kb)
+		return
+	case depth != nil && n > 1 && lines[n-1]-lines[0] == n-1 && consecutive(lines):
+		l0 := lines[0]
+		for q, o := range depth[:kb] {
+			t := d[q*r : q*r+r]
+			copy(t, src[base+o+l0:base+o+l0+n])
+			clear(t[n:])
+		}
+		return
+	}
 	for q := range kb {
 		o := base + q*ds
 		if depth != nil {
@@ -462,8 +484,18 @@ func packGather[R float](d, src []R, base int, lines, depth []int, ds, r, kb int
 		for i, l := range lines {
 			t[i] = src[o+l]
 		}
-		clear(t[len(lines):])
+		clear(t[n:])
 	}
+}
+
+// consecutive reports whether each offset is the one before plus one.
+func consecutive(offs []int) bool {
+	for i := 1; i < len(offs); i++ {
+		if offs[i] != offs[i-1]+1 {
+			return false
+		}
+	}
+	return true
 }
 
 // packACplxGather is packGather for a complex A panel in the 1m layout

@@ -150,8 +150,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	default:
 		p.alpha, p.beta = ar, br
 	}
-	// Operands with offset tables are always packed (through the tables).
-	p.vector = !cplx && (p.m == 1 || p.n == 1) && !p.a.gather() && !p.b.gather() && !testNoDirect.Load()
+	p.vector = !cplx && (p.m == 1 || p.n == 1) && !testNoDirect.Load()
 	p.kern = kernelFor[R]()
 	// Small A blocks are read in place rather than packed.
 	if es := int(unsafe.Sizeof(rz)); p.m*p.k*es <= cacheL2/4 && p.m >= p.kern.mr && !p.a.gather() && !testNoDirect.Load() {
