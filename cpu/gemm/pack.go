@@ -469,10 +469,9 @@ func packGather[R float](d, src []R, base int, lines, depth []int, ds, r, kb int
 	case depth != nil && n > 1 && lines[n-1]-lines[0] == n-1 && consecutive(lines):
 		l0 := lines[0]
 		for q, o := range depth[:kb] {
-			t := d[q*r : q*r+r]
-			copy(t, src[base+o+l0:base+o+l0+n])
-			clear(t[n:])
+			copy(d[q*r:q*r+n], src[base+o+l0:base+o+l0+n])
 		}
+		zeroRows(d, n, r, kb)
 		return
 	}
 	for q := range kb {
@@ -480,12 +479,13 @@ func packGather[R float](d, src []R, base int, lines, depth []int, ds, r, kb int
 		if depth != nil {
 			o = base + depth[q]
 		}
-		t := d[q*r : q*r+r]
-		for i, l := range lines {
-			t[i] = src[o+l]
+		t := d[q*r : q*r+n]
+		lines := lines[:len(t)]
+		for i := range t {
+			t[i] = src[o+lines[i]]
 		}
-		clear(t[n:])
 	}
+	zeroRows(d, n, r, kb)
 }
 
 // consecutive reports whether each offset is the one before plus one.
