@@ -5,9 +5,11 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -15,9 +17,12 @@ import (
 // dimension numbers and operands held in every kind of layout — permuted,
 // strided with an offset, reversed, broadcast — against a naive sum over
 // the contracted multi-index. Operands whose free or contracted axes form
-// one strided run go to GEMM as views; the others are copied first.
+// one strided run go to GEMM as views; the others with offset tables, and
+// none of them is copied when its tables are short next to it: at most the
+// extents of its two axis groups together, half its length.
 func TestDotGeneralStridedOperands(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	tables := dotTables.Load()
 	for trial := range 400 {
 		dt := []tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex64, tensor.Complex128}[trial%4]
 		nb, nc, nl, nr := rng.IntN(3), rng.IntN(3), rng.IntN(3), rng.IntN(3)
@@ -52,9 +57,19 @@ func TestDotGeneralStridedOperands(t *testing.T) {
 				outLabels = append(outLabels, lab)
 			}
 		}
+		copies := dotCopies.Load()
 		got, ok, err := dotGeneral(&attrs, l, r, out)
 		if err != nil || !ok {
 			t.Fatalf("trial %d: %v %v", trial, ok, err)
+		}
+		// The tables of an operand hold at most its two axis groups'
+		// extents: where that is short next to it, it was not copied.
+		bExt, kExt := extent(ext, batch), extent(ext, contract)
+		lFree, rFree := extent(ext, freeOf(lLabels, nb+nc)), extent(ext, freeOf(rLabels, nb+nc))
+		short := func(rows, cols int) bool { return 2*(rows+cols) <= bExt*rows*cols }
+		if n := dotCopies.Load() - copies; n > 0 && short(lFree, kExt) && short(kExt, rFree) {
+			t.Errorf("trial %d (%v, lhs %v strides %v, rhs %v strides %v, dims %+v): %d operands copied",
+				trial, dt, l.ShapeView(), l.StridesView(), r.ShapeView(), r.StridesView(), dims, n)
 		}
 		want := naiveDot(l, r, lLabels, rLabels, outLabels, contract, ext)
 		tol := 1e-12
@@ -69,6 +84,49 @@ func TestDotGeneralStridedOperands(t *testing.T) {
 			}
 		}
 	}
+	if dotTables.Load() == tables {
+		t.Error("no operand went to GEMM with offset tables")
+	}
+}
+
+// TestDotGeneralGroupedAxes checks the case of the MPS network's
+// gradient: an operand of shape (19, 27, 19), strides [19, 361, 1], whose
+// two contracted axes are no one run, multiplied without a copy.
+func TestDotGeneralGroupedAxes(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex64, tensor.Complex128} {
+		ext := []int{19, 27, 19, 5} // labels: free of l, the two contracted, free of r
+		x := tensor.Must(tensor.Rand(tensor.NewRNG(1), dt, 27, 19, 19))
+		l := tensor.Must(x.Permute(1, 0, 2))
+		r := tensor.Must(tensor.Rand(tensor.NewRNG(2), dt, 27, 19, 5))
+		attrs := graph.Attrs{LhsContract: []int{1, 2}, RhsContract: []int{0, 1}}
+		copies := dotCopies.Load()
+		got, ok, err := dotGeneral(&attrs, l, r, tensor.Shape{19, 5})
+		if err != nil || !ok {
+			t.Fatalf("%v: %v %v", dt, ok, err)
+		}
+		if n := dotCopies.Load() - copies; n != 0 {
+			t.Errorf("%v: %d operands copied, want none", dt, n)
+		}
+		want := naiveDot(l, r, []int{0, 1, 2}, []int{1, 2, 3}, []int{0, 3}, []int{1, 2}, ext)
+		tol := 1e-12
+		if dt == tensor.Float32 || dt == tensor.Complex64 {
+			tol = 1e-5
+		}
+		for i, g := range got.Complex128Values() {
+			if cmplx.Abs(g-want[i]) > tol*(1+cmplx.Abs(want[i])) {
+				t.Fatalf("%v: element %d is %v, want %v", dt, i, g, want[i])
+			}
+		}
+	}
+}
+
+// extent is the number of multi-indices of the labels.
+func extent(ext, labels []int) int {
+	n := 1
+	for _, l := range labels {
+		n *= ext[l]
+	}
+	return n
 }
 
 func axisLabels(lo, n int) []int {
@@ -179,4 +237,21 @@ func naiveDot(l, r *tensor.Tensor, lLabels, rLabels, outLabels, contract, ext []
 		out = append(out, s)
 	})
 	return out
+}
+
+// TestOffsetTable checks offsetTable against strided.OffsetTable on random
+// shapes and strides, negative, zero and extent-1 axes among them.
+func TestOffsetTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		shape, strides := make([]int, rng.IntN(5)), []int(nil)
+		for i := range shape {
+			shape[i] = rng.IntN(5)
+			strides = append(strides, rng.IntN(41)-20)
+		}
+		want := strided.OffsetTable(shape, strides)[0]
+		if got := offsetTable(shape, strides); !slices.Equal(got, want) {
+			t.Fatalf("offsetTable(%v, %v) = %v, want %v", shape, strides, got, want)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/goferro/goferro/driver"
 	"github.com/goferro/goferro/internal/strided"
@@ -254,10 +255,13 @@ func reciprocal(x *tensor.Tensor) (*tensor.Tensor, error) {
 
 // dotGeneral computes dot_general with GEMM: both operands, viewed in
 // graph.LowerDot's (batch, free, contracted) and (batch, contracted, free)
-// axis orders, are multiplied as batched strided matrices; an operand is
-// copied into that order only where its free or its contracted axes do not
-// form one strided run. ok is false for dtypes GEMM does not support
-// (integers), which fall back to the reference.
+// axis orders, are multiplied as batched matrices in place. Where an
+// operand's free or contracted axes do not form one strided run, GEMM
+// reads that group through an offset table (gemm.Matrix's RowOffsets,
+// ColOffsets), or, where the table would be nearly as long as the
+// operand, the operand is copied into that order first. ok is false for
+// dtypes GEMM does not support (integers), which fall back to the
+// reference.
 func dotGeneral(a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
 	switch l.DType() {
 	case tensor.Float32:
@@ -312,52 +316,117 @@ func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shap
 	return c, true, nil
 }
 
+// Test counters: operands dotOperand copied, and operands it gave GEMM
+// with offset tables.
+var dotCopies, dotTables atomic.Int64
+
 // dotOperand returns x, its axes taken in the order perm, as a batched
 // matrix for GEMM: axes [0, nb) are the batch, axes [nb, split) the rows
-// and the rest the columns. Rows and columns must each be one strided run
+// and the rest the columns. Rows and columns that are one strided run
 // (every axis's stride the next one's times its extent, extent-1 axes
-// aside); where they are not, x is first copied into perm's row-major
-// order, where they are.
+// aside) get a stride, the others an offset table; where the tables would
+// cost more than a copy (see layoutOf), x is first copied into perm's
+// row-major order, where both are runs.
 func dotOperand[T gemm.Scalar](x *tensor.Tensor, perm []int, nb, split int) (gemm.Matrix[T], error) {
 	v, err := x.Permute(perm...)
 	if err != nil {
 		return gemm.Matrix[T]{}, err
 	}
-	rows, cols, ok := matrixStrides(v, nb, split)
-	if !ok {
+	lay := layoutOf(v, nb, split)
+	if lay.copy {
+		dotCopies.Add(1)
 		if v, err = Permute(x, perm...); err != nil {
 			return gemm.Matrix[T]{}, err
 		}
-		rows, cols, _ = matrixStrides(v, nb, split)
+		lay = layoutOf(v, nb, split)
 	}
 	strides := v.StridesView()
 	data, err := tensor.Buffer[T](v)
 	if err != nil {
 		return gemm.Matrix[T]{}, err
 	}
-	m := gemm.Matrix[T]{Data: data, Offset: v.Offset(), RowStride: rows, ColStride: cols}
+	m := gemm.Matrix[T]{Data: data, Offset: v.Offset(), RowStride: lay.rows, ColStride: lay.cols}
 	if nb > 0 {
 		m.BatchStrides = strides[:nb:nb]
+	}
+	if !lay.rowsRun || !lay.colsRun {
+		dotTables.Add(1)
+		shape := v.ShapeView()
+		if !lay.rowsRun {
+			m.RowOffsets = offsetTable(shape[nb:split], strides[nb:split])
+		}
+		if !lay.colsRun {
+			m.ColOffsets = offsetTable(shape[split:], strides[split:])
+		}
 	}
 	return m, nil
 }
 
-// matrixStrides returns the row and column strides of v seen as a batched
-// matrix (axes [0, nb) the batch, [nb, split) the rows, the rest the
-// columns), and false where its rows or its columns are not one run.
-func matrixStrides(v *tensor.Tensor, nb, split int) (rows, cols int, ok bool) {
+// offsetTable returns the offsets of every multi-index of the axes
+// (shape, strides), in row-major order: strided.OffsetTable for one
+// operand, built a block at a time (each axis's block is copies of the
+// inner axes' block, shifted) where that calls a function per entry.
+// Axes that form runs are merged first.
+func offsetTable(shape, strides []int) []int {
+	merged, ms := strided.Merge(shape, nil, strides)
+	n := 1
+	for _, d := range merged {
+		n *= d
+	}
+	if n == 0 {
+		return []int{}
+	}
+	tab := make([]int, 1, n)
+	for a := len(merged) - 1; a >= 0; a-- {
+		block := tab
+		for i := 1; i < merged[a]; i++ {
+			shift := i * ms[0][a]
+			for _, o := range block {
+				tab = append(tab, o+shift)
+			}
+		}
+	}
+	return tab
+}
+
+// matrixLayout is how gemmDot hands an operand view to GEMM.
+type matrixLayout struct {
+	rows, cols       int  // the strides of the rows and the columns, where runs
+	rowsRun, colsRun bool // whether the rows, the columns are one strided run
+	table            int  // offset-table entries for those that are not
+	copy             bool // copying the operand is cheaper than the tables
+}
+
+// layoutOf returns how GEMM reads v as a batched matrix (axes [0, nb)
+// the batch, [nb, split) the rows, the rest the columns): by strides where
+// the rows, the columns are one run, else through an offset table, unless
+// the tables would hold more than half as many entries as v has elements,
+// when v is better copied (a table entry costs about what a copied element
+// does, and a table is read again for every batch element and block).
+func layoutOf(v *tensor.Tensor, nb, split int) matrixLayout {
 	shape, strides := v.ShapeView(), v.StridesView()
-	rows, okRows := oneRun(shape[nb:split], strides[nb:split])
-	cols, okCols := oneRun(shape[split:], strides[split:])
-	return rows, cols, okRows && okCols
+	var l matrixLayout
+	l.rows, l.rowsRun = oneRun(shape[nb:split], strides[nb:split])
+	l.cols, l.colsRun = oneRun(shape[split:], strides[split:])
+	// The extents of a tensor's axes multiply without overflow.
+	if !l.rowsRun {
+		n, _ := tensor.Shape(shape[nb:split]).NumElements()
+		l.table += n
+	}
+	if !l.colsRun {
+		n, _ := tensor.Shape(shape[split:]).NumElements()
+		l.table += n
+	}
+	l.copy = l.table > 0 && 2*l.table > v.Len()
+	return l
 }
 
 // cheapestContractOrder returns a, or a with its contracting pairs
-// reordered, whichever leaves gemmDot the fewest elements to copy: the
-// pairs may be taken in any order, and the order of one operand's strides
-// makes its contracted axes one run where they can be.
+// reordered, whichever costs gemmDot the least (dotCost): the pairs may
+// be taken in any order, and the order of one operand's strides makes its
+// contracted axes one run where they can be.
 func cheapestContractOrder(a *graph.Attrs, l, r *tensor.Tensor) *graph.Attrs {
-	best, bestCost := a, dotCopyCost(a, l, r)
+	best, bestCost := a, dotCost(a, l, r)
 	for _, x := range []*tensor.Tensor{l, r} {
 		axes := a.LhsContract
 		if x == r {
@@ -374,29 +443,34 @@ func cheapestContractOrder(a *graph.Attrs, l, r *tensor.Tensor) *graph.Attrs {
 		for i, p := range pairs {
 			c.LhsContract[i], c.RhsContract[i] = a.LhsContract[p], a.RhsContract[p]
 		}
-		if cost := dotCopyCost(&c, l, r); cost < bestCost {
+		if cost := dotCost(&c, l, r); cost < bestCost {
 			best, bestCost = &c, cost
 		}
 	}
 	return best
 }
 
-// dotCopyCost is the number of elements gemmDot copies for dot_general a
-// of l and r: those of each operand that is not a strided matrix as it is.
-func dotCopyCost(a *graph.Attrs, l, r *tensor.Tensor) int {
+// dotCost is the number of elements gemmDot copies, plus the number of
+// offset-table entries it builds, for dot_general a of l and r.
+func dotCost(a *graph.Attrs, l, r *tensor.Tensor) int {
 	d, err := graph.LowerDot(a, l.ShapeView(), r.ShapeView())
 	if err != nil {
 		return 0 // gemmDot reports the error
 	}
 	nb, cost := len(d.Batch), 0
-	if v, err := l.Permute(d.LhsPerm...); err == nil {
-		if _, _, ok := matrixStrides(v, nb, len(d.LhsPerm)-len(a.LhsContract)); !ok {
-			cost += l.Len()
+	for _, op := range []struct {
+		x     *tensor.Tensor
+		perm  []int
+		split int
+	}{{l, d.LhsPerm, len(d.LhsPerm) - len(a.LhsContract)}, {r, d.RhsPerm, nb + len(a.RhsContract)}} {
+		v, err := op.x.Permute(op.perm...)
+		if err != nil {
+			continue
 		}
-	}
-	if v, err := r.Permute(d.RhsPerm...); err == nil {
-		if _, _, ok := matrixStrides(v, nb, nb+len(a.RhsContract)); !ok {
-			cost += r.Len()
+		if lay := layoutOf(v, nb, op.split); lay.copy {
+			cost += v.Len()
+		} else {
+			cost += lay.table
 		}
 	}
 	return cost

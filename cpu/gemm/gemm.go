@@ -20,7 +20,10 @@
 // runs on the real kernels at real speed. Any strides work: packing absorbs
 // them, and C without contiguous rows is written through a tile buffer
 // (or the problem is transposed when C's columns are contiguous). Ragged
-// edges are zero-padded in the packed panels.
+// edges are zero-padded in the packed panels. The rows or columns of A and
+// B may also be listed as offset tables (Matrix.RowOffsets, ColOffsets),
+// for a group of tensor axes no single stride walks: the packers then read
+// through the tables, so such an operand needs no copy first.
 //
 // Threads: big products are split in a grid of C blocks, batches of small
 // products a batch element per goroutine, on a pool of long-lived worker
@@ -33,6 +36,7 @@ package gemm
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Scalar is the set of element types GEMM supports.
@@ -45,12 +49,22 @@ type Scalar interface {
 // lives at Data[Offset + Σ b[k]·BatchStrides[k] + i·RowStride + j·ColStride].
 // Strides are in elements and may be zero (broadcast) or negative, except that
 // the output C must not alias itself (no zero strides over extents > 1).
+//
+// The rows or the columns of A and B may instead be any set of positions,
+// such as a group of tensor axes that no single stride walks: a non-nil
+// RowOffsets (one entry per row) replaces i·RowStride by RowOffsets[i],
+// a non-nil ColOffsets (one per column) replaces j·ColStride by
+// ColOffsets[j]. Entries are in elements and may be negative. Such
+// operands are always packed, through the tables, so they cost a little
+// more than strided ones but need no copy first. C must be strided.
 type Matrix[T Scalar] struct {
 	Data         []T
 	Offset       int
 	RowStride    int
 	ColStride    int
 	BatchStrides []int // one per batch axis; nil when not batched
+	RowOffsets   []int // offsets of the rows, replacing RowStride; nil: strided
+	ColOffsets   []int // offsets of the columns, replacing ColStride; nil: strided
 }
 
 // ErrArgument is wrapped by every error Gemm returns for bad arguments.
@@ -103,6 +117,9 @@ func check[T Scalar](batch []int, m, n, k int, a, b, c Matrix[T]) error {
 		mat        Matrix[T]
 		rows, cols int
 	}{{"A", a, m, k}, {"B", b, k, n}, {"C", c, m, n}} {
+		if op.name == "C" && (op.mat.RowOffsets != nil || op.mat.ColOffsets != nil) {
+			return fmt.Errorf("%w: C has offset tables; it must be strided", ErrArgument)
+		}
 		if err := inBounds(op.name, op.mat, batch, op.rows, op.cols); err != nil {
 			return err
 		}
@@ -113,6 +130,12 @@ func check[T Scalar](batch []int, m, n, k int, a, b, c Matrix[T]) error {
 func inBounds[T Scalar](name string, x Matrix[T], batch []int, rows, cols int) error {
 	if len(x.BatchStrides) != len(batch) {
 		return fmt.Errorf("%w: %s has %d batch strides for %d batch axes", ErrArgument, name, len(x.BatchStrides), len(batch))
+	}
+	if x.RowOffsets != nil && len(x.RowOffsets) != rows {
+		return fmt.Errorf("%w: %s has %d row offsets for %d rows", ErrArgument, name, len(x.RowOffsets), rows)
+	}
+	if x.ColOffsets != nil && len(x.ColOffsets) != cols {
+		return fmt.Errorf("%w: %s has %d column offsets for %d columns", ErrArgument, name, len(x.ColOffsets), cols)
 	}
 	if rows == 0 || cols == 0 {
 		return nil
@@ -130,8 +153,22 @@ func inBounds[T Scalar](name string, x Matrix[T], batch []int, rows, cols int) e
 			hi += (n - 1) * s
 		}
 	}
-	span(rows, x.RowStride)
-	span(cols, x.ColStride)
+	// An offset table spans from its least entry to its greatest.
+	spanTable := func(tab []int) {
+		l, h := slices.Min(tab), slices.Max(tab)
+		lo += l
+		hi += h
+	}
+	if x.RowOffsets != nil {
+		spanTable(x.RowOffsets)
+	} else {
+		span(rows, x.RowStride)
+	}
+	if x.ColOffsets != nil {
+		spanTable(x.ColOffsets)
+	} else {
+		span(cols, x.ColStride)
+	}
 	for i, d := range batch {
 		span(d, x.BatchStrides[i])
 	}

@@ -89,7 +89,14 @@ func mkMatrix[T Scalar](rng *rand.Rand, l layout, rows, cols, nb int, bcast bool
 }
 
 func at[T Scalar](x Matrix[T], b, i, j int) complex128 {
-	o := x.Offset + i*x.RowStride + j*x.ColStride
+	r, c := i*x.RowStride, j*x.ColStride
+	if x.RowOffsets != nil {
+		r = x.RowOffsets[i]
+	}
+	if x.ColOffsets != nil {
+		c = x.ColOffsets[j]
+	}
+	o := x.Offset + r + c
 	if len(x.BatchStrides) > 0 {
 		o += b * x.BatchStrides[0]
 	}
@@ -127,10 +134,47 @@ type testCase struct {
 	alpha      int // 0: zero, 1: one, 2: random
 	beta       int // 0: zero (C starts NaN), 1: one, 2: random
 	threads    int
+	tabA, tabB tables // offset tables given for A and B
 }
 
 func (tc testCase) String() string {
-	return fmt.Sprintf("m%d_n%d_k%d_%v%v%v_b%d_bc%v_al%d_be%d_t%d", tc.m, tc.n, tc.k, tc.la, tc.lb, tc.lc, tc.nb, tc.bcastB, tc.alpha, tc.beta, tc.threads)
+	s := fmt.Sprintf("m%d_n%d_k%d_%v%v%v_b%d_bc%v_al%d_be%d_t%d", tc.m, tc.n, tc.k, tc.la, tc.lb, tc.lc, tc.nb, tc.bcastB, tc.alpha, tc.beta, tc.threads)
+	if tc.tabA != 0 || tc.tabB != 0 {
+		s += fmt.Sprintf("_tab%d%d", tc.tabA, tc.tabB)
+	}
+	return s
+}
+
+// tables says which offset tables a test operand has.
+type tables int
+
+const (
+	noTables   tables = iota
+	rowTable          // RowOffsets
+	colTable          // ColOffsets
+	bothTables        // both
+)
+
+// withTables returns x with its rows (and or columns, as tab says) taken in
+// a random order through offset tables, as a group of tensor axes that is
+// no single strided run would be.
+func withTables[T Scalar](rng *rand.Rand, x Matrix[T], rows, cols int, tab tables) Matrix[T] {
+	perm := func(n, stride int) []int {
+		o := make([]int, n)
+		for i, p := range rng.Perm(n) {
+			o[i] = p * stride
+		}
+		return o
+	}
+	if tab == rowTable || tab == bothTables {
+		x.RowOffsets = perm(rows, x.RowStride)
+		x.RowStride = rng.IntN(7) - 3 // ignored
+	}
+	if tab == colTable || tab == bothTables {
+		x.ColOffsets = perm(cols, x.ColStride)
+		x.ColStride = rng.IntN(7) - 3
+	}
+	return x
 }
 
 func runCase[T Scalar](t *testing.T, rng *rand.Rand, tc testCase) {
@@ -162,6 +206,8 @@ func runCase[T Scalar](t *testing.T, rng *rand.Rand, tc testCase) {
 	a := mkMatrix(rng, tc.la, tc.m, tc.k, tc.nb, false, fill)
 	b := mkMatrix(rng, tc.lb, tc.k, tc.n, tc.nb, tc.bcastB, fill)
 	c := mkMatrix(rng, tc.lc, tc.m, tc.n, tc.nb, false, fill)
+	a = withTables(rng, a, tc.m, tc.k, tc.tabA)
+	b = withTables(rng, b, tc.k, tc.n, tc.tabB)
 	scalar := func(mode int) T {
 		switch mode {
 		case 0:

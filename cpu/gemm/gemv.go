@@ -16,6 +16,10 @@ import "github.com/goferro/goferro/internal/xmath"
 func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
 	a, b, c := &p.a, &p.b, &p.c
 	alpha, beta := p.alpha, p.beta
+	if a.gather() || b.gather() {
+		p.gemvGather(ws, ao, bo, co)
+		return true
+	}
 	switch {
 	case p.n == 1 && (a.cs == 1 || a.rs == 1):
 		// c[i] = alpha·A[i,:]·b + beta·c[i]
@@ -57,6 +61,52 @@ func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
 		return true
 	}
 	return false
+}
+
+// gemvGather is gemv where A or B has offset tables: it gathers the vector
+// once, and each row of A (n == 1) or column of B (m == 1) in turn, into
+// contiguous buffers for dot.
+func (p *plan[R]) gemvGather(ws *workspace[R], ao, bo, co int) {
+	a, b, c := &p.a, &p.b, &p.c
+	ws.a, ws.b = grow(ws.a, p.k), grow(ws.b, p.k)
+	if p.n == 1 {
+		// c[i] = alpha·A[i,:]·b + beta·c[i]
+		x := gatherLine(ws.b, b.data, bo, b.ro, b.rs)
+		for i := 0; i < p.m; i++ {
+			row := gatherLine(ws.a, a.data, ao+offsetOf(a.ro, a.rs, i), a.co, a.cs)
+			p.store(co+i*c.rs, p.alpha*dot(row, 0, x, 0, 1, p.k), p.beta)
+		}
+		return
+	}
+	// c[j] = alpha·a·B[:,j] + beta·c[j]
+	x := gatherLine(ws.a, a.data, ao, a.co, a.cs)
+	for j := 0; j < p.n; j++ {
+		col := gatherLine(ws.b, b.data, bo+offsetOf(b.co, b.cs, j), b.ro, b.rs)
+		p.store(co+j*c.cs, p.alpha*dot(col, 0, x, 0, 1, p.k), p.beta)
+	}
+}
+
+// gatherLine fills dst with the elements of src at base+tab[q], or at
+// base+q·stride where tab is nil, and returns it.
+func gatherLine[R float](dst, src []R, base int, tab []int, stride int) []R {
+	if tab != nil {
+		for q, o := range tab[:len(dst)] {
+			dst[q] = src[base+o]
+		}
+		return dst
+	}
+	for q := range dst {
+		dst[q] = src[base+q*stride]
+	}
+	return dst
+}
+
+// offsetOf is the offset of line i: tab[i], or i·stride where tab is nil.
+func offsetOf(tab []int, stride, i int) int {
+	if tab != nil {
+		return tab[i]
+	}
+	return i * stride
 }
 
 func (p *plan[R]) store(x int, v, beta R) {

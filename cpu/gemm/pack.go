@@ -4,10 +4,29 @@ import "unsafe"
 
 // operand is a strided matrix in a real (for complex: interleaved real and
 // imaginary) view of its buffer. Strides are in real elements, so a complex
-// operand's strides are twice the user's.
+// operand's strides are twice the user's; so are its offset tables, ro and
+// co, which where non-nil replace rs and cs (see Matrix).
 type operand[R float] struct {
 	data   []R
 	rs, cs int
+	ro, co []int
+}
+
+// gather reports whether x has an offset table: it is then packed through
+// packGather, packACplxGather or packBCplxGather.
+func (x *operand[R]) gather() bool { return x.ro != nil || x.co != nil }
+
+// lines returns the offsets of lines [from, from+n) of an operand whose
+// lines are tab (when not nil) or stride apart, in buf if it computes
+// them.
+func lines(buf, tab []int, stride, from, n int) []int {
+	if tab != nil {
+		return tab[from : from+n]
+	}
+	for i := range n {
+		buf = append(buf, (from+i)*stride)
+	}
+	return buf
 }
 
 // packA packs rows [i0, i0+mb) and real depth [p0, p0+kb) of A into dst as
@@ -18,6 +37,10 @@ type operand[R float] struct {
 func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
 	mr := p.kern.mr
 	a := &p.a
+	if a.gather() {
+		p.packAGather(dst, ao, i0, mb, p0, kb)
+		return
+	}
 	if !p.cplx && a.rs == 1 && a.cs != 1 {
 		packAColsBlock(dst, a.data, ao+i0+p0*a.cs, a.cs, mb, mr, kb)
 		return
@@ -237,6 +260,10 @@ func packACplx[R float](d, src []R, base, rs, cs, mm, mr, kb int, ar, ai R) {
 func (p *plan[R]) packB(dst []R, bo, p0, kb, j0, nb int) {
 	nr := p.kern.nr
 	b := &p.b
+	if b.gather() {
+		p.packBGather(dst, bo, p0, kb, j0, nb)
+		return
+	}
 	jr := 0
 	if b.cs == 1 && !p.cplx {
 		// Row-major B: stream each row once across all full panels.
@@ -364,5 +391,153 @@ func packBCplx[R float](d, src []R, base, rs, cs, nn, nr, kb int) {
 		for j := nn; j < nr; j++ {
 			t0[j], t1[j] = 0, 0
 		}
+	}
+}
+
+// packAGather is packA for an A with offset tables.
+func (p *plan[R]) packAGather(dst []R, ao, i0, mb, p0, kb int) {
+	mr := p.kern.mr
+	a := &p.a
+	var buf [16]int
+	// Depth (column) offsets: the table's, or a stride from base.
+	depth, ds := a.co, a.cs
+	q0 := p0
+	if p.cplx {
+		q0 = p0 >> 1
+	}
+	if depth != nil {
+		depth = depth[q0:]
+	} else {
+		ao += q0 * ds
+	}
+	for ir := 0; ir < mb; ir += mr {
+		mm := min(mr, mb-ir)
+		d := dst[ir*kb : ir*kb+mr*kb]
+		rows := lines(buf[:0], a.ro, a.rs, i0+ir, mm)
+		if p.cplx {
+			packACplxGather(d, a.data, ao, rows, depth, ds, mr, kb, p.ar, p.ai)
+		} else {
+			packGather(d, a.data, ao, rows, depth, ds, mr, kb)
+		}
+	}
+}
+
+// packBGather is packB for a B with offset tables.
+func (p *plan[R]) packBGather(dst []R, bo, p0, kb, j0, nb int) {
+	nr := p.kern.nr
+	b := &p.b
+	var buf [32]int
+	depth, ds := b.ro, b.rs
+	q0, unit := p0, 1
+	if p.cplx {
+		q0, unit = p0>>1, 2
+	}
+	if depth != nil {
+		depth = depth[q0:]
+	} else {
+		bo += q0 * ds
+	}
+	for jr := 0; jr < nb; jr += nr {
+		nn := min(nr, nb-jr)
+		d := dst[jr*kb : jr*kb+nr*kb]
+		cols := lines(buf[:0], b.co, b.cs, (j0+jr)/unit, nn/unit)
+		if p.cplx {
+			packBCplxGather(d, b.data, bo, cols, depth, ds, nr, kb)
+		} else {
+			packGather(d, b.data, bo, cols, depth, ds, nr, kb)
+		}
+	}
+}
+
+// packGather packs a panel of len(lines) lines (rows of A, columns of B),
+// line i at base+lines[i], depth q at depth[q] (or q·ds where depth is
+// nil), zero-padding it to r lines. Lines contiguous along the depth are
+// read as runs, and so are consecutive lines (a table over the depth with
+// unit-stride lines): a table over one side usually leaves the other so.
+func packGather[R float](d, src []R, base int, lines, depth []int, ds, r, kb int) {
+	n := len(lines)
+	switch {
+	case depth == nil && ds == 1:
+		for i, l := range lines {
+			line := src[base+l : base+l+kb]
+			for q, v := range line {
+				d[q*r+i] = v
+			}
+		}
+		zeroRows(d, n, r, kb)
+		return
+	case depth != nil && n > 1 && lines[n-1]-lines[0] == n-1 && consecutive(lines):
+		l0 := lines[0]
+		for q, o := range depth[:kb] {
+			copy(d[q*r:q*r+n], src[base+o+l0:base+o+l0+n])
+		}
+		zeroRows(d, n, r, kb)
+		return
+	}
+	for q := range kb {
+		o := base + q*ds
+		if depth != nil {
+			o = base + depth[q]
+		}
+		t := d[q*r : q*r+n]
+		lines := lines[:len(t)]
+		for i := range t {
+			t[i] = src[o+lines[i]]
+		}
+	}
+	zeroRows(d, n, r, kb)
+}
+
+// consecutive reports whether each offset is the one before plus one.
+func consecutive(offs []int) bool {
+	for i := 1; i < len(offs); i++ {
+		if offs[i] != offs[i-1]+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// packACplxGather is packGather for a complex A panel in the 1m layout
+// (see packACplx), folding in alpha; kb is the real depth.
+func packACplxGather[R float](d, src []R, base int, rows, depth []int, ds, mr, kb int, ar, ai R) {
+	unit := ar == 1 && ai == 0
+	for q := range kb / 2 {
+		o := base + q*ds
+		if depth != nil {
+			o = base + depth[q]
+		}
+		t0 := d[2*q*mr : 2*q*mr+mr]
+		t1 := d[(2*q+1)*mr : (2*q+1)*mr+mr]
+		for i, l := range rows {
+			x, y := src[o+l], src[o+l+1]
+			if !unit {
+				x, y = x*ar-y*ai, x*ai+y*ar
+			}
+			t0[i], t1[i] = x, y
+		}
+		clear(t0[len(rows):])
+		clear(t1[len(rows):])
+	}
+}
+
+// packBCplxGather is packGather for a complex B panel in the 1m layout
+// (see packBCplx): cols are the offsets of its complex columns, nr counts
+// real columns and kb the real depth.
+func packBCplxGather[R float](d, src []R, base int, cols, depth []int, ds, nr, kb int) {
+	for q := range kb / 2 {
+		o := base + q*ds
+		if depth != nil {
+			o = base + depth[q]
+		}
+		t0 := d[2*q*nr : 2*q*nr+nr]
+		t1 := d[(2*q+1)*nr : (2*q+1)*nr+nr]
+		for j, l := range cols {
+			x, y := src[o+l], src[o+l+1]
+			t0[2*j], t0[2*j+1] = x, y
+			t1[2*j], t1[2*j+1] = -y, x
+		}
+		clear(t0[2*len(cols):])
+		clear(t1[2*len(cols):])
 	}
 }

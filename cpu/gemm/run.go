@@ -54,6 +54,30 @@ func toReal[T Scalar, R float](x T) (re, im R) {
 	return 0, 0
 }
 
+// transpose returns xᵀ, batch strides aside (run swaps those itself).
+func transpose[T Scalar](x Matrix[T]) Matrix[T] {
+	return Matrix[T]{Data: x.Data, Offset: x.Offset, RowStride: x.ColStride, ColStride: x.RowStride,
+		RowOffsets: x.ColOffsets, ColOffsets: x.RowOffsets}
+}
+
+// operandOf returns the real view of x, whose elements are sc real
+// elements each: strides and offset tables scaled to real units (the
+// tables copied when sc is not 1).
+func operandOf[T Scalar, R float](x Matrix[T], sc int) operand[R] {
+	scale := func(tab []int) []int {
+		if tab == nil || sc == 1 {
+			return tab
+		}
+		s := make([]int, len(tab))
+		for i, o := range tab {
+			s[i] = o * sc
+		}
+		return s
+	}
+	return operand[R]{data: realView[T, R](x.Data), rs: x.RowStride * sc, cs: x.ColStride * sc,
+		ro: scale(x.RowOffsets), co: scale(x.ColOffsets)}
+}
+
 // run lowers a checked call to a real plan and executes it.
 func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T, a, b, c Matrix[T]) {
 	nbatch := 1
@@ -81,8 +105,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	if ccs != 1 && (crs == 1 || m == 1) {
 		m, n = n, m
 		crs, ccs = ccs, crs
-		a, b = Matrix[T]{Data: b.Data, Offset: b.Offset, RowStride: b.ColStride, ColStride: b.RowStride},
-			Matrix[T]{Data: a.Data, Offset: a.Offset, RowStride: a.ColStride, ColStride: a.RowStride}
+		a, b = transpose(b), transpose(a)
 		abs, bbs = bbs, abs
 	}
 	p := plan[R]{
@@ -90,8 +113,8 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 		m:      m,
 		n:      n * sc,
 		k:      k * sc,
-		a:      operand[R]{data: realView[T, R](a.Data), rs: a.RowStride * sc, cs: a.ColStride * sc},
-		b:      operand[R]{data: realView[T, R](b.Data), rs: b.RowStride * sc, cs: b.ColStride * sc},
+		a:      operandOf[T, R](a, sc),
+		b:      operandOf[T, R](b, sc),
 		c:      operand[R]{data: realView[T, R](c.Data), rs: crs * sc, cs: ccs * sc},
 		batch:  batch,
 		abs:    abs,
@@ -130,7 +153,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	p.vector = !cplx && (p.m == 1 || p.n == 1) && !testNoDirect.Load()
 	p.kern = kernelFor[R]()
 	// Small A blocks are read in place rather than packed.
-	if es := int(unsafe.Sizeof(rz)); p.m*p.k*es <= cacheL2/4 && p.m >= p.kern.mr && !testNoDirect.Load() {
+	if es := int(unsafe.Sizeof(rz)); p.m*p.k*es <= cacheL2/4 && p.m >= p.kern.mr && !p.a.gather() && !testNoDirect.Load() {
 		switch {
 		case cplx:
 			p.directA = p.a.cs == 2 && ar == 1 && ai == 0
@@ -147,7 +170,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	// place, 192×128×128 between 12% faster and 6% slower, 512×256×64 7%
 	// slower, 64×512×32 (4 KiB rows) 33% slower (BenchmarkGemmShapes;
 	// GOFERRO_NODIRECTB=1 packs).
-	if es := int(unsafe.Sizeof(rz)); !cplx && p.b.cs == 1 && p.k*p.n*es <= cacheL2/4 && p.n >= p.kern.nr &&
+	if es := int(unsafe.Sizeof(rz)); !cplx && !p.b.gather() && p.b.cs == 1 && p.k*p.n*es <= cacheL2/4 && p.n >= p.kern.nr &&
 		p.m <= 8*p.kern.mr && p.b.rs*es%4096 != 0 && !testNoDirect.Load() && !testNoDirectB.Load() {
 		p.directB = true
 	}
