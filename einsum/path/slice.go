@@ -16,7 +16,10 @@ import (
 // in its block of the output). Slicing trades FLOPs for memory: every
 // intermediate of one slice is smaller. A label sliced to blocks of 1 is
 // cotengra's slicing; larger blocks of a long label (a batch, say) cost
-// less recomputation than slicing it whole.
+// less recomputation than slicing it whole. Steps of Path that depend on
+// no sliced label (Invariant) compute the same in every slice: they are
+// counted, and meant to run, once before the slices, their results held
+// through all of them.
 type Slicing struct {
 	// Labels are the sliced labels, in the order they were chosen.
 	Labels []int
@@ -28,14 +31,76 @@ type Slicing struct {
 	// Slices is the number of slices: the product over the sliced labels
 	// of their size over their size in one slice.
 	Slices float64
-	// Flops is the cost of all the slices: Slices times one slice's FLOPs
-	// (+Inf past float64: Log2Flops holds it).
+	// Invariant[k] reports that step k of Path depends on no sliced
+	// label (see Invariant).
+	Invariant []bool
+	// Flops is the cost of all the slices: the FLOPs of the invariant
+	// steps once and of the others Slices times (+Inf past float64:
+	// Log2Flops holds it).
 	Flops float64
 	// Log2Flops is log2 of Flops, finite where Flops overflows.
 	Log2Flops float64
-	// Peak is the peak of live intermediates of one slice, in elements
-	// (see Peak).
+	// Peak is the most elements the intermediates hold at once when the
+	// invariant steps run first and then the slices one at a time (see
+	// Peak): the invariant results the slices read are held throughout.
 	Peak float64
+}
+
+// Invariant reports, per step of p in n, whether the step depends on none
+// of the labels in sliced: no input it contracts, directly or through
+// earlier steps, carries one. Such a step computes the same in every
+// slice.
+func Invariant(n Network, p Path, sliced []int) ([]bool, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	ids, err := p.IDs(len(n.Inputs))
+	if err != nil {
+		return nil, err
+	}
+	return invariant(dependents(n, ids), len(p), sliced), nil
+}
+
+// invariant returns, per step of a path of steps steps, whether it is in
+// none of dep[l] for l in sliced (dep as dependents returns it).
+func invariant(dep [][]int, steps int, sliced []int) []bool {
+	inv := make([]bool, steps)
+	for i := range inv {
+		inv[i] = true
+	}
+	for _, l := range sliced {
+		for _, si := range dep[l] {
+			inv[si] = false
+		}
+	}
+	return inv
+}
+
+// price sets s's Invariant, Flops, Log2Flops and Peak for path q (a path
+// of s.Network(n)) and returns the elements of its largest intermediate,
+// the final result left out.
+func (s *Slicing) price(n Network, q Path) (float64, error) {
+	sliced := s.Network(n)
+	c, err := Evaluate(sliced, q)
+	if err != nil {
+		return 0, err
+	}
+	ids, _ := q.IDs(len(n.Inputs)) // Evaluate has checked q
+	s.Invariant = invariant(dependents(n, ids), len(q), s.Labels)
+	terms := make([]float64, len(q))
+	for si, st := range c.Steps {
+		terms[si] = st.Log2Flops
+		if !s.Invariant[si] {
+			terms[si] += math.Log2(s.Slices)
+		}
+	}
+	s.Log2Flops = logSum(terms)
+	s.Flops = math.Exp2(s.Log2Flops)
+	if c.Log2Flops == math.Inf(-1) {
+		s.Flops = 0
+	}
+	s.Peak = peak(liveSizes(c, ids, len(n.Inputs), s.Invariant))
+	return largestOf(c), nil
 }
 
 // Network returns n with every sliced label at its size within one slice:
@@ -54,43 +119,56 @@ func (s Slicing) Network(n Network) Network {
 // leaving out the inputs and the final result, which exist for the whole
 // contraction.
 func Peak(n Network, p Path) (float64, error) {
-	live, err := liveSizes(n, p)
+	c, err := Evaluate(n, p)
 	if err != nil {
 		return 0, err
 	}
-	peak := 0.0
-	for _, x := range live {
-		peak = max(peak, x)
-	}
-	return peak, nil
+	ids, _ := p.IDs(len(n.Inputs)) // Evaluate has checked p
+	return peak(liveSizes(c, ids, len(n.Inputs), nil)), nil
 }
 
-// liveSizes returns, per step of p, the elements of intermediates held
-// while it runs (see Peak).
-func liveSizes(n Network, p Path) ([]float64, error) {
-	c, err := Evaluate(n, p)
-	if err != nil {
-		return nil, err
+// peak returns the largest of live (0 for none).
+func peak(live []float64) float64 {
+	p := 0.0
+	for _, x := range live {
+		p = max(p, x)
 	}
-	ids, _ := p.IDs(len(n.Inputs)) // Evaluate has checked p
+	return p
+}
+
+// liveSizes returns, per step of a path (its cost c in a network of
+// inputs inputs and the operand ids of its steps), the elements of
+// intermediates held while it runs (see Peak). Steps marked in invariant
+// (nil: none) run first, and their results that the other steps read are
+// never freed: they serve every slice.
+func liveSizes(c Cost, ids [][]int, inputs int, invariant []bool) []float64 {
 	// held[id] is the size of value id if it is an intermediate, 0 for an
 	// input; total is their sum over the live values.
-	held := make([]float64, len(n.Inputs), len(n.Inputs)+len(p))
+	held := make([]float64, inputs+len(ids))
 	total := 0.0
-	live := make([]float64, len(p))
-	for si := range p {
+	live := make([]float64, len(ids))
+	run := func(si int) {
 		size := c.Steps[si].Size
-		if si == len(p)-1 {
+		if si == len(ids)-1 {
 			size = 0 // the final result
 		}
 		live[si] = total + size // the operands are freed after the step
 		for _, id := range ids[si] {
-			total -= held[id]
+			if invariant == nil || invariant[si] || id < inputs || !invariant[id-inputs] {
+				total -= held[id]
+			}
 		}
 		total += size
-		held = append(held, size)
+		held[inputs+si] = size
 	}
-	return live, nil
+	for _, first := range []bool{true, false} {
+		for si := range ids {
+			if (invariant != nil && invariant[si]) == first {
+				run(si)
+			}
+		}
+	}
+	return live
 }
 
 // largest returns the element count of the largest intermediate of p, the
@@ -100,11 +178,17 @@ func largest(n Network, p Path) (float64, Cost, error) {
 	if err != nil {
 		return 0, c, err
 	}
+	return largestOf(c), c, nil
+}
+
+// largestOf returns the element count of the largest step result of c, the
+// final result left out.
+func largestOf(c Cost) float64 {
 	l := 0.0
 	for _, st := range c.Steps[:max(len(c.Steps)-1, 0)] {
 		l = max(l, st.Size)
 	}
-	return l, c, nil
+	return l
 }
 
 // MaxSliceOverhead bounds the slicing Slice accepts: slices whose FLOPs
@@ -130,14 +214,17 @@ const stepTrials = 64
 // Options.Seed) — improving the path of the sliced network after each
 // choice under the limit (the better of subtree reconfiguration and a
 // Search of stepTrials trees, each bounded by Options.Time, default
-// 100 ms), and keeps the trial of fewest FLOPs. Every trial runs twice:
+// 100 ms), and keeps the trial of fewest FLOPs — counting the steps that
+// depend on no sliced label once (see Slicing): cutting an output label,
+// for one, then costs nothing but the steps it is carried through, each
+// cut in proportion. Every trial runs twice:
 // slicing labels one value at a time, as cotengra does, and in blocks of
 // any size that divides them (a long batch label cut in a few blocks costs
 // less recomputation than cut into single values). The chosen slicing's
 // path is then searched again with the sliced labels cut (at most
 // DefaultSearchTrials trees, whatever Options.Trials), and any sliced
 // label the new path no longer needs is restored whole. Peak then bounds
-// what one slice holds at once. The inputs and the final result exist
+// what the intermediates hold at once. The inputs and the final result exist
 // whatever the slicing. An error wrapping ErrMemoryLimit reports a limit no
 // slicing of at most MaxSliceOverhead times the FLOPs meets.
 func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Slicing, error) {
@@ -159,7 +246,7 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 	if err != nil {
 		return Slicing{}, err
 	}
-	start := reoptimize(ctx, n, p, ro)
+	start := reoptimize(ctx, n, Slicing{Slices: 1}, p, ro)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	step := ro
 	step.Trials = min(ro.Trials, stepTrials)
@@ -182,13 +269,11 @@ trials:
 		big, _, _ := largest(n, start)
 		return Slicing{}, fmt.Errorf("%w: an intermediate of %.0f elements, above the limit of %.0f, that no slicing of at most %d times the FLOPs shrinks enough", ErrMemoryLimit, big, limit, MaxSliceOverhead)
 	}
-	best.Path = reoptimize(ctx, best.Network(n), best.Path, ro)
+	best.Path = reoptimize(ctx, n, best, best.Path, ro)
 	best = unslice(ctx, n, best, step)
-	sliced := best.Network(n)
-	c, _ := Evaluate(sliced, best.Path)
-	best.Flops = best.Slices * c.Flops
-	best.Log2Flops = math.Log2(best.Slices) + c.Log2Flops
-	best.Peak, _ = Peak(sliced, best.Path)
+	if _, err := best.price(n, best.Path); err != nil {
+		return Slicing{}, err
+	}
 	return best, nil
 }
 
@@ -203,13 +288,9 @@ func unslice(ctx context.Context, n Network, s Slicing, o Options) Slicing {
 			Sizes:  slices.Delete(slices.Clone(s.Sizes), j, j+1),
 			Slices: s.Slices / float64(n.Sizes[s.Labels[j]]/s.Sizes[j]),
 		}
-		net := t.Network(n)
-		t.Path = reoptimize(ctx, net, s.Path, o)
-		big, c, err := largest(net, t.Path)
-		if err != nil || big > o.MemoryLimit {
-			continue
-		}
-		if t.Log2Flops = math.Log2(t.Slices) + c.Log2Flops; t.Log2Flops < s.Log2Flops {
+		t.Path = reoptimize(ctx, n, t, s.Path, o)
+		big, err := t.price(n, t.Path)
+		if err == nil && big <= o.MemoryLimit && t.Log2Flops < s.Log2Flops {
 			s = t
 		}
 	}
@@ -228,19 +309,17 @@ func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Ran
 	cur := n
 	var key []byte // the choices so far
 	for {
-		big, c, err := largest(cur, s.Path)
+		big, err := s.price(n, s.Path)
 		if err != nil {
 			return s, false
 		}
-		s.Flops = s.Slices * c.Flops
-		s.Log2Flops = math.Log2(s.Slices) + c.Log2Flops
 		switch {
 		case s.Log2Flops > math.Log2(MaxSliceOverhead)+max(logFlops0, 0):
 			return s, false
 		case big <= o.MemoryLimit:
 			return s, true
 		}
-		l, size, ok := bestSlice(cur, s.Path, o.MemoryLimit, c.Log2Flops, rng, temp, blocks)
+		l, size, ok := bestSlice(cur, s, o.MemoryLimit, rng, temp, blocks)
 		if !ok {
 			return s, false
 		}
@@ -256,40 +335,44 @@ func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Ran
 			s.Path = q
 			continue
 		}
-		s.Path = reoptimize(ctx, cur, s.Path, o)
+		s.Path = reoptimize(ctx, n, s, s.Path, o)
 		paths[string(key)] = s.Path
 	}
 }
 
-// reoptimize returns the cheapest of p, p improved by Reconfigure and the
-// path Search finds (o.Trials trees), among those whose intermediates fit
-// o.MemoryLimit (p if none does).
-func reoptimize(ctx context.Context, n Network, p Path, o Options) Path {
+// reoptimize returns the cheapest (see Slicing.Flops) of p, p improved by
+// Reconfigure and the path Search finds (o.Trials trees) in the network of
+// one slice of s, among those whose intermediates fit o.MemoryLimit (p if
+// none does).
+func reoptimize(ctx context.Context, n Network, s Slicing, p Path, o Options) Path {
+	sliced := s.Network(n)
 	best, bestFlops := p, math.Inf(1)
 	try := func(q Path, err error) {
 		if err != nil {
 			return
 		}
-		if big, c, err := largest(n, q); err == nil && big <= o.MemoryLimit && c.Log2Flops < bestFlops {
-			best, bestFlops = q, c.Log2Flops
+		if big, err := s.price(n, q); err == nil && big <= o.MemoryLimit && s.Log2Flops < bestFlops {
+			best, bestFlops = q, s.Log2Flops
 		}
 	}
 	try(p, nil)
-	try(Reconfigure(ctx, n, p, o))
-	try(Search(ctx, n, o))
+	try(Reconfigure(ctx, sliced, p, o))
+	try(Search(ctx, sliced, o))
 	return best
 }
 
 // bestSlice returns the label, and its size within one slice, whose
-// slicing shrinks the intermediates of p above limit the most per FLOPs
-// added: the score is log(their total size before / after) over log(FLOPs
-// of all its slices / FLOPs before), where p's FLOPs are 2^logFlops. A label of size d is cut into d
+// slicing shrinks the intermediates of s.Path above limit the most per
+// FLOPs added: the score is log(their total size before / after) over
+// log(FLOPs of all its slices / FLOPs before), s.Log2Flops, where n is the
+// network of one slice of s. A label of size d is cut into d
 // blocks of 1, or with blocks into k blocks for any divisor k > 1 of d. With temp 0 it takes the best score
 // (ties to the smaller label, then the fewer blocks); otherwise it draws a
 // choice with probability proportional to exp(score / (temp · best
 // score)). It reports false when no choice shrinks them.
-func bestSlice(n Network, p Path, limit, logFlops float64, rng *rand.Rand, temp float64, blocks bool) (label, size int, ok bool) {
-	sc, _, err := newSliceCosts(n, p)
+func bestSlice(n Network, s Slicing, limit float64, rng *rand.Rand, temp float64, blocks bool) (label, size int, ok bool) {
+	logFlops := s.Log2Flops
+	sc, _, err := newSliceCosts(n, s.Path, s.Labels, s.Slices)
 	if err != nil {
 		return -1, 0, false
 	}
@@ -312,7 +395,7 @@ func bestSlice(n Network, p Path, limit, logFlops float64, rng *rand.Rand, temp 
 				continue
 			}
 			gain := math.Log((before + limit) / (after + limit))
-			cost := (max(logF+math.Log2(float64(k)), 0) - max(logFlops, 0)) * math.Ln2
+			cost := (max(logF, 0) - max(logFlops, 0)) * math.Ln2
 			score := gain / max(cost, 1e-9)
 			choices, scores = append(choices, choice{l, d / k}), append(scores, score)
 			top = max(top, score)
