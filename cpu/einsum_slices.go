@@ -94,9 +94,10 @@ func (r *slicedRun) copies() int {
 
 // execute contracts the operands slice by slice, slices lo..hi-1 of the
 // plan's Count spread over workers goroutines (each slice's GEMMs on
-// threads/workers of them). Slices over summed labels accumulate into one
-// buffer per worker, added together at the end: the memory of one output
-// per worker.
+// threads/workers of them), after computing the slice-invariant results
+// on all threads; the workers read them, never write them. Slices over
+// summed labels accumulate into one buffer per worker, added together at
+// the end: the memory of one output per worker.
 func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands []*tensor.Tensor) (*tensor.Tensor, error) {
 	if err := checkOperands(r.whole, operands); err != nil {
 		return nil, err
@@ -109,7 +110,8 @@ func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands [
 	if err != nil || hi == lo {
 		return out, err
 	}
-	if operands, err = r.hoist(ctx, threads, operands); err != nil {
+	vals, err := r.hoist(ctx, threads, operands)
+	if err != nil {
 		return nil, err
 	}
 	accs := make([]*tensor.Tensor, workers)
@@ -117,7 +119,7 @@ func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands [
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			accs[w], errs[w] = r.work(ctx, lo+w, hi, workers, max(1, threads/workers), operands, out)
+			accs[w], errs[w] = r.work(ctx, lo+w, hi, workers, max(1, threads/workers), vals, out)
 		})
 	}
 	wg.Wait()
@@ -169,7 +171,8 @@ func (c *Contraction) Slices() int {
 // or for Bool) with zeros in the output blocks of the others. The results
 // of ExecuteSlices over ranges that cover 0..Slices()-1 once add up to
 // Execute's, which is how the slices are shared out among processes (see
-// package mpi). Operands of different dtypes are promoted as by Execute.
+// package mpi). Each call computes the slice-invariant results
+// (einsum.Slicing.Hoisted) once, before its slices. Operands of different dtypes are promoted as by Execute.
 // 0 ≤ lo ≤ hi ≤ Slices(), else a *KernelError of kind tensor.ErrIndex.
 func (c *Contraction) ExecuteSlices(ctx context.Context, lo, hi int, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
 	if n := c.Slices(); lo < 0 || lo > hi || hi > n {

@@ -253,16 +253,13 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 	var best Slicing
 	found := false
 	paths := map[string]Path{}
-trials:
-	for trial := range sliceTrials {
-		for _, blocks := range []bool{false, true} {
-			s, ok := sliceTrial(ctx, n, start, step, rng, 0.25*float64(trial), c0.Log2Flops, blocks, paths)
-			if ok && (!found || s.Log2Flops < best.Log2Flops) {
-				best, found = s, true
-			}
-			if ok && len(s.Labels) == 0 || ctx.Err() != nil {
-				break trials // nothing to slice, or out of time
-			}
+	for _, rule := range sliceRules() {
+		s, ok := sliceTrial(ctx, n, start, step, rng, rule, c0.Log2Flops, paths)
+		if ok && (!found || s.Log2Flops < best.Log2Flops) {
+			best, found = s, true
+		}
+		if ok && len(s.Labels) == 0 || ctx.Err() != nil {
+			break // nothing to slice, or out of time
 		}
 	}
 	if !found {
@@ -275,6 +272,32 @@ trials:
 		return Slicing{}, err
 	}
 	return best, nil
+}
+
+// sliceRule is how a trial of Slice chooses each label (see bestSlice).
+type sliceRule struct {
+	temp      float64 // randomness: 0 for the greedy choice
+	blocks    bool    // labels may be cut into blocks longer than 1
+	recompute bool    // score FLOPs as if every step ran in every slice
+}
+
+// sliceRules returns the rules of Slice's trials: sliceTrials
+// temperatures, from the greedy choice up, each without and with blocks;
+// the greedy choice also scoring FLOPs as if no step were hoisted, which
+// is blind to the output labels that cost nothing but keeps choices a
+// re-searched path may use better.
+func sliceRules() []sliceRule {
+	var rules []sliceRule
+	for trial := range sliceTrials {
+		for _, blocks := range []bool{false, true} {
+			temp := 0.25 * float64(trial)
+			rules = append(rules, sliceRule{temp: temp, blocks: blocks})
+			if trial == 0 {
+				rules = append(rules, sliceRule{blocks: blocks, recompute: true})
+			}
+		}
+	}
+	return rules
 }
 
 // unslice restores whole, last chosen first, every sliced label of s
@@ -297,14 +320,14 @@ func unslice(ctx context.Context, n Network, s Slicing, o Options) Slicing {
 	return s
 }
 
-// sliceTrial slices labels one at a time, chosen by bestSlice (with
-// randomness temp), improving the path (reoptimize) after each, until
+// sliceTrial slices labels one at a time, chosen by bestSlice by rule,
+// improving the path (reoptimize) after each, until
 // every intermediate fits o.MemoryLimit; false when no label helps or the
 // FLOPs pass MaxSliceOverhead times 2^logFlops0. A label may be sliced
 // again into smaller blocks. paths holds the path reoptimize made after
 // each sequence of choices, shared by the trials: randomized trials often
 // choose as the greedy one did, and need not search again.
-func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Rand, temp, logFlops0 float64, blocks bool, paths map[string]Path) (Slicing, bool) {
+func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Rand, rule sliceRule, logFlops0 float64, paths map[string]Path) (Slicing, bool) {
 	s := Slicing{Path: p, Slices: 1}
 	cur := n
 	var key []byte // the choices so far
@@ -319,7 +342,7 @@ func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Ran
 		case big <= o.MemoryLimit:
 			return s, true
 		}
-		l, size, ok := bestSlice(cur, s, o.MemoryLimit, rng, temp, blocks)
+		l, size, ok := bestSlice(cur, s, o.MemoryLimit, rng, rule)
 		if !ok {
 			return s, false
 		}
@@ -330,7 +353,7 @@ func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Ran
 			s.Labels, s.Sizes = append(s.Labels, l), append(s.Sizes, size)
 		}
 		cur = s.Network(n)
-		key = fmt.Appendf(key, "%d/%d,", l, size)
+		key = fmt.Appendf(key, "%d/%d,", l, size) // the rule chose; the path is the same
 		if q, ok := paths[string(key)]; ok {
 			s.Path = q
 			continue
@@ -364,18 +387,19 @@ func reoptimize(ctx context.Context, n Network, s Slicing, p Path, o Options) Pa
 // bestSlice returns the label, and its size within one slice, whose
 // slicing shrinks the intermediates of s.Path above limit the most per
 // FLOPs added: the score is log(their total size before / after) over
-// log(FLOPs of all its slices / FLOPs before), s.Log2Flops, where n is the
-// network of one slice of s. A label of size d is cut into d
-// blocks of 1, or with blocks into k blocks for any divisor k > 1 of d. With temp 0 it takes the best score
-// (ties to the smaller label, then the fewer blocks); otherwise it draws a
-// choice with probability proportional to exp(score / (temp · best
-// score)). It reports false when no choice shrinks them.
-func bestSlice(n Network, s Slicing, limit float64, rng *rand.Rand, temp float64, blocks bool) (label, size int, ok bool) {
-	logFlops := s.Log2Flops
-	sc, _, err := newSliceCosts(n, s.Path, s.Labels, s.Slices)
+// log(FLOPs of all its slices after / before) — invariant steps counted
+// once unless rule.recompute — where n is the network of one slice of s.
+// A label of size d is cut into d blocks of 1, or with rule.blocks into k
+// blocks for any divisor k > 1 of d. With rule.temp 0 it takes the best
+// score (ties to the smaller label, then the fewer blocks); otherwise it
+// draws a choice with probability proportional to exp(score / (temp ·
+// best score)). It reports false when no choice shrinks them.
+func bestSlice(n Network, s Slicing, limit float64, rng *rand.Rand, rule sliceRule) (label, size int, ok bool) {
+	sc, _, err := newSliceCosts(n, s.Path, s.Labels, s.Slices, rule.recompute)
 	if err != nil {
 		return -1, 0, false
 	}
+	temp, blocks, logFlops := rule.temp, rule.blocks, sc.flops()
 	before := sc.over(limit)
 	type choice struct{ label, size int }
 	var choices []choice

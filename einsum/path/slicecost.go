@@ -23,8 +23,10 @@ type sliceCosts struct {
 }
 
 // newSliceCosts evaluates p in n, the network of one slice of the labels
-// in sliced (slices of them in all), and indexes its steps by label.
-func newSliceCosts(n Network, p Path, sliced []int, slices float64) (*sliceCosts, Cost, error) {
+// in sliced (slices of them in all), and indexes its steps by label. With
+// recompute every step counts as depending on a sliced label: no step is
+// counted once.
+func newSliceCosts(n Network, p Path, sliced []int, slices float64, recompute bool) (*sliceCosts, Cost, error) {
 	c, err := Evaluate(n, p)
 	if err != nil {
 		return nil, c, err
@@ -64,6 +66,11 @@ func newSliceCosts(n Network, p Path, sliced []int, slices float64) (*sliceCosts
 	}
 	for _, l := range sliced {
 		for _, si := range sc.dependent[l] {
+			sc.variant[si] = true
+		}
+	}
+	if recompute {
+		for si := range sc.variant {
 			sc.variant[si] = true
 		}
 	}
@@ -149,6 +156,17 @@ func (sc *sliceCosts) cut(l, d, size int, limit float64) (over, logFlops float64
 		}
 	}
 	return over, logSum(sc.terms)
+}
+
+// flops returns the log2 FLOPs of all the slices before any cut.
+func (sc *sliceCosts) flops() float64 {
+	copy(sc.terms, sc.logFlops)
+	for si, v := range sc.variant {
+		if v {
+			sc.terms[si] += sc.logSlices
+		}
+	}
+	return logSum(sc.terms)
 }
 
 // logSum returns log2 of the sum of 2^x over xs (-Inf for none), without

@@ -11,7 +11,8 @@ import (
 // sliced already: sliceCosts gives the elements above the limit that
 // Evaluate gives for the path in the network with that label cut, and the
 // FLOPs of all the slices with every step that depends on no sliced label
-// counted once, as naiveHoisted counts them.
+// counted once, as naiveHoisted counts them (or, recomputing every step,
+// the slices times the FLOPs of one).
 func TestSliceCostsAgainstEvaluate(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	for range 300 {
@@ -35,9 +36,13 @@ func TestSliceCostsAgainstEvaluate(t *testing.T) {
 			}
 		}
 		cur := s.Network(n)
-		sc, c, err := newSliceCosts(cur, p, s.Labels, s.Slices)
+		sc, c, err := newSliceCosts(cur, p, s.Labels, s.Slices, false)
 		if err != nil {
 			t.Fatal(err)
+		}
+		all, _, _ := newSliceCosts(cur, p, s.Labels, s.Slices, true)
+		if got, want := sc.flops(), naiveHoisted(t, n, s, p); math.Abs(got-want) > 1e-9 {
+			t.Fatalf("%+v path %v sliced %v/%v: log2 FLOPs %v, want %v", n, p, s.Labels, s.Sizes, got, want)
 		}
 		limit := c.LargestIntermediate / float64(1+r.IntN(8))
 		over := func(c Cost) float64 {
@@ -68,6 +73,11 @@ func TestSliceCostsAgainstEvaluate(t *testing.T) {
 				}
 				wantFlops := naiveHoisted(t, n, cut, p)
 				gotOver, gotFlops := sc.cut(l, d, size, limit)
+				_, recomputed := all.cut(l, d, size, limit)
+				if want := math.Log2(cut.Slices) + want.Log2Flops; math.Abs(recomputed-want) > 1e-9 {
+					t.Fatalf("%+v path %v sliced %v/%v, label %d cut %d -> %d: log2 FLOPs recomputing every step %v, want %v",
+						n, p, s.Labels, s.Sizes, l, d, size, recomputed, want)
+				}
 				if gotOver != over(want) || math.Abs(gotFlops-wantFlops) > 1e-9 {
 					t.Fatalf("%+v path %v sliced %v/%v, label %d cut %d -> %d: over %v log2 FLOPs %v, want %v %v",
 						n, p, s.Labels, s.Sizes, l, d, size, gotOver, gotFlops, over(want), wantFlops)
