@@ -214,19 +214,20 @@ const stepTrials = 64
 // Options.Seed) — improving the path of the sliced network after each
 // choice under the limit (the better of subtree reconfiguration and a
 // Search of stepTrials trees, each bounded by Options.Time, default
-// 100 ms), and keeps the trial of fewest FLOPs — counting the steps that
-// depend on no sliced label once (see Slicing): cutting an output label,
-// for one, then costs nothing but the steps it is carried through, each
-// cut in proportion. Every trial runs twice:
-// slicing labels one value at a time, as cotengra does, and in blocks of
-// any size that divides them (a long batch label cut in a few blocks costs
-// less recomputation than cut into single values). The chosen slicing's
-// path is then searched again with the sliced labels cut (at most
-// DefaultSearchTrials trees, whatever Options.Trials), and any sliced
-// label the new path no longer needs is restored whole. Peak then bounds
-// what the intermediates hold at once. The inputs and the final result exist
-// whatever the slicing. An error wrapping ErrMemoryLimit reports a limit no
-// slicing of at most MaxSliceOverhead times the FLOPs meets.
+// 100 ms), and keeps the trial of fewest FLOPs, counting the steps that
+// depend on no sliced label once (see Slicing): cutting an output label
+// then adds no FLOPs, since every step that depends on it carries it and
+// is cut in proportion. Every trial runs twice: slicing labels one value
+// at a time, as cotengra does, and in blocks of any size that divides them
+// (a long batch label cut in a few blocks costs less recomputation than
+// cut into single values); the greedy one also scores its choices as if
+// no step were hoisted (see sliceRules). The chosen slicing's path is then
+// searched again with the sliced labels cut (at most DefaultSearchTrials
+// trees, whatever Options.Trials), and any sliced label the new path no
+// longer needs is restored whole. Peak then bounds what the intermediates
+// hold at once. The inputs and the final result exist whatever the
+// slicing. An error wrapping ErrMemoryLimit reports a limit no slicing of
+// at most MaxSliceOverhead times the FLOPs meets.
 func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Slicing, error) {
 	if ctx == nil {
 		ctx = context.Background()
