@@ -25,7 +25,7 @@ type Part struct {
 // and the Part of one slice, over the operands cut to their blocks
 // (shapes) and those results — or nothing when no step is invariant, or
 // none depends on a sliced label (there is one slice).
-func (e *Equation) hoist(ctx context.Context, cfg *config, p *Plan, n path.Network, sl path.Slicing, shapes [][]int) ([]Part, *Part, error) {
+func hoist(ctx context.Context, cfg *config, p *Plan, n path.Network, sl path.Slicing, shapes [][]int) ([]Part, *Part, error) {
 	if !slices.Contains(sl.Invariant, true) || !slices.Contains(sl.Invariant, false) {
 		return nil, nil, nil
 	}
@@ -44,11 +44,11 @@ func (e *Equation) hoist(ctx context.Context, cfg *config, p *Plan, n path.Netwo
 	plan := func(ops, steps []int, out []int, shapes [][]int) (*Plan, error) {
 		eq := &Equation{Output: term(out, runes)}
 		for _, v := range ops {
-			labs := c.Steps[max(v-in, 0)].Labels
 			if v < in {
-				labs = p.Inputs[v]
+				eq.Inputs = append(eq.Inputs, term(p.Inputs[v], runes))
+			} else {
+				eq.Inputs = append(eq.Inputs, term(c.Steps[v-in].Labels, runes))
 			}
-			eq.Inputs = append(eq.Inputs, term(labs, runes))
 		}
 		one.path, one.hasPath = linear(ops, steps, ids, in), true
 		return eq.plan(ctx, &one, shapes)

@@ -228,7 +228,7 @@ func (e *Equation) slice(ctx context.Context, cfg *config, p *Plan, reduced path
 	if s.Plan, err = e.plan(ctx, &one, sliceShapes); err != nil {
 		return nil, err
 	}
-	if s.Hoisted, s.Sliced, err = e.hoist(ctx, cfg, p, reduced, sl, sliceShapes); err != nil {
+	if s.Hoisted, s.Sliced, err = hoist(ctx, cfg, p, reduced, sl, sliceShapes); err != nil {
 		return nil, err
 	}
 	return s, nil
