@@ -36,6 +36,22 @@ func hoist(ctx context.Context, cfg *config, p *Plan, n path.Network, sl path.Sl
 	}
 	ids, _ := sl.Path.IDs(len(n.Inputs)) // Evaluate has checked the path
 	in := len(n.Inputs)
+	// labels[v] are the labels of value v; a hoisted result's are put in
+	// the order its consumer reads them (see gemmOrder).
+	labels := slices.Clone(n.Inputs)
+	for _, st := range c.Steps {
+		labels = append(labels, st.Labels)
+	}
+	for si, step := range ids {
+		if sl.Invariant[si] || len(step) != 2 {
+			continue
+		}
+		for j, v := range step {
+			if v >= in && sl.Invariant[v-in] {
+				labels[v] = gemmOrder(labels[v], labels[step[1-j]], labels[in+si])
+			}
+		}
+	}
 	runes := labelRunes(p.Labels)
 	one := *cfg
 	one.memLimit = 0
@@ -47,7 +63,7 @@ func hoist(ctx context.Context, cfg *config, p *Plan, n path.Network, sl path.Sl
 			if v < in {
 				eq.Inputs = append(eq.Inputs, term(p.Inputs[v], runes))
 			} else {
-				eq.Inputs = append(eq.Inputs, term(c.Steps[v-in].Labels, runes))
+				eq.Inputs = append(eq.Inputs, term(labels[v], runes))
 			}
 		}
 		one.path, one.hasPath = linear(ops, steps, ids, in), true
@@ -73,7 +89,7 @@ func hoist(ctx context.Context, cfg *config, p *Plan, n path.Network, sl path.Sl
 				for _, i := range ops {
 					sh = append(sh, p.InputShapes[i])
 				}
-				q, err := plan(ops, sub, c.Steps[v-in].Labels, sh)
+				q, err := plan(ops, sub, labels[v], sh)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -89,12 +105,37 @@ func hoist(ctx context.Context, cfg *config, p *Plan, n path.Network, sl path.Sl
 	ops := append(slices.Clone(rest.Operands), held...)
 	for k, v := range held {
 		rest.Operands = append(rest.Operands, in+k)
-		sh = append(sh, elemShape(c.Steps[v-in].Labels, sn.Sizes))
+		sh = append(sh, elemShape(labels[v], sn.Sizes))
 	}
 	if rest.Plan, err = plan(ops, steps, p.Output, sh); err != nil {
 		return nil, nil, err
 	}
 	return hoisted, &rest, nil
+}
+
+// gemmOrder returns the labels of an operand a, contracted with b into
+// out, in the order a GEMM reads it in place: the labels b and out have
+// too (batch), then those out has (free), then those b has (contracted),
+// in b's order.
+func gemmOrder(a, b, out []int) []int {
+	var batch, free, contracted []int
+	for _, l := range a {
+		switch inB, inOut := slices.Contains(b, l), slices.Contains(out, l); {
+		case inB && inOut:
+			batch = append(batch, l)
+		case inOut:
+			free = append(free, l)
+		}
+	}
+	for _, l := range b {
+		if slices.Contains(a, l) && !slices.Contains(out, l) {
+			contracted = append(contracted, l)
+		}
+	}
+	if order := append(append(batch, free...), contracted...); len(order) == len(a) {
+		return order
+	}
+	return a // a label summed here: no GEMM order
 }
 
 // subtree returns the inputs (ascending) and the steps (in path order)
