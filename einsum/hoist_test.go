@@ -183,3 +183,34 @@ func randomEquation(r *rand.Rand) (string, [][]int) {
 	}
 	return strings.Join(terms, ",") + "->" + string(out), shapes
 }
+
+// TestSlicingFewestSlices: nary_matmul_chain_64's stored path sliced to an
+// eighth of its largest intermediate cuts its output label i, which costs
+// no FLOPs in any number of blocks: of equally cheap slicings the planner
+// keeps the one of fewest slices, the 8 the limit needs at least, not one
+// slice per value (64).
+func TestSlicingFewestSlices(t *testing.T) {
+	for _, in := range loadInstances(t) {
+		if in.Name != "nary_matmul_chain_64" {
+			continue
+		}
+		sp := in.Paths["opt_flops"]
+		whole, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		largest := 0.0
+		for _, st := range whole.Steps[:len(whole.Steps)-1] {
+			largest = max(largest, st.Size)
+		}
+		p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path), einsum.WithMemoryLimit(largest/8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := p.Slicing; s == nil || s.Count != 8 || math.Abs(s.Flops/whole.Flops-1) > 1e-9 {
+			t.Fatalf("slicing %+v: want 8 slices at the unsliced FLOPs %v", s, whole.Flops)
+		}
+		return
+	}
+	t.Fatal("nary_matmul_chain_64 not found")
+}

@@ -256,7 +256,7 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 	paths := map[string]Path{}
 	for _, rule := range sliceRules() {
 		s, ok := sliceTrial(ctx, n, start, step, rng, rule, c0.Log2Flops, paths)
-		if ok && (!found || s.Log2Flops < best.Log2Flops) {
+		if ok && (!found || cheaper(s, best)) {
 			best, found = s, true
 		}
 		if ok && len(s.Labels) == 0 || ctx.Err() != nil {
@@ -273,6 +273,17 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 		return Slicing{}, err
 	}
 	return best, nil
+}
+
+// cheaper reports whether slicing s costs fewer FLOPs than t, or as many
+// (to a relative 1e-9: hoisting makes ties common, an output label cut
+// into any number of blocks costing nothing) in fewer slices, each of
+// which has a cost FLOPs do not count and larger kernels.
+func cheaper(s, t Slicing) bool {
+	if d := s.Log2Flops - t.Log2Flops; math.Abs(d) > 1e-9 {
+		return d < 0
+	}
+	return s.Slices < t.Slices
 }
 
 // sliceRule is how a trial of Slice chooses each label (see bestSlice).
