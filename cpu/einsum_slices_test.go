@@ -103,27 +103,33 @@ func TestInstancesSliced(t *testing.T) {
 }
 
 // BenchmarkSlices contracts an instance sliced to an eighth of its largest
-// intermediate on 1 and 2 threads: the slices run in parallel.
+// intermediate on 1 and 2 threads: the slices run in parallel. Each
+// sub-benchmark plans its own instance (untimed), so that a filter such as
+//
+//	-bench 'Slices/lm_batch_likelihood_brackets_4_4d/threads=1' -benchtime 1x
+//
+// plans and runs that one alone (for callgrind, toggled on
+// '*slicedRun).work' and '*slicedRun).hoist').
 func BenchmarkSlices(b *testing.B) {
 	for _, in := range loadInstances(b) {
 		if in.Name != "lm_batch_likelihood_brackets_4_4d" && in.Name != "lm_batch_likelihood_sentence_4_4d" && in.Name != "str_nw_mera_closed_120" {
 			continue
 		}
-		sp := in.Paths["opt_flops"]
-		ops, whole := storedPlan(b, in)
-		largest := largestIntermediate(whole)
-		p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path), einsum.WithMemoryLimit(largest/8))
-		if err != nil {
-			b.Fatal(err)
-		}
 		for _, threads := range []int{1, 2} {
-			c := mustContraction(b, p, cpu.WithThreads(threads))
-			b.Run(fmt.Sprintf("%s/slices=%d/threads=%d", in.Name, p.Slicing.Count, threads), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/threads=%d", in.Name, threads), func(b *testing.B) {
+				sp := in.Paths["opt_flops"]
+				ops, whole := storedPlan(b, in)
+				p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path), einsum.WithMemoryLimit(largestIntermediate(whole)/8))
+				if err != nil {
+					b.Fatal(err)
+				}
+				c := mustContraction(b, p, cpu.WithThreads(threads))
 				for b.Loop() {
 					if _, err := c.Execute(context.Background(), ops...); err != nil {
 						b.Fatal(err)
 					}
 				}
+				b.ReportMetric(float64(p.Slicing.Count), "slices")
 			})
 		}
 	}
