@@ -15,10 +15,17 @@ import (
 // slicedRun runs a sliced plan (einsum.Slicing): every slice contracts
 // views of the operands with the sliced axes cut to a block, and the
 // results are summed into the output, or written into their blocks of it
-// for sliced output labels.
+// for sliced output labels. The slice-invariant results (Slicing.Hoisted)
+// are computed once, before the slices, and read by all of them.
 type slicedRun struct {
 	whole *einsum.Plan
-	one   *einsumexec.Program // one slice's plan, lowered
+	one   *einsumexec.Program // one slice's plan, lowered (Layouts, Memory)
+	// hoisted are the Slicing.Hoisted parts, lowered; slice runs a slice
+	// (Slicing.Sliced, or one when nothing is hoisted) on the operands
+	// listed in args (see einsum.Part: whole operands, then hoisted results).
+	hoisted []*einsumexec.Program
+	slice   *einsumexec.Program
+	args    []int
 	// axes[i][j] are the axes of operand i that carry sliced label j;
 	// outAxis[j] is the output axis of sliced label j, or -1 when the
 	// slices over it are summed.
@@ -37,7 +44,24 @@ func newSlicedRun(p *einsum.Plan, anyLayout bool) (*slicedRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &slicedRun{whole: p, one: one, axes: make([][][]int, len(p.Inputs)), cuts: make([]bool, len(p.Inputs))}
+	r := &slicedRun{whole: p, one: one, slice: one, axes: make([][][]int, len(p.Inputs)), cuts: make([]bool, len(p.Inputs))}
+	for i := range p.Inputs {
+		r.args = append(r.args, i)
+	}
+	if s.Sliced != nil {
+		for _, h := range s.Hoisted {
+			// Row-major results: every slice reads them without a copy.
+			prog, err := einsumexec.Lower(h.Plan, false)
+			if err != nil {
+				return nil, err
+			}
+			r.hoisted = append(r.hoisted, prog)
+		}
+		if r.slice, err = einsumexec.Lower(s.Sliced.Plan, anyLayout); err != nil {
+			return nil, err
+		}
+		r.args = s.Sliced.Operands
+	}
 	for i, labs := range p.Inputs {
 		r.axes[i] = make([][]int, len(s.Labels))
 		for ax, l := range labs {
@@ -70,9 +94,10 @@ func (r *slicedRun) copies() int {
 
 // execute contracts the operands slice by slice, slices lo..hi-1 of the
 // plan's Count spread over workers goroutines (each slice's GEMMs on
-// threads/workers of them). Slices over summed labels accumulate into one
-// buffer per worker, added together at the end: the memory of one output
-// per worker.
+// threads/workers of them), after computing the slice-invariant results
+// on all threads; the workers read them, never write them. Slices over
+// summed labels accumulate into one buffer per worker, added together at
+// the end: the memory of one output per worker.
 func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands []*tensor.Tensor) (*tensor.Tensor, error) {
 	if err := checkOperands(r.whole, operands); err != nil {
 		return nil, err
@@ -82,6 +107,10 @@ func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands [
 	}
 	workers := max(1, min(threads, hi-lo))
 	out, err := tensor.Zeros(operands[0].DType(), r.whole.OutputShape...)
+	if err != nil || hi == lo {
+		return out, err
+	}
+	vals, err := r.hoist(ctx, threads, operands)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +119,7 @@ func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands [
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			accs[w], errs[w] = r.work(ctx, lo+w, hi, workers, max(1, threads/workers), operands, out)
+			accs[w], errs[w] = r.work(ctx, lo+w, hi, workers, max(1, threads/workers), vals, out)
 		})
 	}
 	wg.Wait()
@@ -107,6 +136,27 @@ func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands [
 	return out, nil
 }
 
+// hoist computes the hoisted results and returns them after the operands:
+// the values einsum.Part.Operands number.
+func (r *slicedRun) hoist(ctx context.Context, threads int, operands []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	if len(r.hoisted) == 0 {
+		return operands, nil
+	}
+	vals := slices.Clone(operands)
+	for k, prog := range r.hoisted {
+		args := make([]*tensor.Tensor, 0, len(r.whole.Slicing.Hoisted[k].Operands))
+		for _, i := range r.whole.Slicing.Hoisted[k].Operands {
+			args = append(args, operands[i])
+		}
+		v, err := prog.Execute(ctx, threads, args...)
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, v)
+	}
+	return vals, nil
+}
+
 // Slices returns the number of slices Execute runs: the plan's
 // Slicing.Count, or 1 for a plan that is not sliced.
 func (c *Contraction) Slices() int {
@@ -121,7 +171,8 @@ func (c *Contraction) Slices() int {
 // or for Bool) with zeros in the output blocks of the others. The results
 // of ExecuteSlices over ranges that cover 0..Slices()-1 once add up to
 // Execute's, which is how the slices are shared out among processes (see
-// package mpi). Operands of different dtypes are promoted as by Execute.
+// package mpi). Each call computes the slice-invariant results
+// (einsum.Slicing.Hoisted) once, before its slices. Operands of different dtypes are promoted as by Execute.
 // 0 ≤ lo ≤ hi ≤ Slices(), else a *KernelError of kind tensor.ErrIndex.
 func (c *Contraction) ExecuteSlices(ctx context.Context, lo, hi int, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
 	if n := c.Slices(); lo < 0 || lo > hi || hi > n {
@@ -146,8 +197,8 @@ func (c *Contraction) ExecuteSlices(ctx context.Context, lo, hi int, operands ..
 
 // work contracts slices first, first+workers, ... below hi into an
 // accumulator: out itself when every slice writes its own block, a buffer
-// of its own otherwise.
-func (r *slicedRun) work(ctx context.Context, first, hi, workers, threads int, operands []*tensor.Tensor, out *tensor.Tensor) (*tensor.Tensor, error) {
+// of its own otherwise. vals are the operands and the hoisted results.
+func (r *slicedRun) work(ctx context.Context, first, hi, workers, threads int, vals []*tensor.Tensor, out *tensor.Tensor) (*tensor.Tensor, error) {
 	acc := out
 	if r.summed {
 		var err error
@@ -156,29 +207,29 @@ func (r *slicedRun) work(ctx context.Context, first, hi, workers, threads int, o
 		}
 	}
 	s := r.whole.Slicing
-	views := make([]*tensor.Tensor, len(operands))
-	var vals []int
+	views := make([]*tensor.Tensor, len(r.args))
+	var starts []int
 	for k := first; k < hi; k += workers {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, &einsum.Error{Kind: einsum.ErrCanceled, Pos: -1, Operand: -1, Msg: "canceled between slices", Err: ctx.Err()}
 		}
-		vals = s.Values(k, vals)
-		for i, t := range operands {
-			if !r.cuts[i] {
-				views[i] = t // no sliced label: the whole operand in every slice
+		starts = s.Values(k, starts)
+		for j, i := range r.args {
+			if i >= len(r.cuts) || !r.cuts[i] {
+				views[j] = vals[i] // no sliced label: whole in every slice
 				continue
 			}
-			v, err := cut(t, r.axes[i], vals, s.Blocks)
+			v, err := cut(vals[i], r.axes[i], starts, s.Blocks)
 			if err != nil {
 				return nil, err
 			}
-			views[i] = v
+			views[j] = v
 		}
-		part, err := r.one.Execute(ctx, threads, views...)
+		part, err := r.slice.Execute(ctx, threads, views...)
 		if err != nil {
 			return nil, err
 		}
-		block, err := cut(acc, outAxes(r.outAxis), vals, s.Blocks)
+		block, err := cut(acc, outAxes(r.outAxis), starts, s.Blocks)
 		if err != nil {
 			return nil, err
 		}

@@ -16,13 +16,14 @@ import (
 // TestRandomSlicedAgainstNaive: random equations under a memory limit a
 // quarter of their largest intermediate run in slices — one value or a
 // longer block of a label at a time; summed, or written into output
-// blocks — on one thread or several, and give the
-// naive result; a limit no slicing meets is ErrMemoryLimit.
+// blocks; with slice-invariant steps computed once before the slices or
+// none — on one thread or several, and give the naive result; a limit no
+// slicing meets is ErrMemoryLimit.
 func TestRandomSlicedAgainstNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	dtypes := []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Int64, tensor.Bool, tensor.Float32}
-	sliced, blocked := 0, 0
-	for i := range 400 {
+	sliced, blocked, hoisted := 0, 0, 0
+	for i := range 1200 {
 		c := genEquationSized(r, true, 6, 5, 4, 5)
 		p, err := einsum.NewPlan(c.eq, c.shapes, c.opts...)
 		if err != nil || len(p.Steps) < 2 {
@@ -46,13 +47,16 @@ func TestRandomSlicedAgainstNaive(t *testing.T) {
 			if slices.ContainsFunc(s.Blocks, func(b int) bool { return b > 1 }) {
 				blocked++
 			}
+			if s.Sliced != nil {
+				hoisted++
+			}
 		}
 		checkCase(t, r, c, dtypes[i%len(dtypes)])
 	}
-	if sliced < 50 || blocked < 5 {
-		t.Errorf("only %d cases ran sliced, %d of them in blocks longer than 1", sliced, blocked)
+	if sliced < 50 || blocked < 5 || hoisted < 20 {
+		t.Errorf("only %d cases ran sliced, %d of them in blocks longer than 1, %d with hoisted steps", sliced, blocked, hoisted)
 	}
-	t.Logf("%d cases ran sliced, %d in blocks longer than 1", sliced, blocked)
+	t.Logf("%d cases ran sliced, %d in blocks longer than 1, %d with hoisted steps", sliced, blocked, hoisted)
 }
 
 // TestInstancesSliced runs the cheaper benchmark instances under a memory
@@ -94,32 +98,38 @@ func TestInstancesSliced(t *testing.T) {
 			t.Errorf("%s: not sliced under %.0f elements", in.Name, largest/8)
 			continue
 		}
-		t.Logf("%-52s %6d slices of labels %v, FLOPs overhead %.2f", in.Name, s.Count, s.Labels, s.Flops/whole.Flops)
+		t.Logf("%-52s %6d slices of labels %v, %d results hoisted, FLOPs overhead %.2f", in.Name, s.Count, s.Labels, len(s.Hoisted), s.Flops/whole.Flops)
 	}
 }
 
 // BenchmarkSlices contracts an instance sliced to an eighth of its largest
-// intermediate on 1 and 2 threads: the slices run in parallel.
+// intermediate on 1 and 2 threads: the slices run in parallel. Each
+// sub-benchmark plans its own instance (untimed), so that a filter such as
+//
+//	-bench 'Slices/lm_batch_likelihood_brackets_4_4d/threads=1' -benchtime 1x
+//
+// plans and runs that one alone (for callgrind, toggled on
+// '*slicedRun).work' and '*slicedRun).hoist').
 func BenchmarkSlices(b *testing.B) {
 	for _, in := range loadInstances(b) {
 		if in.Name != "lm_batch_likelihood_brackets_4_4d" && in.Name != "lm_batch_likelihood_sentence_4_4d" && in.Name != "str_nw_mera_closed_120" {
 			continue
 		}
-		sp := in.Paths["opt_flops"]
-		ops, whole := storedPlan(b, in)
-		largest := largestIntermediate(whole)
-		p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path), einsum.WithMemoryLimit(largest/8))
-		if err != nil {
-			b.Fatal(err)
-		}
 		for _, threads := range []int{1, 2} {
-			c := mustContraction(b, p, cpu.WithThreads(threads))
-			b.Run(fmt.Sprintf("%s/slices=%d/threads=%d", in.Name, p.Slicing.Count, threads), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/threads=%d", in.Name, threads), func(b *testing.B) {
+				sp := in.Paths["opt_flops"]
+				ops, whole := storedPlan(b, in)
+				p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path), einsum.WithMemoryLimit(largestIntermediate(whole)/8))
+				if err != nil {
+					b.Fatal(err)
+				}
+				c := mustContraction(b, p, cpu.WithThreads(threads))
 				for b.Loop() {
 					if _, err := c.Execute(context.Background(), ops...); err != nil {
 						b.Fatal(err)
 					}
 				}
+				b.ReportMetric(float64(p.Slicing.Count), "slices")
 			})
 		}
 	}

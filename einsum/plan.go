@@ -76,7 +76,9 @@ type Plan struct {
 // to them (the sliced axes cut down to a block) are contracted by Plan;
 // the slices are summed into the output — or, for sliced output labels,
 // each written into its block of the output. Every intermediate of one
-// slice fits the memory limit.
+// slice fits the memory limit. Steps of Plan that depend on no sliced
+// label compute the same in every slice: Hoisted and Sliced let executors
+// compute them once, before the slices.
 type Slicing struct {
 	// Labels are the sliced labels, Extents their extents and Blocks
 	// their extents within one slice (each divides the extent; 1 is
@@ -89,11 +91,24 @@ type Slicing struct {
 	// Plan is the plan of one slice: the equation bound to the operand
 	// shapes with every sliced axis cut to its block.
 	Plan *Plan
-	// Flops is the cost of all the slices together; Flops / the plan's
+	// Hoisted are the results of Plan's slice-invariant steps that its
+	// other steps read, each computed by a Part over whole operands (none
+	// carries a sliced label on an axis of more than one value): the same
+	// in every slice, computed once and held through all of them. Every
+	// one fits the memory limit.
+	Hoisted []Part
+	// Sliced, when Hoisted is not empty, is the rest of one slice: a Part
+	// over the operands cut as for Plan and the Hoisted results, with the
+	// output of Plan. Nil when no step is invariant: Plan is then the
+	// whole of a slice.
+	Sliced *Part
+	// Flops is the cost of all the slices together, the invariant steps
+	// counted once (Hoisted, then Sliced per slice); Flops / the plan's
 	// Flops is the price of slicing.
 	Flops float64
-	// Peak is the largest number of elements the intermediates of one
-	// slice hold at once.
+	// Peak is the largest number of elements the intermediates hold at
+	// once when the Hoisted parts run first and then the slices one at a
+	// time: the Hoisted results and one slice's intermediates.
 	Peak float64
 }
 
@@ -211,6 +226,9 @@ func (e *Equation) slice(ctx context.Context, cfg *config, p *Plan, reduced path
 	one := *cfg
 	one.memLimit, one.path, one.hasPath = 0, sl.Path, true
 	if s.Plan, err = e.plan(ctx, &one, sliceShapes); err != nil {
+		return nil, err
+	}
+	if s.Hoisted, s.Sliced, err = hoist(ctx, cfg, p, reduced, sl, sliceShapes); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -3,6 +3,8 @@ package path
 import (
 	"context"
 	"errors"
+	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -88,7 +90,7 @@ func TestSliceLattice(t *testing.T) {
 		if err != nil {
 			t.Fatalf("L=%d: the slice path does not fit the sliced network: %v", L, err)
 		}
-		if peak, _ := Peak(sn, s.Path); got > big/8 || s.Peak != peak {
+		if peak := naivePeak(t, sn, s.Path, s.Invariant); got > big/8 || s.Peak != peak {
 			t.Errorf("L=%d: one slice's largest intermediate %v (limit %v), peak %v reported %v", L, got, big/8, peak, s.Peak)
 		}
 		seen := map[int]bool{}
@@ -100,8 +102,8 @@ func TestSliceLattice(t *testing.T) {
 			seen[l] = true
 			slices *= float64(n.Sizes[l] / s.Sizes[j])
 		}
-		if s.Slices != slices || s.Flops != slices*sc.Flops {
-			t.Errorf("L=%d: %v slices of %v FLOPs = %v", L, s.Slices, sc.Flops, s.Flops)
+		if want := naiveHoisted(t, n, s, s.Path); s.Slices != slices || math.Abs(s.Log2Flops-want) > 1e-9 || s.Flops > slices*sc.Flops {
+			t.Errorf("L=%d: %v slices of %v FLOPs = %v, want 2^%v", L, s.Slices, sc.Flops, s.Flops, want)
 		}
 		// Slicing never beats the best unsliced path (it may beat greedy's:
 		// Slice searches the sliced network's path).
@@ -113,6 +115,69 @@ func TestSliceLattice(t *testing.T) {
 		}
 		t.Logf("L=%d: largest intermediate %v -> %v with %d labels sliced, FLOPs overhead %.2f", L, big, got, len(s.Labels), s.Flops/c.Flops)
 	}
+}
+
+// The chain a·b·c·d of TestPeak with its last output label (extent 6)
+// sliced into single values, along ((ab)(cd)): ab involves no sliced label
+// and runs once, cd and the last step run in each of the 6 slices. In the
+// slice, ab (2×4) is held while cd (4×1) and the output are made.
+func TestSlicingPrice(t *testing.T) {
+	n := Network{Inputs: [][]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}}, Output: []int{0, 4}, Sizes: []int{2, 3, 4, 5, 6}}
+	p := Path{{0, 1}, {0, 1}, {0, 1}}
+	s := Slicing{Labels: []int{4}, Sizes: []int{1}, Slices: 6}
+	big, err := s.price(n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// FLOPs: ab 2·3·4·2 = 48 once; cd 4·5·1·2 = 40 and (ab)(cd)
+	// 2·4·1·2 = 16 six times.
+	if want := 48 + 6*(40+16.0); s.Flops != want || math.Abs(s.Log2Flops-math.Log2(want)) > 1e-12 {
+		t.Errorf("FLOPs %v (log2 %v), want %v", s.Flops, s.Log2Flops, want)
+	}
+	if !slices.Equal(s.Invariant, []bool{true, false, false}) || s.Peak != 8+4 || big != 8 {
+		t.Errorf("invariant %v, peak %v, largest %v; want [true false false], 12, 8", s.Invariant, s.Peak, big)
+	}
+	if inv, err := Invariant(n, p, s.Labels); err != nil || !slices.Equal(inv, s.Invariant) {
+		t.Errorf("Invariant %v %v, want %v", inv, err, s.Invariant)
+	}
+}
+
+// naivePeak returns the most elements the intermediates of p in n hold at
+// once when the steps marked invariant run first, the others after, and
+// an invariant result that another step reads is never freed; the final
+// result is left out.
+func naivePeak(t *testing.T, n Network, p Path, invariant []bool) float64 {
+	t.Helper()
+	c, err := Evaluate(n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := p.IDs(len(n.Inputs))
+	live := map[int]float64{} // intermediate id -> elements
+	peak := 0.0
+	for _, first := range []bool{true, false} {
+		for si, st := range c.Steps {
+			if invariant[si] != first {
+				continue
+			}
+			size := st.Size
+			if si == len(c.Steps)-1 {
+				size = 0
+			}
+			total := size
+			for _, x := range live {
+				total += x
+			}
+			peak = max(peak, total)
+			for _, id := range ids[si] {
+				if id >= len(n.Inputs) && (invariant[si] || !invariant[id-len(n.Inputs)]) {
+					delete(live, id)
+				}
+			}
+			live[len(n.Inputs)+si] = size
+		}
+	}
+	return peak
 }
 
 // A limit no slicing can meet is ErrMemoryLimit.

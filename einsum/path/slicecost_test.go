@@ -3,12 +3,16 @@ package path
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
-// Cutting one label to every divisor of its size: sliceCosts gives the
-// FLOPs and the elements above the limit that Evaluate gives for the path
-// in the network with that label cut.
+// Cutting one label to every divisor of its size, after some labels are
+// sliced already: sliceCosts gives the elements above the limit that
+// Evaluate gives for the path in the network with that label cut, and the
+// FLOPs of all the slices with every step that depends on no sliced label
+// counted once, as naiveHoisted counts them (or, recomputing every step,
+// the slices times the FLOPs of one).
 func TestSliceCostsAgainstEvaluate(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	for range 300 {
@@ -20,9 +24,25 @@ func TestSliceCostsAgainstEvaluate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc, c, err := newSliceCosts(n, p)
+		// Slice up to two labels already, into blocks of a random divisor.
+		s := Slicing{Slices: 1}
+		for range r.IntN(3) {
+			l := r.IntN(len(n.Sizes))
+			if d := n.Sizes[l]; d > 1 && !slices.Contains(s.Labels, l) {
+				ds := divisors(d)
+				size := ds[r.IntN(len(ds)-1)]
+				s.Labels, s.Sizes = append(s.Labels, l), append(s.Sizes, size)
+				s.Slices *= float64(d / size)
+			}
+		}
+		cur := s.Network(n)
+		sc, c, err := newSliceCosts(cur, p, s.Labels, s.Slices, false)
 		if err != nil {
 			t.Fatal(err)
+		}
+		all, _, _ := newSliceCosts(cur, p, s.Labels, s.Slices, true)
+		if got, want := sc.flops(), naiveHoisted(t, n, s, p); math.Abs(got-want) > 1e-9 {
+			t.Fatalf("%+v path %v sliced %v/%v: log2 FLOPs %v, want %v", n, p, s.Labels, s.Sizes, got, want)
 		}
 		limit := c.LargestIntermediate / float64(1+r.IntN(8))
 		over := func(c Cost) float64 {
@@ -35,23 +55,69 @@ func TestSliceCostsAgainstEvaluate(t *testing.T) {
 			return t
 		}
 		if got, want := sc.over(limit), over(c); got != want {
-			t.Fatalf("%+v path %v: over %v, want %v", n, p, got, want)
+			t.Fatalf("%+v path %v: over %v, want %v", cur, p, got, want)
 		}
-		for l, d := range n.Sizes {
+		for l, d := range cur.Sizes {
 			for _, size := range divisors(max(d, 1)) {
-				cut := n
-				cut.Sizes = append([]int(nil), n.Sizes...)
-				cut.Sizes[l] = size
-				want, err := Evaluate(cut, p)
+				cut := s
+				cut.Labels, cut.Sizes = slices.Clone(s.Labels), slices.Clone(s.Sizes)
+				if j := slices.Index(cut.Labels, l); j >= 0 {
+					cut.Sizes[j] = size
+				} else {
+					cut.Labels, cut.Sizes = append(cut.Labels, l), append(cut.Sizes, size)
+				}
+				cut.Slices *= float64(d / size)
+				want, err := Evaluate(cut.Network(n), p)
 				if err != nil {
 					t.Fatal(err)
 				}
+				wantFlops := naiveHoisted(t, n, cut, p)
 				gotOver, gotFlops := sc.cut(l, d, size, limit)
-				if gotOver != over(want) || math.Abs(gotFlops-want.Log2Flops) > 1e-9 {
-					t.Fatalf("%+v path %v, label %d cut %d -> %d: over %v log2 FLOPs %v, Evaluate %v %v",
-						n, p, l, d, size, gotOver, gotFlops, over(want), want.Log2Flops)
+				_, recomputed := all.cut(l, d, size, limit)
+				if want := math.Log2(cut.Slices) + want.Log2Flops; math.Abs(recomputed-want) > 1e-9 {
+					t.Fatalf("%+v path %v sliced %v/%v, label %d cut %d -> %d: log2 FLOPs recomputing every step %v, want %v",
+						n, p, s.Labels, s.Sizes, l, d, size, recomputed, want)
+				}
+				if gotOver != over(want) || math.Abs(gotFlops-wantFlops) > 1e-9 {
+					t.Fatalf("%+v path %v sliced %v/%v, label %d cut %d -> %d: over %v log2 FLOPs %v, want %v %v",
+						n, p, s.Labels, s.Sizes, l, d, size, gotOver, gotFlops, over(want), wantFlops)
 				}
 			}
 		}
 	}
+}
+
+// naiveHoisted returns log2 of the FLOPs of all the slices of s along p:
+// those of every step whose operands' inputs (found by walking the path
+// back) carry no sliced label once, the others s.Slices times.
+func naiveHoisted(t *testing.T, n Network, s Slicing, p Path) float64 {
+	t.Helper()
+	c, err := Evaluate(s.Network(n), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := p.IDs(len(n.Inputs))
+	var labelsOf func(id int) []int // the labels of the inputs below id
+	labelsOf = func(id int) []int {
+		if id < len(n.Inputs) {
+			return n.Inputs[id]
+		}
+		var ls []int
+		for _, o := range ids[id-len(n.Inputs)] {
+			ls = append(ls, labelsOf(o)...)
+		}
+		return ls
+	}
+	total := 0.0
+	for si, st := range c.Steps {
+		f := st.Flops
+		for _, l := range labelsOf(len(n.Inputs) + si) {
+			if slices.Contains(s.Labels, l) {
+				f *= s.Slices
+				break
+			}
+		}
+		total += f
+	}
+	return math.Log2(total)
 }
