@@ -14,22 +14,30 @@ import (
 
 // Memory returns the bytes Execute needs for operands of dtype dt, the
 // operands themselves left out: the output, the intermediates, and for a
-// sliced plan those of the slices running at once (one per thread) with
-// their copies of the operands' slices and their output accumulators.
+// sliced plan the slice-invariant (hoisted) results, held through the run,
+// with the larger of what computing them and what the slices running at
+// once (one per thread, each with its copies of the operands' slices and
+// its output accumulator) need on top.
 func (c *Contraction) Memory(dt tensor.DType) int64 {
 	p := c.Plan()
 	out, _ := tensor.Shape(p.OutputShape).NumElements()
 	if c.sliced == nil {
 		return int64(out+c.prog.Workspace()) * int64(dt.Size())
 	}
-	s := p.Slicing
+	s, r := p.Slicing, c.sliced
+	held, hoisting := 0, 0
+	for i, h := range r.hoisted {
+		n, _ := tensor.Shape(s.Hoisted[i].Plan.OutputShape).NumElements()
+		held += n
+		hoisting = max(hoisting, h.Workspace())
+	}
 	workers := max(1, min(c.workers(), s.Count))
 	one, _ := tensor.Shape(s.Plan.OutputShape).NumElements()
-	per := one + c.sliced.one.Workspace() + c.sliced.copies() // a slice's result, intermediates and operand copies
-	if c.sliced.summed {
+	per := one + r.slice.Workspace() + r.copies() // a slice's result, intermediates and operand copies
+	if r.summed {
 		per += out // the worker's accumulator
 	}
-	return int64(out+workers*per) * int64(dt.Size())
+	return int64(out+held+max(hoisting, workers*per)) * int64(dt.Size())
 }
 
 // workers is the number of goroutines Execute uses.

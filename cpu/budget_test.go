@@ -121,3 +121,63 @@ func BenchmarkPlanWithin(b *testing.B) {
 		}
 	}
 }
+
+// TestMemoryCountsHoistedResults: a sliced plan's slice-invariant results
+// are computed before the slices and held until the last one, all at once,
+// so Memory must count every one of them beside the output and the slices
+// running at once — not only the peak a single slice's program would
+// reach while computing them itself. Checked on the instances that hoist
+// results when sliced to an eighth of their stored path's largest
+// intermediate.
+func TestMemoryCountsHoistedResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans instances sliced: seconds")
+	}
+	checked := 0
+	for _, in := range loadInstances(t) {
+		switch in.Name {
+		case "str_nw_mera_closed_120", "lm_batch_likelihood_sentence_4_4d", "lm_batch_likelihood_brackets_4_4d":
+		default:
+			continue
+		}
+		path := einsum.WithPath(in.Paths["opt_flops"].Path)
+		whole, err := einsum.NewPlan(in.Equation(), in.Shapes, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit := 0.0
+		for _, st := range whole.Steps[:len(whole.Steps)-1] {
+			limit = max(limit, st.Size/8)
+		}
+		p, err := einsum.NewPlan(in.Equation(), in.Shapes, path, einsum.WithMemoryLimit(limit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := p.Slicing
+		if s == nil || len(s.Hoisted) == 0 {
+			continue
+		}
+		held := 0
+		for _, h := range s.Hoisted {
+			n, _ := tensor.Shape(h.Plan.OutputShape).NumElements()
+			held += n
+		}
+		out, _ := tensor.Shape(p.OutputShape).NumElements()
+		one, _ := tensor.Shape(s.Plan.OutputShape).NumElements()
+		for _, threads := range []int{1, 2} {
+			c, err := cpu.NewContraction(p, cpu.WithThreads(threads))
+			if err != nil {
+				t.Fatal(err)
+			}
+			workers := min(threads, s.Count)
+			if need, got := int64(out+held+workers*one)*8, c.Memory(tensor.Float64); got < need {
+				t.Errorf("%s, %d threads: Memory %d B, below the %d B of the output, the %d hoisted results held and the slices' results",
+					in.Name, threads, got, need, len(s.Hoisted))
+			}
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no instance hoisted a result")
+	}
+}
