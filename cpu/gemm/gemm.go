@@ -36,7 +36,10 @@ package gemm
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+
+	"github.com/goferro/goferro/internal/strided"
 )
 
 // Scalar is the set of element types GEMM supports.
@@ -145,35 +148,45 @@ func inBounds[T Scalar](name string, x Matrix[T], batch []int, rows, cols int) e
 			return nil
 		}
 	}
-	lo, hi := x.Offset, x.Offset
-	span := func(n, s int) {
-		if s < 0 {
-			lo += (n - 1) * s
-		} else {
-			hi += (n - 1) * s
+	// Each table spans from its least entry to its greatest: an axis of
+	// two elements that far apart, from the offset moved by the least.
+	// The arithmetic is checked: strides and tables come from callers, and
+	// a span that wrapped around would pass this check and address memory
+	// outside the buffer.
+	var shapeMem, strideMem [8]int // no allocation for up to six batch axes
+	shape, strides := shapeMem[:0], strideMem[:0]
+	off, ok := x.Offset, true
+	axis := func(n, stride int, tab []int) {
+		if tab == nil {
+			shape, strides = append(shape, n), append(strides, stride)
+			return
 		}
-	}
-	// An offset table spans from its least entry to its greatest.
-	spanTable := func(tab []int) {
 		l, h := slices.Min(tab), slices.Max(tab)
-		lo += l
-		hi += h
+		var ok1, ok2 bool
+		off, ok1 = addChecked(off, l)
+		width, ok2 := addChecked(h, -l)
+		ok = ok && ok1 && ok2 && l != math.MinInt
+		shape, strides = append(shape, 2), append(strides, width)
 	}
-	if x.RowOffsets != nil {
-		spanTable(x.RowOffsets)
-	} else {
-		span(rows, x.RowStride)
-	}
-	if x.ColOffsets != nil {
-		spanTable(x.ColOffsets)
-	} else {
-		span(cols, x.ColStride)
-	}
+	axis(rows, x.RowStride, x.RowOffsets)
+	axis(cols, x.ColStride, x.ColOffsets)
 	for i, d := range batch {
-		span(d, x.BatchStrides[i])
+		axis(d, x.BatchStrides[i], nil)
+	}
+	lo, hi, inRange := strided.AddressRange(shape, strides, off)
+	if !ok || !inRange {
+		return fmt.Errorf("%w: %s's strides or offsets address beyond the range of int", ErrArgument, name)
 	}
 	if lo < 0 || hi >= len(x.Data) {
 		return fmt.Errorf("%w: %s addresses [%d, %d] outside its buffer of %d", ErrArgument, name, lo, hi, len(x.Data))
 	}
 	return nil
+}
+
+// addChecked returns a+b, and false when the sum overflows int.
+func addChecked(a, b int) (int, bool) {
+	if (b > 0 && a > math.MaxInt-b) || (b < 0 && a < math.MinInt-b) {
+		return 0, false
+	}
+	return a + b, true
 }

@@ -448,6 +448,8 @@ func TestScaleOnly(t *testing.T) {
 func TestBadArguments(t *testing.T) {
 	a := Matrix[float64]{Data: make([]float64, 4), RowStride: 2, ColStride: 1}
 	short := Matrix[float64]{Data: make([]float64, 3), RowStride: 2, ColStride: 1}
+	tall := Matrix[float64]{Data: make([]float64, 8), RowStride: 2, ColStride: 1}
+	batched := Matrix[float64]{Data: make([]float64, 20), RowStride: 2, ColStride: 1, BatchStrides: []int{4}}
 	for _, tc := range []struct {
 		name    string
 		batch   []int
@@ -457,6 +459,10 @@ func TestBadArguments(t *testing.T) {
 		{"negative", nil, -1, 2, 2, a, a, a},
 		{"short", nil, 2, 2, 2, a, a, short},
 		{"batch strides", []int{2}, 2, 2, 2, a, a, a},
+		// Spans that wrap around int: without checked arithmetic they
+		// pass the bounds check and address memory outside the buffer.
+		{"stride overflow", nil, 4, 2, 2, Matrix[float64]{Data: make([]float64, 8), RowStride: math.MaxInt/2 + 2, ColStride: 1}, a, tall},
+		{"batch stride overflow", []int{5}, 2, 2, 2, a.withBatch(math.MaxInt / 2), a.withBatch(0), batched},
 	} {
 		err := Gemm(tc.batch, tc.m, tc.n, tc.k, 1, tc.a, tc.b, 0, tc.c)
 		if !errors.Is(err, ErrArgument) {
