@@ -277,10 +277,13 @@ func dotGeneral(a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.
 }
 
 func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
+	var d graph.DotLowering
+	var err error
 	if len(a.LhsContract) > 1 {
-		a = cheapestContractOrder(a, l, r)
+		a, d, err = cheapestContractOrder(a, l, r)
+	} else {
+		d, err = graph.LowerDot(a, l.ShapeView(), r.ShapeView())
 	}
-	d, err := graph.LowerDot(a, l.ShapeView(), r.ShapeView())
 	if err != nil {
 		return nil, true, err
 	}
@@ -422,11 +425,16 @@ func layoutOf(v *tensor.Tensor, nb, split int) matrixLayout {
 }
 
 // cheapestContractOrder returns a, or a with its contracting pairs
-// reordered, whichever costs gemmDot the least (dotCost): the pairs may
+// reordered, whichever costs gemmDot the least (dotCost), with its
+// lowering (so gemmDot lowers it once, not again): the pairs may
 // be taken in any order, and the order of one operand's strides makes its
 // contracted axes one run where they can be.
-func cheapestContractOrder(a *graph.Attrs, l, r *tensor.Tensor) *graph.Attrs {
-	best, bestCost := a, dotCost(a, l, r)
+func cheapestContractOrder(a *graph.Attrs, l, r *tensor.Tensor) (*graph.Attrs, graph.DotLowering, error) {
+	bestCost, bestLowering, err := dotCost(a, l, r)
+	if err != nil {
+		return nil, graph.DotLowering{}, err
+	}
+	best := a
 	for _, x := range []*tensor.Tensor{l, r} {
 		axes := a.LhsContract
 		if x == r {
@@ -443,19 +451,20 @@ func cheapestContractOrder(a *graph.Attrs, l, r *tensor.Tensor) *graph.Attrs {
 		for i, p := range pairs {
 			c.LhsContract[i], c.RhsContract[i] = a.LhsContract[p], a.RhsContract[p]
 		}
-		if cost := dotCost(&c, l, r); cost < bestCost {
-			best, bestCost = &c, cost
+		if cost, d, err := dotCost(&c, l, r); err == nil && cost < bestCost {
+			best, bestCost, bestLowering = &c, cost, d
 		}
 	}
-	return best
+	return best, bestLowering, nil
 }
 
 // dotCost is the number of elements gemmDot copies, plus the number of
-// offset-table entries it builds, for dot_general a of l and r.
-func dotCost(a *graph.Attrs, l, r *tensor.Tensor) int {
+// offset-table entries it builds, for dot_general a of l and r, and a's
+// lowering.
+func dotCost(a *graph.Attrs, l, r *tensor.Tensor) (int, graph.DotLowering, error) {
 	d, err := graph.LowerDot(a, l.ShapeView(), r.ShapeView())
 	if err != nil {
-		return 0 // gemmDot reports the error
+		return 0, d, err
 	}
 	nb, cost := len(d.Batch), 0
 	for _, op := range []struct {
@@ -473,7 +482,7 @@ func dotCost(a *graph.Attrs, l, r *tensor.Tensor) int {
 			cost += lay.table
 		}
 	}
-	return cost
+	return cost, d, nil
 }
 
 // oneRun returns the stride of the axes (shape, strides) walked as one
