@@ -17,8 +17,12 @@ import (
 // sliced plan the slice-invariant (hoisted) results, held through the run,
 // with the larger of what computing them and what the slices running at
 // once (one per thread, each with its copies of the operands' slices and
-// its output accumulator) need on top.
+// its output accumulator) need on top. For a segmented plan it is the
+// most any part needs, with the results of earlier parts held meanwhile.
 func (c *Contraction) Memory(dt tensor.DType) int64 {
+	if c.segments != nil {
+		return c.segments.memory(dt)
+	}
 	p := c.Plan()
 	out, _ := tensor.Shape(p.OutputShape).NumElements()
 	if c.sliced == nil {

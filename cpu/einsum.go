@@ -49,9 +49,10 @@ func ContractContext(ctx context.Context, eq string, operands []*tensor.Tensor, 
 // Contraction is immutable and safe for concurrent Execute calls, which
 // reuse pooled workspaces.
 type Contraction struct {
-	prog    *einsumexec.Program
-	sliced  *slicedRun // the plan runs in slices (einsum.Slicing), or nil
-	threads int
+	prog     *einsumexec.Program
+	sliced   *slicedRun    // the plan runs in slices (einsum.Slicing), or nil
+	segments *segmentedRun // the plan runs in parts (einsum.Segments), or nil
+	threads  int
 }
 
 // ContractionOption configures NewContraction.
@@ -91,9 +92,12 @@ func NewContraction(p *einsum.Plan, opts ...ContractionOption) (*Contraction, er
 	}
 	c := &Contraction{threads: cfg.threads}
 	var err error
-	if p.Slicing != nil {
+	switch {
+	case p.Segments != nil:
+		c.segments, err = newSegmentedRun(p, cfg.threads, cfg.anyLayout)
+	case p.Slicing != nil:
 		c.sliced, err = newSlicedRun(p, cfg.anyLayout)
-	} else {
+	default:
 		c.prog, err = einsumexec.Lower(p, cfg.anyLayout)
 	}
 	if err != nil {
@@ -104,7 +108,10 @@ func NewContraction(p *einsum.Plan, opts ...ContractionOption) (*Contraction, er
 
 // Plan returns the plan the contraction runs.
 func (c *Contraction) Plan() *einsum.Plan {
-	if c.sliced != nil {
+	switch {
+	case c.segments != nil:
+		return c.segments.whole
+	case c.sliced != nil:
 		return c.sliced.whole
 	}
 	return c.prog.Plan()
@@ -123,13 +130,18 @@ func (c *Contraction) Plan() *einsum.Plan {
 // A sliced plan (einsum.Slicing) runs its slices on views of the operands,
 // spread over the threads, each slice's intermediates within the plan's
 // memory limit; slices over summed labels accumulate into one output
-// buffer per thread.
+// buffer per thread. A segmented plan (einsum.Segments) runs its parts in
+// order, each sliced or not, the results of earlier parts held until the
+// part that reads them has run.
 func (c *Contraction) Execute(ctx context.Context, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
 	operands, err := promote(operands)
 	if err != nil {
 		return nil, err
 	}
-	if c.sliced != nil {
+	switch {
+	case c.segments != nil:
+		return c.segments.execute(ctx, operands)
+	case c.sliced != nil:
 		return c.sliced.execute(ctx, c.threads, 0, c.sliced.whole.Slicing.Count, operands)
 	}
 	return c.prog.Execute(ctx, c.threads, operands...)
@@ -179,9 +191,18 @@ func promote(operands []*tensor.Tensor) ([]*tensor.Tensor, error) {
 type StepLayout = einsumexec.StepLayout
 
 // Layouts describes how the contraction runs each step of its plan, in the
-// order of the plan's Steps (of one slice's plan, for a sliced plan).
+// order of the plan's Steps (of one slice's plan, for a sliced plan; for a
+// segmented plan, those of every part in turn, as the part's Contraction
+// describes them).
 func (c *Contraction) Layouts() []StepLayout {
-	if c.sliced != nil {
+	switch {
+	case c.segments != nil:
+		var ls []StepLayout
+		for _, part := range c.segments.parts {
+			ls = append(ls, part.Layouts()...)
+		}
+		return ls
+	case c.sliced != nil:
 		return c.sliced.one.Layouts()
 	}
 	return c.prog.Layouts()

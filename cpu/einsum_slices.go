@@ -158,7 +158,9 @@ func (r *slicedRun) hoist(ctx context.Context, threads int, operands []*tensor.T
 }
 
 // Slices returns the number of slices Execute runs: the plan's
-// Slicing.Count, or 1 for a plan that is not sliced.
+// Slicing.Count, or 1 for a plan that is not sliced or is segmented
+// (einsum.Segments: its parts run in order, each sliced on its own, and
+// are not shared out).
 func (c *Contraction) Slices() int {
 	if c.sliced != nil {
 		return c.sliced.whole.Slicing.Count
@@ -185,6 +187,8 @@ func (c *Contraction) ExecuteSlices(ctx context.Context, lo, hi int, operands ..
 	switch {
 	case c.sliced != nil:
 		return c.sliced.execute(ctx, c.threads, lo, hi, operands)
+	case hi > lo && c.segments != nil:
+		return c.segments.execute(ctx, operands)
 	case hi > lo:
 		return c.prog.Execute(ctx, c.threads, operands...)
 	}

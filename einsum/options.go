@@ -69,8 +69,9 @@ func WithOptimizer(name string) Option { return func(c *config) { c.optimizer = 
 // WithMemoryLimit bounds the number of elements of every intermediate (0:
 // no limit). The optimizer looks for a path within the limit; when the
 // path it finds (or the one WithPath gives) has a larger intermediate, the
-// plan runs in slices (Plan.Slicing) whose intermediates fit. Only when no
-// slicing can meet the limit is it an ErrMemoryLimit error.
+// plan runs in slices (Plan.Slicing) or in segments sliced each on its own
+// (Plan.Segments) whose intermediates fit. Only when neither can meet the
+// limit is it an ErrMemoryLimit error.
 func WithMemoryLimit(elements float64) Option { return func(c *config) { c.memLimit = elements } }
 
 // WithSearch sets the budget of OptimizeRandom and OptimizeSearch: at most

@@ -69,6 +69,11 @@ type Plan struct {
 	// within WithMemoryLimit; Path and Steps above are then those of the
 	// whole contraction, for executors that do not slice.
 	Slicing *Slicing
+	// Segments, when not nil, says how to run the plan within
+	// WithMemoryLimit in parts, each sliced on its own where it must be
+	// (local slicing); Slicing is then nil, and Path and Steps are again
+	// those of the whole contraction.
+	Segments *Segments
 }
 
 // Slicing is a plan run in slices: the range of every sliced label is cut
@@ -173,7 +178,7 @@ func (e *Equation) PlanContext(ctx context.Context, shapes [][]int, opts ...Opti
 }
 
 // plan binds the equation to shapes, chooses the path, replays it into
-// steps and slices the plan if the memory limit asks for it.
+// steps and slices or segments the plan if the memory limit asks for it.
 func (e *Equation) plan(ctx context.Context, cfg *config, shapes [][]int) (*Plan, error) {
 	b, err := e.bind(shapes)
 	if err != nil {
@@ -188,7 +193,7 @@ func (e *Equation) plan(ctx context.Context, cfg *config, shapes [][]int) (*Plan
 		return nil, err
 	}
 	if cfg.memLimit > 0 {
-		if p.Slicing, err = e.slice(ctx, cfg, p, reduced, shapes); err != nil {
+		if err := e.fit(ctx, cfg, p, reduced, shapes); err != nil {
 			return nil, err
 		}
 	}

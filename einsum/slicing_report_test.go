@@ -38,44 +38,11 @@ func TestSlicingReport(t *testing.T) {
 		if !ok {
 			continue
 		}
-		whole, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		limit := 0.0 // an eighth of the largest intermediate, the result left out
-		for _, st := range whole.Steps[:len(whole.Steps)-1] {
-			limit = max(limit, st.Size/8)
-		}
-		if len(whole.Steps) < 2 {
-			fmt.Fprintf(&rows, "| %s | — | — | — | — | — | one step: no intermediate |\n", in.Name)
-			continue
-		}
-		start := time.Now()
-		p, err := einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(sp.Path), einsum.WithMemoryLimit(limit))
-		took := time.Since(start)
-		switch {
-		case errors.Is(err, einsum.ErrMemoryLimit):
-			fmt.Fprintf(&rows, "| %s | %.0f | — | — | — | %.2f | no slicing meets the limit |\n", in.Name, limit, took.Seconds())
-			continue
-		case err != nil:
-			t.Fatalf("%s: %v", in.Name, err)
-		case p.Slicing == nil:
-			t.Errorf("%s: not sliced under %.0f elements", in.Name, limit)
-			continue
-		}
-		s := p.Slicing
-		for _, st := range s.Plan.Steps[:len(s.Plan.Steps)-1] {
-			if st.Size > limit {
-				t.Errorf("%s: an intermediate of one slice has %.0f elements, above %.0f", in.Name, st.Size, limit)
+		t.Run(in.Name, func(t *testing.T) {
+			if over, ok := reportSlicing(t, in.Name, in.Equation(), in.Shapes, sp.Path, &rows); ok {
+				overheads = append(overheads, over)
 			}
-		}
-		over := s.Flops / whole.Flops
-		overheads = append(overheads, over)
-		var labels []string
-		for j, l := range s.Labels {
-			labels = append(labels, fmt.Sprintf("%s %d/%d", p.Labels[l], s.Blocks[j], s.Extents[j]))
-		}
-		fmt.Fprintf(&rows, "| %s | %.0f | %d | %.3f | %d | %.2f | %s |\n", in.Name, limit, s.Count, over, len(s.Hoisted), took.Seconds(), strings.Join(labels, ", "))
+		})
 	}
 	slices.Sort(overheads)
 	median, most := 0.0, 0.0
@@ -89,4 +56,87 @@ func TestSlicingReport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// reportSlicing plans eq along path p under an eighth of its largest
+// intermediate, checks that every intermediate of one slice (of every
+// segment, for a segmented plan) fits, and writes the row of
+// TestSlicingReport to rows. It returns the FLOPs overhead, and false for
+// an instance not sliced.
+func reportSlicing(t *testing.T, name, eq string, shapes [][]int, p [][]int, rows *strings.Builder) (float64, bool) {
+	whole, err := einsum.NewPlan(eq, shapes, einsum.WithPath(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Steps) < 2 {
+		fmt.Fprintf(rows, "| %s | — | — | — | — | — | one step: no intermediate |\n", name)
+		return 0, false
+	}
+	limit := 0.0 // an eighth of the largest intermediate, the result left out
+	for _, st := range whole.Steps[:len(whole.Steps)-1] {
+		limit = max(limit, st.Size/8)
+	}
+	start := time.Now()
+	sp, err := einsum.NewPlan(eq, shapes, einsum.WithPath(p), einsum.WithMemoryLimit(limit))
+	took := time.Since(start)
+	switch {
+	case errors.Is(err, einsum.ErrMemoryLimit):
+		fmt.Fprintf(rows, "| %s | %.0f | — | — | — | %.2f | no slicing meets the limit |\n", name, limit, took.Seconds())
+		return 0, false
+	case err != nil:
+		t.Fatal(err)
+	case sp.Slicing == nil && sp.Segments == nil:
+		t.Errorf("not sliced under %.0f elements", limit)
+		return 0, false
+	}
+	// checkFits checks the intermediates of one slice of pl, and with
+	// result its result (a segment's, read by a later one).
+	checkFits := func(pl *einsum.Plan, result bool) {
+		steps := pl.Steps
+		if pl.Slicing != nil {
+			steps = pl.Slicing.Plan.Steps
+		}
+		for _, st := range steps[:len(steps)-1] {
+			if st.Size > limit {
+				t.Errorf("an intermediate of one slice has %.0f elements, above %.0f", st.Size, limit)
+			}
+		}
+		n := 1.0
+		for _, d := range pl.OutputShape {
+			n *= float64(d)
+		}
+		if result && n > limit {
+			t.Errorf("a segment's result has %.0f elements, above %.0f", n, limit)
+		}
+	}
+	if s := sp.Slicing; s != nil {
+		checkFits(sp, false)
+		over := s.Flops / whole.Flops
+		var labels []string
+		for j, l := range s.Labels {
+			labels = append(labels, fmt.Sprintf("%s %d/%d", sp.Labels[l], s.Blocks[j], s.Extents[j]))
+		}
+		fmt.Fprintf(rows, "| %s | %.0f | %d | %.3f | %d | %.2f | %s |\n", name, limit, s.Count, over, len(s.Hoisted), took.Seconds(), strings.Join(labels, ", "))
+		return over, true
+	}
+	g := sp.Segments
+	hoisted, sliced := 0, 0
+	var labels []string
+	for k, pt := range g.Parts {
+		checkFits(pt.Plan, k < len(g.Parts)-1)
+		s := pt.Plan.Slicing
+		if s == nil {
+			continue
+		}
+		sliced++
+		hoisted += len(s.Hoisted)
+		for j, l := range s.Labels {
+			if len(labels) < 4 {
+				labels = append(labels, fmt.Sprintf("%s %d/%d", pt.Plan.Labels[l], s.Blocks[j], s.Extents[j]))
+			}
+		}
+	}
+	over := g.Flops / whole.Flops
+	fmt.Fprintf(rows, "| %s | %.0f | %d | %.3f | %d | %.2f | local: %d segments, %d sliced (%s, …) |\n", name, limit, g.Slices(), over, hoisted, took.Seconds(), len(g.Parts), sliced, strings.Join(labels, ", "))
+	return over, true
 }

@@ -103,12 +103,7 @@ func (c *compiler) lowerEinsum(n *node, args []Slot) (Slot, error) {
 		}
 	}
 	l := lowering{c: c, logical: dt == tensor.Bool}
-	var s Slot
-	if plan.Slicing != nil {
-		s, err = l.lowerSlices(plan, args)
-	} else {
-		s, err = l.lowerPlan(plan, args)
-	}
+	s, err := l.lower(plan, args)
 	if err == nil {
 		s, err = c.convert(s, dt)
 	}
@@ -147,6 +142,37 @@ func (l lowering) clamp(v eval, err error) (eval, error) {
 	}
 	v.slot, err = l.c.convert(v.slot, dt)
 	return v, err
+}
+
+// lower lowers plan on the operands in args: in segments, in slices or
+// whole, as the plan says.
+func (l lowering) lower(plan *einsum.Plan, args []Slot) (Slot, error) {
+	switch {
+	case plan.Segments != nil:
+		return l.lowerSegments(plan, args)
+	case plan.Slicing != nil:
+		return l.lowerSlices(plan, args)
+	}
+	return l.lowerPlan(plan, args)
+}
+
+// lowerSegments lowers a segmented plan (einsum.Segments): every part in
+// turn, sliced or not, on the operands and the results of the parts
+// before it, which it reads in the axis order of their output.
+func (l lowering) lowerSegments(plan *einsum.Plan, args []Slot) (Slot, error) {
+	vals := slices.Clone(args)
+	for _, pt := range plan.Segments.Parts {
+		in := make([]Slot, len(pt.Operands))
+		for j, v := range pt.Operands {
+			in[j] = vals[v]
+		}
+		s, err := l.lower(pt.Plan, in)
+		if err != nil {
+			return 0, err
+		}
+		vals = append(vals, s)
+	}
+	return vals[len(vals)-1], nil
 }
 
 // lowerPlan lowers an unsliced plan on the operands in args.

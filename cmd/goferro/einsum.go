@@ -447,9 +447,28 @@ func (f *einsumFlags) checkResult(ctx context.Context, stdout io.Writer, p *eins
 	return nil
 }
 
-// printPlan prints the plan of c and how c lays out each step.
+// printPlan prints the plan of c and how c lays out each step: of every
+// segment in turn for a segmented plan (einsum.Segments).
 func printPlan(w io.Writer, c *cpu.Contraction) {
 	p := c.Plan()
+	fmt.Fprintf(w, "# %s\n# log10_flops=%.4f log2_size=%.4f path=%s\n", filepath.Base(p.Equation), p.Log10Flops(), p.Log2Size(), path.Path(p.Path))
+	layouts := c.Layouts()
+	g := p.Segments
+	if g == nil {
+		printSteps(w, p, layouts)
+		return
+	}
+	fmt.Fprintf(w, "# in %d segments, each sliced on its own: %d slices in all, FLOPs overhead %.3f, peak of intermediates %.4g elements\n",
+		len(g.Parts), g.Slices(), g.Flops/max(p.Flops, 1), g.Peak)
+	for k, pt := range g.Parts {
+		fmt.Fprintf(w, "# segment %d: %s\n", k, pt.Plan.Equation)
+		layouts = printSteps(w, pt.Plan, layouts)
+	}
+}
+
+// printSteps prints how plan p is sliced and the layouts of its steps (of
+// one slice's), the first of layouts, and returns the others.
+func printSteps(w io.Writer, p *einsum.Plan, layouts []cpu.StepLayout) []cpu.StepLayout {
 	name := func(ls []int) string {
 		var sb strings.Builder
 		for _, l := range ls {
@@ -457,7 +476,6 @@ func printPlan(w io.Writer, c *cpu.Contraction) {
 		}
 		return sb.String()
 	}
-	fmt.Fprintf(w, "# %s\n# log10_flops=%.4f log2_size=%.4f path=%s\n", filepath.Base(p.Equation), p.Log10Flops(), p.Log2Size(), path.Path(p.Path))
 	steps := p.Steps
 	if s := p.Slicing; s != nil {
 		steps = s.Plan.Steps
@@ -468,8 +486,10 @@ func printPlan(w io.Writer, c *cpu.Contraction) {
 		fmt.Fprintf(w, "# sliced over %s (label block/extent): %d slices, FLOPs overhead %.3f, peak of intermediates per slice %.4g elements, slice path=%s\n",
 			strings.Join(cuts, ", "), s.Count, s.Flops/max(p.Flops, 1), s.Peak, path.Path(s.Plan.Path))
 	}
-	for i, l := range c.Layouts() {
+	n := min(len(steps), len(layouts))
+	for i, l := range layouts[:n] {
 		fmt.Fprintf(w, "# step %3d: %s,%s->%s batch=%s contract=%s copies=%d flops=%.3g\n", i,
 			name(l.LeftLabels), name(l.RightLabels), name(l.OutLabels), name(l.Batch), name(l.Contracted), l.Copies, steps[i].Flops)
 	}
+	return layouts[n:]
 }
