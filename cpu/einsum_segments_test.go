@@ -204,3 +204,33 @@ func TestSegmentedMPS(t *testing.T) {
 	}
 	t.Fatal("str_mps_varying_inner_product_200 not found")
 }
+
+// BenchmarkSegments contracts str_mps_varying_inner_product_200 on one
+// thread whole and in segments under an eighth of its largest
+// intermediate (planned untimed, in each sub-benchmark), so that
+// -count N interleaves the two for a side-by-side comparison.
+func BenchmarkSegments(b *testing.B) {
+	for _, in := range loadInstances(b) {
+		if in.Name != "str_mps_varying_inner_product_200" {
+			continue
+		}
+		for _, mode := range []string{"whole", "segments"} {
+			b.Run(in.Name+"/"+mode, func(b *testing.B) {
+				ops, p := storedPlan(b, in)
+				if mode == "segments" {
+					var err error
+					p, err = einsum.NewPlan(in.Equation(), in.Shapes, einsum.WithPath(in.Paths["opt_flops"].Path), einsum.WithMemoryLimit(largestIntermediate(p)/8))
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				c := mustContraction(b, p, cpu.WithThreads(1))
+				for b.Loop() {
+					if _, err := c.Execute(context.Background(), ops...); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

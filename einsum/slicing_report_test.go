@@ -22,11 +22,13 @@ var slicingReport = flag.String("slicing-report", "", "write the slicing table o
 // markdown row per instance: the slices, the FLOPs overhead (the slices'
 // FLOPs, slice-invariant steps counted once, over the unsliced path's),
 // the slice-invariant results computed once (Slicing.Hoisted) and the
-// planning time. Rerun with
+// planning time; for a plan cut into segments (Plan.Segments), the sums
+// over its parts. Rerun with
 //
 //	go test ./einsum -run TestSlicingReport -slicing-report=/tmp/rows.md
 //
-// (bench/slicing-report.md holds its table).
+// (-run TestSlicingReport/INSTANCE for one row; bench/slicing-report.md
+// holds the table).
 func TestSlicingReport(t *testing.T) {
 	if testing.Short() && *slicingReport == "" {
 		t.Skip("plans every instance sliced: seconds")
