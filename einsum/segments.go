@@ -2,7 +2,6 @@ package einsum
 
 import (
 	"context"
-	"math"
 	"slices"
 
 	"github.com/goferro/goferro/einsum/path"
@@ -25,7 +24,10 @@ type Segments struct {
 	// of earlier parts (len(Plan.Inputs)+k is the result of Parts[k]);
 	// every result is read by exactly one later part, and the last
 	// part's result is the plan's output. A Part's Plan may be sliced
-	// (Plan.Slicing), never segmented again.
+	// (Plan.Slicing); it is not segmented again (no step of a part but
+	// its last fits the limit with one over it below, so its own cut is
+	// one segment), though executors that run plans recursively need not
+	// rely on it.
 	Parts []Part
 	// Flops is the cost of all the parts, each sliced part's as its
 	// Slicing.Flops counts it.
@@ -51,16 +53,24 @@ func (s *Segments) Slices() int {
 	return n
 }
 
-// fit makes p meet cfg.memLimit: nothing when its intermediates fit,
-// else a slicing of the whole contraction (Plan.Slicing), or its cut into
+// fit makes p meet cfg.memLimit: nothing when its intermediates fit, else
+// a slicing of the whole contraction (Plan.Slicing), or its cut into
 // sliced segments (Plan.Segments) where no slicing of the whole meets the
-// limit or the segments cost fewer FLOPs in no more slices (every slice
-// has a cost FLOPs do not count, and smaller GEMMs). An ErrMemoryLimit
-// error reports that neither meets it.
+// limit, or where that slicing recomputes (costs more FLOPs than the
+// unsliced path) and the segments cost fewer FLOPs in no more slices
+// (every slice has a cost FLOPs do not count, and smaller GEMMs). An
+// ErrMemoryLimit error reports that neither meets it.
 func (e *Equation) fit(ctx context.Context, cfg *config, p *Plan, reduced path.Network, shapes [][]int) error {
 	s, err := e.slice(ctx, cfg, p, reduced, shapes)
 	if s == nil && err == nil {
 		return nil // it fits
+	}
+	if err == nil {
+		whole, cerr := path.Evaluate(reduced, p.Path)
+		if cerr != nil || s.Flops <= whole.Flops*(1+1e-9) {
+			p.Slicing = s // segments recompute nothing either
+			return cerr
+		}
 	}
 	seg, serr := e.segment(ctx, cfg, p, reduced)
 	switch {
@@ -104,7 +114,10 @@ func (e *Equation) segment(ctx context.Context, cfg *config, p *Plan, n path.Net
 		return nil, nil
 	}
 	runes := labelRunes(p.Labels)
-	part := make([]int, len(ids)) // the segment ending at each end step
+	part := make([]int, len(ids)) // the segment ending at each end step, or -1
+	for si := range part {
+		part[si] = -1
+	}
 	for k, si := range ends {
 		part[si] = k
 	}
@@ -118,7 +131,7 @@ func (e *Equation) segment(ctx context.Context, cfg *config, p *Plan, n path.Net
 		var ops, steps []int
 		var walk func(v int)
 		walk = func(v int) {
-			if v < in || v-in != end && slices.Contains(ends, v-in) {
+			if v < in || v-in != end && part[v-in] >= 0 {
 				ops = append(ops, v)
 				return
 			}
@@ -153,12 +166,10 @@ func (e *Equation) segment(ctx context.Context, cfg *config, p *Plan, n path.Net
 		if pt.Plan, err = eq.plan(ctx, &one, shapes); err != nil {
 			return nil, err
 		}
-		if pt.Plan.Segments != nil {
-			// Cannot happen: every step below end that a part holds is over
-			// the limit, so the part's own cut is one segment.
-			return nil, &Error{Kind: ErrMemoryLimit, Pos: -1, Operand: -1, Msg: "a segment was segmented again"}
-		}
-		if s := pt.Plan.Slicing; s != nil {
+		if g := pt.Plan.Segments; g != nil { // not expected: see Segments.Parts
+			seg.Flops += g.Flops
+			peaks[k] = g.Peak
+		} else if s := pt.Plan.Slicing; s != nil {
 			seg.Flops += s.Flops
 			peaks[k] = s.Peak
 		} else {
@@ -181,9 +192,6 @@ func (e *Equation) segment(ctx context.Context, cfg *config, p *Plan, n path.Net
 			}
 		}
 		seg.Peak = max(seg.Peak, held+peaks[k])
-	}
-	if math.IsInf(seg.Flops, 0) {
-		return nil, nil
 	}
 	return seg, nil
 }

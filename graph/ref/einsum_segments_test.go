@@ -2,6 +2,7 @@ package ref_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/goferro/goferro/cpu"
@@ -12,18 +13,50 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
+// ladder returns the inner product of two matrix product states of sites
+// sites, of physical extent d and bond extent bond, and the path that
+// contracts them site by site: the environment with the ket's site, then
+// with the bra's.
+func ladder(sites, d, bond int) (string, [][]int, [][]int) {
+	next := 'a'
+	label := func() string { next++; return string(next - 1) }
+	var terms []string
+	var shapes [][]int
+	var ket, bra string
+	for k := range sites {
+		p := label()
+		kt, bt := p, p
+		ks, bs := []int{d}, []int{d}
+		if k > 0 {
+			kt, bt = kt+ket, bt+bra
+			ks, bs = append(ks, bond), append(bs, bond)
+		}
+		if k < sites-1 {
+			ket, bra = label(), label()
+			kt, bt = kt+ket, bt+bra
+			ks, bs = append(ks, bond), append(bs, bond)
+		}
+		terms = append(terms, kt, bt)
+		shapes = append(shapes, ks, bs)
+	}
+	path := [][]int{{0, 1}}
+	for live := 2*sites - 1; live > 1; live-- {
+		path = append(path, []int{0, live - 1})
+	}
+	return strings.Join(terms, ",") + "->", shapes, path
+}
+
 // TestEinsumWithinSegments: the inner product of two matrix product
-// states of four sites under a limit below every site's
-// bond×physical×bond intermediate plans as segments (einsum.Segments),
-// one site each, and compiles into their slices: no contraction's result
-// exceeds the limit but a part's last one (of at most the size of the
-// part's result), and the program computes the contraction (naive loops
-// over each step of the unsliced plan).
+// states of eight sites under a limit below every site's
+// bond×physical×bond intermediate (63 elements) and above an
+// environment (9) plans as segments (einsum.Segments), a site each, and
+// compiles into their slices: no contraction's result exceeds the limit
+// but a part's last one (at most the part's result), and the program
+// computes the contraction (naive loops over each step of the unsliced
+// plan).
 func TestEinsumWithinSegments(t *testing.T) {
-	const eq = "ab,ac,dbe,dcf,gei,gfj,hi,hj->"
-	shapes := [][]int{{6, 3}, {6, 3}, {6, 3, 3}, {6, 3, 3}, {6, 3, 3}, {6, 3, 3}, {6, 3}, {6, 3}}
-	path := [][]int{{0, 1}, {0, 6}, {0, 5}, {0, 4}, {0, 3}, {0, 2}, {0, 1}}
-	const limit = 10 // a site's (bond, physical, bond) has 54 elements, an environment 9
+	eq, shapes, path := ladder(8, 7, 3)
+	const limit = 10
 	p, err := einsum.NewPlan(eq, shapes, einsum.WithPath(path), einsum.WithMemoryLimit(limit))
 	if err != nil {
 		t.Fatal(err)
