@@ -234,3 +234,49 @@ func BenchmarkSegments(b *testing.B) {
 		}
 	}
 }
+
+// TestExecuteSlicesSegmented: a segmented plan is one slice to share out
+// (Slices() is 1): ExecuteSlices over it gives Execute's result, and an
+// empty range zeros, so that package mpi runs it on one process.
+func TestExecuteSlicesSegmented(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 1))
+	for range 200 {
+		c := genLadder(r)
+		p, err := einsum.NewPlan(c.eq, c.shapes)
+		if err != nil || len(p.Steps) < 2 {
+			continue
+		}
+		sp, err := einsum.NewPlan(c.eq, c.shapes, einsum.WithPath(p.Path), einsum.WithMemoryLimit(largestIntermediate(p)/10))
+		if err != nil || sp.Segments == nil {
+			continue
+		}
+		ops := make([]*tensor.Tensor, len(c.shapes))
+		for j, s := range c.shapes {
+			ops[j] = randOperand(t, r, tensor.Float64, s)
+		}
+		x := mustContraction(t, sp)
+		if n := x.Slices(); n != 1 {
+			t.Fatalf("%d slices, want 1", n)
+		}
+		want, err := naive.Replay(p, ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := x.ExecuteSlices(context.Background(), 0, 1, ops...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tensor.CheckClose(all, want, 1e-10, 1e-10); err != nil {
+			t.Errorf("%q: ExecuteSlices(0, 1): %v", c.eq, err)
+		}
+		none, err := x.ExecuteSlices(context.Background(), 1, 1, ops...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tensor.CheckClose(none, must(tensor.Zeros(tensor.Float64, want.Shape()...)), 0, 0); err != nil {
+			t.Errorf("%q: ExecuteSlices(1, 1): %v", c.eq, err)
+		}
+		return
+	}
+	t.Fatal("no ladder ran segmented")
+}
