@@ -118,7 +118,7 @@ func TestInstancesSliced(t *testing.T) {
 // '*slicedRun).work' and '*slicedRun).hoist').
 func BenchmarkSlices(b *testing.B) {
 	for _, in := range loadInstances(b) {
-		if in.Name != "lm_batch_likelihood_brackets_4_4d" && in.Name != "lm_batch_likelihood_sentence_4_4d" && in.Name != "str_nw_mera_closed_120" {
+		if in.Name != "lm_batch_likelihood_brackets_4_4d" && in.Name != "lm_batch_likelihood_sentence_4_4d" && in.Name != "str_nw_mera_closed_120" && in.Name != "str_nw_mera_open_26" {
 			continue
 		}
 		for _, threads := range []int{1, 2} {
