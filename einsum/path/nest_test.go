@@ -91,11 +91,14 @@ func TestLevels(t *testing.T) {
 
 // Slicing random networks: the FLOPs and peak Slice reports are those of
 // its nested loops run one slice at a time (naiveLoops), and its order of
-// the labels costs the fewest FLOPs (naiveNested tries every order).
+// the labels costs the fewest FLOPs (naiveNested tries every order), or
+// with a write weight the least FLOPs and weighted writes of the slices'
+// results.
 func TestSliceNestedRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	nested := 0
-	for range 60 {
+	for i := range 60 {
+		writes := float64(64 * (i % 2))
 		n := randomNetwork(r, 4+r.IntN(6))
 		for l := range n.Sizes {
 			n.Sizes[l] = []int{2, 3, 4, 6}[r.IntN(4)]
@@ -105,7 +108,7 @@ func TestSliceNestedRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		big, _, _ := largest(n, p)
-		s, err := Slice(context.Background(), n, p, max(1, big/8), Options{Trials: 8})
+		s, err := Slice(context.Background(), n, p, max(1, big/8), Options{Trials: 8, WriteWeight: writes})
 		if err != nil || len(s.Labels) == 0 {
 			continue
 		}
@@ -114,8 +117,8 @@ func TestSliceNestedRandom(t *testing.T) {
 		if s.Peak != peak || math.Abs(s.Log2Flops-math.Log2(flops)) > 1e-9 {
 			t.Fatalf("%+v sliced %v/%v: peak %v FLOPs %v, the loops %v %v", n, s.Labels, s.Sizes, s.Peak, s.Flops, peak, flops)
 		}
-		if want := naiveNested(t, n, s, s.Path); math.Abs(s.Log2Flops-want) > 1e-9 {
-			t.Fatalf("%+v sliced %v/%v: 2^%v FLOPs, the best order 2^%v", n, s.Labels, s.Sizes, s.Log2Flops, want)
+		if want := naiveNested(t, n, s, s.Path, writes); math.Abs(s.log2Cost-want) > 1e-9 {
+			t.Fatalf("%+v sliced %v/%v, write weight %v: cost 2^%v, the best order 2^%v", n, s.Labels, s.Sizes, writes, s.log2Cost, want)
 		}
 	}
 	if nested < 5 {

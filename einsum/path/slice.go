@@ -22,7 +22,7 @@ import (
 // through all of them.
 type Slicing struct {
 	// Labels are the sliced labels in loop order, the outermost first:
-	// the order of fewest FLOPs (see Levels).
+	// the order of least cost (see Levels and Slice).
 	Labels []int
 	// Sizes are the sliced labels' sizes within one slice; each divides
 	// the label's size in the network.
@@ -57,6 +57,12 @@ type Slicing struct {
 	// that do not nest) countHoisted, every step that depends on a sliced
 	// label in the innermost loop.
 	count sliceCount
+	// writes is Options.WriteWeight, and log2Cost log2 of what Slice
+	// minimises: the FLOPs plus writes times the elements every step
+	// writes (one slice's result included), each step counted as often as
+	// it runs.
+	writes   float64
+	log2Cost float64
 }
 
 // Invariant reports, per step of p in n, whether the step depends on none
@@ -91,7 +97,7 @@ func invariant(dep [][]int, steps int, sliced []int) []bool {
 
 // price sets s's Levels, Invariant, Flops, Log2Flops and Peak for path q
 // (a path of s.Network(n)), first putting the sliced labels in the loop
-// order of fewest FLOPs (see nestOrder), and returns the elements of its
+// order of least cost (see nestOrder and Slice), and returns the elements of its
 // largest intermediate, the final result left out.
 func (s *Slicing) price(n Network, q Path) (float64, error) {
 	sliced := s.Network(n)
@@ -101,9 +107,13 @@ func (s *Slicing) price(n Network, q Path) (float64, error) {
 	}
 	ids, _ := q.IDs(len(n.Inputs)) // Evaluate has checked q
 	dep := dependents(n, ids)
-	logFlops := make([]float64, len(q))
+	logFlops, logCost := make([]float64, len(q)), make([]float64, len(q))
 	for si, st := range c.Steps {
 		logFlops[si] = st.Log2Flops
+		logCost[si] = st.Log2Flops
+		if si == len(c.Steps)-1 {
+			logCost[si] = logAdd(st.Log2Flops, math.Log2(s.writes*st.Size))
+		}
 	}
 	counts := s.blocks(n)
 	for j, k := range counts {
@@ -111,7 +121,7 @@ func (s *Slicing) price(n Network, q Path) (float64, error) {
 	}
 	m := len(s.Labels)
 	if m >= 2 && m <= maxNestOrder && s.count == countNested {
-		order, _ := nestOrder(logFlops, dependMasks(dep, len(q), s.Labels), counts)
+		order, _ := nestOrder(logCost, dependMasks(dep, len(q), s.Labels), counts)
 		s.Labels, s.Sizes, counts = permuted(s.Labels, order), permuted(s.Sizes, order), permuted(counts, order)
 	}
 	s.Levels = levelsOf(dep, len(q), s.Labels)
@@ -125,6 +135,7 @@ func (s *Slicing) price(n Network, q Path) (float64, error) {
 		s.Invariant[si] = level == 0
 	}
 	s.Log2Flops = levelFlops(logFlops, s.Levels, counts)
+	s.log2Cost = levelFlops(logCost, s.Levels, counts)
 	s.Flops = math.Exp2(s.Log2Flops)
 	if c.Log2Flops == math.Inf(-1) {
 		s.Flops = 0
@@ -264,24 +275,29 @@ const stepTrials = 64
 // (the final result left out) holds more than limit elements, starting
 // from the path p, as cotengra's slice finder does: it slices, one label at
 // a time, the label that shrinks the largest intermediates the most for
-// the FLOPs it adds — greedily, then in a few randomized trials (seeded by
+// the cost it adds — greedily, then in a few randomized trials (seeded by
 // Options.Seed) — improving the path of the sliced network after each
 // choice under the limit (the better of subtree reconfiguration and a
 // Search of stepTrials trees, each bounded by Options.Time, default
-// 100 ms), and keeps the trial of fewest FLOPs, counting the steps that
-// depend on no sliced label once (see Slicing): cutting an output label
-// then adds no FLOPs, since every step that depends on it carries it and
-// is cut in proportion. Every trial runs twice: slicing labels one value
-// at a time, as cotengra does, and in blocks of any size that divides them
-// (a long batch label cut in a few blocks costs less recomputation than
-// cut into single values); the greedy one also scores its choices as if
-// no step were hoisted (see sliceRules). The chosen slicing's path is then
-// searched again with the sliced labels cut (at most DefaultSearchTrials
-// trees, whatever Options.Trials), and any sliced label the new path no
-// longer needs is restored whole. Peak then bounds what the intermediates
-// hold at once. The inputs and the final result exist whatever the
-// slicing. An error wrapping ErrMemoryLimit reports a limit no slicing of
-// at most MaxSliceOverhead times the FLOPs meets.
+// 100 ms), and keeps the trial of least cost. The cost is the FLOPs of the
+// slices run as nested loops (see Slicing: each step once per block of the
+// sliced labels up to the innermost it depends on, in the best order of
+// the labels), plus Options.WriteWeight times the elements of every
+// slice's result, which is written and added into the output: summing
+// many slices of a large result costs memory traffic that FLOPs do not
+// show. Cutting an output label adds no FLOPs, since every step that
+// depends on it carries it and is cut in proportion. Every trial runs
+// twice: slicing labels one value at a time, as cotengra does, and in
+// blocks of any size that divides them (a long batch label cut in a few
+// blocks costs less recomputation than cut into single values); and the
+// trials run again scoring their choices as if the loops were not nested
+// (see sliceRules). The chosen slicing's path is then searched again with
+// the sliced labels cut (at most DefaultSearchTrials trees, whatever
+// Options.Trials), and any sliced label the new path no longer needs is
+// restored whole. Peak then bounds what the intermediates hold at once.
+// The inputs and the final result exist whatever the slicing. An error
+// wrapping ErrMemoryLimit reports a limit no slicing of at most
+// MaxSliceOverhead times the FLOPs meets.
 func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Slicing, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -301,7 +317,7 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 	if err != nil {
 		return Slicing{}, err
 	}
-	start := reoptimize(ctx, n, Slicing{Slices: 1}, p, ro)
+	start := reoptimize(ctx, n, Slicing{Slices: 1, writes: o.WriteWeight}, p, ro)
 	// The trials that count FLOPs without nesting draw from a generator of
 	// their own, seeded alike, so that they choose as they did before
 	// nesting.
@@ -337,12 +353,12 @@ func Slice(ctx context.Context, n Network, p Path, limit float64, o Options) (Sl
 	return best, nil
 }
 
-// cheaper reports whether slicing s costs fewer FLOPs than t, or as many
-// (to a relative 1e-9: hoisting makes ties common, an output label cut
-// into any number of blocks costing nothing) in fewer slices, each of
+// cheaper reports whether slicing s costs less than t (see Slice), or as
+// much (to a relative 1e-9: hoisting makes ties common, an output label
+// cut into any number of blocks costing nothing) in fewer slices, each of
 // which has a cost FLOPs do not count and larger kernels.
 func cheaper(s, t Slicing) bool {
-	if d := s.Log2Flops - t.Log2Flops; math.Abs(d) > 1e-9 {
+	if d := s.log2Cost - t.log2Cost; math.Abs(d) > 1e-9 {
 		return d < 0
 	}
 	return s.Slices < t.Slices
@@ -395,7 +411,7 @@ func sliceRules() []sliceRule {
 
 // unslice restores whole, last chosen first, every sliced label of s
 // without which a path (s's, improved by reoptimize) still keeps every
-// intermediate within o.MemoryLimit in fewer FLOPs: a label chosen early
+// intermediate within o.MemoryLimit at less cost (see Slice): a label chosen early
 // may be needed no more once the path is searched with the later ones cut.
 func unslice(ctx context.Context, n Network, s Slicing, o Options) Slicing {
 	for j := len(s.Labels) - 1; j >= 0; j-- {
@@ -403,10 +419,11 @@ func unslice(ctx context.Context, n Network, s Slicing, o Options) Slicing {
 			Labels: slices.Delete(slices.Clone(s.Labels), j, j+1),
 			Sizes:  slices.Delete(slices.Clone(s.Sizes), j, j+1),
 			Slices: s.Slices / float64(n.Sizes[s.Labels[j]]/s.Sizes[j]),
+			writes: s.writes,
 		}
 		t.Path = reoptimize(ctx, n, t, s.Path, o)
 		big, err := t.price(n, t.Path)
-		if err == nil && big <= o.MemoryLimit && t.Log2Flops < s.Log2Flops {
+		if err == nil && big <= o.MemoryLimit && t.log2Cost < s.log2Cost {
 			s = t
 		}
 	}
@@ -421,7 +438,7 @@ func unslice(ctx context.Context, n Network, s Slicing, o Options) Slicing {
 // each sequence of choices, shared by the trials: randomized trials often
 // choose as the greedy one did, and need not search again.
 func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Rand, rule sliceRule, logFlops0 float64, paths map[string]Path) (Slicing, bool) {
-	s := Slicing{Path: p, Slices: 1, count: min(rule.count, countHoisted)}
+	s := Slicing{Path: p, Slices: 1, count: min(rule.count, countHoisted), writes: o.WriteWeight}
 	cur := n
 	key := []byte{byte(s.count)} // the count, then the choices so far
 	for {
@@ -456,7 +473,7 @@ func sliceTrial(ctx context.Context, n Network, p Path, o Options, rng *rand.Ran
 	}
 }
 
-// reoptimize returns the cheapest (see Slicing.Flops) of p, p improved by
+// reoptimize returns the cheapest (see Slice) of p, p improved by
 // Reconfigure and the path Search finds (o.Trials trees) in the network of
 // one slice of s, among those whose intermediates fit o.MemoryLimit (p if
 // none does).
@@ -467,8 +484,8 @@ func reoptimize(ctx context.Context, n Network, s Slicing, p Path, o Options) Pa
 		if err != nil {
 			return
 		}
-		if big, err := s.price(n, q); err == nil && big <= o.MemoryLimit && s.Log2Flops < bestFlops {
-			best, bestFlops = q, s.Log2Flops
+		if big, err := s.price(n, q); err == nil && big <= o.MemoryLimit && s.log2Cost < bestFlops {
+			best, bestFlops = q, s.log2Cost
 		}
 	}
 	try(p, nil)
@@ -490,7 +507,7 @@ func reoptimize(ctx context.Context, n Network, s Slicing, p Path, o Options) Pa
 func bestSlice(n Network, s Slicing, limit float64, rng *rand.Rand, rule sliceRule) (label, size int, ok bool) {
 	counts := s.blocks(n)
 	n = s.Network(n)
-	sc, _, err := newSliceCosts(n, s.Path, s.Labels, counts, rule.count)
+	sc, _, err := newSliceCosts(n, s.Path, s.Labels, counts, rule.count, s.writes)
 	if err != nil {
 		return -1, 0, false
 	}

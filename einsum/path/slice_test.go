@@ -106,7 +106,7 @@ func TestSliceLattice(t *testing.T) {
 			seen[l] = true
 			slices *= float64(n.Sizes[l] / s.Sizes[j])
 		}
-		if want := naiveNested(t, n, s, s.Path); s.Slices != slices || math.Abs(s.Log2Flops-want) > 1e-9 || s.Flops > slices*sc.Flops {
+		if want := naiveNested(t, n, s, s.Path, 0); s.Slices != slices || math.Abs(s.Log2Flops-want) > 1e-9 || s.Flops > slices*sc.Flops {
 			t.Errorf("L=%d: %v slices of %v FLOPs = %v, want 2^%v", L, s.Slices, sc.Flops, s.Flops, want)
 		}
 		// Slicing never beats the best unsliced path (it may beat greedy's:
@@ -249,8 +249,9 @@ func TestUnslice(t *testing.T) {
 	big, c, _ := largest(n, p)
 	o := Options{MemoryLimit: big, Trials: stepTrials, Time: 100 * time.Millisecond}
 	s := Slicing{Labels: []int{0, 5}, Sizes: []int{1, 1}, Slices: 4, Path: p}
-	sc, _ := Evaluate(s.Network(n), p)
-	s.Log2Flops = 2 + sc.Log2Flops
+	if _, err := s.price(n, p); err != nil {
+		t.Fatal(err)
+	}
 	u := unslice(context.Background(), n, s, o)
 	if len(u.Labels) != 0 || u.Slices != 1 || u.Log2Flops > c.Log2Flops+1e-9 {
 		t.Fatalf("unsliced %v (%v slices, log2 FLOPs %v), want none sliced and at most %v", u.Labels, u.Slices, u.Log2Flops, c.Log2Flops)

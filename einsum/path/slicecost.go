@@ -14,10 +14,13 @@ import (
 // each was most of its time. FLOPs are those of all the slices run as
 // nested loops in the best order of the sliced labels (see nestOrder):
 // each step once per block of the labels up to the innermost it depends
-// on, a slice-invariant step once.
+// on, a slice-invariant step once; the last step's also count the write
+// weight times the elements of its result (see Slice).
 type sliceCosts struct {
 	sizes     []float64  // elements of each step's result
 	logFlops  []float64  // log2 FLOPs of each step in one slice
+	logWrites []float64  // log2 of the write weight times each step's result's elements
+	final     []bool     // per label, the last step's result keeps it
 	logCounts []float64  // per label sliced so far, log2 of its blocks
 	count     sliceCount // how the FLOPs of all the slices are counted
 	masks     []uint64   // per step, the labels sliced so far it depends on (positions)
@@ -33,7 +36,7 @@ type sliceCosts struct {
 // newSliceCosts evaluates p in n, the network of one slice of the labels
 // in sliced (counts[j] blocks of sliced[j], in loop order), and indexes
 // its steps by label; count is how it counts the FLOPs of all the slices.
-func newSliceCosts(n Network, p Path, sliced []int, counts []float64, count sliceCount) (*sliceCosts, Cost, error) {
+func newSliceCosts(n Network, p Path, sliced []int, counts []float64, count sliceCount, writes float64) (*sliceCosts, Cost, error) {
 	c, err := Evaluate(n, p)
 	if err != nil {
 		return nil, c, err
@@ -42,6 +45,8 @@ func newSliceCosts(n Network, p Path, sliced []int, counts []float64, count slic
 	sc := &sliceCosts{
 		sizes:     make([]float64, len(p)),
 		logFlops:  make([]float64, len(p)),
+		logWrites: make([]float64, len(p)),
+		final:     make([]bool, len(n.Sizes)),
 		count:     count,
 		involved:  make([][]int, len(n.Sizes)),
 		kept:      make([][]int, len(n.Sizes)),
@@ -63,6 +68,10 @@ func newSliceCosts(n Network, p Path, sliced []int, counts []float64, count slic
 	mark := make([]int, len(n.Sizes))
 	for si, st := range c.Steps {
 		sc.sizes[si], sc.logFlops[si] = st.Size, st.Log2Flops
+		sc.logWrites[si] = math.Inf(-1)
+		if si == len(c.Steps)-1 {
+			sc.logWrites[si] = math.Log2(writes * st.Size)
+		}
 		for _, id := range ids[si] {
 			labels := n.Inputs[min(id, len(n.Inputs)-1)]
 			if id >= len(n.Inputs) {
@@ -75,9 +84,11 @@ func newSliceCosts(n Network, p Path, sliced []int, counts []float64, count slic
 				}
 			}
 		}
-		if si < len(c.Steps)-1 {
-			for _, l := range st.Labels {
+		for _, l := range st.Labels {
+			if si < len(c.Steps)-1 {
 				sc.kept[l] = append(sc.kept[l], si)
+			} else {
+				sc.final[l] = true
 			}
 		}
 	}
@@ -153,6 +164,12 @@ func (sc *sliceCosts) cut(l, d, size int, limit float64) (over, logFlops float64
 	for _, si := range sc.involved[l] {
 		sc.terms[si] += math.Log2(f)
 	}
+	for si, w := range sc.logWrites {
+		if si == len(sc.logWrites)-1 && sc.final[l] || sc.factor[si] != 1 {
+			w += math.Log2(f)
+		}
+		sc.terms[si] = logAdd(sc.terms[si], w)
+	}
 	counts := slices.Clone(sc.logCounts)
 	j := sc.position[l]
 	if j >= 0 {
@@ -165,7 +182,9 @@ func (sc *sliceCosts) cut(l, d, size int, limit float64) (over, logFlops float64
 
 // flops returns the log2 FLOPs of all the slices before any cut.
 func (sc *sliceCosts) flops() float64 {
-	copy(sc.terms, sc.logFlops)
+	for si, f := range sc.logFlops {
+		sc.terms[si] = logAdd(f, sc.logWrites[si])
+	}
 	return sc.flopsWith(sc.logCounts, -1, nil)
 }
 

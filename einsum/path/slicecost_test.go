@@ -38,13 +38,17 @@ func TestSliceCostsAgainstEvaluate(t *testing.T) {
 			}
 		}
 		cur := s.Network(n)
-		sc, c, err := newSliceCosts(cur, p, s.Labels, s.blocks(n), countNested)
+		sc, c, err := newSliceCosts(cur, p, s.Labels, s.blocks(n), countNested, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		hoisted, _, _ := newSliceCosts(cur, p, s.Labels, s.blocks(n), countHoisted)
-		all, _, _ := newSliceCosts(cur, p, s.Labels, s.blocks(n), countAll)
-		if got, want := sc.flops(), naiveNested(t, n, s, p); math.Abs(got-want) > 1e-9 {
+		hoisted, _, _ := newSliceCosts(cur, p, s.Labels, s.blocks(n), countHoisted, 0)
+		written, _, _ := newSliceCosts(cur, p, s.Labels, s.blocks(n), countNested, 64)
+		if got, want := written.flops(), naiveNested(t, n, s, p, 64); math.Abs(got-want) > 1e-9 {
+			t.Fatalf("%+v path %v sliced %v/%v: log2 cost with writes %v, want %v", n, p, s.Labels, s.Sizes, got, want)
+		}
+		all, _, _ := newSliceCosts(cur, p, s.Labels, s.blocks(n), countAll, 0)
+		if got, want := sc.flops(), naiveNested(t, n, s, p, 0); math.Abs(got-want) > 1e-9 {
 			t.Fatalf("%+v path %v sliced %v/%v: log2 FLOPs %v, want %v", n, p, s.Labels, s.Sizes, got, want)
 		}
 		if got, want := hoisted.flops(), naiveHoisted(t, n, s, p); math.Abs(got-want) > 1e-9 {
@@ -77,9 +81,13 @@ func TestSliceCostsAgainstEvaluate(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantFlops := naiveNested(t, n, cut, p)
+				wantFlops := naiveNested(t, n, cut, p, 0)
 				gotOver, gotFlops := sc.cut(l, d, size, limit)
 				_, recomputed := all.cut(l, d, size, limit)
+				if _, got := written.cut(l, d, size, limit); math.Abs(got-naiveNested(t, n, cut, p, 64)) > 1e-9 {
+					t.Fatalf("%+v path %v sliced %v/%v, label %d cut %d -> %d: log2 cost with writes %v, want %v",
+						n, p, s.Labels, s.Sizes, l, d, size, got, naiveNested(t, n, cut, p, 64))
+				}
 				if _, got := hoisted.cut(l, d, size, limit); math.Abs(got-naiveHoisted(t, n, cut, p)) > 1e-9 {
 					t.Fatalf("%+v path %v sliced %v/%v, label %d cut %d -> %d: log2 FLOPs hoisted %v, want %v",
 						n, p, s.Labels, s.Sizes, l, d, size, got, naiveHoisted(t, n, cut, p))
@@ -137,8 +145,9 @@ func labelsBelow(n Network, ids [][]int, id int) []int {
 // naiveNested returns log2 of the fewest FLOPs of all the slices of s
 // along p run as nested loops, over every order of the sliced labels:
 // each step once per combination of blocks of the labels in the order up
-// to the innermost one its inputs carry.
-func naiveNested(t *testing.T, n Network, s Slicing, p Path) float64 {
+// to the innermost one its inputs carry; writes times the elements of a
+// slice's result are added to the last step's FLOPs.
+func naiveNested(t *testing.T, n Network, s Slicing, p Path, writes float64) float64 {
 	t.Helper()
 	c, err := Evaluate(s.Network(n), p)
 	if err != nil {
@@ -157,6 +166,9 @@ func naiveNested(t *testing.T, n Network, s Slicing, p Path) float64 {
 				}
 			}
 			f := st.Flops
+			if si == len(c.Steps)-1 {
+				f += writes * st.Size
+			}
 			for _, j := range order[:level] {
 				f *= float64(n.Sizes[s.Labels[j]] / s.Sizes[j])
 			}
