@@ -109,7 +109,9 @@ func TestInstancesSliced(t *testing.T) {
 }
 
 // BenchmarkSlices contracts an instance sliced to an eighth of its largest
-// intermediate on 1 and 2 threads: the slices run in parallel. Each
+// intermediate on 1 and 2 threads: the slices run in parallel. It reports
+// the process's CPU seconds per contraction too (Linux), steadier than
+// wall time on a shared machine. Each
 // sub-benchmark plans its own instance (untimed), so that a filter such as
 //
 //	-bench 'Slices/lm_batch_likelihood_brackets_4_4d/threads=1' -benchtime 1x
@@ -130,10 +132,14 @@ func BenchmarkSlices(b *testing.B) {
 					b.Fatal(err)
 				}
 				c := mustContraction(b, p, cpu.WithThreads(threads))
+				cpu0 := cpuSeconds()
 				for b.Loop() {
 					if _, err := c.Execute(context.Background(), ops...); err != nil {
 						b.Fatal(err)
 					}
+				}
+				if t := cpuSeconds() - cpu0; t > 0 {
+					b.ReportMetric(t/float64(b.N), "cpu-s/op")
 				}
 				b.ReportMetric(float64(p.Slicing.Count), "slices")
 			})
