@@ -14,11 +14,12 @@ import (
 
 // Memory returns the bytes Execute needs for operands of dtype dt, the
 // operands themselves left out: the output, the intermediates, and for a
-// sliced plan the slice-invariant (hoisted) results, held through the run,
-// with the larger of what computing them and what the slices running at
-// once (one per thread, each with its copies of the operands' slices and
-// its output accumulator) need on top. For a segmented plan it is the
-// most any part needs, with the results of earlier parts held meanwhile.
+// sliced plan the hoisted results of level 0, held through the run, with
+// the larger of what computing them and what the slices running at once
+// need on top: one per thread, each with the hoisted results of the inner
+// levels it holds, its copies of the operands' slices and its output
+// accumulator. For a segmented plan it is the most any part needs, with the results of
+// earlier parts held meanwhile.
 func (c *Contraction) Memory(dt tensor.DType) int64 {
 	if c.segments != nil {
 		return c.segments.memory(dt)
@@ -29,15 +30,24 @@ func (c *Contraction) Memory(dt tensor.DType) int64 {
 		return int64(out+c.prog.Workspace()) * int64(dt.Size())
 	}
 	s, r := p.Slicing, c.sliced
-	held, hoisting := 0, 0
+	held, hoisting := 0, 0 // level 0: shared by the workers
+	inner, innerWork := 0, 0
 	for i, h := range r.hoisted {
 		n, _ := tensor.Shape(s.Hoisted[i].Plan.OutputShape).NumElements()
-		held += n
-		hoisting = max(hoisting, h.Workspace())
+		if s.Hoisted[i].Level == 0 {
+			held += n
+			hoisting = max(hoisting, h.Workspace())
+		} else {
+			inner += n
+			innerWork = max(innerWork, h.Workspace())
+		}
 	}
 	workers := max(1, min(c.workers(), s.Count))
 	one, _ := tensor.Shape(s.Plan.OutputShape).NumElements()
-	per := one + r.slice.Workspace() + r.copies() // a slice's result, intermediates and operand copies
+	// A worker's hoisted results of the inner levels, its operand copies,
+	// and then computing one of those results or a slice (its result and
+	// intermediates).
+	per := inner + r.copies() + max(innerWork, one+r.slice.Workspace())
 	if r.summed {
 		per += out // the worker's accumulator
 	}

@@ -15,8 +15,11 @@ import (
 // slicedRun runs a sliced plan (einsum.Slicing): every slice contracts
 // views of the operands with the sliced axes cut to a block, and the
 // results are summed into the output, or written into their blocks of it
-// for sliced output labels. The slice-invariant results (Slicing.Hoisted)
-// are computed once, before the slices, and read by all of them.
+// for sliced output labels. The slices run as the loops of the sliced
+// labels nested in their order: the hoisted results of level 0
+// (Slicing.Hoisted) are computed once, before the slices, and read by all
+// of them; those of level j once per block of the first j labels, when
+// a slice's block of one of them differs from the slice before's.
 type slicedRun struct {
 	whole *einsum.Plan
 	one   *einsumexec.Program // one slice's plan, lowered (Layouts, Memory)
@@ -35,6 +38,9 @@ type slicedRun struct {
 	// cuts[i] reports that operand i carries a sliced label on an axis
 	// that does not broadcast (the others are whole in every slice).
 	cuts []bool
+	// ran, when not nil, is called with k each time hoisted[k] runs and
+	// with len(hoisted) each time a slice runs (for tests).
+	ran func(part int)
 }
 
 // newSlicedRun lowers the plan of one slice of p.
@@ -93,11 +99,14 @@ func (r *slicedRun) copies() int {
 }
 
 // execute contracts the operands slice by slice, slices lo..hi-1 of the
-// plan's Count spread over workers goroutines (each slice's GEMMs on
-// threads/workers of them), after computing the slice-invariant results
-// on all threads; the workers read them, never write them. Slices over
-// summed labels accumulate into one buffer per worker, added together at
-// the end: the memory of one output per worker.
+// plan's Count cut into one run of consecutive slices per worker
+// goroutine (each slice's GEMMs on threads/workers of them), after
+// computing the hoisted results of level 0 on all threads; the workers
+// read them, never write them, and each computes those of the inner
+// levels its slices need (a block of outer labels that two workers' runs
+// share is computed by both). Slices over summed labels accumulate into
+// one buffer per worker, added together at the end: the memory of one
+// output per worker.
 func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands []*tensor.Tensor) (*tensor.Tensor, error) {
 	if err := checkOperands(r.whole, operands); err != nil {
 		return nil, err
@@ -118,8 +127,9 @@ func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands [
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
+		first, last := lo+w*(hi-lo)/workers, lo+(w+1)*(hi-lo)/workers
 		wg.Go(func() {
-			accs[w], errs[w] = r.work(ctx, lo+w, hi, workers, max(1, threads/workers), vals, out)
+			accs[w], errs[w] = r.work(ctx, first, last, max(1, threads/workers), vals, out)
 		})
 	}
 	wg.Wait()
@@ -136,25 +146,47 @@ func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands [
 	return out, nil
 }
 
-// hoist computes the hoisted results and returns them after the operands:
-// the values einsum.Part.Operands number.
+// hoist computes the hoisted results of level 0 and returns the values
+// einsum.Part.Operands number: the operands, then a place for every
+// hoisted result (nil for those of inner levels, which the workers
+// compute).
 func (r *slicedRun) hoist(ctx context.Context, threads int, operands []*tensor.Tensor) ([]*tensor.Tensor, error) {
-	if len(r.hoisted) == 0 {
-		return operands, nil
-	}
-	vals := slices.Clone(operands)
+	vals := append(slices.Clone(operands), make([]*tensor.Tensor, len(r.hoisted))...)
+	return vals, r.level(ctx, threads, 0, 0, nil, vals)
+}
+
+// level computes into vals (see hoist) the hoisted results of the levels
+// from..to, outermost first, for the slice whose sliced labels start at
+// starts: each reads the operands cut to those blocks and the results of
+// outer levels.
+func (r *slicedRun) level(ctx context.Context, threads, from, to int, starts []int, vals []*tensor.Tensor) error {
+	s := r.whole.Slicing
 	for k, prog := range r.hoisted {
-		args := make([]*tensor.Tensor, 0, len(r.whole.Slicing.Hoisted[k].Operands))
-		for _, i := range r.whole.Slicing.Hoisted[k].Operands {
-			args = append(args, operands[i])
+		h := &s.Hoisted[k]
+		if h.Level < from || h.Level > to {
+			continue
+		}
+		args := make([]*tensor.Tensor, 0, len(h.Operands))
+		for _, i := range h.Operands {
+			v := vals[i]
+			if i < len(r.cuts) && r.cuts[i] && h.Level > 0 {
+				var err error
+				if v, err = cut(v, r.axes[i], starts, s.Blocks); err != nil {
+					return err
+				}
+			}
+			args = append(args, v)
 		}
 		v, err := prog.Execute(ctx, threads, args...)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		vals = append(vals, v)
+		if r.ran != nil {
+			r.ran(k)
+		}
+		vals[len(r.cuts)+k] = v
 	}
-	return vals, nil
+	return nil
 }
 
 // Slices returns the number of slices Execute runs: the plan's
@@ -173,8 +205,12 @@ func (c *Contraction) Slices() int {
 // or for Bool) with zeros in the output blocks of the others. The results
 // of ExecuteSlices over ranges that cover 0..Slices()-1 once add up to
 // Execute's, which is how the slices are shared out among processes (see
-// package mpi). Each call computes the slice-invariant results
-// (einsum.Slicing.Hoisted) once, before its slices. Operands of different dtypes are promoted as by Execute.
+// package mpi). Each call computes the hoisted results of level 0
+// (einsum.Slicing.Hoisted) once, before its slices, and those of the inner
+// levels once per block of outer labels its range of slices (each of its
+// workers' runs of consecutive slices) meets: calls whose ranges share a
+// block of an outer label both compute its results. Operands of different
+// dtypes are promoted as by Execute.
 // 0 ≤ lo ≤ hi ≤ Slices(), else a *KernelError of kind tensor.ErrIndex.
 func (c *Contraction) ExecuteSlices(ctx context.Context, lo, hi int, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
 	if n := c.Slices(); lo < 0 || lo > hi || hi > n {
@@ -199,10 +235,13 @@ func (c *Contraction) ExecuteSlices(ctx context.Context, lo, hi int, operands ..
 	return tensor.Zeros(operands[0].DType(), p.OutputShape...)
 }
 
-// work contracts slices first, first+workers, ... below hi into an
-// accumulator: out itself when every slice writes its own block, a buffer
-// of its own otherwise. vals are the operands and the hoisted results.
-func (r *slicedRun) work(ctx context.Context, first, hi, workers, threads int, vals []*tensor.Tensor, out *tensor.Tensor) (*tensor.Tensor, error) {
+// work contracts slices first..last-1 into an accumulator: out itself
+// when every slice writes its own block, a buffer of its own otherwise.
+// vals are the operands and the hoisted results of level 0; work computes
+// those of the inner levels in a copy, again for every slice whose block
+// of a label of their loop or one outside it differs from the slice
+// before's.
+func (r *slicedRun) work(ctx context.Context, first, last, threads int, vals []*tensor.Tensor, out *tensor.Tensor) (*tensor.Tensor, error) {
 	acc := out
 	if r.summed {
 		var err error
@@ -212,12 +251,24 @@ func (r *slicedRun) work(ctx context.Context, first, hi, workers, threads int, v
 	}
 	s := r.whole.Slicing
 	views := make([]*tensor.Tensor, len(r.args))
-	var starts []int
-	for k := first; k < hi; k += workers {
+	vals = slices.Clone(vals)
+	starts, prev := make([]int, len(s.Labels)), make([]int, len(s.Labels))
+	for k := first; k < last; k++ {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, &einsum.Error{Kind: einsum.ErrCanceled, Pos: -1, Operand: -1, Msg: "canceled between slices", Err: ctx.Err()}
 		}
 		starts = s.Values(k, starts)
+		// The outermost loop whose block changed: the hoisted results of
+		// its level and those inside it are computed again (all of them
+		// in the first slice).
+		changed := 1
+		for k > first && changed <= len(starts) && starts[changed-1] == prev[changed-1] {
+			changed++
+		}
+		copy(prev, starts)
+		if err := r.level(ctx, threads, changed, len(starts)-1, starts, vals); err != nil {
+			return nil, err
+		}
 		for j, i := range r.args {
 			if i >= len(r.cuts) || !r.cuts[i] {
 				views[j] = vals[i] // no sliced label: whole in every slice
@@ -232,6 +283,9 @@ func (r *slicedRun) work(ctx context.Context, first, hi, workers, threads int, v
 		part, err := r.slice.Execute(ctx, threads, views...)
 		if err != nil {
 			return nil, err
+		}
+		if r.ran != nil {
+			r.ran(len(r.hoisted))
 		}
 		block, err := cut(acc, outAxes(r.outAxis), starts, s.Blocks)
 		if err != nil {

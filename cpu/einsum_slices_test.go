@@ -3,6 +3,7 @@ package cpu_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -59,14 +60,19 @@ func TestRandomSlicedAgainstNaive(t *testing.T) {
 	t.Logf("%d cases ran sliced, %d in blocks longer than 1, %d with hoisted steps", sliced, blocked, hoisted)
 }
 
+var slicedInstance = flag.String("sliced-instance", "", "TestInstancesSliced runs this instance alone, whatever its FLOPs")
+
 // TestInstancesSliced runs the cheaper benchmark instances under a memory
 // limit of an eighth of their largest intermediate: sliced, on two
 // threads, they match the unsliced result, and the FLOPs overhead of the
 // slicing (or of the segments, einsum.Segments) is logged.
+//
+// With -sliced-instance=NAME it runs that instance alone, however many
+// its FLOPs (str_nw_mera_open_26, 3·10^10, takes minutes).
 func TestInstancesSliced(t *testing.T) {
 	for _, in := range loadInstances(t) {
 		sp, ok := in.Paths["opt_flops"]
-		if !ok || sp.Log10Flops > 8.5 {
+		if !ok || *slicedInstance == "" && sp.Log10Flops > 8.5 || *slicedInstance != "" && in.Name != *slicedInstance {
 			continue
 		}
 		ops, whole := storedPlan(t, in)
@@ -107,7 +113,9 @@ func TestInstancesSliced(t *testing.T) {
 }
 
 // BenchmarkSlices contracts an instance sliced to an eighth of its largest
-// intermediate on 1 and 2 threads: the slices run in parallel. Each
+// intermediate on 1 and 2 threads: the slices run in parallel. It reports
+// the process's CPU seconds per contraction too (Linux), steadier than
+// wall time on a shared machine. Each
 // sub-benchmark plans its own instance (untimed), so that a filter such as
 //
 //	-bench 'Slices/lm_batch_likelihood_brackets_4_4d/threads=1' -benchtime 1x
@@ -116,7 +124,7 @@ func TestInstancesSliced(t *testing.T) {
 // '*slicedRun).work' and '*slicedRun).hoist').
 func BenchmarkSlices(b *testing.B) {
 	for _, in := range loadInstances(b) {
-		if in.Name != "lm_batch_likelihood_brackets_4_4d" && in.Name != "lm_batch_likelihood_sentence_4_4d" && in.Name != "str_nw_mera_closed_120" {
+		if in.Name != "lm_batch_likelihood_brackets_4_4d" && in.Name != "lm_batch_likelihood_sentence_4_4d" && in.Name != "str_nw_mera_closed_120" && in.Name != "str_nw_mera_open_26" {
 			continue
 		}
 		for _, threads := range []int{1, 2} {
@@ -128,10 +136,14 @@ func BenchmarkSlices(b *testing.B) {
 					b.Fatal(err)
 				}
 				c := mustContraction(b, p, cpu.WithThreads(threads))
+				cpu0 := cpuSeconds()
 				for b.Loop() {
 					if _, err := c.Execute(context.Background(), ops...); err != nil {
 						b.Fatal(err)
 					}
+				}
+				if t := cpuSeconds() - cpu0; t > 0 {
+					b.ReportMetric(t/float64(b.N), "cpu-s/op")
 				}
 				b.ReportMetric(float64(p.Slicing.Count), "slices")
 			})

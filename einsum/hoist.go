@@ -17,18 +17,22 @@ type Part struct {
 	// sliced plan is its operand i, len(Inputs)+k the result of
 	// Slicing.Hoisted[k].
 	Operands []int
+	// Level is the loop level of a hoisted part: it depends on the
+	// sliced labels Slicing.Labels[:Level] alone (none when 0), and runs
+	// once per combination of their blocks, over the operands cut to
+	// them, its result held while the slices inside run.
+	Level int
 }
 
 // hoist splits the path of one slice, sl.Path of the reduced network n of
-// p, at its slice-invariant steps (sl.Invariant): it returns a Part per
-// invariant result that a step of the slice reads, over whole operands,
-// and the Part of one slice, over the operands cut to their blocks
-// (shapes) and those results — or nothing when no step is invariant, or
-// none depends on a sliced label (there is one slice).
+// p, at its loop levels (sl.Levels): it returns a Part per result that a
+// step of a deeper level reads — computed at its own level over the
+// operands cut to that level's blocks (shapes; whole for level 0) and the
+// held results of levels outside it, ordered by level — and the Part of
+// the innermost loop, a slice, over the operands cut to their blocks and
+// the held results it reads; or nothing when no result is held (every
+// step runs in every slice).
 func hoist(ctx context.Context, cfg *config, p *Plan, n path.Network, sl path.Slicing, shapes [][]int) ([]Part, *Part, error) {
-	if !slices.Contains(sl.Invariant, true) || !slices.Contains(sl.Invariant, false) {
-		return nil, nil, nil
-	}
 	sn := sl.Network(n)
 	c, err := path.Evaluate(sn, sl.Path)
 	if err != nil {
@@ -36,78 +40,76 @@ func hoist(ctx context.Context, cfg *config, p *Plan, n path.Network, sl path.Sl
 	}
 	ids, _ := sl.Path.IDs(len(n.Inputs)) // Evaluate has checked the path
 	in := len(n.Inputs)
-	// labels[v] are the labels of value v; a hoisted result's are put in
-	// the order its consumer reads them (see gemmOrder).
+	level := func(v int) int { // the loop level of value v (0 for an input)
+		if v < in {
+			return 0
+		}
+		return sl.Levels[v-in]
+	}
+	// held are the results a step of a deeper level reads, by level;
+	// labels[v] are the labels of value v, a held result's in the order
+	// its consumer reads them (see gemmOrder).
+	var held []int
 	labels := slices.Clone(n.Inputs)
 	for _, st := range c.Steps {
 		labels = append(labels, st.Labels)
 	}
 	for si, step := range ids {
-		if sl.Invariant[si] || len(step) != 2 {
-			continue
-		}
 		for j, v := range step {
-			if v >= in && sl.Invariant[v-in] {
+			if v < in || level(v) == sl.Levels[si] {
+				continue
+			}
+			held = append(held, v)
+			if len(step) == 2 {
 				labels[v] = gemmOrder(labels[v], labels[step[1-j]], labels[in+si])
 			}
 		}
 	}
+	if len(held) == 0 {
+		return nil, nil, nil
+	}
+	slices.SortStableFunc(held, func(a, b int) int { return level(a) - level(b) })
 	runes := labelRunes(p.Labels)
 	one := *cfg
 	one.memLimit = 0
-	// plan plans the part whose operands are the values ops, reached by
-	// the path steps steps, into the labels out.
-	plan := func(ops, steps []int, out []int, shapes [][]int) (*Plan, error) {
+	// part plans the part whose operands are the values ops (ascending),
+	// reached by the path steps steps, into the labels out.
+	part := func(ops, steps []int, out []int, lv int) (Part, error) {
 		eq := &Equation{Output: term(out, runes)}
+		pt := Part{Level: lv}
+		var sh [][]int
 		for _, v := range ops {
 			if v < in {
 				eq.Inputs = append(eq.Inputs, term(p.Inputs[v], runes))
+				pt.Operands = append(pt.Operands, v)
+				sh = append(sh, shapes[v])
 			} else {
 				eq.Inputs = append(eq.Inputs, term(labels[v], runes))
+				pt.Operands = append(pt.Operands, in+slices.Index(held, v))
+				sh = append(sh, elemShape(labels[v], sn.Sizes))
 			}
 		}
 		one.path, one.hasPath = linear(ops, steps, ids, in), true
-		return eq.plan(ctx, &one, shapes)
+		var err error
+		pt.Plan, err = eq.plan(ctx, &one, sh)
+		return pt, err
 	}
 	var hoisted []Part
-	var rest Part
-	var held []int  // the invariant results the variant steps read, as hoisted
-	var steps []int // the variant steps
-	for si, inv := range sl.Invariant {
-		if inv {
-			continue
+	for _, v := range held {
+		// The steps of v's level below it: the held results of outer
+		// levels are operands.
+		lv := level(v)
+		ops, sub := subtree(v, ids, in, func(u int) bool { return level(u) < lv })
+		h, err := part(ops, sub, labels[v], lv)
+		if err != nil {
+			return nil, nil, err
 		}
-		steps = append(steps, si)
-		for _, v := range ids[si] {
-			switch {
-			case v < in:
-				rest.Operands = append(rest.Operands, v)
-			case sl.Invariant[v-in]:
-				held = append(held, v)
-				ops, sub := subtree(v, ids, in)
-				var sh [][]int
-				for _, i := range ops {
-					sh = append(sh, p.InputShapes[i])
-				}
-				q, err := plan(ops, sub, labels[v], sh)
-				if err != nil {
-					return nil, nil, err
-				}
-				hoisted = append(hoisted, Part{Plan: q, Operands: ops})
-			}
-		}
+		hoisted = append(hoisted, h)
 	}
-	slices.Sort(rest.Operands)
-	var sh [][]int
-	for _, i := range rest.Operands {
-		sh = append(sh, shapes[i])
-	}
-	ops := append(slices.Clone(rest.Operands), held...)
-	for k, v := range held {
-		rest.Operands = append(rest.Operands, in+k)
-		sh = append(sh, elemShape(labels[v], sn.Sizes))
-	}
-	if rest.Plan, err = plan(ops, steps, p.Output, sh); err != nil {
+	last := len(sl.Labels)
+	ops, steps := subtree(in+len(ids)-1, ids, in, func(u int) bool { return level(u) < last })
+	rest, err := part(ops, steps, p.Output, last)
+	if err != nil {
 		return nil, nil, err
 	}
 	return hoisted, &rest, nil
@@ -138,17 +140,19 @@ func gemmOrder(a, b, out []int) []int {
 	return a // a label summed here: no GEMM order
 }
 
-// subtree returns the inputs (ascending) and the steps (in path order)
-// that value v of a path (the operand ids of each step) depends on.
-func subtree(v int, ids [][]int, inputs int) (ops, steps []int) {
-	var walk func(v int)
-	walk = func(v int) {
-		if v < inputs {
-			ops = append(ops, v)
+// subtree returns the operands (values, ascending) and the steps (in path
+// order) of the part of a path (the operand ids of each step) that makes
+// value v: walking down from v, an input, or a value for which operand
+// reports true, is an operand.
+func subtree(v int, ids [][]int, inputs int, operand func(v int) bool) (ops, steps []int) {
+	var walk func(u int)
+	walk = func(u int) {
+		if u < inputs || u != v && operand(u) {
+			ops = append(ops, u)
 			return
 		}
-		steps = append(steps, v-inputs)
-		for _, o := range ids[v-inputs] {
+		steps = append(steps, u-inputs)
+		for _, o := range ids[u-inputs] {
 			walk(o)
 		}
 	}

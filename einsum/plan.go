@@ -81,13 +81,17 @@ type Plan struct {
 // to them (the sliced axes cut down to a block) are contracted by Plan;
 // the slices are summed into the output — or, for sliced output labels,
 // each written into its block of the output. Every intermediate of one
-// slice fits the memory limit. Steps of Plan that depend on no sliced
-// label compute the same in every slice: Hoisted and Sliced let executors
-// compute them once, before the slices.
+// slice fits the memory limit. The slices run as loops nested in the
+// order of Labels, the first outermost, and a step of Plan that depends
+// on the outer labels alone computes the same for every block of the
+// inner ones: Hoisted and Sliced let executors compute it once per block
+// of the labels it depends on (once, before the slices, for a step that
+// depends on none).
 type Slicing struct {
-	// Labels are the sliced labels, Extents their extents and Blocks
-	// their extents within one slice (each divides the extent; 1 is
-	// cotengra's slicing, one value at a time).
+	// Labels are the sliced labels in loop order, the outermost first,
+	// Extents their extents and Blocks their extents within one slice
+	// (each divides the extent; 1 is cotengra's slicing, one value at a
+	// time).
 	Labels  []int
 	Extents []int
 	Blocks  []int
@@ -96,24 +100,27 @@ type Slicing struct {
 	// Plan is the plan of one slice: the equation bound to the operand
 	// shapes with every sliced axis cut to its block.
 	Plan *Plan
-	// Hoisted are the results of Plan's slice-invariant steps that its
-	// other steps read, each computed by a Part over whole operands (none
-	// carries a sliced label on an axis of more than one value): the same
-	// in every slice, computed once and held through all of them. Every
-	// one fits the memory limit.
+	// Hoisted are the results of Plan's steps that a step of a deeper
+	// loop reads, by Level: Hoisted[k] depends on Labels[:Hoisted[k].Level]
+	// alone and is computed once per combination of their blocks by a
+	// Part over the operands cut to them (whole at level 0: none carries
+	// a sliced label on an axis of more than one value) and the results
+	// of earlier Hoisted parts of outer levels, and held while the loops
+	// inside run. Every one fits the memory limit.
 	Hoisted []Part
 	// Sliced, when Hoisted is not empty, is the rest of one slice: a Part
 	// over the operands cut as for Plan and the Hoisted results, with the
-	// output of Plan. Nil when no step is invariant: Plan is then the
-	// whole of a slice.
+	// output of Plan. Nil when no step is hoisted: Plan is then the whole
+	// of a slice.
 	Sliced *Part
-	// Flops is the cost of all the slices together, the invariant steps
-	// counted once (Hoisted, then Sliced per slice); Flops / the plan's
-	// Flops is the price of slicing.
+	// Flops is the cost of all the slices together, each step counted
+	// once per block combination of the labels of its loop and those
+	// outside it (Hoisted[k] per block of Labels[:Hoisted[k].Level],
+	// Sliced per slice); Flops / the plan's Flops is the price of slicing.
 	Flops float64
 	// Peak is the largest number of elements the intermediates hold at
-	// once when the Hoisted parts run first and then the slices one at a
-	// time: the Hoisted results and one slice's intermediates.
+	// once when the loops run one slice at a time: the Hoisted results of
+	// every level and one slice's intermediates.
 	Peak float64
 }
 

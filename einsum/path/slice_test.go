@@ -90,8 +90,12 @@ func TestSliceLattice(t *testing.T) {
 		if err != nil {
 			t.Fatalf("L=%d: the slice path does not fit the sliced network: %v", L, err)
 		}
-		if peak := naivePeak(t, sn, s.Path, s.Invariant); got > big/8 || s.Peak != peak {
+		peak, flops := naiveLoops(t, n, s)
+		if got > big/8 || s.Peak != peak {
 			t.Errorf("L=%d: one slice's largest intermediate %v (limit %v), peak %v reported %v", L, got, big/8, peak, s.Peak)
+		}
+		if math.Abs(s.Log2Flops-math.Log2(flops)) > 1e-9 {
+			t.Errorf("L=%d: FLOPs %v, the loops run %v", L, s.Flops, flops)
 		}
 		seen := map[int]bool{}
 		slices := 1.0
@@ -102,7 +106,7 @@ func TestSliceLattice(t *testing.T) {
 			seen[l] = true
 			slices *= float64(n.Sizes[l] / s.Sizes[j])
 		}
-		if want := naiveHoisted(t, n, s, s.Path); s.Slices != slices || math.Abs(s.Log2Flops-want) > 1e-9 || s.Flops > slices*sc.Flops {
+		if want := naiveNested(t, n, s, s.Path, 0); s.Slices != slices || math.Abs(s.Log2Flops-want) > 1e-9 || s.Flops > slices*sc.Flops {
 			t.Errorf("L=%d: %v slices of %v FLOPs = %v, want 2^%v", L, s.Slices, sc.Flops, s.Flops, want)
 		}
 		// Slicing never beats the best unsliced path (it may beat greedy's:
@@ -142,42 +146,79 @@ func TestSlicingPrice(t *testing.T) {
 	}
 }
 
-// naivePeak returns the most elements the intermediates of p in n hold at
-// once when the steps marked invariant run first, the others after, and
-// an invariant result that another step reads is never freed; the final
-// result is left out.
-func naivePeak(t *testing.T, n Network, p Path, invariant []bool) float64 {
+// naiveLoops runs the slices of s as nested loops, Labels outermost first,
+// one block combination at a time (the last label varying fastest), and
+// returns the most elements the intermediates hold at once and the FLOPs
+// the steps run. In each slice the steps that depend on a label whose
+// block changed, or on one inside it, run again — level by level (the
+// innermost sliced label their inputs carry), outermost first, in path
+// order within a level — their results of the slice before dropped
+// first; the others' results are kept. A result read by a step of its own level
+// is freed after it; the final result is left out.
+func naiveLoops(t *testing.T, n Network, s Slicing) (peak, flops float64) {
 	t.Helper()
-	c, err := Evaluate(n, p)
+	c, err := Evaluate(s.Network(n), s.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, _ := p.IDs(len(n.Inputs))
-	live := map[int]float64{} // intermediate id -> elements
-	peak := 0.0
-	for _, first := range []bool{true, false} {
-		for si, st := range c.Steps {
-			if invariant[si] != first {
-				continue
+	ids, _ := s.Path.IDs(len(n.Inputs))
+	level := make([]int, len(ids))
+	for si := range ids {
+		below := labelsBelow(n, ids, len(n.Inputs)+si)
+		for j, l := range s.Labels {
+			if slices.Contains(below, l) {
+				level[si] = j + 1
 			}
-			size := st.Size
-			if si == len(c.Steps)-1 {
-				size = 0
-			}
-			total := size
-			for _, x := range live {
-				total += x
-			}
-			peak = max(peak, total)
-			for _, id := range ids[si] {
-				if id >= len(n.Inputs) && (invariant[si] || !invariant[id-len(n.Inputs)]) {
-					delete(live, id)
-				}
-			}
-			live[len(n.Inputs)+si] = size
 		}
 	}
-	return peak
+	blocks := s.blocks(n)
+	live := map[int]float64{} // intermediate id -> elements
+	var prev []int
+	for slice := range int(s.Slices) {
+		// The block of each label in this slice, and the outermost that
+		// changed (0: the first slice, where every level runs).
+		vals := make([]int, len(s.Labels))
+		for j, k := len(s.Labels)-1, slice; j >= 0; j-- {
+			vals[j], k = k%int(blocks[j]), k/int(blocks[j])
+		}
+		changed := 0
+		if prev != nil {
+			changed = 1
+			for changed <= len(vals) && vals[changed-1] == prev[changed-1] {
+				changed++
+			}
+		}
+		prev = vals
+		for id := range live {
+			if level[id-len(n.Inputs)] >= changed {
+				delete(live, id) // recomputed below
+			}
+		}
+		for lv := changed; lv <= len(s.Labels); lv++ {
+			for si, st := range c.Steps {
+				if level[si] != lv {
+					continue
+				}
+				size := st.Size
+				if si == len(c.Steps)-1 {
+					size = 0
+				}
+				total := size
+				for _, x := range live {
+					total += x
+				}
+				peak = max(peak, total)
+				flops += st.Flops
+				for _, id := range ids[si] {
+					if id >= len(n.Inputs) && level[id-len(n.Inputs)] == lv {
+						delete(live, id)
+					}
+				}
+				live[len(n.Inputs)+si] = size
+			}
+		}
+	}
+	return peak, flops
 }
 
 // A limit no slicing can meet is ErrMemoryLimit.
@@ -208,8 +249,9 @@ func TestUnslice(t *testing.T) {
 	big, c, _ := largest(n, p)
 	o := Options{MemoryLimit: big, Trials: stepTrials, Time: 100 * time.Millisecond}
 	s := Slicing{Labels: []int{0, 5}, Sizes: []int{1, 1}, Slices: 4, Path: p}
-	sc, _ := Evaluate(s.Network(n), p)
-	s.Log2Flops = 2 + sc.Log2Flops
+	if _, err := s.price(n, p); err != nil {
+		t.Fatal(err)
+	}
 	u := unslice(context.Background(), n, s, o)
 	if len(u.Labels) != 0 || u.Slices != 1 || u.Log2Flops > c.Log2Flops+1e-9 {
 		t.Fatalf("unsliced %v (%v slices, log2 FLOPs %v), want none sliced and at most %v", u.Labels, u.Slices, u.Log2Flops, c.Log2Flops)
