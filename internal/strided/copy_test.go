@@ -332,8 +332,12 @@ func BenchmarkPermute(b *testing.B) {
 		{"permute5d_31024/float64", func(b *testing.B) { benchPermute[float64](b, t5, []int{3, 1, 0, 2, 4}) }},
 		{"permute5d/float64/copy", func(b *testing.B) { benchMemcpy[float64](b, prod(t5)) }},
 		{"permute5d_40312/float32", func(b *testing.B) { benchPermute[float32](b, t5, []int{4, 0, 3, 1, 2}) }},
+		{"permute5d_24130/float32", func(b *testing.B) { benchPermute[float32](b, t5, []int{2, 4, 1, 3, 0}) }},
+		{"permute5d_31024/float32", func(b *testing.B) { benchPermute[float32](b, t5, []int{3, 1, 0, 2, 4}) }},
 		{"permute5d/float32/copy", func(b *testing.B) { benchMemcpy[float32](b, prod(t5)) }},
 		{"permute5d_40312/complex128", func(b *testing.B) { benchPermute[complex128](b, t5, []int{4, 0, 3, 1, 2}) }},
+		{"permute5d_24130/complex128", func(b *testing.B) { benchPermute[complex128](b, t5, []int{2, 4, 1, 3, 0}) }},
+		{"permute5d_31024/complex128", func(b *testing.B) { benchPermute[complex128](b, t5, []int{3, 1, 0, 2, 4}) }},
 		{"permute5d/complex128/copy", func(b *testing.B) { benchMemcpy[complex128](b, prod(t5)) }},
 	}
 	for _, c := range cases {

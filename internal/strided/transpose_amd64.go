@@ -2,7 +2,12 @@
 
 package strided
 
-import "unsafe"
+import (
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The non-temporal transpose kernels of transpose_amd64.s (SSE2, so every
 // amd64 CPU has them).
@@ -26,25 +31,82 @@ func transposeNT16(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 //go:noescape
 func copyRowsNT(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, rows, n int)
 
+// The AVX-512 kernels of transpose_avx512_amd64.s: 16×16 blocks of 4-byte
+// and 8×8 blocks of 8-byte elements transposed in registers, destination
+// rows in groups of 8, gs bytes apart.
+
+//go:noescape
+func transpose16x16AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
+
+//go:noescape
+func transpose8x8AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
+
+// isaEnv is the environment variable, read once at start-up, that forces
+// a kernel path: the one cpu/gemm reads (GOFERRO_GEMM_ISA), with its
+// names, so that one setting forces every package onto the same path.
+// avx512 (the default where the CPU and OS run it) uses the AVX-512
+// transposes; avx2 the SSE2 ones (this package has no AVX2 kernels: they
+// would gain nothing on the SSE2 ones, which are held back by memory);
+// generic no assembly at all (the portable Go loops, as with -tags
+// purego). A path the CPU cannot run falls back to the best it can.
+const isaEnv = "GOFERRO_GEMM_ISA"
+
+// kernels is the active kernel path, fixed at start-up (see isaEnv).
+var kernels = chooseKernels(os.Getenv(isaEnv), cpu.X86.HasAVX512F)
+
+// Kernel paths, best first.
+const (
+	pathAVX512 = iota
+	pathSSE2
+	pathGeneric
+)
+
+// chooseKernels returns the kernel path named by want ("avx512", "avx2"
+// or "generic"), or the best the CPU runs when want is empty, unknown or
+// needs AVX-512 the CPU lacks.
+func chooseKernels(want string, avx512 bool) int {
+	switch {
+	case want == "generic":
+		return pathGeneric
+	case want == "avx2" || !avx512:
+		return pathSSE2
+	}
+	return pathAVX512
+}
+
 // ntFence orders the non-temporal stores before any later store (SFENCE).
 func ntFence()
 
 // ntTile is copyTile for unit strides along the dense axes (s0 = d1 = 1),
-// dst[dOff+i*d0+j] = src[sOff+i+j*s1], with non-temporal stores: every
-// destination cache line of the n0×n1 plane that lies wholly inside it is
-// written in one go from 64/size source rows, without first being read
-// into the cache. The ragged edges go through copyTile. It reports false,
-// copying nothing, unless T is one of the types Copy reinterprets its
-// pointer-free 4-, 8- and 16-byte elements as and destination rows are
-// whole cache lines apart.
-func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool {
+// dst[dOff+k*d2+i*d0+j] = src[sOff+k*s2+i+j*s1] (i < n0, j < n1, k < n2),
+// with non-temporal stores: every destination cache line of the n0×n1
+// planes that lies wholly inside them is written in one go from 64/size
+// source rows, without first being read into the cache. The third axis k
+// (n2 = 1: none) is walked inside each column of destination lines, so
+// that when it continues the source's rows (s2 = n0), source rows shorter
+// than a line have their lines used whole while they are still in the L1
+// cache. The ragged edges go through copyTile. It reports false, copying
+// nothing, unless T is one of the types Copy reinterprets its
+// pointer-free 4-, 8- and 16-byte elements as and destination rows (and
+// planes) are whole cache lines apart.
+func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, s2 int) bool {
+	if kernels == pathGeneric {
+		return false
+	}
 	var kern func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 	rows := 4 // the kernel's multiple of rows
+	var wide func(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
 	switch any(dst).(type) {
 	case []uint32:
 		kern = transposeNT4
+		if kernels == pathAVX512 {
+			wide, rows = transpose16x16AVX512, 16
+		}
 	case []uint64:
 		kern, rows = transposeNT8, 8
+		if kernels == pathAVX512 {
+			wide = transpose8x8AVX512
+		}
 	case [][2]uint64:
 		kern = transposeNT16
 	default:
@@ -53,6 +115,20 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool
 	var z T
 	size := int(unsafe.Sizeof(z))
 	k := lineBytes / size // elements per destination line
+	if n2 < 1 || (n2 > 1 && (d2*size)%lineBytes != 0) {
+		return false
+	}
+	// Planes of 8 rows that continue each other in the source (s2 = 8) go
+	// to the AVX-512 kernels as one plane of 8·n2 rows, whose groups of 8
+	// destination rows are d2 apart: a source line shorter than a row of
+	// the block (8 4-byte elements) is then read whole in one go.
+	gs := 8 * d0 * size
+	pn0, pn2, pd2, ps2 := n0, n2, d2, s2 // the planes, for the ragged edges
+	if wide != nil && n0 == 8 && n2 > 1 && s2 == 8 && (8*n2)%rows == 0 {
+		gs = d2 * size
+		n0, n2 = 8*n2, 1
+		d2, s2 = 0, 0
+	}
 	if (d0*size)%lineBytes != 0 || n0 < rows || n1 < k {
 		return false
 	}
@@ -67,24 +143,41 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool
 	if j1 <= j0 {
 		return false
 	}
-	// Touch the corners so that a bad layout panics here, in Go, rather
-	// than faulting in the kernel.
-	_ = dst[dOff+(m-1)*d0+j1-1]
-	_ = dst[dOff+j0]
-	_ = src[sOff+m-1+(j1-1)*s1]
-	_ = src[sOff+j0*s1]
+	// Touch the corners of the first and last planes so that a bad
+	// layout panics here, in Go, rather than faulting in the kernel.
+	last := (m - 1) * d0
+	if gs != 8*d0*size {
+		last = (m/8-1)*d2 + 7*d0 // a merged plane: row i at (i/8)·d2 + (i%8)·d0
+	}
+	for _, l := range [2]int{0, n2 - 1} {
+		do, so := dOff+l*d2, sOff+l*s2
+		_ = dst[do+last+j1-1]
+		_ = dst[do+j0]
+		_ = src[so+m-1+(j1-1)*s1]
+		_ = src[so+j0*s1]
+	}
 	db, sb := d0*size, s1*size
 	for j := j0; j < j1; j += k {
-		kern(unsafe.Pointer(&dst[dOff+j]), db, unsafe.Pointer(&src[sOff+j*s1]), sb, m)
+		for l := range n2 {
+			d, s := unsafe.Pointer(&dst[dOff+l*d2+j]), unsafe.Pointer(&src[sOff+l*s2+j*s1])
+			if wide != nil {
+				wide(d, db, gs, s, sb, m, 1)
+			} else {
+				kern(d, db, s, sb, m)
+			}
+		}
 	}
-	if j0 > 0 {
-		copyTile(dst, dOff, d0, 1, src, sOff, 1, s1, n0, j0, b, false)
-	}
-	if j1 < n1 {
-		copyTile(dst, dOff+j1, d0, 1, src, sOff+j1*s1, 1, s1, n0, n1-j1, b, false)
-	}
-	if m < n0 {
-		copyTile(dst, dOff+m*d0+j0, d0, 1, src, sOff+m+j0*s1, 1, s1, n0-m, j1-j0, b, false)
+	for l := range pn2 {
+		do, so := dOff+l*pd2, sOff+l*ps2
+		if j0 > 0 {
+			copyTile(dst, do, d0, 1, src, so, 1, s1, pn0, j0, b, false)
+		}
+		if j1 < n1 {
+			copyTile(dst, do+j1, d0, 1, src, so+j1*s1, 1, s1, pn0, n1-j1, b, false)
+		}
+		if m < n0 { // never for a merged plane, whose m is n0
+			copyTile(dst, do+m*d0+j0, d0, 1, src, so+m+j0*s1, 1, s1, n0-m, j1-j0, b, false)
+		}
 	}
 	return true
 }
@@ -95,6 +188,9 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool
 // reinterprets its pointer-free elements as, rows are a whole number of
 // 16-byte units and every destination row starts 16-byte aligned.
 func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool {
+	if kernels == pathGeneric {
+		return false
+	}
 	switch any(dst).(type) {
 	case []uint32, []uint64, [][2]uint64:
 	default:
@@ -130,7 +226,7 @@ func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool {
 // holds at least one 8×8 block.
 func cachedTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool {
 	d, ok := any(dst).([]uint64)
-	if !ok || n0 < 8 || n1 < 8 {
+	if !ok || n0 < 8 || n1 < 8 || kernels == pathGeneric {
 		return false
 	}
 	s := any(src).([]uint64)

@@ -134,3 +134,50 @@ func testCopyPlane[T comparable](t *testing.T, r *rand.Rand, fill func(int) T) {
 			z, n0, n1, d0, d1, dOff, s0, s1, sOff)
 	}
 }
+
+// TestCopyShortSourceRows checks, with every transposing copy sent down
+// the non-temporal path, the permutations whose source rows are 8
+// elements long and continue each other (a source of shape (n, c, 8)
+// read with its last axis elsewhere than last): on AVX-512 those planes
+// go to the kernels as one plane of 8·c rows whose groups of 8
+// destination rows lie apart. Destination offsets 0 to 3 shift the
+// lines against the kernels' alignment, and naiveCopy is the reference,
+// including that nothing around the destination was written.
+func TestCopyShortSourceRows(t *testing.T) {
+	defer func(v int) { ntMinBytes = v }(ntMinBytes)
+	ntMinBytes = 0
+	for _, n := range []int{16, 17, 32, 40} {
+		for _, c := range []int{1, 2, 3, 4, 6, 32} {
+			for _, perm := range [][]int{{2, 0, 1}, {2, 1, 0}, {0, 2, 1}, {1, 2, 0}} {
+				for dOff := range 4 {
+					testShortRows(t, n, c, perm, dOff, func(i int) float32 { return float32(i) })
+					testShortRows(t, n, c, perm, dOff, func(i int) float64 { return float64(i) })
+					testShortRows(t, n, c, perm, dOff, func(i int) complex128 { return complex(float64(i), 3) })
+				}
+			}
+		}
+	}
+}
+
+func testShortRows[T comparable](t *testing.T, n, c int, perm []int, dOff int, fill func(int) T) {
+	t.Helper()
+	shape := []int{n, c, 8}
+	src := make([]T, prod(shape))
+	for i := range src {
+		src[i] = fill(i + 1)
+	}
+	ss := rowMajor(shape)
+	pshape, pss := make([]int, 3), make([]int, 3)
+	for i, p := range perm {
+		pshape[i], pss[i] = shape[p], ss[p]
+	}
+	ds := rowMajor(pshape)
+	got := make([]T, dOff+prod(pshape)+3)
+	want := make([]T, len(got))
+	Copy(got, dOff, ds, src, 0, pss, pshape)
+	naiveCopy(want, dOff, ds, src, 0, pss, pshape)
+	if !slices.Equal(got, want) {
+		var z T
+		t.Fatalf("%T shape %v perm %v, destination offset %d: mismatch", z, shape, perm, dOff)
+	}
+}
