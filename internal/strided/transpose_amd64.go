@@ -216,41 +216,68 @@ func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool {
 }
 
 // cachedTile is copyTile for unit strides along the dense axes (s0 = d1 =
-// 1) of 8-byte elements, dst[dOff+i*d0+j] = src[sOff+i+j*s1], with
-// ordinary stores: the copies small enough to stay in the cache. Within
-// each b×b tile, transpose8 moves whole 8×8 blocks (8 source lines read,
-// 8 destination lines written, 16 bytes at a time: about 2.5 instructions
-// an element against about 9 for copy4x4Unit); the ragged edges go through
-// copyRow. It reports false, copying nothing, unless T is uint64 (the type
-// Copy reinterprets aligned pointer-free 8-byte elements as) and the plane
-// holds at least one 8×8 block.
+// 1) of 8-byte elements, and of 4-byte ones on AVX-512,
+// dst[dOff+i*d0+j] = src[sOff+i+j*s1], with ordinary stores: the copies
+// small enough to stay in the cache. Within each b×b tile, the kernels
+// move whole k×k blocks, k source lines read and k destination lines
+// written (k = 8 for 8-byte elements: transpose8x8AVX512, one instruction
+// a line, or transpose8, 16 bytes at a time, about 2.5 instructions an
+// element against about 9 for copy4x4Unit; k = 16 for 4-byte elements:
+// transpose16x16AVX512); the ragged edges go through copyRow. It reports
+// false, copying nothing, unless T is uint64 or, on AVX-512, uint32 (the
+// types Copy reinterprets aligned pointer-free 8- and 4-byte elements as)
+// and the plane holds at least one k×k block.
 func cachedTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool {
-	d, ok := any(dst).([]uint64)
-	if !ok || n0 < 8 || n1 < 8 || kernels == pathGeneric {
+	if kernels == pathGeneric {
 		return false
 	}
-	s := any(src).([]uint64)
+	k := 8
+	var kern func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
+	switch any(dst).(type) {
+	case []uint64:
+		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) { transpose8(dst, db, src, sb, n, 0) }
+		if kernels == pathAVX512 {
+			kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
+				transpose8x8AVX512(dst, db, 8*db, src, sb, n, 0)
+			}
+		}
+	case []uint32:
+		if kernels != pathAVX512 {
+			return false
+		}
+		k = 16
+		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
+			transpose16x16AVX512(dst, db, 8*db, src, sb, n, 0)
+		}
+	default:
+		return false
+	}
+	if n0 < k || n1 < k {
+		return false
+	}
 	// Touch the corners so that a bad layout panics here, in Go, rather
 	// than faulting in the kernel.
-	_, _ = d[dOff], d[dOff+(n0-1)*d0+n1-1]
-	_, _ = s[sOff], s[sOff+n0-1+(n1-1)*s1]
-	b = max(b&^7, 8)
-	db, sb := d0*8, s1*8
+	_, _ = dst[dOff], dst[dOff+(n0-1)*d0+n1-1]
+	_, _ = src[sOff], src[sOff+n0-1+(n1-1)*s1]
+	var z T
+	size := int(unsafe.Sizeof(z))
+	b = max(b/k*k, k)
+	db, sb := d0*size, s1*size
 	for i0 := 0; i0 < n0; i0 += b {
 		e0 := min(i0+b, n0)
-		m := (e0 - i0) &^ 7
-		for j := 0; j < n1; j += 8 {
-			if j+8 > n1 {
+		m := (e0 - i0) / k * k
+		for j := 0; j < n1; j += k {
+			if j+k > n1 {
 				for i := i0; i < e0; i++ {
-					copyRow(d, dOff+i*d0+j, 1, s, sOff+i+j*s1, s1, n1-j)
+					copyRow(dst, dOff+i*d0+j, 1, src, sOff+i+j*s1, s1, n1-j)
 				}
 				break
 			}
 			if m > 0 {
-				transpose8(unsafe.Pointer(&d[dOff+i0*d0+j]), db, unsafe.Pointer(&s[sOff+i0+j*s1]), sb, m, 0)
+				kern(unsafe.Pointer(&dst[dOff+i0*d0+j]), db, unsafe.Pointer(&src[sOff+i0+j*s1]), sb, m)
 			}
 			for i := i0 + m; i < e0; i++ {
-				copyRow(d, dOff+i*d0+j, 1, s, sOff+i+j*s1, s1, 8)
+				copyRow(dst, dOff+i*d0+j, 1, src, sOff+i+j*s1, s1, k)
 			}
 		}
 	}
