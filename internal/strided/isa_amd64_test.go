@@ -46,3 +46,28 @@ func TestChooseKernels(t *testing.T) {
 	}
 	t.Logf("%s=%q: kernel path %d (AVX-512F: %v)", isaEnv, os.Getenv(isaEnv), kernels, cpu.X86.HasAVX512F)
 }
+
+// TestPassRows checks the pass sizes of ntTile against page counts worked
+// out by hand: rows a page or more apart count a page each, closer rows
+// share pages, and the rows of a merged plane count 8 pages per group
+// span.
+func TestPassRows(t *testing.T) {
+	for _, tc := range []struct {
+		m, rows, db, gs int
+		merged          bool
+		want            int
+	}{
+		{1024, 16, 8192, 8 * 8192, false, 32}, // 2048² float32: a page a row
+		{2048, 8, 16384, 8 * 16384, false, 32},
+		{64, 8, 256, 8 * 256, false, 64},     // 64 rows in 4 pages
+		{1024, 16, 512, 8 * 512, false, 256}, // 256 rows in 32 pages
+		{72, 8, 8192, 8 * 8192, false, 32},
+		{16, 16, 1 << 20, 8 << 20, false, 16}, // never under the kernel's rows
+		{256, 16, 4 << 20, 4096, true, 32},    // 40312 float32: groups a page apart
+		{256, 16, 128 << 10, 128, true, 256},  // 24130 float32: 32 groups in one page
+	} {
+		if got := passRows(tc.m, tc.rows, tc.db, tc.gs, tc.merged); got != tc.want {
+			t.Errorf("passRows(%d, %d, %d, %d, %v) = %d, want %d", tc.m, tc.rows, tc.db, tc.gs, tc.merged, got, tc.want)
+		}
+	}
+}

@@ -74,6 +74,45 @@ func chooseKernels(want string, avx512 bool) int {
 	return pathAVX512
 }
 
+// passPages is the number of destination pages ntTile lets one pass
+// across a plane's columns store to: with the 16 or fewer source rows a
+// column reads, they stay in the first-level data TLB (64 to 96 entries
+// on current x86 cores). On an AMD EPYC (Zen 5), passes of 32 and 64
+// rows (one page each) made 2048² float32 and float64 transposes 1.3–1.7×
+// faster than whole 1024-row blocks; 128 rows were no faster than whole
+// blocks.
+const passPages = 32
+
+// passRows returns the number of the m destination rows (a multiple of
+// rows) that ntTile writes in one pass across the columns: the most, a
+// multiple of rows, whose lines lie in at most passPages pages. Rows are
+// db bytes apart, or, in a merged plane, in groups of 8 db bytes apart
+// whose groups are gs bytes apart.
+func passRows(m, rows, db, gs int, merged bool) int {
+	// span is the number of pages n lines stride bytes apart touch, at most.
+	span := func(n, stride int) int {
+		stride = abs(stride)
+		if stride >= pageBytes {
+			return n
+		}
+		return (n*stride + pageBytes - 1) / pageBytes
+	}
+	pages := func(r int) int {
+		if merged {
+			return min(span(8, db), 8) * span((r+7)/8, gs)
+		}
+		return span(r, db)
+	}
+	r := m
+	for r > rows && pages(r) > passPages {
+		r = max((r/2)/rows*rows, rows)
+	}
+	return r
+}
+
+// pageBytes is the page size the TLB estimates of passRows assume.
+const pageBytes = 4096
+
 // ntFence orders the non-temporal stores before any later store (SFENCE).
 func ntFence()
 
@@ -157,13 +196,24 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 		_ = src[so+j0*s1]
 	}
 	db, sb := d0*size, s1*size
-	for j := j0; j < j1; j += k {
-		for l := range n2 {
-			d, s := unsafe.Pointer(&dst[dOff+l*d2+j]), unsafe.Pointer(&src[sOff+l*s2+j*s1])
-			if wide != nil {
-				wide(d, db, gs, s, sb, m, 1)
-			} else {
-				kern(d, db, s, sb, m)
+	// The rows go in passes, each across all the columns, so that the
+	// pages a pass stores to stay few enough for the first-level TLB.
+	merged := gs != 8*d0*size
+	pass := passRows(m, rows, db, gs, merged)
+	for i0 := 0; i0 < m; i0 += pass {
+		r := min(pass, m-i0)
+		do := i0 * d0
+		if merged {
+			do = i0 / 8 * pd2
+		}
+		for j := j0; j < j1; j += k {
+			for l := range n2 {
+				d, s := unsafe.Pointer(&dst[dOff+l*d2+do+j]), unsafe.Pointer(&src[sOff+l*s2+i0+j*s1])
+				if wide != nil {
+					wide(d, db, gs, s, sb, r, 1)
+				} else {
+					kern(d, db, s, sb, r)
+				}
 			}
 		}
 	}

@@ -181,3 +181,38 @@ func testShortRows[T comparable](t *testing.T, n, c int, perm []int, dOff int, f
 		t.Fatalf("%T shape %v perm %v, destination offset %d: mismatch", z, shape, perm, dOff)
 	}
 }
+
+// TestCopyPasses checks transposes whose destination rows lie a page or
+// more apart, so that the non-temporal tiles go in several passes of
+// rows (passRows), with ragged row counts, against naiveCopy, including
+// that nothing around or between the destination rows was written.
+func TestCopyPasses(t *testing.T) {
+	defer func(v int) { ntMinBytes = v }(ntMinBytes)
+	ntMinBytes = 0
+	for _, n0 := range []int{64, 70, 100} {
+		for _, n1 := range []int{16, 40} {
+			testPasses(t, n0, n1, 1024, func(i int) float32 { return float32(i) })
+			testPasses(t, n0, n1, 512, func(i int) float64 { return float64(i) })
+			testPasses(t, n0, n1, 256, func(i int) complex128 { return complex(float64(i), 1) })
+		}
+	}
+}
+
+// testPasses copies the transpose of an n1×n0 row-major source into n0
+// rows d0 elements (4 KiB) apart.
+func testPasses[T comparable](t *testing.T, n0, n1, d0 int, fill func(int) T) {
+	t.Helper()
+	src := make([]T, n0*n1)
+	for i := range src {
+		src[i] = fill(i + 1)
+	}
+	shape, ds, ss := []int{n0, n1}, []int{d0, 1}, []int{1, n0}
+	got := make([]T, n0*d0)
+	want := make([]T, len(got))
+	Copy(got, 0, ds, src, 0, ss, shape)
+	naiveCopy(want, 0, ds, src, 0, ss, shape)
+	if !slices.Equal(got, want) {
+		var z T
+		t.Fatalf("%T %dx%d transpose into rows %d apart: mismatch", z, n0, n1, d0)
+	}
+}
