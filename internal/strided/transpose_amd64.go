@@ -31,15 +31,22 @@ func transposeNT16(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 //go:noescape
 func copyRowsNT(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, rows, n int)
 
-// The AVX-512 kernels of transpose_avx512_amd64.s: 16×16 blocks of 4-byte
-// and 8×8 blocks of 8-byte elements transposed in registers, destination
-// rows in groups of 8, gs bytes apart.
+// The AVX-512 kernels of transpose_avx512_amd64.s: 16×16 blocks of 4-byte,
+// 8×8 blocks of 8-byte and 4×4 blocks of 16-byte elements transposed in
+// registers; the first two take destination rows in groups of 8, gs bytes
+// apart.
 
 //go:noescape
 func transpose16x16AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
 
 //go:noescape
 func transpose8x8AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
+
+// transpose4x4AVX512 is the 16-byte kernel: 4×4 blocks of 128-bit lanes,
+// destination rows db apart.
+//
+//go:noescape
+func transpose4x4AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
 
 // isaEnv is the environment variable, read once at start-up, that forces
 // a kernel path: the one cpu/gemm reads (GOFERRO_GEMM_ISA), with its
@@ -148,6 +155,11 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 		}
 	case [][2]uint64:
 		kern = transposeNT16
+		if kernels == pathAVX512 {
+			kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
+				transpose4x4AVX512(dst, db, src, sb, n, 1)
+			}
+		}
 	default:
 		return false
 	}
@@ -266,17 +278,18 @@ func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool {
 }
 
 // cachedTile is copyTile for unit strides along the dense axes (s0 = d1 =
-// 1) of 8-byte elements, and of 4-byte ones on AVX-512,
+// 1) of 8-byte elements, and of 4- and 16-byte ones on AVX-512,
 // dst[dOff+i*d0+j] = src[sOff+i+j*s1], with ordinary stores: the copies
 // small enough to stay in the cache. Within each b×b tile, the kernels
 // move whole k×k blocks, k source lines read and k destination lines
 // written (k = 8 for 8-byte elements: transpose8x8AVX512, one instruction
 // a line, or transpose8, 16 bytes at a time, about 2.5 instructions an
 // element against about 9 for copy4x4Unit; k = 16 for 4-byte elements:
-// transpose16x16AVX512); the ragged edges go through copyRow. It reports
-// false, copying nothing, unless T is uint64 or, on AVX-512, uint32 (the
-// types Copy reinterprets aligned pointer-free 8- and 4-byte elements as)
-// and the plane holds at least one k×k block.
+// transpose16x16AVX512; k = 4 for 16-byte ones: transpose4x4AVX512); the
+// ragged edges go through copyRow. It reports false, copying nothing,
+// unless T is uint64 or, on AVX-512, uint32 or [2]uint64 (the types Copy
+// reinterprets aligned pointer-free 8-, 4- and 16-byte elements as) and
+// the plane holds at least one k×k block.
 func cachedTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool {
 	if kernels == pathGeneric {
 		return false
@@ -298,6 +311,14 @@ func cachedTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) 
 		k = 16
 		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
 			transpose16x16AVX512(dst, db, 8*db, src, sb, n, 0)
+		}
+	case [][2]uint64:
+		if kernels != pathAVX512 {
+			return false
+		}
+		k = 4
+		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
+			transpose4x4AVX512(dst, db, src, sb, n, 0)
 		}
 	default:
 		return false

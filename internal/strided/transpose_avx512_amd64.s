@@ -249,3 +249,51 @@ transpose8x8AVX512_next:
 	VZEROUPPER
 transpose8x8AVX512_done:
 	RET
+
+// func transpose4x4AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+//
+// transpose4x4AVX512 is the 16-byte kernel: 4 source lines, 4 elements each, become 4
+// destination lines; destination rows are db apart, n is a multiple of 4.
+TEXT ·transpose4x4AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ db+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ sb+24(FP), BX
+	MOVQ n+32(FP), CX
+	SHRQ $2, CX
+	JZ   transpose4x4AVX512_done
+	LEAQ (BX)(BX*2), R10  // 3*sb
+	LEAQ (DX)(DX*2), R13  // 3*db
+transpose4x4AVX512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS (SI)(BX*1), Z1
+	VMOVUPS (SI)(BX*2), Z2
+	VMOVUPS (SI)(R10*1), Z3
+	VSHUFF64X2 $0x44, Z1, Z0, Z4
+	VSHUFF64X2 $0xEE, Z1, Z0, Z5
+	VSHUFF64X2 $0x44, Z3, Z2, Z6
+	VSHUFF64X2 $0xEE, Z3, Z2, Z7
+	VSHUFF64X2 $0x88, Z6, Z4, Z0
+	VSHUFF64X2 $0xDD, Z6, Z4, Z1
+	VSHUFF64X2 $0x88, Z7, Z5, Z2
+	VSHUFF64X2 $0xDD, Z7, Z5, Z3
+	CMPQ nt+40(FP), $0
+	JEQ  transpose4x4AVX512_cached
+	VMOVNTPS Z0, (DI)
+	VMOVNTPS Z1, (DI)(DX*1)
+	VMOVNTPS Z2, (DI)(DX*2)
+	VMOVNTPS Z3, (DI)(R13*1)
+	JMP  transpose4x4AVX512_next
+transpose4x4AVX512_cached:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(DX*1)
+	VMOVUPS Z2, (DI)(DX*2)
+	VMOVUPS Z3, (DI)(R13*1)
+transpose4x4AVX512_next:
+	ADDQ $64, SI
+	LEAQ (DI)(DX*4), DI
+	DECQ CX
+	JNZ  transpose4x4AVX512_loop
+	VZEROUPPER
+transpose4x4AVX512_done:
+	RET
