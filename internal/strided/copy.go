@@ -179,6 +179,20 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 		ra = in[len(in)-1]
 		in = in[:len(in)-1]
 	}
+	// Rows along a shared axis q that are whole 32-byte runs, following
+	// each other along ra in the source and along rd in the destination,
+	// go to ntRuns as a plane of runs: a whole line at a time on both
+	// sides.
+	rd := -1
+	if ra >= 0 && p == q && bk[q] == sh[q] && ss[ra] == sh[q] && runsKernel(dst, sh[q]) {
+		for i, a := range in {
+			if ds[a] == sh[q] {
+				rd = a
+				in = slices.Delete(in, i, i+1)
+				break
+			}
+		}
+	}
 	// ext: extents of the current block; idx: its origin; iidx: the
 	// position inside it along the axes in.
 	iidx = iidx[:len(in)]
@@ -193,6 +207,14 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 		o0, o1 := do, so
 		for {
 			switch {
+			case rd >= 0:
+				if !ntRuns(dst, o0, ds[ra], src, o1, ss[rd], ext[ra], ext[rd], ext[q]) {
+					for j := range ext[rd] {
+						for k := range ext[ra] {
+							copyRow(dst, o0+k*ds[ra]+j*ds[rd], 1, src, o1+k*ss[ra]+j*ss[rd], 1, ext[q])
+						}
+					}
+				}
 			case ra >= 0 && p == q:
 				if !ntRows(dst, o0, ds[ra], src, o1, ss[ra], ext[ra], ext[q]) {
 					for k := range ext[ra] {

@@ -48,6 +48,12 @@ func transpose8x8AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, 
 //go:noescape
 func transpose4x4AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
 
+// transposeRuns32AVX512 transposes a plane of 32-byte runs in 2×2
+// blocks (two source lines in, two destination lines out).
+//
+//go:noescape
+func transposeRuns32AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+
 // isaEnv is the environment variable, read once at start-up, that forces
 // a kernel path: the one cpu/gemm reads (GOFERRO_GEMM_ISA), with its
 // names, so that one setting forces every package onto the same path.
@@ -242,6 +248,75 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 		}
 	}
 	return true
+}
+
+// ntRuns copies the n0×n1 plane of runs of n contiguous elements,
+// dst[dOff+i*d0+j*n+t] = src[sOff+i*n+j*s1+t] (t < n), where the runs
+// follow each other along i in the source and along j in the
+// destination, with non-temporal stores: a copy whose densest axis is the
+// same in both operands but only 32 bytes long, which row by row would
+// store half lines. On AVX-512, every destination line lying wholly in
+// the plane is written in one go from two source lines; the rows go in
+// passes (passRows) and the ragged edges go run by run through copyRow. It
+// reports false, copying nothing, unless the kernel runs on this CPU, T
+// is one of the types Copy reinterprets its pointer-free 4-, 8- and
+// 16-byte elements as, runs are 32 bytes, and destination rows are whole
+// lines apart.
+func ntRuns[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, n int) bool {
+	if !runsKernel(dst, n) {
+		return false
+	}
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if (d0*size)%lineBytes != 0 || n0 < 2 || n1 < 2 {
+		return false
+	}
+	// Columns [j0, j1) pair up into whole destination lines.
+	addr := uintptr(unsafe.Pointer(&dst[dOff]))
+	if addr%32 != 0 {
+		return false
+	}
+	j0 := int(addr%lineBytes) / 32
+	j1 := j0 + (n1-j0)/2*2
+	m := n0 &^ 1
+	if j1 <= j0 {
+		return false
+	}
+	// Touch the corners so that a bad layout panics here, in Go, rather
+	// than faulting in the kernel.
+	_, _ = dst[dOff+(m-1)*d0+j1*n-1], dst[dOff+j0*n]
+	_, _ = src[sOff+m*n-1+(j1-1)*s1], src[sOff+j0*s1]
+	db, sb := d0*size, s1*size
+	pass := passRows(m, 2, db, 8*db, false)
+	for i0 := 0; i0 < m; i0 += pass {
+		r := min(pass, m-i0)
+		for j := j0; j < j1; j += 2 {
+			transposeRuns32AVX512(unsafe.Pointer(&dst[dOff+i0*d0+j*n]), db, unsafe.Pointer(&src[sOff+i0*n+j*s1]), sb, r, 1)
+		}
+	}
+	for i := range n0 {
+		for j := range n1 {
+			if i < m && j >= j0 && j < j1 {
+				continue
+			}
+			copyRow(dst, dOff+i*d0+j*n, 1, src, sOff+i*n+j*s1, 1, n)
+		}
+	}
+	return true
+}
+
+// runsKernel reports whether ntRuns has a kernel for runs of n elements
+// of the type of dst.
+func runsKernel[T any](dst []T, n int) bool {
+	if kernels != pathAVX512 {
+		return false
+	}
+	switch any(dst).(type) {
+	case []uint32, []uint64, [][2]uint64:
+		var z T
+		return n*int(unsafe.Sizeof(z)) == 32
+	}
+	return false
 }
 
 // ntRows copies rows rows of n contiguous elements, row k from

@@ -297,3 +297,39 @@ transpose4x4AVX512_next:
 	VZEROUPPER
 transpose4x4AVX512_done:
 	RET
+
+// func transposeRuns32AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+//
+// transposeRuns32AVX512 transposes 32-byte runs in 2×2 blocks: the source lines at src
+// and src+sb hold runs i, i+1 of two columns; destination row i (db
+// apart, n rows, n even) receives in its line run i of both columns.
+TEXT ·transposeRuns32AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ db+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ sb+24(FP), BX
+	MOVQ n+32(FP), CX
+	SHRQ $1, CX
+	JZ   transposeRuns32AVX512_done
+	MOVQ nt+40(FP), R8
+transposeRuns32AVX512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS (SI)(BX*1), Z1
+	VSHUFF64X2 $0x44, Z1, Z0, Z2
+	VSHUFF64X2 $0xEE, Z1, Z0, Z3
+	TESTQ R8, R8
+	JZ   transposeRuns32AVX512_cached
+	VMOVNTPS Z2, (DI)
+	VMOVNTPS Z3, (DI)(DX*1)
+	JMP  transposeRuns32AVX512_next
+transposeRuns32AVX512_cached:
+	VMOVUPS Z2, (DI)
+	VMOVUPS Z3, (DI)(DX*1)
+transposeRuns32AVX512_next:
+	ADDQ $64, SI
+	LEAQ (DI)(DX*2), DI
+	DECQ CX
+	JNZ  transposeRuns32AVX512_loop
+	VZEROUPPER
+transposeRuns32AVX512_done:
+	RET

@@ -8,6 +8,12 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 	return false
 }
 
+// ntRuns reports false: runs are copied row by row.
+func ntRuns[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, n int) bool { return false }
+
+// runsKernel reports false: ntRuns has no kernels.
+func runsKernel[T any](dst []T, n int) bool { return false }
+
 // ntRows reports false: rows are copied with copy().
 func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool { return false }
 

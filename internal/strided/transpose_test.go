@@ -150,18 +150,37 @@ func TestCopyShortSourceRows(t *testing.T) {
 		for _, c := range []int{1, 2, 3, 4, 6, 32} {
 			for _, perm := range [][]int{{2, 0, 1}, {2, 1, 0}, {0, 2, 1}, {1, 2, 0}} {
 				for dOff := range 4 {
-					testShortRows(t, n, c, perm, dOff, func(i int) float32 { return float32(i) })
-					testShortRows(t, n, c, perm, dOff, func(i int) float64 { return float64(i) })
-					testShortRows(t, n, c, perm, dOff, func(i int) complex128 { return complex(float64(i), 3) })
+					testShortRows(t, []int{n, c, 8}, perm, dOff, func(i int) float32 { return float32(i) })
+					testShortRows(t, []int{n, c, 8}, perm, dOff, func(i int) float64 { return float64(i) })
+					testShortRows(t, []int{n, c, 8}, perm, dOff, func(i int) complex128 { return complex(float64(i), 3) })
 				}
 			}
 		}
 	}
 }
 
-func testShortRows[T comparable](t *testing.T, n, c int, perm []int, dOff int, fill func(int) T) {
+// TestCopyShortRuns checks, with every transposing copy sent down the
+// non-temporal path, the permutations that keep a last axis of 32 bytes
+// last (a source of shape (n, c, r) read as (c, n, r)): on AVX-512 the
+// runs go to ntRuns's kernel, whose destination lines hold two runs.
+// Destination offsets of 0 to 3 runs, and of odd elements, shift the lines.
+func TestCopyShortRuns(t *testing.T) {
+	defer func(v int) { ntMinBytes = v }(ntMinBytes)
+	ntMinBytes = 0
+	for _, n := range []int{2, 3, 16, 17, 40} {
+		for _, c := range []int{1, 2, 3, 16, 33} {
+			for _, dOff := range []int{0, 1, 1, 2, 3} {
+				testShortRows(t, []int{n, c, 8}, []int{1, 0, 2}, dOff*8, func(i int) float32 { return float32(i) })
+				testShortRows(t, []int{n, c, 4}, []int{1, 0, 2}, dOff*4, func(i int) float64 { return float64(i) })
+				testShortRows(t, []int{n, c, 2}, []int{1, 0, 2}, dOff*2, func(i int) complex128 { return complex(float64(i), 3) })
+				testShortRows(t, []int{n, c, 8}, []int{1, 0, 2}, dOff, func(i int) float32 { return float32(i) })
+			}
+		}
+	}
+}
+
+func testShortRows[T comparable](t *testing.T, shape, perm []int, dOff int, fill func(int) T) {
 	t.Helper()
-	shape := []int{n, c, 8}
 	src := make([]T, prod(shape))
 	for i := range src {
 		src[i] = fill(i + 1)
