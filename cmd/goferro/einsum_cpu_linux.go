@@ -5,6 +5,8 @@ package main
 import (
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // processCPU returns the user+system CPU time of the process so far.
@@ -14,4 +16,14 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// threadCPU returns the CPU time of the calling thread so far; ok is false
+// where it cannot be read.
+func threadCPU() (t time.Duration, ok bool) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0, false
+	}
+	return time.Duration(ts.Nano()), true
 }

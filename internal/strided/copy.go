@@ -168,12 +168,30 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 		// axis the source walks densest innermost.
 		slices.SortStableFunc(in, func(a, b int) int { return cmp.Compare(abs(ss[b]), abs(ss[a])) })
 	}
-	// With non-temporal stores, rows along a dense shared axis q are
-	// copied a whole run along the innermost axis of in at a time (ra).
+	// With non-temporal stores, the innermost axis of in (ra: the one
+	// the source walks densest) is walked inside the kernels: rows along
+	// a dense shared axis q are copied a whole run along ra at a time,
+	// and a tile of the (p, q) plane walks ra inside each column of
+	// destination lines, so that source rows shorter than a cache line
+	// have their lines used whole while they are in the L1 cache.
 	ra := -1
-	if p == q && nt && ds[q] == 1 && ss[q] == 1 && len(in) > 0 {
+	if nt && len(in) > 0 && ds[q] == 1 && ss[p] == 1 {
 		ra = in[len(in)-1]
 		in = in[:len(in)-1]
+	}
+	// Rows along a shared axis q that are whole 32-byte runs, following
+	// each other along ra in the source and along rd in the destination,
+	// go to ntRuns as a plane of runs: a whole line at a time on both
+	// sides.
+	rd := -1
+	if ra >= 0 && p == q && bk[q] == sh[q] && ss[ra] == sh[q] && runsKernel(dst, sh[q]) {
+		for i, a := range in {
+			if ds[a] == sh[q] {
+				rd = a
+				in = slices.Delete(in, i, i+1)
+				break
+			}
+		}
 	}
 	// ext: extents of the current block; idx: its origin; iidx: the
 	// position inside it along the axes in.
@@ -189,10 +207,24 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 		o0, o1 := do, so
 		for {
 			switch {
-			case ra >= 0:
+			case rd >= 0:
+				if !ntRuns(dst, o0, ds[ra], src, o1, ss[rd], ext[ra], ext[rd], ext[q]) {
+					for j := range ext[rd] {
+						for k := range ext[ra] {
+							copyRow(dst, o0+k*ds[ra]+j*ds[rd], 1, src, o1+k*ss[ra]+j*ss[rd], 1, ext[q])
+						}
+					}
+				}
+			case ra >= 0 && p == q:
 				if !ntRows(dst, o0, ds[ra], src, o1, ss[ra], ext[ra], ext[q]) {
 					for k := range ext[ra] {
 						copyRow(dst, o0+k*ds[ra], 1, src, o1+k*ss[ra], 1, ext[q])
+					}
+				}
+			case ra >= 0:
+				if !ntTile(dst, o0, ds[p], src, o1, ss[q], ext[p], ext[q], tb, ext[ra], ds[ra], ss[ra]) {
+					for k := range ext[ra] {
+						copyTile(dst, o0+k*ds[ra], ds[p], ds[q], src, o1+k*ss[ra], ss[p], ss[q], ext[p], ext[q], tb, nt)
 					}
 				}
 			case p == q:
@@ -338,7 +370,7 @@ func copyRow[T any](dst []T, dOff, d int, src []T, sOff, s, n int) {
 // before it can be evicted; the ragged edges fall back to copyRow.
 func copyTile[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1 int, n0, n1, b int, nt bool) {
 	if s0 == 1 && d1 == 1 {
-		if nt && ntTile(dst, dOff, d0, src, sOff, s1, n0, n1, b) {
+		if nt && ntTile(dst, dOff, d0, src, sOff, s1, n0, n1, b, 1, 0, 0) {
 			return
 		}
 		if cachedTile(dst, dOff, d0, src, sOff, s1, n0, n1, b) {

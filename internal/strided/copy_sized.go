@@ -8,7 +8,9 @@ import (
 // Copy moves elements without looking at them, so every pointer-free
 // 4-, 8- or 16-byte element type can share one set of kernels: Copy runs
 // them as uint32, uint64 or [2]uint64. Large transposing copies of all
-// three go to the non-temporal line-wide kernels (ntTile, amd64 only);
+// three go to the non-temporal line-wide kernels (ntTile, amd64 only:
+// AVX-512 in-register 16×16 and 8×8 transposes for 4- and 8-byte
+// elements where the CPU has AVX-512F, SSE2 otherwise; see isaEnv);
 // otherwise copyTile hands the 8-byte transposing case to the same 8×8
 // kernel with ordinary stores (cachedTile, amd64 only) and the 4-byte one
 // to the fixed-size micro-kernels below, which need a concrete type for the compiler to drop

@@ -322,6 +322,7 @@ func BenchmarkPermute(b *testing.B) {
 		// A transpose that stays in the cache: the operand copies of
 		// str_mps_varying_inner_product_200 (physical extent 92, bonds 19²).
 		{"transpose92x361/float64", func(b *testing.B) { benchPermute[float64](b, []int{92, 361}, []int{1, 0}) }},
+		{"transpose92x361/float32", func(b *testing.B) { benchPermute[float32](b, []int{92, 361}, []int{1, 0}) }},
 		{"transpose2048/float64/copy", func(b *testing.B) { benchMemcpy[float64](b, prod(t2)) }},
 		{"transpose2048/float32", func(b *testing.B) { benchPermute[float32](b, t2, []int{1, 0}) }},
 		{"transpose2048/float32/copy", func(b *testing.B) { benchMemcpy[float32](b, prod(t2)) }},
@@ -332,8 +333,12 @@ func BenchmarkPermute(b *testing.B) {
 		{"permute5d_31024/float64", func(b *testing.B) { benchPermute[float64](b, t5, []int{3, 1, 0, 2, 4}) }},
 		{"permute5d/float64/copy", func(b *testing.B) { benchMemcpy[float64](b, prod(t5)) }},
 		{"permute5d_40312/float32", func(b *testing.B) { benchPermute[float32](b, t5, []int{4, 0, 3, 1, 2}) }},
+		{"permute5d_24130/float32", func(b *testing.B) { benchPermute[float32](b, t5, []int{2, 4, 1, 3, 0}) }},
+		{"permute5d_31024/float32", func(b *testing.B) { benchPermute[float32](b, t5, []int{3, 1, 0, 2, 4}) }},
 		{"permute5d/float32/copy", func(b *testing.B) { benchMemcpy[float32](b, prod(t5)) }},
 		{"permute5d_40312/complex128", func(b *testing.B) { benchPermute[complex128](b, t5, []int{4, 0, 3, 1, 2}) }},
+		{"permute5d_24130/complex128", func(b *testing.B) { benchPermute[complex128](b, t5, []int{2, 4, 1, 3, 0}) }},
+		{"permute5d_31024/complex128", func(b *testing.B) { benchPermute[complex128](b, t5, []int{3, 1, 0, 2, 4}) }},
 		{"permute5d/complex128/copy", func(b *testing.B) { benchMemcpy[complex128](b, prod(t5)) }},
 	}
 	for _, c := range cases {

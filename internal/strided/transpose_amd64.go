@@ -2,7 +2,12 @@
 
 package strided
 
-import "unsafe"
+import (
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The non-temporal transpose kernels of transpose_amd64.s (SSE2, so every
 // amd64 CPU has them).
@@ -26,33 +31,161 @@ func transposeNT16(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 //go:noescape
 func copyRowsNT(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, rows, n int)
 
+// The AVX-512 kernels of transpose_avx512_amd64.s: 16×16 blocks of 4-byte,
+// 8×8 blocks of 8-byte and 4×4 blocks of 16-byte elements transposed in
+// registers; the first two take destination rows in groups of 8, gs bytes
+// apart.
+
+//go:noescape
+func transpose16x16AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
+
+//go:noescape
+func transpose8x8AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
+
+// transpose4x4AVX512 is the 16-byte kernel: 4×4 blocks of 128-bit lanes,
+// destination rows db apart.
+//
+//go:noescape
+func transpose4x4AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+
+// transposeRuns32AVX512 transposes a plane of 32-byte runs in 2×2
+// blocks (two source lines in, two destination lines out).
+//
+//go:noescape
+func transposeRuns32AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+
+// isaEnv is the environment variable, read once at start-up, that forces
+// a kernel path: the one cpu/gemm reads (GOFERRO_GEMM_ISA), with its
+// names, so that one setting forces every package onto the same path.
+// avx512 (the default where the CPU and OS run it) uses the AVX-512
+// transposes; avx2 the SSE2 ones (this package has no AVX2 kernels: they
+// would gain nothing on the SSE2 ones, which are held back by memory);
+// generic no assembly at all (the portable Go loops, as with -tags
+// purego). A path the CPU cannot run falls back to the best it can.
+const isaEnv = "GOFERRO_GEMM_ISA"
+
+// kernels is the active kernel path, fixed at start-up (see isaEnv).
+var kernels = chooseKernels(os.Getenv(isaEnv), cpu.X86.HasAVX512F)
+
+// Kernel paths, best first.
+const (
+	pathAVX512 = iota
+	pathSSE2
+	pathGeneric
+)
+
+// chooseKernels returns the kernel path named by want ("avx512", "avx2"
+// or "generic"), or the best the CPU runs when want is empty, unknown or
+// needs AVX-512 the CPU lacks.
+func chooseKernels(want string, avx512 bool) int {
+	switch {
+	case want == "generic":
+		return pathGeneric
+	case want == "avx2" || !avx512:
+		return pathSSE2
+	}
+	return pathAVX512
+}
+
+// passPages is the number of destination pages ntTile lets one pass
+// across a plane's columns store to: with the 16 or fewer source rows a
+// column reads, they stay in the first-level data TLB (64 to 96 entries
+// on current x86 cores). On an AMD EPYC (Zen 5), passes of 32 and 64
+// rows (one page each) made 2048² float32 and float64 transposes 1.3–1.7×
+// faster than whole 1024-row blocks; 128 rows were no faster than whole
+// blocks.
+const passPages = 32
+
+// passRows returns the number of the m destination rows (a multiple of
+// rows) that ntTile writes in one pass across the columns: the most, a
+// multiple of rows, whose lines lie in at most passPages pages. Rows are
+// db bytes apart, or, in a merged plane, in groups of 8 db bytes apart
+// whose groups are gs bytes apart.
+func passRows(m, rows, db, gs int, merged bool) int {
+	// span is the number of pages n lines stride bytes apart touch, at most.
+	span := func(n, stride int) int {
+		stride = abs(stride)
+		if stride >= pageBytes {
+			return n
+		}
+		return (n*stride + pageBytes - 1) / pageBytes
+	}
+	pages := func(r int) int {
+		if merged {
+			return min(span(8, db), 8) * span((r+7)/8, gs)
+		}
+		return span(r, db)
+	}
+	r := m
+	for r > rows && pages(r) > passPages {
+		r = max((r/2)/rows*rows, rows)
+	}
+	return r
+}
+
+// pageBytes is the page size the TLB estimates of passRows assume.
+const pageBytes = 4096
+
 // ntFence orders the non-temporal stores before any later store (SFENCE).
 func ntFence()
 
 // ntTile is copyTile for unit strides along the dense axes (s0 = d1 = 1),
-// dst[dOff+i*d0+j] = src[sOff+i+j*s1], with non-temporal stores: every
-// destination cache line of the n0×n1 plane that lies wholly inside it is
-// written in one go from 64/size source rows, without first being read
-// into the cache. The ragged edges go through copyTile. It reports false,
-// copying nothing, unless T is one of the types Copy reinterprets its
-// pointer-free 4-, 8- and 16-byte elements as and destination rows are
-// whole cache lines apart.
-func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool {
+// dst[dOff+k*d2+i*d0+j] = src[sOff+k*s2+i+j*s1] (i < n0, j < n1, k < n2),
+// with non-temporal stores: every destination cache line of the n0×n1
+// planes that lies wholly inside them is written in one go from 64/size
+// source rows, without first being read into the cache. The third axis k
+// (n2 = 1: none) is walked inside each column of destination lines, so
+// that when it continues the source's rows (s2 = n0), source rows shorter
+// than a line have their lines used whole while they are still in the L1
+// cache. The ragged edges go through copyTile. It reports false, copying
+// nothing, unless T is one of the types Copy reinterprets its
+// pointer-free 4-, 8- and 16-byte elements as and destination rows (and
+// planes) are whole cache lines apart.
+func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, s2 int) bool {
+	if kernels == pathGeneric {
+		return false
+	}
 	var kern func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 	rows := 4 // the kernel's multiple of rows
+	var wide func(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
 	switch any(dst).(type) {
 	case []uint32:
 		kern = transposeNT4
+		if kernels == pathAVX512 {
+			wide, rows = transpose16x16AVX512, 16
+		}
 	case []uint64:
 		kern, rows = transposeNT8, 8
+		if kernels == pathAVX512 {
+			wide = transpose8x8AVX512
+		}
 	case [][2]uint64:
 		kern = transposeNT16
+		if kernels == pathAVX512 {
+			kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
+				transpose4x4AVX512(dst, db, src, sb, n, 1)
+			}
+		}
 	default:
 		return false
 	}
 	var z T
 	size := int(unsafe.Sizeof(z))
 	k := lineBytes / size // elements per destination line
+	if n2 < 1 || (n2 > 1 && (d2*size)%lineBytes != 0) {
+		return false
+	}
+	// Planes of 8 rows that continue each other in the source (s2 = 8) go
+	// to the AVX-512 kernels as one plane of 8·n2 rows, whose groups of 8
+	// destination rows are d2 apart: a source line shorter than a row of
+	// the block (8 4-byte elements) is then read whole in one go.
+	gs := 8 * d0 * size
+	pn0, pn2, pd2, ps2 := n0, n2, d2, s2 // the planes, for the ragged edges
+	if wide != nil && n0 == 8 && n2 > 1 && s2 == 8 && (8*n2)%rows == 0 {
+		gs = d2 * size
+		n0, n2 = 8*n2, 1
+		d2, s2 = 0, 0
+	}
 	if (d0*size)%lineBytes != 0 || n0 < rows || n1 < k {
 		return false
 	}
@@ -67,26 +200,123 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool
 	if j1 <= j0 {
 		return false
 	}
-	// Touch the corners so that a bad layout panics here, in Go, rather
-	// than faulting in the kernel.
-	_ = dst[dOff+(m-1)*d0+j1-1]
-	_ = dst[dOff+j0]
-	_ = src[sOff+m-1+(j1-1)*s1]
-	_ = src[sOff+j0*s1]
+	// Touch the corners of the first and last planes so that a bad
+	// layout panics here, in Go, rather than faulting in the kernel.
+	last := (m - 1) * d0
+	if gs != 8*d0*size {
+		last = (m/8-1)*d2 + 7*d0 // a merged plane: row i at (i/8)·d2 + (i%8)·d0
+	}
+	for _, l := range [2]int{0, n2 - 1} {
+		do, so := dOff+l*d2, sOff+l*s2
+		_ = dst[do+last+j1-1]
+		_ = dst[do+j0]
+		_ = src[so+m-1+(j1-1)*s1]
+		_ = src[so+j0*s1]
+	}
 	db, sb := d0*size, s1*size
-	for j := j0; j < j1; j += k {
-		kern(unsafe.Pointer(&dst[dOff+j]), db, unsafe.Pointer(&src[sOff+j*s1]), sb, m)
+	// The rows go in passes, each across all the columns, so that the
+	// pages a pass stores to stay few enough for the first-level TLB.
+	merged := gs != 8*d0*size
+	pass := passRows(m, rows, db, gs, merged)
+	for i0 := 0; i0 < m; i0 += pass {
+		r := min(pass, m-i0)
+		do := i0 * d0
+		if merged {
+			do = i0 / 8 * pd2
+		}
+		for j := j0; j < j1; j += k {
+			for l := range n2 {
+				d, s := unsafe.Pointer(&dst[dOff+l*d2+do+j]), unsafe.Pointer(&src[sOff+l*s2+i0+j*s1])
+				if wide != nil {
+					wide(d, db, gs, s, sb, r, 1)
+				} else {
+					kern(d, db, s, sb, r)
+				}
+			}
+		}
 	}
-	if j0 > 0 {
-		copyTile(dst, dOff, d0, 1, src, sOff, 1, s1, n0, j0, b, false)
-	}
-	if j1 < n1 {
-		copyTile(dst, dOff+j1, d0, 1, src, sOff+j1*s1, 1, s1, n0, n1-j1, b, false)
-	}
-	if m < n0 {
-		copyTile(dst, dOff+m*d0+j0, d0, 1, src, sOff+m+j0*s1, 1, s1, n0-m, j1-j0, b, false)
+	for l := range pn2 {
+		do, so := dOff+l*pd2, sOff+l*ps2
+		if j0 > 0 {
+			copyTile(dst, do, d0, 1, src, so, 1, s1, pn0, j0, b, false)
+		}
+		if j1 < n1 {
+			copyTile(dst, do+j1, d0, 1, src, so+j1*s1, 1, s1, pn0, n1-j1, b, false)
+		}
+		if m < n0 { // never for a merged plane, whose m is n0
+			copyTile(dst, do+m*d0+j0, d0, 1, src, so+m+j0*s1, 1, s1, n0-m, j1-j0, b, false)
+		}
 	}
 	return true
+}
+
+// ntRuns copies the n0×n1 plane of runs of n contiguous elements,
+// dst[dOff+i*d0+j*n+t] = src[sOff+i*n+j*s1+t] (t < n), where the runs
+// follow each other along i in the source and along j in the
+// destination, with non-temporal stores: a copy whose densest axis is the
+// same in both operands but only 32 bytes long, which row by row would
+// store half lines. On AVX-512, every destination line lying wholly in
+// the plane is written in one go from two source lines; the rows go in
+// passes (passRows) and the ragged edges go run by run through copyRow. It
+// reports false, copying nothing, unless the kernel runs on this CPU, T
+// is one of the types Copy reinterprets its pointer-free 4-, 8- and
+// 16-byte elements as, runs are 32 bytes, and destination rows are whole
+// lines apart.
+func ntRuns[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, n int) bool {
+	if !runsKernel(dst, n) {
+		return false
+	}
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if (d0*size)%lineBytes != 0 || n0 < 2 || n1 < 2 {
+		return false
+	}
+	// Columns [j0, j1) pair up into whole destination lines.
+	addr := uintptr(unsafe.Pointer(&dst[dOff]))
+	if addr%32 != 0 {
+		return false
+	}
+	j0 := int(addr%lineBytes) / 32
+	j1 := j0 + (n1-j0)/2*2
+	m := n0 &^ 1
+	if j1 <= j0 {
+		return false
+	}
+	// Touch the corners so that a bad layout panics here, in Go, rather
+	// than faulting in the kernel.
+	_, _ = dst[dOff+(m-1)*d0+j1*n-1], dst[dOff+j0*n]
+	_, _ = src[sOff+m*n-1+(j1-1)*s1], src[sOff+j0*s1]
+	db, sb := d0*size, s1*size
+	pass := passRows(m, 2, db, 8*db, false)
+	for i0 := 0; i0 < m; i0 += pass {
+		r := min(pass, m-i0)
+		for j := j0; j < j1; j += 2 {
+			transposeRuns32AVX512(unsafe.Pointer(&dst[dOff+i0*d0+j*n]), db, unsafe.Pointer(&src[sOff+i0*n+j*s1]), sb, r, 1)
+		}
+	}
+	for i := range n0 {
+		for j := range n1 {
+			if i < m && j >= j0 && j < j1 {
+				continue
+			}
+			copyRow(dst, dOff+i*d0+j*n, 1, src, sOff+i*n+j*s1, 1, n)
+		}
+	}
+	return true
+}
+
+// runsKernel reports whether ntRuns has a kernel for runs of n elements
+// of the type of dst.
+func runsKernel[T any](dst []T, n int) bool {
+	if kernels != pathAVX512 {
+		return false
+	}
+	switch any(dst).(type) {
+	case []uint32, []uint64, [][2]uint64:
+		var z T
+		return n*int(unsafe.Sizeof(z)) == 32
+	}
+	return false
 }
 
 // ntRows copies rows rows of n contiguous elements, row k from
@@ -95,6 +325,9 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool
 // reinterprets its pointer-free elements as, rows are a whole number of
 // 16-byte units and every destination row starts 16-byte aligned.
 func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool {
+	if kernels == pathGeneric {
+		return false
+	}
 	switch any(dst).(type) {
 	case []uint32, []uint64, [][2]uint64:
 	default:
@@ -120,41 +353,77 @@ func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool {
 }
 
 // cachedTile is copyTile for unit strides along the dense axes (s0 = d1 =
-// 1) of 8-byte elements, dst[dOff+i*d0+j] = src[sOff+i+j*s1], with
-// ordinary stores: the copies small enough to stay in the cache. Within
-// each b×b tile, transpose8 moves whole 8×8 blocks (8 source lines read,
-// 8 destination lines written, 16 bytes at a time: about 2.5 instructions
-// an element against about 9 for copy4x4Unit); the ragged edges go through
-// copyRow. It reports false, copying nothing, unless T is uint64 (the type
-// Copy reinterprets aligned pointer-free 8-byte elements as) and the plane
-// holds at least one 8×8 block.
+// 1) of 8-byte elements, and of 4- and 16-byte ones on AVX-512,
+// dst[dOff+i*d0+j] = src[sOff+i+j*s1], with ordinary stores: the copies
+// small enough to stay in the cache. Within each b×b tile, the kernels
+// move whole k×k blocks, k source lines read and k destination lines
+// written (k = 8 for 8-byte elements: transpose8x8AVX512, one instruction
+// a line, or transpose8, 16 bytes at a time, about 2.5 instructions an
+// element against about 9 for copy4x4Unit; k = 16 for 4-byte elements:
+// transpose16x16AVX512; k = 4 for 16-byte ones: transpose4x4AVX512); the
+// ragged edges go through copyRow. It reports false, copying nothing,
+// unless T is uint64 or, on AVX-512, uint32 or [2]uint64 (the types Copy
+// reinterprets aligned pointer-free 8-, 4- and 16-byte elements as) and
+// the plane holds at least one k×k block.
 func cachedTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool {
-	d, ok := any(dst).([]uint64)
-	if !ok || n0 < 8 || n1 < 8 {
+	if kernels == pathGeneric {
 		return false
 	}
-	s := any(src).([]uint64)
+	k := 8
+	var kern func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
+	switch any(dst).(type) {
+	case []uint64:
+		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) { transpose8(dst, db, src, sb, n, 0) }
+		if kernels == pathAVX512 {
+			kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
+				transpose8x8AVX512(dst, db, 8*db, src, sb, n, 0)
+			}
+		}
+	case []uint32:
+		if kernels != pathAVX512 {
+			return false
+		}
+		k = 16
+		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
+			transpose16x16AVX512(dst, db, 8*db, src, sb, n, 0)
+		}
+	case [][2]uint64:
+		if kernels != pathAVX512 {
+			return false
+		}
+		k = 4
+		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
+			transpose4x4AVX512(dst, db, src, sb, n, 0)
+		}
+	default:
+		return false
+	}
+	if n0 < k || n1 < k {
+		return false
+	}
 	// Touch the corners so that a bad layout panics here, in Go, rather
 	// than faulting in the kernel.
-	_, _ = d[dOff], d[dOff+(n0-1)*d0+n1-1]
-	_, _ = s[sOff], s[sOff+n0-1+(n1-1)*s1]
-	b = max(b&^7, 8)
-	db, sb := d0*8, s1*8
+	_, _ = dst[dOff], dst[dOff+(n0-1)*d0+n1-1]
+	_, _ = src[sOff], src[sOff+n0-1+(n1-1)*s1]
+	var z T
+	size := int(unsafe.Sizeof(z))
+	b = max(b/k*k, k)
+	db, sb := d0*size, s1*size
 	for i0 := 0; i0 < n0; i0 += b {
 		e0 := min(i0+b, n0)
-		m := (e0 - i0) &^ 7
-		for j := 0; j < n1; j += 8 {
-			if j+8 > n1 {
+		m := (e0 - i0) / k * k
+		for j := 0; j < n1; j += k {
+			if j+k > n1 {
 				for i := i0; i < e0; i++ {
-					copyRow(d, dOff+i*d0+j, 1, s, sOff+i+j*s1, s1, n1-j)
+					copyRow(dst, dOff+i*d0+j, 1, src, sOff+i+j*s1, s1, n1-j)
 				}
 				break
 			}
 			if m > 0 {
-				transpose8(unsafe.Pointer(&d[dOff+i0*d0+j]), db, unsafe.Pointer(&s[sOff+i0+j*s1]), sb, m, 0)
+				kern(unsafe.Pointer(&dst[dOff+i0*d0+j]), db, unsafe.Pointer(&src[sOff+i0+j*s1]), sb, m)
 			}
 			for i := i0 + m; i < e0; i++ {
-				copyRow(d, dOff+i*d0+j, 1, s, sOff+i+j*s1, s1, 8)
+				copyRow(dst, dOff+i*d0+j, 1, src, sOff+i+j*s1, s1, k)
 			}
 		}
 	}

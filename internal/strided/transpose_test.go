@@ -134,3 +134,104 @@ func testCopyPlane[T comparable](t *testing.T, r *rand.Rand, fill func(int) T) {
 			z, n0, n1, d0, d1, dOff, s0, s1, sOff)
 	}
 }
+
+// TestCopyShortSourceRows checks, with every transposing copy sent down
+// the non-temporal path, the permutations whose source rows are 8
+// elements long and continue each other (a source of shape (n, c, 8)
+// read with its last axis elsewhere than last): on AVX-512 those planes
+// go to the kernels as one plane of 8·c rows whose groups of 8
+// destination rows lie apart. Destination offsets 0 to 3 shift the
+// lines against the kernels' alignment, and naiveCopy is the reference,
+// including that nothing around the destination was written.
+func TestCopyShortSourceRows(t *testing.T) {
+	defer func(v int) { ntMinBytes = v }(ntMinBytes)
+	ntMinBytes = 0
+	for _, n := range []int{16, 17, 32, 40} {
+		for _, c := range []int{1, 2, 3, 4, 6, 32} {
+			for _, perm := range [][]int{{2, 0, 1}, {2, 1, 0}, {0, 2, 1}, {1, 2, 0}} {
+				for dOff := range 4 {
+					testShortRows(t, []int{n, c, 8}, perm, dOff, func(i int) float32 { return float32(i) })
+					testShortRows(t, []int{n, c, 8}, perm, dOff, func(i int) float64 { return float64(i) })
+					testShortRows(t, []int{n, c, 8}, perm, dOff, func(i int) complex128 { return complex(float64(i), 3) })
+				}
+			}
+		}
+	}
+}
+
+// TestCopyShortRuns checks, with every transposing copy sent down the
+// non-temporal path, the permutations that keep a last axis of 32 bytes
+// last (a source of shape (n, c, r) read as (c, n, r)): on AVX-512 the
+// runs go to ntRuns's kernel, whose destination lines hold two runs.
+// Destination offsets of 0 to 3 runs, and of odd elements, shift the lines.
+func TestCopyShortRuns(t *testing.T) {
+	defer func(v int) { ntMinBytes = v }(ntMinBytes)
+	ntMinBytes = 0
+	for _, n := range []int{2, 3, 16, 17, 40} {
+		for _, c := range []int{1, 2, 3, 16, 33} {
+			for _, dOff := range []int{0, 1, 1, 2, 3} {
+				testShortRows(t, []int{n, c, 8}, []int{1, 0, 2}, dOff*8, func(i int) float32 { return float32(i) })
+				testShortRows(t, []int{n, c, 4}, []int{1, 0, 2}, dOff*4, func(i int) float64 { return float64(i) })
+				testShortRows(t, []int{n, c, 2}, []int{1, 0, 2}, dOff*2, func(i int) complex128 { return complex(float64(i), 3) })
+				testShortRows(t, []int{n, c, 8}, []int{1, 0, 2}, dOff, func(i int) float32 { return float32(i) })
+			}
+		}
+	}
+}
+
+func testShortRows[T comparable](t *testing.T, shape, perm []int, dOff int, fill func(int) T) {
+	t.Helper()
+	src := make([]T, prod(shape))
+	for i := range src {
+		src[i] = fill(i + 1)
+	}
+	ss := rowMajor(shape)
+	pshape, pss := make([]int, 3), make([]int, 3)
+	for i, p := range perm {
+		pshape[i], pss[i] = shape[p], ss[p]
+	}
+	ds := rowMajor(pshape)
+	got := make([]T, dOff+prod(pshape)+3)
+	want := make([]T, len(got))
+	Copy(got, dOff, ds, src, 0, pss, pshape)
+	naiveCopy(want, dOff, ds, src, 0, pss, pshape)
+	if !slices.Equal(got, want) {
+		var z T
+		t.Fatalf("%T shape %v perm %v, destination offset %d: mismatch", z, shape, perm, dOff)
+	}
+}
+
+// TestCopyPasses checks transposes whose destination rows lie a page or
+// more apart, so that the non-temporal tiles go in several passes of
+// rows (passRows), with ragged row counts, against naiveCopy, including
+// that nothing around or between the destination rows was written.
+func TestCopyPasses(t *testing.T) {
+	defer func(v int) { ntMinBytes = v }(ntMinBytes)
+	ntMinBytes = 0
+	for _, n0 := range []int{64, 70, 100} {
+		for _, n1 := range []int{16, 40} {
+			testPasses(t, n0, n1, 1024, func(i int) float32 { return float32(i) })
+			testPasses(t, n0, n1, 512, func(i int) float64 { return float64(i) })
+			testPasses(t, n0, n1, 256, func(i int) complex128 { return complex(float64(i), 1) })
+		}
+	}
+}
+
+// testPasses copies the transpose of an n1×n0 row-major source into n0
+// rows d0 elements (4 KiB) apart.
+func testPasses[T comparable](t *testing.T, n0, n1, d0 int, fill func(int) T) {
+	t.Helper()
+	src := make([]T, n0*n1)
+	for i := range src {
+		src[i] = fill(i + 1)
+	}
+	shape, ds, ss := []int{n0, n1}, []int{d0, 1}, []int{1, n0}
+	got := make([]T, n0*d0)
+	want := make([]T, len(got))
+	Copy(got, 0, ds, src, 0, ss, shape)
+	naiveCopy(want, 0, ds, src, 0, ss, shape)
+	if !slices.Equal(got, want) {
+		var z T
+		t.Fatalf("%T %dx%d transpose into rows %d apart: mismatch", z, n0, n1, d0)
+	}
+}
