@@ -49,7 +49,8 @@
 // its largest intermediate. The optimizers minimize FLOPs plus
 // DefaultWriteWeight times the elements of every intermediate, because
 // memory-bound steps cost time that FLOPs do not show (WithWriteWeight(0)
-// minimizes FLOPs alone).
+// minimizes FLOPs alone); WithReadWeight also counts the elements every
+// step reads.
 //
 // # Errors
 //

@@ -42,6 +42,7 @@ type config struct {
 	seed      uint64
 	minimize  string
 	writes    float64
+	reads     float64
 }
 
 // Option configures planning: NewPlan, NewPlanContext and Equation.Plan.
@@ -84,8 +85,8 @@ func WithSearch(trials int, d time.Duration, seed uint64) Option {
 
 // Objectives accepted by WithMinimize.
 const (
-	// MinimizeFlops minimizes the path's cost (FLOPs and writes, see
-	// WithWriteWeight); the default.
+	// MinimizeFlops minimizes the path's cost (FLOPs and memory traffic,
+	// see WithWriteWeight and WithReadWeight); the default.
 	MinimizeFlops = "flops"
 	// MinimizeSize minimizes the largest intermediate, then the cost.
 	MinimizeSize = "size"
@@ -108,9 +109,26 @@ const DefaultWriteWeight = 64
 // alone, as opt_einsum does.
 func WithWriteWeight(w float64) Option { return func(c *config) { c.writes = w } }
 
+// DefaultReadWeight is the read weight of the optimizers unless
+// WithReadWeight sets another: reads are not counted. Counting them (64
+// FLOPs per element, say) models GEMM steps of small or thin matrices,
+// which spend their time moving operands rather than multiplying them,
+// but on the instance set of bench/ it made goferro's own paths no
+// faster on the CPU engine (faster on some instances, slower on others):
+// there the time of memory-bound steps goes largely to permutations and
+// to batches of tiny strided GEMMs, which depend on the layouts the
+// engine chooses more than on the elements a step reads.
+const DefaultReadWeight = 0
+
+// WithReadWeight sets how many FLOPs each element a step reads (both
+// operands) counts as in the cost that OptimizeAuto, OptimizeOptimal and
+// OptimizeSearch minimize (see path.Options.ReadWeight); 0 leaves reads
+// out.
+func WithReadWeight(w float64) Option { return func(c *config) { c.reads = w } }
+
 // newConfig applies the options over the defaults and checks them.
 func newConfig(opts []Option) (config, error) {
-	cfg := config{optimizer: OptimizeAuto, writes: DefaultWriteWeight}
+	cfg := config{optimizer: OptimizeAuto, writes: DefaultWriteWeight, reads: DefaultReadWeight}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -126,7 +144,7 @@ func newConfig(opts []Option) (config, error) {
 
 // pathOptions are the path package's options for cfg.
 func (cfg *config) pathOptions() path.Options {
-	return path.Options{MemoryLimit: cfg.memLimit, Trials: cfg.trials, Time: cfg.budget, Seed: cfg.seed, Minimize: cfg.minimize, WriteWeight: cfg.writes}
+	return path.Options{MemoryLimit: cfg.memLimit, Trials: cfg.trials, Time: cfg.budget, Seed: cfg.seed, Minimize: cfg.minimize, WriteWeight: cfg.writes, ReadWeight: cfg.reads}
 }
 
 // optimize runs the configured path optimizer on the network.

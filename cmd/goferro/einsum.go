@@ -49,7 +49,7 @@ type einsumFlags struct {
 	check, verbose          bool
 	runs, threads, trials   int
 	budget                  budgetFlag
-	writeWeight             float64
+	writeWeight, readWeight float64
 	searchTime              time.Duration
 	cpuProfile              string
 	rowMajor                bool
@@ -72,6 +72,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&f.trials, "trials", 1024, "random search trials (within --search-time)")
 	fs.Var(&f.budget, "memory-limit", "memory budget of the contraction, operands included (512MiB, 8GB, none; default: 3/4 of what the machine still has): a plan that needs more runs in slices, and one that no slicing fits is refused")
 	fs.Float64Var(&f.writeWeight, "write-weight", einsum.DefaultWriteWeight, "FLOPs one written intermediate element counts as in the path cost (0: FLOPs only)")
+	fs.Float64Var(&f.readWeight, "read-weight", einsum.DefaultReadWeight, "FLOPs one element a step reads counts as in the path cost (0: reads not counted)")
 	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	fs.BoolVar(&f.rowMajor, "row-major", false, "instance mode: always materialise a row-major result")
@@ -106,7 +107,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 
 // options returns the planning options the flags set.
 func (f *einsumFlags) options() ([]einsum.Option, error) {
-	opts := []einsum.Option{einsum.WithWriteWeight(f.writeWeight), einsum.WithSearch(f.trials, f.searchTime, f.seed)}
+	opts := []einsum.Option{einsum.WithWriteWeight(f.writeWeight), einsum.WithReadWeight(f.readWeight), einsum.WithSearch(f.trials, f.searchTime, f.seed)}
 	switch f.optimize {
 	case "auto", "greedy", "optimal", "random", "search":
 		opts = append(opts, einsum.WithOptimizer(f.optimize))

@@ -56,7 +56,7 @@ func newBisector(ctx context.Context, n *Network, rng *rand.Rand, o Options) *bi
 		}
 	}
 	b.s = newSubSolver(b.logSz)
-	b.s.d.ww = o.WriteWeight
+	b.s.d.ww, b.s.d.rw = o.WriteWeight, o.ReadWeight
 	b.inPart = make([]int, len(n.Sizes))
 	b.side = make([]int8, len(n.Inputs))
 	b.pos = make([]int, len(n.Inputs))

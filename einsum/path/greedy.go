@@ -40,13 +40,15 @@ type Options struct {
 	// Search reorder optimally (default DefaultSubtree, at most
 	// MaxOptimal).
 	Subtree int
-	// WriteWeight adds the elements each step writes to the objective of
-	// Optimal, Reconfigure, Search and Auto: a path costs its FLOPs plus
-	// WriteWeight times the sum of its intermediates' sizes. Steps that
-	// sum little are bound by memory, not arithmetic: on the CPU engine
-	// writing an element costs about as much time as 64 FLOPs of GEMM.
-	// Zero counts FLOPs alone.
-	WriteWeight float64
+	// WriteWeight and ReadWeight add the memory traffic of each step to
+	// the objective of Optimal, Reconfigure, Search and Auto: a path costs
+	// its FLOPs plus WriteWeight times the elements every step writes (its
+	// result) plus ReadWeight times the elements every step reads (both
+	// operands). Steps that sum little, and GEMMs of small or thin
+	// matrices, are bound by memory, not arithmetic (see
+	// einsum.DefaultWriteWeight and DefaultReadWeight for the CPU
+	// engine). Zeros count FLOPs alone, as opt_einsum does.
+	WriteWeight, ReadWeight float64
 }
 
 func (o Options) weights() (float64, float64) {

@@ -27,7 +27,7 @@ func Optimal(ctx context.Context, n Network, o Options) (Path, error) {
 	if nt > MaxOptimal {
 		return nil, fmt.Errorf("%w: %d inputs (optimal handles at most %d)", ErrTooLarge, nt, MaxOptimal)
 	}
-	d := dp{ww: o.WriteWeight, ctx: ctx}
+	d := dp{ww: o.WriteWeight, rw: o.ReadWeight, ctx: ctx}
 	d.reset(nt, len(n.Sizes))
 	for t, ls := range n.Inputs {
 		for _, l := range ls {
@@ -69,6 +69,7 @@ type dp struct {
 	nt, nw int
 	ctx    context.Context // when not nil and done, solve gives up
 	ww     float64         // Options.WriteWeight
+	rw     float64         // Options.ReadWeight
 	// shift scales sizes and costs: they are 2^(log2 − shift), so that
 	// networks whose steps pass 10^308 FLOPs are still compared; zero
 	// unless the labels' sizes multiply past 2^maxLog2.
@@ -251,7 +252,7 @@ func (d *dp) solve(memLimit float64) bool {
 				if removed {
 					f *= 2
 				}
-				c := d.cost[A] + d.cost[B] + f + d.ww*d.size[S]
+				c := d.cost[A] + d.cost[B] + f + d.ww*d.size[S] + d.rw*(d.size[A]+d.size[B])
 				bg := max(d.biggest[A], d.biggest[B], d.size[S])
 				if c < d.cost[S]*(1-1e-12) || (c <= d.cost[S]*(1+1e-12) && bg < d.biggest[S]) {
 					d.cost[S], d.biggest[S], d.split[S] = c, bg, A

@@ -121,16 +121,23 @@ func (t *tree) update(i int) {
 
 // cost sums the FLOPs of every contraction and finds the largest
 // intermediate, as Evaluate does, and scores the tree: FLOPs plus ww times
-// the elements of every result. All three are log2, so that they do not
-// overflow on networks of thousands of tensors.
-func (t *tree) cost(ww float64) (flops, largest, score float64) {
+// the elements of every result plus rw times the elements of both operands
+// of every contraction (see Options.WriteWeight and ReadWeight). All three
+// are log2, so that they do not overflow on networks of thousands of
+// tensors.
+func (t *tree) cost(ww, rw float64) (flops, largest, score float64) {
 	flops, largest, score = math.Inf(-1), math.Inf(-1), math.Inf(-1)
-	logWW := math.Log2(ww)
+	logWW, logRW := math.Log2(ww), math.Log2(rw)
 	for i := t.leaves; i < len(t.child); i++ {
 		flops = logAdd(flops, t.logF[i])
 		score = logAdd(score, t.logF[i])
 		if ww > 0 {
 			score = logAdd(score, logWW+t.logS[i])
+		}
+		if rw > 0 {
+			for _, c := range t.child[i] {
+				score = logAdd(score, logRW+t.logS[c])
+			}
 		}
 		largest = max(largest, t.logS[i])
 	}
@@ -245,6 +252,11 @@ func (rc *reconfigurer) oldCost(inner []int) float64 {
 	old := 0.0
 	for _, x := range inner {
 		old += math.Exp2(rc.t.logF[x]-d.shift) + d.ww*math.Exp2(rc.t.logS[x]-d.shift)
+		if d.rw != 0 {
+			for _, c := range rc.t.child[x] {
+				old += d.rw * math.Exp2(rc.t.logS[c]-d.shift)
+			}
+		}
 	}
 	return old
 }
@@ -277,7 +289,8 @@ func (rc *reconfigurer) unchanged(r int, frontier, inner []int) bool {
 // ctx is done. Reordered subtrees honour MemoryLimit, and with Minimize
 // "size" the largest intermediate never grows. Steps of p with more than
 // two operands are first split left to right. The result is never worse
-// than p by the Minimize objective.
+// than p by the Minimize objective (with a WriteWeight or ReadWeight, than
+// p split into pairs).
 func Reconfigure(ctx context.Context, n Network, p Path, o Options) (Path, error) {
 	cp, err := Evaluate(n, p) // validates n and p
 	if err != nil {
@@ -297,7 +310,13 @@ func Reconfigure(ctx context.Context, n Network, p Path, o Options) (Path, error
 	t := newTree(&n, pairs)
 	reconfigure(ctx, t, o, time.Now().Add(budget), 0)
 	before := candidate{flops: cp.Log2Flops, largest: cp.Log2Largest, score: cp.Log2Flops}
-	if before.better(treeCandidate(t, nil, 0), o.Minimize) {
+	after := treeCandidate(t, nil, Options{})
+	if o.WriteWeight > 0 || o.ReadWeight > 0 {
+		// Memory traffic is counted for pairwise steps: compare with p
+		// split into pairs, by the whole objective.
+		before, after = treeCandidate(newTree(&n, pairs), nil, o), treeCandidate(t, nil, o)
+	}
+	if before.better(after, o.Minimize) {
 		// Only possible when splitting steps of more than two operands
 		// cost more than p's own steps.
 		return p, nil
@@ -318,13 +337,13 @@ func reconfigure(ctx context.Context, t *tree, o Options, deadline time.Time, ma
 	k = min(k, MaxOptimal)
 	rc := &reconfigurer{t: t, k: k, memLimit: o.MemoryLimit, s: newSubSolver(t.logSz),
 		changed: make([]int, len(t.child)), tried: make([]int, len(t.child))}
-	rc.s.d.ww = o.WriteWeight
+	rc.s.d.ww, rc.s.d.rw = o.WriteWeight, o.ReadWeight
 	for i := range rc.tried {
 		rc.tried[i] = -1
 	}
 	if o.Minimize == "size" {
 		// The largest intermediate is the objective: never let it grow.
-		_, logLargest, _ := t.cost(0)
+		_, logLargest, _ := t.cost(0, 0)
 		if largest := math.Exp2(logLargest); rc.memLimit <= 0 || largest < rc.memLimit {
 			rc.memLimit = largest
 		}

@@ -17,7 +17,8 @@ const DefaultSearchTrials = 64
 type candidate struct {
 	pairs [][2]int
 	// flops, largest and score are log2 of the FLOPs, of the largest
-	// intermediate and of the objective (see Options.WriteWeight).
+	// intermediate and of the objective (see Options.WriteWeight and
+	// ReadWeight).
 	flops, largest, score float64
 }
 
@@ -33,8 +34,9 @@ func (a candidate) better(b candidate, minimize string) bool {
 	return a.largest < b.largest
 }
 
-func treeCandidate(t *tree, pairs [][2]int, ww float64) candidate {
-	f, l, s := t.cost(ww)
+// treeCandidate scores tree t (built from pairs) by the objective of o.
+func treeCandidate(t *tree, pairs [][2]int, o Options) candidate {
+	f, l, s := t.cost(o.WriteWeight, o.ReadWeight)
 	return candidate{pairs: pairs, flops: f, largest: l, score: s}
 }
 
@@ -108,7 +110,7 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	end := time.Now().Add(budget)
 	var bestCand candidate
 	if best != nil {
-		bestCand = treeCandidate(best, nil, o.WriteWeight)
+		bestCand = treeCandidate(best, nil, o)
 	}
 	buildEnd := time.Now().Add(time.Until(end) / 2)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
@@ -179,7 +181,7 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 		// Each remaining candidate gets an equal share of what is left.
 		deadline := time.Now().Add(time.Until(end) / time.Duration(len(cands)-i))
 		t, _ := improvedTree(ctx, &n, c.pairs, o, deadline, 0)
-		rc := treeCandidate(t, nil, o.WriteWeight)
+		rc := treeCandidate(t, nil, o)
 		if best == nil || rc.better(bestCand, o.Minimize) {
 			best, bestCand = t, rc
 		}
@@ -212,7 +214,7 @@ func greedyTrial(n *Network, o Options, t int, rng *rand.Rand) ([][2]int, error)
 // limit scores +Inf, so that the podium drops it.
 func evaluateTree(n *Network, pairs [][2]int, o Options) candidate {
 	t := newTree(n, pairs)
-	c := treeCandidate(t, pairs, o.WriteWeight)
+	c := treeCandidate(t, pairs, o)
 	if o.MemoryLimit > 0 && !t.fits(o.MemoryLimit) {
 		c.score, c.largest = math.Inf(1), math.Inf(1)
 	}
@@ -329,7 +331,7 @@ func autoTree(ctx context.Context, n *Network, o Options, deadline time.Time) (*
 	best, used := improvedTree(ctx, n, top.best[0].pairs, o, deadline, budget/2)
 	if len(top.best) > 1 && used < budget && !done() {
 		t, _ := improvedTree(ctx, n, top.best[1].pairs, o, deadline, budget-used)
-		if treeCandidate(t, nil, o.WriteWeight).better(treeCandidate(best, nil, o.WriteWeight), o.Minimize) {
+		if treeCandidate(t, nil, o).better(treeCandidate(best, nil, o), o.Minimize) {
 			best = t
 		}
 	}
@@ -351,7 +353,7 @@ func improvedTree(ctx context.Context, n *Network, pairs [][2]int, o Options, de
 	flops.Minimize = ""
 	u := newTree(n, pairs)
 	work += reconfigure(ctx, u, flops, deadline, maxWork)
-	if treeCandidate(u, nil, o.WriteWeight).better(treeCandidate(t, nil, o.WriteWeight), o.Minimize) {
+	if treeCandidate(u, nil, o).better(treeCandidate(t, nil, o), o.Minimize) {
 		return u, work
 	}
 	return t, work
