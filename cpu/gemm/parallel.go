@@ -58,6 +58,9 @@ func worker() {
 		if !ok {
 			tk = <-workCh
 		}
+		if tk.t == nil {
+			continue // a wake-up (wakeWorker): poll for the calls to come
+		}
 		if w, ok := tk.t.claim(tk.gen); ok {
 			tk.t.runShare(w)
 			tk.t.done()
@@ -65,9 +68,21 @@ func worker() {
 	}
 }
 
+// polling counts the workers in pollToken: a token posted now is taken
+// within microseconds, where a sleeping worker takes tens of them to start
+// (the futex wake of its thread, then the scheduler steals the goroutine
+// from the waker's run queue only after a short sleep). Measured with
+// timestamps around the hand-off on the 2-vCPU AMD EPYC VM (load 10, 200
+// calls of 128³ at 2 threads), from posting to the worker receiving the
+// token: at least 44.9 µs (median 80) for a sleeping worker, at least
+// 2.1 µs for a polling one.
+var polling atomic.Int32
+
 // pollToken polls workCh for up to spinFor, yielding the processor between
 // polls.
 func pollToken() (token, bool) {
+	polling.Add(1)
+	defer polling.Add(-1)
 	var start time.Time
 	for i := 0; ; i++ {
 		select {
@@ -85,6 +100,53 @@ func pollToken() (token, bool) {
 		runtime.Gosched()
 	}
 }
+
+// wakeWork is the least work, in multiply-adds (m·n·k, real view), worth
+// waking sleeping workers for: a worker starts some 50 µs after the call
+// (see polling) and then takes a whole share, so the call gains only if
+// half of it runs well over that. On the quiet 2-vCPU VM, two 64³…160³
+// products one after another ran slower on 2 threads than on 1 (n=160:
+// 0.19–0.22 against 0.15–0.17 ms) while back-to-back 160³ calls, which
+// find the worker polling, ran 1.7× faster; 256³ runs about 380 µs on one
+// thread, so a worker 50–100 µs late still takes its half.
+const wakeWork = 256 * 256 * 256
+
+// lastCold is when (Unix ns) a call last stayed on the caller because
+// every worker slept.
+var lastCold atomic.Int64
+
+// useWorkers reports whether a call of work multiply-adds, big enough to
+// split, should be split now: always from wakeWork, and when a worker is
+// polling (it starts at once). A smaller call that finds every worker
+// asleep runs on the caller; if it follows another such call within
+// spinFor (a run of calls: einsum steps, a benchmark loop), it wakes a
+// worker for the calls to come, which then find it polling.
+func useWorkers(work float64) bool {
+	if work >= wakeWork || polling.Load() > 0 || testParallel.Load() > 0 {
+		return true
+	}
+	now := time.Now().UnixNano()
+	if prev := lastCold.Swap(now); now-prev < int64(spinFor) {
+		wakeWorker()
+	}
+	return false
+}
+
+// wakeWorker posts a token with no call, which wakes a sleeping worker
+// (when the pool has room) without making anyone wait for it.
+func wakeWorker() {
+	ensureWorkers(1)
+	select {
+	case workCh <- token{}:
+	default:
+	}
+}
+
+// testParallel, when positive, makes every call from minParallelWork go
+// parallel whether workers poll or sleep (a test hook: the parallel paths
+// on products small enough to check against a naive loop). A count, so
+// that concurrent tests can hold it.
+var testParallel atomic.Int32
 
 // shares hands out share numbers 0..n-1 of one call. state packs the
 // call's generation (bits 32-63), n (bits 16-31) and the next share (bits
@@ -124,6 +186,7 @@ func (s *shares) done() { s.wg.Done() }
 // runParallel runs the n shares of j on the calling goroutine and up to
 // threads-1 pool workers, and returns when all are done.
 func runParallel[R float](j *job[R], n, threads int) {
+	splits.Add(1)
 	gen := j.start(n)
 	if g := min(n, threads); g > 1 && !testSerial.Load() {
 		ensureWorkers(g - 1)
@@ -144,6 +207,9 @@ func runParallel[R float](j *job[R], n, threads int) {
 	}
 	j.wg.Wait()
 }
+
+// splits counts the calls runParallel has split (read by tests).
+var splits atomic.Int64
 
 // testSerial, when set, makes parallel calls run their shares one after
 // another on the calling goroutine (a test hook: as when the pool is busy).
