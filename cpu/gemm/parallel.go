@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/goferro/goferro/internal/reuse"
 )
 
 // The worker pool: long-lived goroutines that run shares of a parallel GEMM,
@@ -112,21 +114,30 @@ func pollToken() (token, bool) {
 const wakeWork = 256 * 256 * 256
 
 // lastCold is when (Unix ns) a call last stayed on the caller because
-// every worker slept.
-var lastCold atomic.Int64
+// every worker slept, and coldRun how many such calls before it came each
+// within spinFor of the one before.
+var (
+	lastCold atomic.Int64
+	coldRun  atomic.Int32
+)
 
 // useWorkers reports whether a call of work multiply-adds, big enough to
 // split, should be split now: always from wakeWork, and when a worker is
 // polling (it starts at once). A smaller call that finds every worker
-// asleep runs on the caller; if it follows another such call within
-// spinFor (a run of calls: einsum steps, a benchmark loop), it wakes a
-// worker for the calls to come, which then find it polling.
+// asleep runs on the caller; the third of a run of such calls, each within
+// spinFor of the one before (einsum steps, a benchmark loop), wakes a
+// worker for the calls to come, which then find it polling. (Waking costs
+// the caller a system call, and on a loaded machine often its processor:
+// two 64³ products, 12 µs on one thread, would pay it for nothing.)
 func useWorkers(work float64) bool {
 	if work >= wakeWork || polling.Load() > 0 || testParallel.Load() > 0 {
 		return true
 	}
 	now := time.Now().UnixNano()
-	if prev := lastCold.Swap(now); now-prev < int64(spinFor) {
+	if now-lastCold.Swap(now) >= int64(spinFor) {
+		coldRun.Store(0)
+	} else if coldRun.Add(1) >= 2 {
+		coldRun.Store(0)
 		wakeWorker()
 	}
 	return false
@@ -229,16 +240,23 @@ type job[R float] struct {
 	groups  []bGroup[R]
 }
 
-var jobPool64 = sync.Pool{New: func() any { return new(job[float64]) }}
-var jobPool32 = sync.Pool{New: func() any { return new(job[float32]) }}
+var (
+	jobPool64 reuse.Pool[job[float64]]
+	jobPool32 reuse.Pool[job[float32]]
+)
 
-func getJob[R float]() *job[R] { return poolOf[R](&jobPool64, &jobPool32).Get().(*job[R]) }
+func getJob[R float]() *job[R] {
+	if j := poolOf[R, job[R]](&jobPool64, &jobPool32).Get(); j != nil {
+		return j
+	}
+	return new(job[R])
+}
 
 func putJob[R float](j *job[R]) {
 	j.p = plan[R]{}
 	j.shareB = false
 	j.next.Store(0)
-	poolOf[R](&jobPool64, &jobPool32).Put(j)
+	poolOf[R, job[R]](&jobPool64, &jobPool32).Put(j)
 }
 
 func (j *job[R]) runShare(w int) {

@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -8,10 +9,10 @@ import (
 // TestColdCallsStayOnCaller checks when a 2-thread call is split: a 64³
 // product that finds every worker asleep runs on the caller (waking a
 // worker would cost more than the product: two such products ran slower
-// on 2 threads than on 1), a second one right after it wakes a worker
-// without waiting for it, a third then splits, and a product of wakeWork
-// splits even when the workers sleep. Every result is checked against a
-// naive loop.
+// on 2 threads than on 1), and so does a second right after it; a third
+// wakes a worker without waiting for it, a fourth then splits, and a
+// product of wakeWork splits even when the workers sleep. Every result is
+// checked against a naive loop.
 func TestColdCallsStayOnCaller(t *testing.T) {
 	small := newSquare(64)
 	big := newSquare(256)
@@ -32,9 +33,13 @@ func TestColdCallsStayOnCaller(t *testing.T) {
 	if got := splits.Load() - s0; got != 0 {
 		t.Fatalf("a 64³ call with the workers asleep was split (%d splits)", got)
 	}
-	small.run(t) // within spinFor of the first: wakes a worker, still on the caller
+	small.run(t)
+	if got := splits.Load() - s0; got != 0 || polling.Load() > 0 {
+		t.Fatalf("a second 64³ call with the workers asleep was split (%d splits) or woke a worker", got)
+	}
+	small.run(t) // the third within spinFor: wakes a worker, still on the caller
 	if got := splits.Load() - s0; got != 0 {
-		t.Fatalf("a second 64³ call with the workers asleep was split (%d splits)", got)
+		t.Fatalf("a third 64³ call with the workers asleep was split (%d splits)", got)
 	}
 	awaitPolling(true)
 	small.run(t)
@@ -75,18 +80,49 @@ func newSquare(n int) *square {
 	return s
 }
 
-// run computes the product on 2 threads and checks it (the inputs are small
-// integers: the sums are exact).
+// run computes the product on 2 threads and checks it.
 func (s *square) run(t *testing.T) {
+	t.Helper()
+	s.runThreads(t, 2)
+}
+
+// runThreads computes the product on the given threads and checks it (the
+// inputs are small integers: the sums are exact).
+func (s *square) runThreads(t *testing.T, threads int) {
 	t.Helper()
 	m := func(d []float64) Matrix[float64] { return Matrix[float64]{Data: d, RowStride: s.n, ColStride: 1} }
 	clear(s.c)
-	if err := GemmThreads(2, nil, s.n, s.n, s.n, 1, m(s.a), m(s.b), 0, m(s.c)); err != nil {
+	if err := GemmThreads(threads, nil, s.n, s.n, s.n, 1, m(s.a), m(s.b), 0, m(s.c)); err != nil {
 		t.Fatal(err)
 	}
 	for i, w := range s.want {
 		if s.c[i] != w {
 			t.Fatalf("%d³: element %d is %v, want %v", s.n, i, s.c[i], w)
 		}
+	}
+}
+
+// TestWorkspaceKeptThroughGC runs 64³ products on the calling goroutine at
+// GOMAXPROCS=2 with a garbage collection before each, as a benchmark loop
+// does: they must reuse the packing workspace rather than allocate one
+// (a sync.Pool alone missed about every other time, when the goroutine
+// had moved to the other processor, and each fresh workspace faulted its
+// pages in: 25–40 µs instead of 6).
+func TestWorkspaceKeptThroughGC(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	s := newSquare(64)
+	s.runThreads(t, 1)
+	var allocs uint64
+	var ms runtime.MemStats
+	for range 40 {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		before := ms.Mallocs
+		s.runThreads(t, 1)
+		runtime.ReadMemStats(&ms)
+		allocs += ms.Mallocs - before
+	}
+	if allocs > 4 {
+		t.Fatalf("40 products after garbage collections allocated %d times, want none", allocs)
 	}
 }
