@@ -48,7 +48,7 @@ func TestWorkspaceKeptThroughGC(t *testing.T) {
 		runtime.GC()
 		total += run()
 	}
-	if total > runs*steady+4 {
+	if total > runs*steady+runs/2 { // slack for the runtime's own allocations; a new workspace is 4 or more
 		t.Fatalf("%d runs after garbage collections allocated %d times, %d a run without them", runs, total, steady)
 	}
 }
