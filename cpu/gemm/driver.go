@@ -1,8 +1,9 @@
 package gemm
 
 import (
-	"sync"
 	"unsafe"
+
+	"github.com/goferro/goferro/internal/reuse"
 )
 
 // plan is one GEMM call lowered to real arithmetic: C = alpha·A·B + beta·C
@@ -64,22 +65,31 @@ type workspace[R float] struct {
 	a, b, tile []R
 }
 
-var wsPool64 = sync.Pool{New: func() any { return new(workspace[float64]) }}
-var wsPool32 = sync.Pool{New: func() any { return new(workspace[float32]) }}
+// The workspaces, kept between calls (see package reuse: with a
+// sync.Pool alone, a goroutine that moved to another processor after a
+// garbage collection packed into fresh, page-faulting buffers).
+var (
+	wsPool64 reuse.Pool[workspace[float64]]
+	wsPool32 reuse.Pool[workspace[float32]]
+)
 
 func getWorkspace[R float]() *workspace[R] {
-	return poolOf[R](&wsPool64, &wsPool32).Get().(*workspace[R])
+	if w := poolOf[R, workspace[R]](&wsPool64, &wsPool32).Get(); w != nil {
+		return w
+	}
+	return new(workspace[R])
 }
 
-func putWorkspace[R float](w *workspace[R]) { poolOf[R](&wsPool64, &wsPool32).Put(w) }
+func putWorkspace[R float](w *workspace[R]) { poolOf[R, workspace[R]](&wsPool64, &wsPool32).Put(w) }
 
-// poolOf returns the pool of R's values: p64 for float64, p32 for float32.
-func poolOf[R float](p64, p32 *sync.Pool) *sync.Pool {
+// poolOf returns the pool of R's values of type V: p64 (a
+// *reuse.Pool[V] for R float64) or p32.
+func poolOf[R float, V any](p64, p32 any) *reuse.Pool[V] {
 	var z R
 	if _, ok := any(z).(float64); ok {
-		return p64
+		return p64.(*reuse.Pool[V])
 	}
-	return p32
+	return p32.(*reuse.Pool[V])
 }
 
 func grow[R float](s []R, n int) []R {

@@ -29,8 +29,8 @@
 // products a batch element per goroutine, on a pool of long-lived worker
 // goroutines; small products stay on the calling goroutine. Goroutines
 // whose blocks span the same columns pack each B panel once, together.
-// Packing buffers come from a sync.Pool, so steady-state calls do not
-// allocate.
+// Packing buffers are kept between calls (package internal/reuse), so
+// steady-state calls do not allocate.
 package gemm
 
 import (

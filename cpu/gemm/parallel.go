@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/goferro/goferro/internal/reuse"
 )
 
 // The worker pool: long-lived goroutines that run shares of a parallel GEMM,
@@ -58,6 +60,9 @@ func worker() {
 		if !ok {
 			tk = <-workCh
 		}
+		if tk.t == nil {
+			continue // a wake-up (wakeWorker): poll for the calls to come
+		}
 		if w, ok := tk.t.claim(tk.gen); ok {
 			tk.t.runShare(w)
 			tk.t.done()
@@ -65,9 +70,21 @@ func worker() {
 	}
 }
 
+// polling counts the workers in pollToken: a token posted now is taken
+// within microseconds, where a sleeping worker takes tens of them to start
+// (the futex wake of its thread, then the scheduler steals the goroutine
+// from the waker's run queue only after a short sleep). Measured with
+// timestamps around the hand-off on the 2-vCPU AMD EPYC VM (load 10, 200
+// calls of 128³ at 2 threads), from posting to the worker receiving the
+// token: at least 44.9 µs (median 80) for a sleeping worker, at least
+// 2.1 µs for a polling one.
+var polling atomic.Int32
+
 // pollToken polls workCh for up to spinFor, yielding the processor between
 // polls.
 func pollToken() (token, bool) {
+	polling.Add(1)
+	defer polling.Add(-1)
 	var start time.Time
 	for i := 0; ; i++ {
 		select {
@@ -85,6 +102,62 @@ func pollToken() (token, bool) {
 		runtime.Gosched()
 	}
 }
+
+// wakeWork is the least work, in multiply-adds (m·n·k, real view), worth
+// waking sleeping workers for: a worker starts some 50 µs after the call
+// (see polling) and then takes a whole share, so the call gains only if
+// half of it runs well over that. On the quiet 2-vCPU VM, two 64³…160³
+// products one after another ran slower on 2 threads than on 1 (n=160:
+// 0.19–0.22 against 0.15–0.17 ms) while back-to-back 160³ calls, which
+// find the worker polling, ran 1.7× faster; 256³ runs about 380 µs on one
+// thread, so a worker 50–100 µs late still takes its half.
+const wakeWork = 256 * 256 * 256
+
+// lastCold is when (Unix ns) a call last stayed on the caller because
+// every worker slept, and coldRun how many such calls before it came each
+// within spinFor of the one before.
+var (
+	lastCold atomic.Int64
+	coldRun  atomic.Int32
+)
+
+// useWorkers reports whether a call of work multiply-adds, big enough to
+// split, should be split now: always from wakeWork, and when a worker is
+// polling (it starts at once). A smaller call that finds every worker
+// asleep runs on the caller; the third of a run of such calls, each within
+// spinFor of the one before (einsum steps, a benchmark loop), wakes a
+// worker for the calls to come, which then find it polling. (Waking costs
+// the caller a system call, and on a loaded machine often its processor:
+// two 64³ products, 12 µs on one thread, would pay it for nothing.)
+func useWorkers(work float64) bool {
+	if work >= wakeWork || polling.Load() > 0 || testParallel.Load() > 0 {
+		return true
+	}
+	now := time.Now().UnixNano()
+	if now-lastCold.Swap(now) >= int64(spinFor) {
+		coldRun.Store(0)
+	} else if coldRun.Add(1) >= 2 {
+		coldRun.Store(0)
+		wakeWorker()
+	}
+	return false
+}
+
+// wakeWorker posts a token with no call, which wakes a sleeping worker
+// (when the pool has room) without making anyone wait for it.
+func wakeWorker() {
+	ensureWorkers(1)
+	select {
+	case workCh <- token{}:
+	default:
+	}
+}
+
+// testParallel, when positive, makes every call from minParallelWork go
+// parallel whether workers poll or sleep (a test hook: the parallel paths
+// on products small enough to check against a naive loop). A count, so
+// that concurrent tests can hold it.
+var testParallel atomic.Int32
 
 // shares hands out share numbers 0..n-1 of one call. state packs the
 // call's generation (bits 32-63), n (bits 16-31) and the next share (bits
@@ -124,6 +197,7 @@ func (s *shares) done() { s.wg.Done() }
 // runParallel runs the n shares of j on the calling goroutine and up to
 // threads-1 pool workers, and returns when all are done.
 func runParallel[R float](j *job[R], n, threads int) {
+	splits.Add(1)
 	gen := j.start(n)
 	if g := min(n, threads); g > 1 && !testSerial.Load() {
 		ensureWorkers(g - 1)
@@ -145,6 +219,9 @@ func runParallel[R float](j *job[R], n, threads int) {
 	j.wg.Wait()
 }
 
+// splits counts the calls runParallel has split (read by tests).
+var splits atomic.Int64
+
 // testSerial, when set, makes parallel calls run their shares one after
 // another on the calling goroutine (a test hook: as when the pool is busy).
 var testSerial atomic.Bool
@@ -163,16 +240,23 @@ type job[R float] struct {
 	groups  []bGroup[R]
 }
 
-var jobPool64 = sync.Pool{New: func() any { return new(job[float64]) }}
-var jobPool32 = sync.Pool{New: func() any { return new(job[float32]) }}
+var (
+	jobPool64 reuse.Pool[job[float64]]
+	jobPool32 reuse.Pool[job[float32]]
+)
 
-func getJob[R float]() *job[R] { return poolOf[R](&jobPool64, &jobPool32).Get().(*job[R]) }
+func getJob[R float]() *job[R] {
+	if j := poolOf[R, job[R]](&jobPool64, &jobPool32).Get(); j != nil {
+		return j
+	}
+	return new(job[R])
+}
 
 func putJob[R float](j *job[R]) {
 	j.p = plan[R]{}
 	j.shareB = false
 	j.next.Store(0)
-	poolOf[R](&jobPool64, &jobPool32).Put(j)
+	poolOf[R, job[R]](&jobPool64, &jobPool32).Put(j)
 }
 
 func (j *job[R]) runShare(w int) {

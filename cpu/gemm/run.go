@@ -21,7 +21,8 @@ var testNoShareB atomic.Bool
 
 // Thresholds for going parallel, in multiply-adds (m·n·k, real view).
 const (
-	// minParallelWork is the least total work worth waking other goroutines.
+	// minParallelWork is the least total work worth handing to polling
+	// workers (useWorkers says when it is worth waking sleeping ones).
 	minParallelWork = 48 * 48 * 48
 	// smallElemWork is the per-element work below which a batch is always
 	// split by element rather than by block.
@@ -183,7 +184,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	work := elem * float64(nbatch)
 	byBatch := nbatch >= threads && (p.vector || elem < smallElemWork || nbatch%threads == 0 || nbatch >= 4*threads)
 	// Matrix-vector products are memory-bound: split only over a batch.
-	if threads <= 1 || work < minParallelWork || p.scaleOnly || p.vector && !byBatch {
+	if threads <= 1 || work < minParallelWork || p.scaleOnly || p.vector && !byBatch || !useWorkers(work) {
 		ws := getWorkspace[R]()
 		for l := 0; l < nbatch; l++ {
 			ao, bo, co := p.offsets(l)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/internal/reuse"
 	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
@@ -133,8 +134,8 @@ func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.D
 			return nil, err
 		}
 	}
-	pool := &pr.pools[dt]
-	ws, _ := pool.Get().(*workspace[T])
+	pool := poolFor[T](&pr.pools)
+	ws := pool.Get()
 	if ws == nil {
 		ws = &workspace[T]{
 			slots: make([][]T, len(prog.slotCaps)),
@@ -144,7 +145,11 @@ func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.D
 	}
 	defer func() {
 		ws.release(prog)
-		pool.Put(ws)
+		if pr.wsElems*dt.Size() <= keptWorkspace {
+			pool.Put(ws)
+		} else {
+			pool.PutLoose(ws)
+		}
 	}()
 	if err := ws.bind(prog, operands, outBuf); err != nil {
 		return nil, err
@@ -153,6 +158,44 @@ func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.D
 		return nil, err
 	}
 	return out, nil
+}
+
+// keptWorkspace is the largest workspace, in bytes, that a Program keeps
+// through garbage collections (reuse.Pool.Put): allocating and faulting in
+// a small one costs more than the run that uses it (two 64³ products: 25–40
+// µs for 12), while a big one is cheap to make again beside its run and
+// costly to hold on to. Bigger ones are pooled loosely (sync.Pool).
+const keptWorkspace = 1 << 20
+
+// workspacePools holds a Program's workspaces, one pool per element type.
+type workspacePools struct {
+	f32  reuse.Pool[workspace[float32]]
+	f64  reuse.Pool[workspace[float64]]
+	c64  reuse.Pool[workspace[complex64]]
+	c128 reuse.Pool[workspace[complex128]]
+	i32  reuse.Pool[workspace[int32]]
+	i64  reuse.Pool[workspace[int64]]
+}
+
+// poolFor returns the pool of T's workspaces.
+func poolFor[T num](p *workspacePools) *reuse.Pool[workspace[T]] {
+	var z T
+	var x any
+	switch any(z).(type) {
+	case float32:
+		x = &p.f32
+	case float64:
+		x = &p.f64
+	case complex64:
+		x = &p.c64
+	case complex128:
+		x = &p.c128
+	case int32:
+		x = &p.i32
+	case int64:
+		x = &p.i64
+	}
+	return x.(*reuse.Pool[workspace[T]])
 }
 
 // bind points every register at its buffer: the operands' (made

@@ -98,3 +98,48 @@ func perms(n int) [][]int {
 	}
 	return out
 }
+
+// TestMulStridedContiguous checks the unrolled contiguous products of
+// mulStrided (dst = a·b, a·s and s·b along the inner loop) against a naive
+// loop, for every element type and inner lengths around the unrolling.
+func TestMulStridedContiguous(t *testing.T) {
+	for n0 := 0; n0 <= 13; n0++ {
+		checkMulRows[float64](t, n0)
+		checkMulRows[float32](t, n0)
+		checkMulRows[complex128](t, n0)
+		checkMulRows[complex64](t, n0)
+		checkMulRows[int32](t, n0)
+		checkMulRows[int64](t, n0)
+	}
+}
+
+// checkMulRows multiplies 3 rows of n0 elements for each pattern of inner
+// strides of a and b (1: a row, 0: one element per row) into a padded
+// destination and compares with the naive product.
+func checkMulRows[T num](t *testing.T, n0 int) {
+	t.Helper()
+	const rows, pad = 3, 2
+	a := make([]T, rows*n0+rows)
+	b := make([]T, rows*n0+rows)
+	var v T
+	for i := range a {
+		v++
+		a[i] = v
+		b[i] = v*2 + 1
+	}
+	for _, inner := range [][2]int{{1, 1}, {1, 0}, {0, 1}} {
+		as, bs := []int{max(n0, 1), inner[0]}, []int{max(n0, 1), inner[1]}
+		got := make([]T, rows*n0+2*pad)
+		want := make([]T, rows*n0+2*pad)
+		mulStrided(got, pad, a, 1, b, 2, []int{rows, n0}, []int{n0, 1}, as, bs)
+		for r := 0; r < rows; r++ {
+			for i := 0; i < n0; i++ {
+				want[pad+r*n0+i] = a[1+r*as[0]+i*as[1]] * b[2+r*bs[0]+i*bs[1]]
+			}
+		}
+		if !slices.Equal(got, want) {
+			var z T
+			t.Fatalf("%T: rows of %d, inner strides %v: got %v, want %v", z, n0, inner, got, want)
+		}
+	}
+}

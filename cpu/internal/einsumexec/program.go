@@ -14,8 +14,6 @@
 package einsumexec
 
 import (
-	"sync"
-
 	"github.com/goferro/goferro/einsum"
 )
 
@@ -25,7 +23,10 @@ type Program struct {
 	plan    *einsum.Plan
 	prog    program
 	layouts []StepLayout
-	pools   [8]sync.Pool // per dtype: *workspace of that element type
+	pools   workspacePools
+	// wsElems is the elements of a workspace's slots, which decide how it
+	// is pooled (keptWorkspace).
+	wsElems int
 }
 
 // StepLayout is how a program runs one step of its plan.
