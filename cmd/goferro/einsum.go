@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -278,19 +277,6 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
-	}
-	// The previous result is collected before each run (below) so that its
-	// memory is reused, as the peers' allocators reuse freed blocks. But
-	// such a collection lowers the heap goal to the little that is live
-	// (4 MiB at the least), and a run whose result is bigger started a new
-	// collection cycle inside the timed region: 50 runs of
-	// bin_batched_outer_product_* (8 MiB results) went through 100 cycles
-	// (GODEBUG=gctrace=1), and at GOMAXPROCS=2, where the marking runs
-	// beside the contraction, took 1.7–4.8 ms a run against 0.5–0.6 ms
-	// with the collector's percentage off. So while timing, under a memory
-	// limit, only the explicit collections and the limit collect.
-	if f.budget.get() > 0 {
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	times := make([]float64, f.runs)
 	cpuMS := make([]float64, f.runs)
