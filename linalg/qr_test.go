@@ -131,3 +131,30 @@ func TestStridedInput(t *testing.T) {
 	}
 	checkSVD(t, want, res, Reduced, tensor.Complex128)
 }
+
+// TestQRBlocks factors matrices wider and taller than a block, so that
+// geqrf's trailing updates, geqrt's recursion and applyQ's saved
+// triangular factors all run, at the tuned block sizes and at small ones
+// that split the panels many times (odd halves included); the reference
+// is A itself: ‖A − QR‖ and ‖QᴴQ − I‖ within the bounds.
+func TestQRBlocks(t *testing.T) {
+	defer func(b, l int) { qrBlock, qrLeaf = b, l }(qrBlock, qrLeaf)
+	for _, bl := range [][2]int{{qrBlock, qrLeaf}, {12, 1}, {7, 2}} {
+		qrBlock, qrLeaf = bl[0], bl[1]
+		for _, dt := range allDTypes {
+			for _, sh := range [][2]int{{150, 131}, {131, 150}, {97, 97}} {
+				for _, mode := range []Mode{Reduced, Complete} {
+					m, n := sh[0], sh[1]
+					t.Run(fmt.Sprintf("block%d/leaf%d/%v/%dx%d/%v", bl[0], bl[1], dt, m, n, mode), func(t *testing.T) {
+						a := roundTo(testMatrix("random", m, n, dt, 3), dt)
+						q, r, err := QR(toTensor(t, []cm{a}, dt), mode)
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkQR(t, a, q, r, mode, dt, false)
+					})
+				}
+			}
+		}
+	}
+}
