@@ -7,9 +7,19 @@
 //
 // Each repetition runs goferro, numpy and gonum once each in turn, so that
 // the load of a shared machine falls on all three alike. Times are wall
-// clock and process CPU time (user+system; numpy's own process for numpy);
-// numpy's BLAS threads are set with OPENBLAS_NUM_THREADS, goferro's with
-// gemm.SetThreads and GOMAXPROCS, gonum's with GOMAXPROCS.
+// clock and process CPU time (user+system; numpy's own process for numpy,
+// its BLAS threads included); numpy's BLAS threads are set with
+// OPENBLAS_NUM_THREADS, goferro's with gemm.SetThreads and GOMAXPROCS,
+// gonum's with GOMAXPROCS (gonum's Dgemm runs its 64×64 blocks on up to
+// GOMAXPROCS goroutines; its other loops run on one). Each Go call starts
+// after a runtime.GC, so that neither Go side pays for collecting the
+// other's garbage.
+//
+// Every side computes the same factors from the same n×n input, its own
+// copies and layout changes included: QR forms Q and R (numpy
+// np.linalg.qr: geqrf + orgqr; gonum QR.Factorize, which also estimates
+// the condition number, + QTo + RTo; goferro QR, Reduced), SVD the thin
+// U, S and Vᴴ, eigh the eigenvalues and eigenvectors.
 package main
 
 import (
@@ -61,7 +71,9 @@ func cpuSeconds() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
+// timeIt times f after a garbage collection.
 func timeIt(f func() error) (sample, error) {
+	runtime.GC()
 	w, c := time.Now(), cpuSeconds()
 	err := f()
 	return sample{time.Since(w).Seconds(), cpuSeconds() - c}, err
