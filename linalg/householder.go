@@ -77,7 +77,7 @@ func geqr2[T scalar](a mat[T], taus []T, work []T) {
 }
 
 // geqrf computes the blocked QR factorisation of a in place, as geqr2
-// does; taus has length min(rows, cols). It factors blocks of qrBlock
+// does; taus has length min(rows, cols). It factors blocks of qrBlockFor
 // columns with geqrt and updates the columns right of each block with
 // applyBlock, and returns each block's triangular factor (see
 // triangularFactor) for applyQ and orgqr to reuse. It returns ctx's error,
@@ -87,12 +87,13 @@ func geqrf[T scalar](ctx context.Context, a mat[T], taus []T) ([]mat[T], error) 
 	k := min(m, n)
 	work := make([]T, m)
 	var ws []T
-	ts := make([]mat[T], 0, (k+qrBlock-1)/qrBlock)
-	for j := 0; j < k; j += qrBlock {
+	nb := qrBlockFor(k)
+	ts := make([]mat[T], 0, (k+nb-1)/nb)
+	for j := 0; j < k; j += nb {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		jb := min(qrBlock, k-j)
+		jb := min(nb, k-j)
 		panel := a.sub(j, j, m-j, jb)
 		t := geqrt(panel, taus[j:j+jb], work, &ws)
 		ts = append(ts, t)
@@ -105,11 +106,26 @@ func geqrf[T scalar](ctx context.Context, a mat[T], taus []T) ([]mat[T], error) 
 	return ts, nil
 }
 
-// qrBlock is the number of columns geqrf factors before it updates the
-// rest of the matrix, and the number of reflectors applyQ applies at a
-// time. GEMM runs its rank-qrBlock updates at about twice the speed of
-// rank-32 ones; see BenchmarkQRBlock for the measurement that chose it.
-var qrBlock = 64
+// qrBlockFor returns the number of columns geqrf factors before it
+// updates the rest of the matrix, and the number of reflectors applyQ
+// applies at a time, for k reflectors in all. GEMM runs rank-64 updates
+// at about twice the speed of rank-32 ones, but a wider block leaves more
+// of the work in the panels: factoring and forming Q of a float64 n×n
+// matrix on one thread (AMD EPYC, thread CPU time, best of many) took
+// 1.04 ms with blocks of 32 and 1.22 ms with 64 at n = 256, 3.84 and
+// 3.34 ms at n = 384, 47 and 44 ms at n = 1024. qrBlock, when positive,
+// overrides the choice (tests).
+func qrBlockFor(k int) int {
+	switch {
+	case qrBlock > 0:
+		return qrBlock
+	case k < 320:
+		return 32
+	}
+	return 64
+}
+
+var qrBlock = 0
 
 // qrLeaf is the width at and below which geqrt factors a panel with the
 // unblocked geqr2 instead of splitting it further.
@@ -250,25 +266,26 @@ func orgqr[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], q int
 }
 
 // applyQ computes c = Q·c for Q = H(0)·H(1)···H(k−1), the reflectors
-// stored below the diagonal of the m×k matrix a, qrBlock at a time from
-// the last block. ts are the blocks' triangular factors as geqrf returns
-// them, or nil to compute them here. When c starts as the identity's first
+// stored below the diagonal of the m×k matrix a, qrBlockFor(k) at a time
+// from the last block. ts are the blocks' triangular factors as geqrf
+// returns them for the same k, or nil to compute them here. When c starts as the identity's first
 // columns (identity is set), the columns left of each block are untouched
 // and skipped. It returns ctx's error, leaving c half done, when ctx is
 // done before a block.
 func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c mat[T], identity bool) error {
 	m, k := a.rows, a.cols
 	var ws []T
-	last := (max(k-1, 0) / qrBlock) * qrBlock
-	for j := last; j >= 0 && k > 0; j -= qrBlock {
+	nb := qrBlockFor(k)
+	last := (max(k-1, 0) / nb) * nb
+	for j := last; j >= 0 && k > 0; j -= nb {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		jb := min(qrBlock, k-j)
+		jb := min(nb, k-j)
 		v, restore := explicitV(a.sub(j, j, m-j, jb))
 		var t mat[T]
 		if ts != nil {
-			t = ts[j/qrBlock]
+			t = ts[j/nb]
 		} else {
 			t = triangularFactor(v, taus[j:j+jb])
 		}

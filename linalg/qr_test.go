@@ -134,12 +134,13 @@ func TestStridedInput(t *testing.T) {
 
 // TestQRBlocks factors matrices wider and taller than a block, so that
 // geqrf's trailing updates, geqrt's recursion and applyQ's saved
-// triangular factors all run, at the tuned block sizes and at small ones
-// that split the panels many times (odd halves included); the reference
-// is A itself: ‖A − QR‖ and ‖QᴴQ − I‖ within the bounds.
+// triangular factors all run, at the tuned block sizes (block 0: chosen
+// by size) and at small ones that split the panels many times (odd halves
+// included); the reference is A itself: ‖A − QR‖ and ‖QᴴQ − I‖ within
+// the bounds.
 func TestQRBlocks(t *testing.T) {
 	defer func(b, l int) { qrBlock, qrLeaf = b, l }(qrBlock, qrLeaf)
-	for _, bl := range [][2]int{{qrBlock, qrLeaf}, {12, 1}, {7, 2}} {
+	for _, bl := range [][2]int{{qrBlock, qrLeaf}, {64, qrLeaf}, {12, 1}, {7, 2}} {
 		qrBlock, qrLeaf = bl[0], bl[1]
 		for _, dt := range allDTypes {
 			for _, sh := range [][2]int{{150, 131}, {131, 150}, {97, 97}} {
