@@ -101,8 +101,8 @@ func main() {
 		python  = flag.String("python", "/usr/bin/python3", "python with numpy")
 	)
 	flag.Parse()
-	fmt.Println("| op | dtype | n | threads | goferro wall ms | numpy wall ms | gonum wall ms | goferro cpu ms | numpy cpu ms | gonum cpu ms | goferro/numpy (cpu) | gonum/goferro (cpu) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| op | dtype | n | threads | goferro wall ms | numpy wall ms | gonum wall ms | goferro cpu ms | numpy cpu ms | gonum cpu ms | goferro/numpy wall | goferro/numpy cpu | gonum/goferro wall | gonum/goferro cpu |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, op := range strings.Split(*ops, ",") {
 		for _, dts := range strings.Split(*dtypes, ",") {
 			dt, err := tensor.ParseDType(dts)
@@ -142,12 +142,13 @@ func row(op string, dt tensor.DType, n, threads, reps int, python string) {
 		}
 		return fmt.Sprintf("%.1f", v*1e3)
 	}
-	ratio := "—"
+	wallRatio, cpuRatio := "—", "—"
 	if g != nil {
-		ratio = fmt.Sprintf("%.2f", q.cpu/o.cpu)
+		wallRatio, cpuRatio = fmt.Sprintf("%.2f", q.wall/o.wall), fmt.Sprintf("%.2f", q.cpu/o.cpu)
 	}
-	fmt.Printf("| %s | %v | %d | %d | %.1f | %.1f | %s | %.1f | %.1f | %s | %.2f | %s |\n",
-		op, dt, n, threads, o.wall*1e3, p.wall*1e3, gonumCell(q.wall), o.cpu*1e3, p.cpu*1e3, gonumCell(q.cpu), o.cpu/p.cpu, ratio)
+	fmt.Printf("| %s | %v | %d | %d | %.1f | %.1f | %s | %.1f | %.1f | %s | %.2f | %.2f | %s | %s |\n",
+		op, dt, n, threads, o.wall*1e3, p.wall*1e3, gonumCell(q.wall), o.cpu*1e3, p.cpu*1e3, gonumCell(q.cpu),
+		o.wall/p.wall, o.cpu/p.cpu, wallRatio, cpuRatio)
 }
 
 func median(s []sample) sample {
