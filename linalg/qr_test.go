@@ -159,3 +159,29 @@ func TestQRBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestContiguousViewInput factors a contiguous view that starts inside its
+// buffer (rows 3 to 11 of a 12×5 matrix), which QR reads in place: the
+// result must be that of the viewed rows, not of the buffer's first rows.
+func TestContiguousViewInput(t *testing.T) {
+	a := testMatrix("random", 12, 5, tensor.Float64, 53)
+	x := toTensor(t, []cm{a}, tensor.Float64)
+	v, err := x.Slice(tensor.R(3, 11), tensor.R(0, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.IsContiguous() || v.Offset() == 0 {
+		t.Fatalf("view contiguous %v at offset %d; want a contiguous view at an offset", v.IsContiguous(), v.Offset())
+	}
+	want := newCM(8, 5)
+	for i := range 8 {
+		for j := range 5 {
+			want.set(i, j, a.at(3+i, j))
+		}
+	}
+	q, r, err := QR(v, Reduced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkQR(t, want, q, r, Reduced, tensor.Float64, false)
+}
