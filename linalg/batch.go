@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -35,8 +36,14 @@ func shapeOf(batch []int, dims ...int) []int {
 	return append(append(make([]int, 0, len(batch)+len(dims)), batch...), dims...)
 }
 
-// values returns t's elements in row-major order as a fresh []T.
+// values returns t's elements in row-major order, for reading only: the
+// tensor's own buffer when it is contiguous, else a copy.
 func values[T scalar](op string, t *tensor.Tensor) ([]T, error) {
+	if t.IsContiguous() && t.Len() > 0 {
+		if buf, err := tensor.Buffer[T](t); err == nil {
+			return buf[t.Offset() : t.Offset()+t.Len()], nil
+		}
+	}
 	v, err := tensor.Values[T](t)
 	if err != nil {
 		return nil, &Error{Op: op, Kind: tensor.ErrDType, Msg: "reading the input", Err: err}
@@ -57,11 +64,7 @@ func load[T scalar](vals []T, b, m, n int, adjoint bool) mat[T] {
 		return a
 	}
 	a := newMat[T](m, n)
-	for i := range m {
-		for j, v := range src[i*n : (i+1)*n] {
-			a.data[i+j*a.ld] = v
-		}
-	}
+	strided.Copy(a.data, 0, []int{1, a.ld}, src, 0, []int{n, 1}, []int{m, n})
 	return a
 }
 
@@ -78,12 +81,7 @@ func store[T scalar](out []T, b int, a mat[T], adjoint bool) {
 		}
 		return
 	}
-	for i := range r {
-		row := dst[i*c : (i+1)*c]
-		for j := range row {
-			row[j] = a.data[i+j*a.ld]
-		}
-	}
+	strided.Copy(dst, 0, []int{c, 1}, a.data, 0, []int{1, a.ld}, []int{r, c})
 }
 
 // newTensor wraps a row-major buffer; the extents always match.

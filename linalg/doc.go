@@ -6,11 +6,14 @@
 //
 // The algorithms are LAPACK's in outline and written from the textbook
 // descriptions: Householder reflections gathered into compact WY blocks
-// whose trailing updates run on goferro's GEMM (cpu/gemm); blocked
+// whose trailing updates run on goferro's GEMM (cpu/gemm), QR's panels
+// factored recursively so that they too are mostly GEMM; blocked
 // Householder tridiagonalisation and bidiagonalisation (half their work is
 // GEMM, half matrix-vector products); for Eigh, tridiagonal divide and
 // conquer; for SVD (and for eigenvalues alone), implicitly shifted QR
-// iterations with the plane rotations applied by an AVX2 kernel; and a
+// iterations with the plane rotations applied by an AVX-512 or AVX2 kernel
+// (the path GEMM runs, which GOFERRO_GEMM_ISA forces, as it does GEMM's:
+// avx512, avx2, or generic for the Go loops); and a
 // randomized range finder for truncated SVDs of small rank. Matrices are
 // copied into column-major workspaces, so inputs may have any layout;
 // results are fresh row-major tensors. Work runs on up to gemm.Threads()

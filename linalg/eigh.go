@@ -137,7 +137,7 @@ func eighMatrix[T scalar](ctx context.Context, a mat[T], w []float64, vectors bo
 	// V = Q·Z = diag(1, H(0)···H(n−2))·Z: the reflectors applied to the
 	// rows of Z past the first.
 	v := convert[T](z)
-	return v, applyQ(ctx, a.sub(1, 0, n-1, n-1), taus, v.sub(1, 0, n-1, n), false)
+	return v, applyQ(ctx, a.sub(1, 0, n-1, n-1), taus, nil, v.sub(1, 0, n-1, n), false)
 }
 
 // convert returns the compact real matrix z as a matrix of T.

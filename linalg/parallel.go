@@ -59,9 +59,14 @@ func parallelFor(n, work int, f func(lo, hi int)) {
 const chunksPerThread = 8
 
 // parallelMin is the work (about one multiply-add per unit) below which
-// parallelFor stays on one goroutine: some tens of microseconds. Tests
-// lower it to run the parallel paths on small matrices.
-var parallelMin = 1 << 16
+// parallelFor stays on one goroutine. On the AMD EPYC of
+// bench/linalg-report.md a parallelFor of empty chunks on two goroutines
+// took about 2 µs of CPU and wall time per call, while a unit takes about
+// 0.1 ns in the AVX-512 rotation kernel (BenchmarkRotSeq) and 0.3–0.5 ns
+// in the matrix-vector loops: at 2^18 units a fork is then at most about
+// a tenth of the work it splits (at 2^16, up to a third of a batch of
+// rotations). Tests lower it to run the parallel paths on small matrices.
+var parallelMin = 1 << 18
 
 // forBatch calls f for each matrix b < nb of a batch, each costing about
 // work units, and returns the lowest b that failed with its error (or

@@ -133,18 +133,21 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 }
 
 // qrFactor factorises the m×n matrix a (overwritten) and returns the first
-// qc columns of Q and the first rr rows of R, or ctx's error.
+// qc columns of Q and the first rr rows of R (a view of a), or ctx's error.
 func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int) (q, r mat[T], err error) {
 	m, n := a.rows, a.cols
 	k := min(m, n)
 	taus := make([]T, k)
-	if err := geqrf(ctx, a, taus); err != nil {
+	ts, err := geqrf(ctx, a, taus)
+	if err != nil {
 		return q, r, err
 	}
-	r = newMat[T](rr, n)
-	for j := range n {
-		copy(r.col(j)[:min(j+1, rr)], a.col(j)[:min(j+1, rr)])
+	q, err = orgqr(ctx, a.sub(0, 0, m, k), taus, ts, qc)
+	if err != nil {
+		return q, r, err
 	}
-	q, err = orgqr(ctx, a.sub(0, 0, m, k), taus, qc)
-	return q, r, err
+	for j := range min(k, rr) {
+		clear(a.col(j)[j+1 : rr])
+	}
+	return q, a.sub(0, 0, rr, n), nil
 }

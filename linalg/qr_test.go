@@ -131,3 +131,57 @@ func TestStridedInput(t *testing.T) {
 	}
 	checkSVD(t, want, res, Reduced, tensor.Complex128)
 }
+
+// TestQRBlocks factors matrices wider and taller than a block, so that
+// geqrf's trailing updates, geqrt's recursion and applyQ's saved
+// triangular factors all run, at the tuned block sizes (block 0: chosen
+// by size) and at small ones that split the panels many times (odd halves
+// included); the reference is A itself: ‖A − QR‖ and ‖QᴴQ − I‖ within
+// the bounds.
+func TestQRBlocks(t *testing.T) {
+	defer func(b, l int) { qrBlock, qrLeaf = b, l }(qrBlock, qrLeaf)
+	for _, bl := range [][2]int{{qrBlock, qrLeaf}, {64, qrLeaf}, {12, 1}, {7, 2}} {
+		qrBlock, qrLeaf = bl[0], bl[1]
+		for _, dt := range allDTypes {
+			for _, sh := range [][2]int{{150, 131}, {131, 150}, {97, 97}} {
+				for _, mode := range []Mode{Reduced, Complete} {
+					m, n := sh[0], sh[1]
+					t.Run(fmt.Sprintf("block%d/leaf%d/%v/%dx%d/%v", bl[0], bl[1], dt, m, n, mode), func(t *testing.T) {
+						a := roundTo(testMatrix("random", m, n, dt, 3), dt)
+						q, r, err := QR(toTensor(t, []cm{a}, dt), mode)
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkQR(t, a, q, r, mode, dt, false)
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestContiguousViewInput factors a contiguous view that starts inside its
+// buffer (rows 3 to 11 of a 12×5 matrix), which QR reads in place: the
+// result must be that of the viewed rows, not of the buffer's first rows.
+func TestContiguousViewInput(t *testing.T) {
+	a := testMatrix("random", 12, 5, tensor.Float64, 53)
+	x := toTensor(t, []cm{a}, tensor.Float64)
+	v, err := x.Slice(tensor.R(3, 11), tensor.R(0, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.IsContiguous() || v.Offset() == 0 {
+		t.Fatalf("view contiguous %v at offset %d; want a contiguous view at an offset", v.IsContiguous(), v.Offset())
+	}
+	want := newCM(8, 5)
+	for i := range 8 {
+		for j := range 5 {
+			want.set(i, j, a.at(3+i, j))
+		}
+	}
+	q, r, err := QR(v, Reduced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkQR(t, want, q, r, Reduced, tensor.Float64, false)
+}

@@ -188,6 +188,11 @@ func toMat[T scalar](z rotMat) mat[T] {
 // (the first rotated column of the first panel).
 var rotPanelsAsm func(z *float64, panels, stride, n int, c, s *float64)
 
-// rotKernels are the assembly kernels this CPU can run, the fastest (the
-// one in rotPanelsAsm) last; tests check each.
+// rotKernels are the assembly kernels this CPU can run, AVX2 then
+// AVX-512; tests check each.
 var rotKernels []func(z *float64, panels, stride, n int, c, s *float64)
+
+// kernelPath names the kernels rotPanelsAsm and the level-1 kernels use:
+// "avx512", "avx2" or "generic" (the Go loops). It follows the path of
+// cpu/gemm (gemm.Kernel), so that GOFERRO_GEMM_ISA forces both.
+var kernelPath = "generic"

@@ -161,10 +161,11 @@ func rsvdMatrix[T scalar](ctx context.Context, a mat[T], r int, opts RandomizedO
 func orthonormalize[T scalar](ctx context.Context, x mat[T]) (mat[T], error) {
 	k := x.cols
 	taus := make([]T, k)
-	if err := geqrf(ctx, x, taus); err != nil {
+	ts, err := geqrf(ctx, x, taus)
+	if err != nil {
 		return mat[T]{}, err
 	}
-	return orgqr(ctx, x, taus, k)
+	return orgqr(ctx, x, taus, ts, k)
 }
 
 // gaussian returns an r×c matrix of standard normal entries (complex

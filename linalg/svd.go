@@ -242,7 +242,8 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 		// Factor A = Q·R first: the bidiagonal reduction then works on
 		// the small n×n R.
 		taus := make([]T, n)
-		if err := geqrf(ctx, a, taus); err != nil {
+		ts, err := geqrf(ctx, a, taus)
+		if err != nil {
 			return svdFactors[T]{}, err
 		}
 		r := newMat[T](n, n)
@@ -254,7 +255,7 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 			return f, err
 		}
 		f.u = embed(f.u, m, uc)
-		return f, applyQ(ctx, a, taus, f.u, false)
+		return f, applyQ(ctx, a, taus, ts, f.u, false)
 	}
 	d, e := make([]float64, n), make([]float64, n)
 	tauq, taup := make([]T, n), make([]T, n)
@@ -275,12 +276,12 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 	// U = Q·diag(Ub, I) and V = P·Vb = diag(1, P′)·Vb: the reflectors
 	// applied to the small factors.
 	f.u = embed(toMat[T](ub), m, uc)
-	if err := applyQ(ctx, a, tauq, f.u, false); err != nil {
+	if err := applyQ(ctx, a, tauq, nil, f.u, false); err != nil {
 		return svdFactors[T]{}, err
 	}
 	f.v = toMat[T](vb)
 	if n > 1 {
-		if err := applyQ(ctx, rightReflectors(a), taup[:n-1], f.v.sub(1, 0, n-1, n), false); err != nil {
+		if err := applyQ(ctx, rightReflectors(a), taup[:n-1], nil, f.v.sub(1, 0, n-1, n), false); err != nil {
 			return svdFactors[T]{}, err
 		}
 	}

@@ -7,9 +7,19 @@
 //
 // Each repetition runs goferro, numpy and gonum once each in turn, so that
 // the load of a shared machine falls on all three alike. Times are wall
-// clock and process CPU time (user+system; numpy's own process for numpy);
-// numpy's BLAS threads are set with OPENBLAS_NUM_THREADS, goferro's with
-// gemm.SetThreads and GOMAXPROCS, gonum's with GOMAXPROCS.
+// clock and process CPU time (user+system; numpy's own process for numpy,
+// its BLAS threads included); numpy's BLAS threads are set with
+// OPENBLAS_NUM_THREADS, goferro's with gemm.SetThreads and GOMAXPROCS,
+// gonum's with GOMAXPROCS (gonum's Dgemm runs its 64×64 blocks on up to
+// GOMAXPROCS goroutines; its other loops run on one). Each Go call starts
+// after a runtime.GC, so that neither Go side pays for collecting the
+// other's garbage.
+//
+// Every side computes the same factors from the same n×n input, its own
+// copies and layout changes included: QR forms Q and R (numpy
+// np.linalg.qr: geqrf + orgqr; gonum QR.Factorize, which also estimates
+// the condition number, + QTo + RTo; goferro QR, Reduced), SVD the thin
+// U, S and Vᴴ, eigh the eigenvalues and eigenvectors.
 package main
 
 import (
@@ -61,7 +71,9 @@ func cpuSeconds() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
+// timeIt times f after a garbage collection.
 func timeIt(f func() error) (sample, error) {
+	runtime.GC()
 	w, c := time.Now(), cpuSeconds()
 	err := f()
 	return sample{time.Since(w).Seconds(), cpuSeconds() - c}, err
@@ -89,8 +101,8 @@ func main() {
 		python  = flag.String("python", "/usr/bin/python3", "python with numpy")
 	)
 	flag.Parse()
-	fmt.Println("| op | dtype | n | threads | goferro wall ms | numpy wall ms | gonum wall ms | goferro cpu ms | numpy cpu ms | gonum cpu ms | goferro/numpy (cpu) | gonum/goferro (cpu) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| op | dtype | n | threads | goferro wall ms | numpy wall ms | gonum wall ms | goferro cpu ms | numpy cpu ms | gonum cpu ms | goferro/numpy wall | goferro/numpy cpu | gonum/goferro wall | gonum/goferro cpu |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, op := range strings.Split(*ops, ",") {
 		for _, dts := range strings.Split(*dtypes, ",") {
 			dt, err := tensor.ParseDType(dts)
@@ -130,12 +142,13 @@ func row(op string, dt tensor.DType, n, threads, reps int, python string) {
 		}
 		return fmt.Sprintf("%.1f", v*1e3)
 	}
-	ratio := "—"
+	wallRatio, cpuRatio := "—", "—"
 	if g != nil {
-		ratio = fmt.Sprintf("%.2f", q.cpu/o.cpu)
+		wallRatio, cpuRatio = fmt.Sprintf("%.2f", q.wall/o.wall), fmt.Sprintf("%.2f", q.cpu/o.cpu)
 	}
-	fmt.Printf("| %s | %v | %d | %d | %.1f | %.1f | %s | %.1f | %.1f | %s | %.2f | %s |\n",
-		op, dt, n, threads, o.wall*1e3, p.wall*1e3, gonumCell(q.wall), o.cpu*1e3, p.cpu*1e3, gonumCell(q.cpu), o.cpu/p.cpu, ratio)
+	fmt.Printf("| %s | %v | %d | %d | %.1f | %.1f | %s | %.1f | %.1f | %s | %.2f | %.2f | %s | %s |\n",
+		op, dt, n, threads, o.wall*1e3, p.wall*1e3, gonumCell(q.wall), o.cpu*1e3, p.cpu*1e3, gonumCell(q.cpu),
+		o.wall/p.wall, o.cpu/p.cpu, wallRatio, cpuRatio)
 }
 
 func median(s []sample) sample {
