@@ -275,6 +275,8 @@ func (p *plan[R]) macro(ws *workspace[R], b []R, ao, bo, co, ic, mb, jc, nb, pc,
 			switch {
 			case !p.directB:
 				pf = &b[min(pfo, bEnd)]
+			case ws.next.on && p.directA:
+				pf = p.hint(&ws.next, 2*pfStep) // the strided kernels prefetch twice as far
 			case ws.next.on:
 				pf = p.hint(&ws.next, pfStep)
 			}
