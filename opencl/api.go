@@ -32,6 +32,7 @@ var symbols = []string{
 	"clCreateKernel", "clReleaseKernel", "clSetKernelArg", "clEnqueueNDRangeKernel",
 	"clWaitForEvents", "clGetEventInfo", "clReleaseEvent", "clGetEventProfilingInfo",
 	"clCreateUserEvent", "clSetUserEventStatus", "clEnqueueBarrierWithWaitList",
+	"clEnqueueMapBuffer", "clEnqueueUnmapMemObject",
 }
 
 // api holds the resolved entry points.
@@ -46,6 +47,7 @@ type api struct {
 	createKernel, releaseKernel, setKernelArg, enqueueNDRange    uintptr
 	waitForEvents, getEventInfo, releaseEvent, eventProfile      uintptr
 	createUserEvent, setUserEventStatus, enqueueBarrier          uintptr
+	mapBuffer, unmapMem                                          uintptr
 }
 
 var (
@@ -82,7 +84,8 @@ func load() error {
 			waitForEvents: s["clWaitForEvents"], getEventInfo: s["clGetEventInfo"],
 			releaseEvent: s["clReleaseEvent"], eventProfile: s["clGetEventProfilingInfo"],
 			createUserEvent: s["clCreateUserEvent"], setUserEventStatus: s["clSetUserEventStatus"],
-			enqueueBarrier: s["clEnqueueBarrierWithWaitList"],
+			enqueueBarrier: s["clEnqueueBarrierWithWaitList"], mapBuffer: s["clEnqueueMapBuffer"],
+			unmapMem: s["clEnqueueUnmapMemObject"],
 		}
 	})
 	return loadErr
@@ -144,6 +147,22 @@ func (a *api) write(q clQueue, m clMem, blocking bool, off, size uintptr, src un
 func (a *api) read(q clQueue, m clMem, blocking bool, off, size uintptr, dst unsafe.Pointer, wait []clEvent, ev *clEvent) Code {
 	return code(call(a.readBuffer, uintptr(q), uintptr(m), b2u(blocking), off, size, uintptr(dst),
 		uintptr(len(wait)), uintptr(slicePtr(wait)), uintptr(unsafe.Pointer(ev))))
+}
+
+// mapRead maps size bytes of m from off for reading, blocking until the
+// host may read them, behind the events wait.
+func (a *api) mapRead(q clQueue, m clMem, off, size uintptr, wait []clEvent) (unsafe.Pointer, Code) {
+	var st int32
+	p := call(a.mapBuffer, uintptr(q), uintptr(m), 1, clMapRead, off, size,
+		uintptr(len(wait)), uintptr(slicePtr(wait)), 0, uintptr(unsafe.Pointer(&st)))
+	// p is C memory, not Go's: the conversion through a variable keeps vet
+	// from reading it as a Go pointer kept in a uintptr.
+	return *(*unsafe.Pointer)(unsafe.Pointer(&p)), Code(st)
+}
+
+// unmap enqueues the unmapping of p, a pointer mapRead returned for m.
+func (a *api) unmap(q clQueue, m clMem, p unsafe.Pointer, ev *clEvent) Code {
+	return code(call(a.unmapMem, uintptr(q), uintptr(m), uintptr(p), 0, 0, uintptr(unsafe.Pointer(ev))))
 }
 
 func (a *api) copy(q clQueue, src, dst clMem, srcOff, dstOff, size uintptr, wait []clEvent, ev *clEvent) Code {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/tensor"
@@ -118,6 +119,31 @@ func BenchmarkTransfer(b *testing.B) {
 			}
 		}
 	})
+	// ZerosInto-vs-Download times three downloads an iteration, side by
+	// side in one run: into a new zeroed tensor (what Download did before
+	// it mapped CPU devices' memory), with Download, and with DownloadInto
+	// into the same tensor each time; it reports the median of each.
+	b.Run("ZerosInto-vs-Download", func(b *testing.B) {
+		var zi, dl, in []float64
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			z, err := tensor.Zeros(d.DType(), d.Shape()...)
+			if err == nil {
+				err = q.DownloadInto(ctx, z, d)
+			}
+			t1 := time.Now()
+			_, err2 := q.Download(ctx, d)
+			t2 := time.Now()
+			err3 := q.DownloadInto(ctx, h, d)
+			if err != nil || err2 != nil || err3 != nil {
+				b.Fatal(err, err2, err3)
+			}
+			zi, dl, in = append(zi, t1.Sub(t0).Seconds()), append(dl, t2.Sub(t1).Seconds()), append(in, time.Since(t2).Seconds())
+		}
+		b.ReportMetric(median(zi)*1e3, "zeros+into-ms")
+		b.ReportMetric(median(dl)*1e3, "download-ms")
+		b.ReportMetric(median(in)*1e3, "into-ms")
+	})
 	// Memcpy is the host's own copy bandwidth for the same bytes, the
 	// yardstick for the transfers above.
 	b.Run("Memcpy", func(b *testing.B) {
@@ -217,4 +243,17 @@ func cpuGemm[T gemm.Scalar](b *testing.B, ha *tensor.Tensor, n int) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// median returns the median of x (x is reordered).
+func median(x []float64) float64 {
+	slices.Sort(x)
+	n := len(x)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return x[n/2]
+	}
+	return (x[n/2-1] + x[n/2]) / 2
 }

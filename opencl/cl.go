@@ -103,6 +103,7 @@ const (
 	clDeviceExtensions       = 0x1030
 
 	clMemReadWrite = 1
+	clMapRead      = 1
 
 	clProgramBinarySizes = 0x1165
 	clProgramBinaries    = 0x1166

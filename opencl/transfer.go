@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"github.com/goferro/goferro/tensor"
@@ -54,10 +55,16 @@ func (q *Queue) UploadInto(ctx context.Context, dst *Tensor, src *tensor.Tensor)
 
 // Download copies a device tensor of q's context into a new row-major host
 // tensor. It waits for pending writes to the tensor, on any queue, and
-// blocks until the copy is done.
+// blocks until the copy is done. On a CPU device, whose memory is the
+// host's, the host tensor is a copy of the mapped device memory, so its
+// memory is not zeroed first (Go clears no memory a copy fills); elsewhere
+// the device reads into a new zeroed tensor.
 func (q *Queue) Download(ctx context.Context, src *Tensor) (*tensor.Tensor, error) {
 	if err := q.owns("Download", src); err != nil {
 		return nil, err
+	}
+	if q.ctx.dev.Type == "cpu" && src.IsContiguous() && src.size > 0 {
+		return q.downloadMapped(ctx, src)
 	}
 	out, err := tensor.Zeros(src.dtype, src.shape...)
 	if err != nil {
@@ -67,6 +74,72 @@ func (q *Queue) Download(ctx context.Context, src *Tensor) (*tensor.Tensor, erro
 		return nil, err
 	}
 	return out, nil
+}
+
+// downloadMapped is Download of a contiguous, non-empty src on a CPU
+// device: it maps src's bytes for reading behind the pending writes to its
+// buffer, clones them into a new host tensor and unmaps them.
+func (q *Queue) downloadMapped(ctx context.Context, src *Tensor) (*tensor.Tensor, error) {
+	if err := ctxDone("Download", ctx); err != nil {
+		return nil, err
+	}
+	if ctx.Done() != nil {
+		// Wait with cancellation first; the blocking map below then finds
+		// nothing pending on other queues.
+		if err := src.Wait(ctx); err != nil {
+			return nil, err
+		}
+	}
+	es := src.dtype.Size()
+	if err := q.lockOpen("Download"); err != nil {
+		return nil, err
+	}
+	defer q.mu.Unlock()
+	wl, err := q.waitList([]*Buffer{src.buf})
+	if err != nil {
+		return nil, err
+	}
+	p, c := cl.mapRead(q.h, src.buf.h, uintptr(src.offset*es), uintptr(src.size*es), wl)
+	if c != CodeSuccess {
+		return nil, clErr("clEnqueueMapBuffer", c, fmt.Sprintf("%d bytes", src.size*es))
+	}
+	out, err := cloneMapped(src.dtype, p, src.size, src.shape)
+	var h clEvent
+	if c := cl.unmap(q.h, src.buf.h, p, &h); c != CodeSuccess {
+		return nil, clErr("clEnqueueUnmapMemObject", c, "")
+	}
+	// Commands of other queues that write the buffer wait for the unmap.
+	q.enqueued(h, 0, src.buf)
+	if err != nil {
+		return nil, &Error{Op: "Download", Kind: ErrShape, Msg: "host allocation", Err: err}
+	}
+	return out, nil
+}
+
+// cloneMapped returns a row-major host tensor of the given dtype and shape
+// holding a copy of the n elements at p.
+func cloneMapped(dt tensor.DType, p unsafe.Pointer, n int, shape []int) (*tensor.Tensor, error) {
+	switch dt {
+	case tensor.Float32:
+		return cloneAs[float32](p, n, shape)
+	case tensor.Float64:
+		return cloneAs[float64](p, n, shape)
+	case tensor.Complex64:
+		return cloneAs[complex64](p, n, shape)
+	case tensor.Complex128:
+		return cloneAs[complex128](p, n, shape)
+	case tensor.Int32:
+		return cloneAs[int32](p, n, shape)
+	case tensor.Int64:
+		return cloneAs[int64](p, n, shape)
+	case tensor.Bool:
+		return cloneAs[bool](p, n, shape)
+	}
+	return nil, newErr("Download", ErrUnsupported, fmt.Sprintf("dtype %v", dt))
+}
+
+func cloneAs[T tensor.Elem](p unsafe.Pointer, n int, shape []int) (*tensor.Tensor, error) {
+	return tensor.New(slices.Clone(unsafe.Slice((*T)(p), n)), shape...)
 }
 
 // DownloadInto copies a device tensor into an existing host tensor of the

@@ -60,9 +60,72 @@ func (p *plan[R]) offsets(l int) (ao, bo, co int) {
 	return ao, bo, co
 }
 
-// workspace holds one goroutine's packing buffers.
+// workspace holds one goroutine's packing buffers, and the walk of the
+// kernels' prefetch hint over the operands of the next batch element.
 type workspace[R float] struct {
 	a, b, tile []R
+	next       nextOperands
+}
+
+// nextOperands is where a serial run of small batched products points the
+// kernels' prefetch hint while it computes one element: at the next
+// element's A and then its B, a slice per kernel call. Such products read
+// B in place, so the hint has no packed panel to point to, and the next
+// element's operands are outside every cache level but the last: one
+// thread, float64, batches of 32 products of 64×64×64 ran about 11%
+// faster with the same A and B for every element than with their own.
+// Each span is [lo, hi] in its operand's real elements; cur is the next
+// hint, in A's span and then B's; on is false where there is no next
+// element to walk.
+type nextOperands struct {
+	aLo, aHi, bLo, bHi int
+	cur                int
+	inB, on            bool
+}
+
+// span returns the least and greatest real index of the block of x at
+// off of rows rows and cols real columns (sc real elements a column), and whether to walk it: it must be strided with
+// nonnegative strides and dense enough that walking its whole span
+// prefetches little else (at most twice its elements).
+func span[R float](x operand[R], off, rows, cols, sc int) (lo, hi int, ok bool) {
+	if x.gather() || x.rs < 0 || x.cs < 0 || rows <= 0 || cols <= 0 {
+		return 0, 0, false
+	}
+	hi = off + (rows-1)*x.rs + (cols/sc-1)*x.cs + sc - 1
+	return off, hi, hi-off+1 <= 2*rows*cols
+}
+
+// walkNext sets ws.next to walk the operands of batch element l, or
+// turns the walk off where l is past the last element or the operands
+// are not worth walking.
+func (p *plan[R]) walkNext(ws *workspace[R], l int) {
+	ws.next.on = false
+	if l >= p.nbatch || !p.directB {
+		return
+	}
+	ao, bo, _ := p.offsets(l)
+	aLo, aHi, okA := span(p.a, ao, p.m, p.k, p.sc)
+	bLo, bHi, okB := span(p.b, bo, p.k/p.sc, p.n, p.sc)
+	if !okA || !okB {
+		return
+	}
+	ws.next = nextOperands{aLo: aLo, aHi: aHi, bLo: bLo, bHi: bHi, cur: aLo, on: true}
+}
+
+// hint returns the prefetch hint of the next kernel call and moves the
+// walk on by step real elements: through A's span, then B's, then it
+// stays at B's last element.
+func (p *plan[R]) hint(n *nextOperands, step int) *R {
+	if !n.inB {
+		h := &p.a.data[n.cur]
+		if n.cur += step; n.cur > n.aHi {
+			n.cur, n.inB = n.bLo, true
+		}
+		return h
+	}
+	h := &p.b.data[n.cur]
+	n.cur = min(n.cur+step, n.bHi)
+	return h
 }
 
 // The workspaces, kept between calls (see package reuse: with a
@@ -219,8 +282,13 @@ func (p *plan[R]) macro(ws *workspace[R], b []R, ao, bo, co, ic, mb, jc, nb, pc,
 		for ir := 0; ir < mb; ir += mr {
 			mm := min(mr, mb-ir)
 			pf := bp
-			if !p.directB {
+			switch {
+			case !p.directB:
 				pf = &b[min(pfo, bEnd)]
+			case ws.next.on && p.directA:
+				pf = p.hint(&ws.next, 2*pfStep) // the strided kernels prefetch twice as far
+			case ws.next.on:
+				pf = p.hint(&ws.next, pfStep)
 			}
 			pfo += pfStep
 			if s := p.kern.inPlace(mm); p.directA && s != nil {

@@ -629,3 +629,59 @@ func TestConcurrentCalls(t *testing.T) {
 		<-done
 	}
 }
+
+// TestNextOperandsWalk checks the prefetch hint of small batched products:
+// it walks the next element's A, then its B, and stays inside them; it is
+// off after the last element and for an operand spread too thin to walk.
+func TestNextOperandsWalk(t *testing.T) {
+	const m, n, k, step = 5, 6, 4, 7
+	p := plan[float64]{
+		m: m, n: n, k: k, sc: 1, nbatch: 3, batch: []int{3}, directB: true,
+		a:   operand[float64]{data: make([]float64, 3*m*k), rs: k, cs: 1},
+		b:   operand[float64]{data: make([]float64, 3*k*n+2), rs: n, cs: 1},
+		abs: []int{m * k}, bbs: []int{k * n}, cbs: []int{m * n}, boff: 2,
+	}
+	var ws workspace[float64]
+	p.walkNext(&ws, 1)
+	if !ws.next.on {
+		t.Fatal("walk off for element 1 of 3")
+	}
+	var want []int // indices into A, then B offset by len(A)
+	for i := m * k; i < 2*m*k; i += step {
+		want = append(want, i)
+	}
+	for i := 2 + k*n; len(want) < 20; i = min(i+step, 2+2*k*n-1) {
+		want = append(want, len(p.a.data)+i)
+	}
+	for i, w := range want {
+		h := p.hint(&ws.next, step)
+		var got int
+		if ia := indexIn(p.a.data, h); ia >= 0 {
+			got = ia
+		} else if ib := indexIn(p.b.data, h); ib >= 0 {
+			got = len(p.a.data) + ib
+		} else {
+			t.Fatalf("hint %d points outside A and B", i)
+		}
+		if got != w {
+			t.Fatalf("hint %d at %d, want %d", i, got, w)
+		}
+	}
+	if p.walkNext(&ws, 3); ws.next.on {
+		t.Error("walk on past the last element")
+	}
+	p.a.rs = 3 * k // rows three times as far apart as they are long
+	if p.walkNext(&ws, 1); ws.next.on {
+		t.Error("walk on over a sparse A")
+	}
+}
+
+// indexIn returns the index of *h in s, or -1.
+func indexIn(s []float64, h *float64) int {
+	for i := range s {
+		if &s[i] == h {
+			return i
+		}
+	}
+	return -1
+}

@@ -141,9 +141,15 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
         step(u * astep, u, True, pf)
     if not strided:
         w(f"\tADDQ ${unroll*astep}, SI")
-    # One line of the caller's next B micro-panel towards L2 per 4 k steps.
+    # One line of the caller's next B micro-panel towards L2 per 4 k steps;
+    # two for the strided kernels, which small products run (A and B read
+    # in place): there the caller points pf at the next batch element's
+    # operands, more lines than the kernel calls of one product walk at
+    # one line.
     w("\tPREFETCHT1 (R15)")
-    w("\tADDQ $64, R15")
+    if strided:
+        w("\tPREFETCHT1 64(R15)")
+    w(f"\tADDQ ${128 if strided else 64}, R15")
     w("\tLEAQ (DI)(AX*4), DI")
     w("\tDECQ R10")
     w("\tJNZ loop")
@@ -293,8 +299,9 @@ hdr = """//go:build amd64 && !purego && !goferro_noasm
 // and AVX-512F (12×NR tiles, NR = 16 float64 or 32 float32). Each computes
 // C = alpha·A·B + beta·C and stores the tile's first mv rows; C rows are
 // rsc elements apart and each row is contiguous.
-// While it runs it prefetches k/4 cache lines from pf towards L2 (the
-// caller points pf at the next B micro-panel, a slice per call).
+// While it runs it prefetches k/4 cache lines from pf towards L2, the
+// strided kernels k/2 (the caller points pf at the next B micro-panel, a
+// slice per call, or at the next batch element's operands).
 // B is a packed micro-panel (k steps of NR values). A is a packed
 // micro-panel (k steps of MR values) or, for the strided kernels, element
 // (i, p) at a + i·ars + p·acs. beta == +0 means C is written, never read.

@@ -19,8 +19,10 @@ type float interface {
 // strided is the same with A unpacked: element (i, p) at a + i·ars + p·acs.
 // Both read the rows of B ldb elements apart: nr for a packed micro-panel,
 // B's row stride when the driver reads a row-major B in place.
-// pf is a prefetch hint: kernels may touch the k/4 cache lines from pf on
-// (the driver points it into the next B micro-panel); it must be valid.
+// pf is a prefetch hint: kernels may touch the k/4 cache lines from pf on,
+// the strided ones k/2 (the driver points it into the next B micro-panel,
+// or where small batched products read B in place, at the next element's
+// operands); it must be valid.
 // beta == +0 means C is written, never read.
 //
 // l1B sizes the depth kc of the packed panels (see blockingFor): the

@@ -6,8 +6,9 @@
 // and AVX-512F (12×NR tiles, NR = 16 float64 or 32 float32). Each computes
 // C = alpha·A·B + beta·C and stores the tile's first mv rows; C rows are
 // rsc elements apart and each row is contiguous.
-// While it runs it prefetches k/4 cache lines from pf towards L2 (the
-// caller points pf at the next B micro-panel, a slice per call).
+// While it runs it prefetches k/4 cache lines from pf towards L2, the
+// strided kernels k/2 (the caller points pf at the next B micro-panel, a
+// slice per call, or at the next batch element's operands).
 // B is a packed micro-panel (k steps of NR values). A is a packed
 // micro-panel (k steps of MR values) or, for the strided kernels, element
 // (i, p) at a + i·ars + p·acs. beta == +0 means C is written, never read.
@@ -421,7 +422,8 @@ loop:
 	ADDQ R13, SI
 	ADDQ R13, R12
 	PREFETCHT1 (R15)
-	ADDQ $64, R15
+	PREFETCHT1 64(R15)
+	ADDQ $128, R15
 	LEAQ (DI)(AX*4), DI
 	DECQ R10
 	JNZ loop
@@ -950,7 +952,8 @@ loop:
 	ADDQ R13, SI
 	ADDQ R13, R12
 	PREFETCHT1 (R15)
-	ADDQ $64, R15
+	PREFETCHT1 64(R15)
+	ADDQ $128, R15
 	LEAQ (DI)(AX*4), DI
 	DECQ R10
 	JNZ loop
@@ -1825,7 +1828,8 @@ loop:
 	ADDQ R13, R14
 	ADDQ R13, BX
 	PREFETCHT1 (R15)
-	ADDQ $64, R15
+	PREFETCHT1 64(R15)
+	ADDQ $128, R15
 	LEAQ (DI)(AX*4), DI
 	DECQ R10
 	JNZ loop
@@ -2801,7 +2805,8 @@ loop:
 	ADDQ R13, R14
 	ADDQ R13, BX
 	PREFETCHT1 (R15)
-	ADDQ $64, R15
+	PREFETCHT1 64(R15)
+	ADDQ $128, R15
 	LEAQ (DI)(AX*4), DI
 	DECQ R10
 	JNZ loop
@@ -3344,7 +3349,8 @@ loop:
 	ADDQ R13, SI
 	ADDQ R13, R12
 	PREFETCHT1 (R15)
-	ADDQ $64, R15
+	PREFETCHT1 64(R15)
+	ADDQ $128, R15
 	LEAQ (DI)(AX*4), DI
 	DECQ R10
 	JNZ loop
@@ -3746,7 +3752,8 @@ loop:
 	ADDQ R13, SI
 	ADDQ R13, R12
 	PREFETCHT1 (R15)
-	ADDQ $64, R15
+	PREFETCHT1 64(R15)
+	ADDQ $128, R15
 	LEAQ (DI)(AX*4), DI
 	DECQ R10
 	JNZ loop
@@ -4369,7 +4376,8 @@ loop:
 	ADDQ R13, R12
 	ADDQ R13, R14
 	PREFETCHT1 (R15)
-	ADDQ $64, R15
+	PREFETCHT1 64(R15)
+	ADDQ $128, R15
 	LEAQ (DI)(AX*4), DI
 	DECQ R10
 	JNZ loop
@@ -5058,7 +5066,8 @@ loop:
 	ADDQ R13, R12
 	ADDQ R13, R14
 	PREFETCHT1 (R15)
-	ADDQ $64, R15
+	PREFETCHT1 64(R15)
+	ADDQ $128, R15
 	LEAQ (DI)(AX*4), DI
 	DECQ R10
 	JNZ loop

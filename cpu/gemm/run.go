@@ -188,6 +188,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 		ws := getWorkspace[R]()
 		for l := 0; l < nbatch; l++ {
 			ao, bo, co := p.offsets(l)
+			p.walkNext(ws, l+1)
 			p.region(ws, nil, ao, bo, co, 0, p.m, 0, p.n)
 		}
 		putWorkspace(ws)
