@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -99,8 +101,14 @@ func TestInstancesSliced(t *testing.T) {
 		if err := tensor.CheckClose(got, want, 1e-10, 1e-12); err != nil {
 			t.Errorf("%s sliced: %v", in.Name, err)
 		}
+		// The bar: relative error at most 1e-12, here the largest
+		// difference over the largest magnitude of the unsliced result.
+		rel := maxRelativeError(got, want)
+		if !(rel <= 1e-12) {
+			t.Errorf("%s sliced: error relative to max |unsliced| %.3g, above 1e-12", in.Name, rel)
+		}
 		if g := p.Segments; g != nil {
-			t.Logf("%-52s %6d slices in %d segments, FLOPs overhead %.2f", in.Name, g.Slices(), len(g.Parts), g.Flops/whole.Flops)
+			t.Logf("%-52s %6d slices in %d segments, FLOPs overhead %.2f, relative error %.2g", in.Name, g.Slices(), len(g.Parts), g.Flops/whole.Flops, rel)
 			continue
 		}
 		s := p.Slicing
@@ -108,8 +116,29 @@ func TestInstancesSliced(t *testing.T) {
 			t.Errorf("%s: not sliced under %.0f elements", in.Name, largest/8)
 			continue
 		}
-		t.Logf("%-52s %6d slices of labels %v, %d results hoisted, FLOPs overhead %.2f", in.Name, s.Count, s.Labels, len(s.Hoisted), s.Flops/whole.Flops)
+		t.Logf("%-52s %6d slices of labels %v, %d results hoisted, FLOPs overhead %.2f, relative error %.2g", in.Name, s.Count, s.Labels, len(s.Hoisted), s.Flops/whole.Flops, rel)
 	}
+}
+
+// maxRelativeError returns the largest |got-want| over the largest |want|
+// (as goferro einsum --check reports it); +Inf where got has a NaN.
+func maxRelativeError(got, want *tensor.Tensor) float64 {
+	g, w := got.Complex128Values(), want.Complex128Values()
+	scale, worst := 0.0, 0.0
+	for _, v := range w {
+		scale = max(scale, cmplx.Abs(v))
+	}
+	for i := range g {
+		d := cmplx.Abs(g[i] - w[i])
+		if d != d {
+			return math.Inf(1)
+		}
+		worst = max(worst, d)
+	}
+	if worst == 0 {
+		return 0
+	}
+	return worst / scale
 }
 
 // BenchmarkSlices contracts an instance sliced to an eighth of its largest
