@@ -48,10 +48,11 @@ func (c *Contraction) Memory(dt tensor.DType) int64 {
 	// and then computing one of those results or a slice (its result and
 	// intermediates).
 	per := inner + r.copies() + max(innerWork, one+r.slice.Workspace())
+	work := workers * per
 	if r.summed {
-		per += out // the worker's accumulator
+		work += (workers - 1) * out // the accumulators of workers but the first
 	}
-	return int64(out+held+max(hoisting, workers*per)) * int64(dt.Size())
+	return int64(out+held+max(hoisting, work)) * int64(dt.Size())
 }
 
 // workers is the number of goroutines Execute uses.

@@ -50,11 +50,18 @@ func newSlicedRun(p *einsum.Plan, anyLayout bool) (*slicedRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &slicedRun{whole: p, one: one, slice: one, axes: make([][][]int, len(p.Inputs)), cuts: make([]bool, len(p.Inputs))}
+	r := &slicedRun{whole: p, one: one, axes: make([][][]int, len(p.Inputs)), cuts: make([]bool, len(p.Inputs))}
 	for i := range p.Inputs {
 		r.args = append(r.args, i)
 	}
-	if s.Sliced != nil {
+	// A slice's result is copied or added into its block of the output,
+	// which takes any strides: the slice's last step writes it in the
+	// layout its GEMM makes, with no copy to row-major order.
+	if s.Sliced == nil {
+		if r.slice, err = einsumexec.Lower(s.Plan, true); err != nil {
+			return nil, err
+		}
+	} else {
 		for _, h := range s.Hoisted {
 			// Row-major results: every slice reads them without a copy.
 			prog, err := einsumexec.Lower(h.Plan, false)
@@ -63,7 +70,7 @@ func newSlicedRun(p *einsum.Plan, anyLayout bool) (*slicedRun, error) {
 			}
 			r.hoisted = append(r.hoisted, prog)
 		}
-		if r.slice, err = einsumexec.Lower(s.Sliced.Plan, anyLayout); err != nil {
+		if r.slice, err = einsumexec.Lower(s.Sliced.Plan, true); err != nil {
 			return nil, err
 		}
 		r.args = s.Sliced.Operands
@@ -124,12 +131,21 @@ func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands [
 		return nil, err
 	}
 	accs := make([]*tensor.Tensor, workers)
+	for w := range accs {
+		accs[w] = out
+		if r.summed && w > 0 {
+			// Slices of one output block may fall to several workers.
+			if accs[w], err = tensor.Zeros(out.DType(), out.Shape()...); err != nil {
+				return nil, err
+			}
+		}
+	}
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		first, last := lo+w*(hi-lo)/workers, lo+(w+1)*(hi-lo)/workers
 		wg.Go(func() {
-			accs[w], errs[w] = r.work(ctx, first, last, max(1, threads/workers), vals, out)
+			errs[w] = r.work(ctx, first, last, max(1, threads/workers), vals, accs[w])
 		})
 	}
 	wg.Wait()
@@ -235,27 +251,26 @@ func (c *Contraction) ExecuteSlices(ctx context.Context, lo, hi int, operands ..
 	return tensor.Zeros(operands[0].DType(), p.OutputShape...)
 }
 
-// work contracts slices first..last-1 into an accumulator: out itself
-// when every slice writes its own block, a buffer of its own otherwise.
-// vals are the operands and the hoisted results of level 0; work computes
-// those of the inner levels in a copy, again for every slice whose block
-// of a label of their loop or one outside it differs from the slice
-// before's.
-func (r *slicedRun) work(ctx context.Context, first, last, threads int, vals []*tensor.Tensor, out *tensor.Tensor) (*tensor.Tensor, error) {
-	acc := out
-	if r.summed {
-		var err error
-		if acc, err = tensor.Zeros(out.DType(), out.Shape()...); err != nil {
-			return nil, err
-		}
-	}
+// work contracts slices first..last-1 into acc, zeros on entry: it writes
+// each slice's result into its block of acc, or adds it there when a slice
+// before wrote that block (summed labels). vals are the operands and the
+// hoisted results of level 0; work computes those of the inner levels in
+// a copy, again for every slice whose block of a label of their loop or
+// one outside it differs from the slice before's.
+func (r *slicedRun) work(ctx context.Context, first, last, threads int, vals []*tensor.Tensor, acc *tensor.Tensor) error {
 	s := r.whole.Slicing
 	views := make([]*tensor.Tensor, len(r.args))
+	copies := make([]*tensor.Tensor, len(r.args)) // contiguous copies of strided cuts
 	vals = slices.Clone(vals)
 	starts, prev := make([]int, len(s.Labels)), make([]int, len(s.Labels))
+	var part *tensor.Tensor // a slice's result, its buffer reused by the next
+	var written []bool      // by outputBlock, when slices share output blocks
+	if r.summed {
+		written = make([]bool, r.outputBlocks())
+	}
 	for k := first; k < last; k++ {
 		if ctx != nil && ctx.Err() != nil {
-			return nil, &einsum.Error{Kind: einsum.ErrCanceled, Pos: -1, Operand: -1, Msg: "canceled between slices", Err: ctx.Err()}
+			return &einsum.Error{Kind: einsum.ErrCanceled, Pos: -1, Operand: -1, Msg: "canceled between slices", Err: ctx.Err()}
 		}
 		starts = s.Values(k, starts)
 		// The outermost loop whose block changed: the hoisted results of
@@ -267,7 +282,7 @@ func (r *slicedRun) work(ctx context.Context, first, last, threads int, vals []*
 		}
 		copy(prev, starts)
 		if err := r.level(ctx, threads, changed, len(starts)-1, starts, vals); err != nil {
-			return nil, err
+			return err
 		}
 		for j, i := range r.args {
 			if i >= len(r.cuts) || !r.cuts[i] {
@@ -276,26 +291,77 @@ func (r *slicedRun) work(ctx context.Context, first, last, threads int, vals []*
 			}
 			v, err := cut(vals[i], r.axes[i], starts, s.Blocks)
 			if err != nil {
-				return nil, err
+				return err
+			}
+			if !v.IsContiguous() {
+				// The slice's program reads row-major operands: copy the
+				// strided cut into a buffer of this worker's, which every
+				// slice reuses.
+				if copies[j] == nil {
+					if copies[j], err = tensor.Zeros(v.DType(), v.Shape()...); err != nil {
+						return err
+					}
+				}
+				if err := CopyInto(copies[j], v); err != nil {
+					return err
+				}
+				v = copies[j]
 			}
 			views[j] = v
 		}
-		part, err := r.slice.Execute(ctx, threads, views...)
-		if err != nil {
-			return nil, err
+		var err error
+		if part, err = r.slice.ExecuteInto(ctx, threads, part, views...); err != nil {
+			return err
 		}
 		if r.ran != nil {
 			r.ran(len(r.hoisted))
 		}
 		block, err := cut(acc, outAxes(r.outAxis), starts, s.Blocks)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if err := accumulate(block, part); err != nil {
-			return nil, err
+		if written != nil {
+			b := r.outputBlock(starts)
+			if written[b] {
+				err = accumulate(block, part)
+			} else {
+				err = CopyInto(block, part)
+			}
+			written[b] = true
+		} else {
+			err = CopyInto(block, part)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return acc, nil
+	return nil
+}
+
+// outputBlocks returns the number of blocks the sliced output labels cut
+// the output into.
+func (r *slicedRun) outputBlocks() int {
+	s := r.whole.Slicing
+	n := 1
+	for j, ax := range r.outAxis {
+		if ax >= 0 {
+			n *= s.Extents[j] / s.Blocks[j]
+		}
+	}
+	return n
+}
+
+// outputBlock numbers, 0..outputBlocks()-1, the output block of the slice
+// whose sliced labels start at starts.
+func (r *slicedRun) outputBlock(starts []int) int {
+	s := r.whole.Slicing
+	b := 0
+	for j, ax := range r.outAxis {
+		if ax >= 0 {
+			b = b*(s.Extents[j]/s.Blocks[j]) + starts[j]/s.Blocks[j]
+		}
+	}
+	return b
 }
 
 // accumulate adds part into dst in place: a sum, or for Bool (einsum's OR

@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/einsum/naive"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -279,5 +281,63 @@ func TestExecuteSlicesRange(t *testing.T) {
 	}
 	if _, err := x.ExecuteSlices(context.Background(), 0, 0, a, a); !errors.Is(err, einsum.ErrShape) {
 		t.Errorf("empty range, bad shape: %v, want ErrShape", err)
+	}
+}
+
+// TestSlicedRunAllocations: a run sliced over a summed label allocates
+// about its output, not a result per slice and an accumulator beside the
+// output (each slice's result reuses the buffer of the slice before's, and
+// the first worker sums into the output itself); the result is the naive
+// one.
+func TestSlicedRunAllocations(t *testing.T) {
+	shapes := [][]int{{1024, 64}, {64, 64}, {64, 2}}
+	p, err := einsum.NewPlan("ia,ab,bj->ij", shapes, einsum.WithPath([][]int{{1, 2}, {0, 1}}), einsum.WithMemoryLimit(16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Slicing == nil || p.Slicing.Count < 8 || !slices.ContainsFunc(p.Slicing.Labels, func(l int) bool { return !slices.Contains(p.Output, l) }) {
+		t.Fatalf("want a summed label sliced, 8 slices or more, got %+v", p.Slicing)
+	}
+	r := rand.New(rand.NewPCG(7, 9))
+	ops := make([]*tensor.Tensor, len(shapes))
+	for i, sh := range shapes {
+		ops[i] = randOperand(t, r, tensor.Float64, sh)
+	}
+	want, err := naive.Contract(p.Inputs, p.Output, p.Sizes, ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cpu.NewContraction(p, cpu.WithThreads(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Execute(context.Background(), ops...); err != nil { // fills the pools
+		t.Fatal(err)
+	}
+	const runs = 4
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var got *tensor.Tensor
+	for range runs {
+		if got, err = c.Execute(context.Background(), ops...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if err := tensor.CheckClose(got, want, 1e-12, 1e-12); err != nil {
+		t.Fatal(err)
+	}
+	// The output, a slice's result, and a worker's copies of the operands
+	// the slices cut (Contraction.Memory), with an output to spare.
+	bound := 3 * want.Len()
+	for i, labs := range p.Inputs {
+		if slices.ContainsFunc(labs, func(l int) bool { return slices.Contains(p.Slicing.Labels, l) }) {
+			n, _ := tensor.Shape(p.Slicing.Plan.InputShapes[i]).NumElements()
+			bound += n
+		}
+	}
+	bound *= tensor.Float64.Size()
+	if perRun := int(after.TotalAlloc-before.TotalAlloc) / runs; perRun > bound {
+		t.Errorf("%d slices allocated %d bytes a run, want at most %d", p.Slicing.Count, perRun, bound)
 	}
 }
