@@ -49,7 +49,7 @@ func (c *Contraction) Memory(dt tensor.DType) int64 {
 	// intermediates).
 	per := inner + r.copies() + max(innerWork, one+r.slice.Workspace())
 	work := workers * per
-	if r.summed {
+	if r.summed && !r.byBlock(workers) {
 		work += (workers - 1) * out // the accumulators of workers but the first
 	}
 	return int64(out+held+max(hoisting, work)) * int64(dt.Size())
