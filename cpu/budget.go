@@ -17,9 +17,11 @@ import (
 // sliced plan the hoisted results of level 0, held through the run, with
 // the larger of what computing them and what the slices running at once
 // need on top: one per thread, each with the hoisted results of the inner
-// levels it holds, its copies of the operands' slices and its output
-// accumulator. For a segmented plan it is the most any part needs, with the results of
-// earlier parts held meanwhile.
+// levels it holds, its copies of the operands' slices and, where slices
+// over summed labels share no output blocks out among the workers, an
+// output accumulator for every worker but the first. For a segmented plan
+// it is the most any part needs, with the results of earlier parts held
+// meanwhile.
 func (c *Contraction) Memory(dt tensor.DType) int64 {
 	if c.segments != nil {
 		return c.segments.memory(dt)
@@ -48,10 +50,11 @@ func (c *Contraction) Memory(dt tensor.DType) int64 {
 	// and then computing one of those results or a slice (its result and
 	// intermediates).
 	per := inner + r.copies() + max(innerWork, one+r.slice.Workspace())
-	if r.summed {
-		per += out // the worker's accumulator
+	work := workers * per
+	if r.summed && !r.byBlock(workers) {
+		work += (workers - 1) * out // the accumulators of workers but the first
 	}
-	return int64(out+held+max(hoisting, workers*per)) * int64(dt.Size())
+	return int64(out+held+max(hoisting, work)) * int64(dt.Size())
 }
 
 // workers is the number of goroutines Execute uses.

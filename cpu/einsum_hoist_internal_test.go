@@ -134,7 +134,7 @@ func TestSlicedRunNestedLoops(t *testing.T) {
 					want = 0
 					for w := range workers {
 						blocks := map[string]bool{}
-						for slice := w * s.Count / workers; slice < (w+1)*s.Count/workers; slice++ {
+						for slice := range c.sliced.slicesOf(w, workers, 0, s.Count) {
 							blocks[fmt.Sprint(s.Values(slice, nil)[:h.Level])] = true
 						}
 						want += len(blocks)

@@ -3,6 +3,7 @@ package cpu
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 
@@ -50,9 +51,19 @@ func newSlicedRun(p *einsum.Plan, anyLayout bool) (*slicedRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &slicedRun{whole: p, one: one, slice: one, axes: make([][][]int, len(p.Inputs)), cuts: make([]bool, len(p.Inputs))}
+	r := &slicedRun{whole: p, one: one, axes: make([][][]int, len(p.Inputs)), cuts: make([]bool, len(p.Inputs))}
 	for i := range p.Inputs {
 		r.args = append(r.args, i)
+	}
+	// A slice's result is copied or added into its block of the output,
+	// which is row-major: a row-major result lets that run along whole
+	// rows (on str_nw_mera_open_26 the GEMM's own layout, transposed
+	// there, cost 15% more CPU time).
+	r.slice = one
+	if anyLayout && s.Sliced == nil {
+		if r.slice, err = einsumexec.Lower(s.Plan, false); err != nil {
+			return nil, err
+		}
 	}
 	if s.Sliced != nil {
 		for _, h := range s.Hoisted {
@@ -63,7 +74,7 @@ func newSlicedRun(p *einsum.Plan, anyLayout bool) (*slicedRun, error) {
 			}
 			r.hoisted = append(r.hoisted, prog)
 		}
-		if r.slice, err = einsumexec.Lower(s.Sliced.Plan, anyLayout); err != nil {
+		if r.slice, err = einsumexec.Lower(s.Sliced.Plan, false); err != nil {
 			return nil, err
 		}
 		r.args = s.Sliced.Operands
@@ -99,14 +110,15 @@ func (r *slicedRun) copies() int {
 }
 
 // execute contracts the operands slice by slice, slices lo..hi-1 of the
-// plan's Count cut into one run of consecutive slices per worker
-// goroutine (each slice's GEMMs on threads/workers of them), after
-// computing the hoisted results of level 0 on all threads; the workers
-// read them, never write them, and each computes those of the inner
-// levels its slices need (a block of outer labels that two workers' runs
-// share is computed by both). Slices over summed labels accumulate into
-// one buffer per worker, added together at the end: the memory of one
-// output per worker.
+// plan's Count shared out among worker goroutines (slicesOf; each slice's
+// GEMMs on threads/workers of them), after computing the hoisted results
+// of level 0 on all threads; the workers read them, never write them, and
+// each computes those of the inner levels its slices need (a block of
+// outer labels that two workers' slices share is computed by both). The
+// workers write their slices' results into the output, each into blocks
+// of its own, except where slices over summed labels outnumber the output
+// blocks: the workers but the first then sum into buffers of their own,
+// added together at the end (the memory of one output each).
 func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands []*tensor.Tensor) (*tensor.Tensor, error) {
 	if err := checkOperands(r.whole, operands); err != nil {
 		return nil, err
@@ -124,12 +136,20 @@ func (r *slicedRun) execute(ctx context.Context, threads, lo, hi int, operands [
 		return nil, err
 	}
 	accs := make([]*tensor.Tensor, workers)
+	for w := range accs {
+		accs[w] = out
+		if r.summed && w > 0 && !r.byBlock(workers) {
+			// Slices of one output block may fall to several workers.
+			if accs[w], err = tensor.Zeros(out.DType(), out.Shape()...); err != nil {
+				return nil, err
+			}
+		}
+	}
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
-		first, last := lo+w*(hi-lo)/workers, lo+(w+1)*(hi-lo)/workers
 		wg.Go(func() {
-			accs[w], errs[w] = r.work(ctx, first, last, max(1, threads/workers), vals, out)
+			errs[w] = r.work(ctx, r.slicesOf(w, workers, lo, hi), max(1, threads/workers), vals, accs[w])
 		})
 	}
 	wg.Wait()
@@ -235,39 +255,74 @@ func (c *Contraction) ExecuteSlices(ctx context.Context, lo, hi int, operands ..
 	return tensor.Zeros(operands[0].DType(), p.OutputShape...)
 }
 
-// work contracts slices first..last-1 into an accumulator: out itself
-// when every slice writes its own block, a buffer of its own otherwise.
-// vals are the operands and the hoisted results of level 0; work computes
-// those of the inner levels in a copy, again for every slice whose block
-// of a label of their loop or one outside it differs from the slice
-// before's.
-func (r *slicedRun) work(ctx context.Context, first, last, threads int, vals []*tensor.Tensor, out *tensor.Tensor) (*tensor.Tensor, error) {
-	acc := out
-	if r.summed {
-		var err error
-		if acc, err = tensor.Zeros(out.DType(), out.Shape()...); err != nil {
-			return nil, err
+// slicesOf returns, in order, the slices of lo..hi-1 that worker w of
+// workers runs: a run of consecutive slices, or with byBlock the slices of
+// a run of consecutive output blocks (every worker then meets the blocks
+// of the outer labels its slices need in order, as a run does).
+func (r *slicedRun) slicesOf(w, workers, lo, hi int) iter.Seq[int] {
+	if !r.byBlock(workers) {
+		return func(yield func(int) bool) {
+			for k := lo + w*(hi-lo)/workers; k < lo+(w+1)*(hi-lo)/workers; k++ {
+				if !yield(k) {
+					return
+				}
+			}
 		}
 	}
+	n := r.outputBlocks()
+	first, last := w*n/workers, (w+1)*n/workers
+	return func(yield func(int) bool) {
+		var starts []int
+		for k := lo; k < hi; k++ {
+			starts = r.whole.Slicing.Values(k, starts)
+			if b := r.outputBlock(starts); b >= first && b < last && !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// byBlock reports whether workers share out the output blocks instead of
+// runs of slices: when slices over summed labels would otherwise write
+// one block from several workers, and there are blocks for every worker.
+func (r *slicedRun) byBlock(workers int) bool {
+	return r.summed && workers > 1 && r.outputBlocks() >= workers
+}
+
+// work contracts the slices of its worker (slicesOf) into acc, zeros on
+// entry: it writes each slice's result into its block of acc, or adds it
+// there when a slice before wrote that block (summed labels). vals are the
+// operands and the hoisted results of level 0; work computes those of the
+// inner levels in a copy, again for every slice whose block of a label of
+// their loop or one outside it differs from the slice before's.
+func (r *slicedRun) work(ctx context.Context, mine iter.Seq[int], threads int, vals []*tensor.Tensor, acc *tensor.Tensor) error {
 	s := r.whole.Slicing
 	views := make([]*tensor.Tensor, len(r.args))
+	copies := make([]*tensor.Tensor, len(r.args)) // contiguous copies of strided cuts
 	vals = slices.Clone(vals)
 	starts, prev := make([]int, len(s.Labels)), make([]int, len(s.Labels))
-	for k := first; k < last; k++ {
+	var part *tensor.Tensor // a slice's result, its buffer reused by the next
+	var written []bool      // by outputBlock, when slices share output blocks
+	if r.summed {
+		written = make([]bool, r.outputBlocks())
+	}
+	started := false
+	for k := range mine {
 		if ctx != nil && ctx.Err() != nil {
-			return nil, &einsum.Error{Kind: einsum.ErrCanceled, Pos: -1, Operand: -1, Msg: "canceled between slices", Err: ctx.Err()}
+			return &einsum.Error{Kind: einsum.ErrCanceled, Pos: -1, Operand: -1, Msg: "canceled between slices", Err: ctx.Err()}
 		}
 		starts = s.Values(k, starts)
 		// The outermost loop whose block changed: the hoisted results of
 		// its level and those inside it are computed again (all of them
 		// in the first slice).
 		changed := 1
-		for k > first && changed <= len(starts) && starts[changed-1] == prev[changed-1] {
+		for started && changed <= len(starts) && starts[changed-1] == prev[changed-1] {
 			changed++
 		}
 		copy(prev, starts)
+		started = true
 		if err := r.level(ctx, threads, changed, len(starts)-1, starts, vals); err != nil {
-			return nil, err
+			return err
 		}
 		for j, i := range r.args {
 			if i >= len(r.cuts) || !r.cuts[i] {
@@ -276,26 +331,77 @@ func (r *slicedRun) work(ctx context.Context, first, last, threads int, vals []*
 			}
 			v, err := cut(vals[i], r.axes[i], starts, s.Blocks)
 			if err != nil {
-				return nil, err
+				return err
+			}
+			if !v.IsContiguous() {
+				// The slice's program reads row-major operands: copy the
+				// strided cut into a buffer of this worker's, which every
+				// slice reuses.
+				if copies[j] == nil {
+					if copies[j], err = tensor.Zeros(v.DType(), v.Shape()...); err != nil {
+						return err
+					}
+				}
+				if err := CopyInto(copies[j], v); err != nil {
+					return err
+				}
+				v = copies[j]
 			}
 			views[j] = v
 		}
-		part, err := r.slice.Execute(ctx, threads, views...)
-		if err != nil {
-			return nil, err
+		var err error
+		if part, err = r.slice.ExecuteInto(ctx, threads, part, views...); err != nil {
+			return err
 		}
 		if r.ran != nil {
 			r.ran(len(r.hoisted))
 		}
 		block, err := cut(acc, outAxes(r.outAxis), starts, s.Blocks)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if err := accumulate(block, part); err != nil {
-			return nil, err
+		if written != nil {
+			b := r.outputBlock(starts)
+			if written[b] {
+				err = accumulate(block, part)
+			} else {
+				err = CopyInto(block, part)
+			}
+			written[b] = true
+		} else {
+			err = CopyInto(block, part)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return acc, nil
+	return nil
+}
+
+// outputBlocks returns the number of blocks the sliced output labels cut
+// the output into.
+func (r *slicedRun) outputBlocks() int {
+	s := r.whole.Slicing
+	n := 1
+	for j, ax := range r.outAxis {
+		if ax >= 0 {
+			n *= s.Extents[j] / s.Blocks[j]
+		}
+	}
+	return n
+}
+
+// outputBlock numbers, 0..outputBlocks()-1, the output block of the slice
+// whose sliced labels start at starts.
+func (r *slicedRun) outputBlock(starts []int) int {
+	s := r.whole.Slicing
+	b := 0
+	for j, ax := range r.outAxis {
+		if ax >= 0 {
+			b = b*(s.Extents[j]/s.Blocks[j]) + starts[j]/s.Blocks[j]
+		}
+	}
+	return b
 }
 
 // accumulate adds part into dst in place: a sum, or for Bool (einsum's OR

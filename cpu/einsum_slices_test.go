@@ -8,11 +8,13 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/einsum/naive"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -308,5 +310,67 @@ func TestExecuteSlicesRange(t *testing.T) {
 	}
 	if _, err := x.ExecuteSlices(context.Background(), 0, 0, a, a); !errors.Is(err, einsum.ErrShape) {
 		t.Errorf("empty range, bad shape: %v, want ErrShape", err)
+	}
+}
+
+// TestSlicedRunAllocations: a run sliced over a summed label and an output
+// label allocates its output and, per worker, one slice's result and its
+// copies of the operands the slices cut (Contraction.Memory) — not a
+// result per slice (each reuses the buffer of the slice before's), and no
+// accumulator beside the output (one worker sums into the output itself;
+// two share out its blocks); the result is the naive one.
+func TestSlicedRunAllocations(t *testing.T) {
+	shapes := [][]int{{4096, 64}, {64, 64}, {64, 2}}
+	p, err := einsum.NewPlan("ia,ab,bj->ij", shapes, einsum.WithPath([][]int{{1, 2}, {0, 1}}), einsum.WithMemoryLimit(16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Slicing
+	if s == nil || s.Count < 8 || !slices.ContainsFunc(s.Labels, func(l int) bool { return !slices.Contains(p.Output, l) }) ||
+		!slices.ContainsFunc(s.Labels, func(l int) bool { return slices.Contains(p.Output, l) }) {
+		t.Fatalf("want a summed and an output label sliced, 8 slices or more, got %+v", s)
+	}
+	r := rand.New(rand.NewPCG(7, 9))
+	ops := make([]*tensor.Tensor, len(shapes))
+	for i, sh := range shapes {
+		ops[i] = randOperand(t, r, tensor.Float64, sh)
+	}
+	want, err := naive.Contract(p.Inputs, p.Output, p.Sizes, ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per, _ := tensor.Shape(s.Plan.OutputShape).NumElements()
+	for i, labs := range p.Inputs {
+		if slices.ContainsFunc(labs, func(l int) bool { return slices.Contains(s.Labels, l) }) {
+			n, _ := tensor.Shape(s.Plan.InputShapes[i]).NumElements()
+			per += n
+		}
+	}
+	for threads := 1; threads <= 2; threads++ {
+		c, err := cpu.NewContraction(p, cpu.WithThreads(threads))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Execute(context.Background(), ops...); err != nil { // fills the pools
+			t.Fatal(err)
+		}
+		const runs = 4
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var got *tensor.Tensor
+		for range runs {
+			if got, err = c.Execute(context.Background(), ops...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		if err := tensor.CheckClose(got, want, 1e-12, 1e-12); err != nil {
+			t.Fatal(err)
+		}
+		// A quarter of the output to spare for the views and the like.
+		bound := (want.Len()*5/4 + threads*per) * tensor.Float64.Size()
+		if perRun := int(after.TotalAlloc-before.TotalAlloc) / runs; perRun > bound {
+			t.Errorf("%d slices on %d threads allocated %d bytes a run, want at most %d", s.Count, threads, perRun, bound)
+		}
 	}
 }

@@ -57,6 +57,62 @@ func (pr *Program) Execute(ctx context.Context, threads int, operands ...*tensor
 	return nil, errf(einsum.ErrDType, -1, "unsupported dtype %v", dt)
 }
 
+// ExecuteInto is Execute writing the result over dst, a result of an
+// earlier Execute or ExecuteInto of pr, whose buffer it reuses (a loop
+// that runs a program many times then allocates no result), and returns
+// dst. When dst is nil, of another dtype or layout, or Bool (which is
+// computed aside, see execBool), it returns a new tensor as Execute does.
+func (pr *Program) ExecuteInto(ctx context.Context, threads int, dst *tensor.Tensor, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	dt, err := pr.check(operands)
+	if err != nil {
+		return nil, err
+	}
+	if !pr.isResult(dst, dt) {
+		return pr.Execute(ctx, threads, operands...)
+	}
+	switch dt {
+	case tensor.Float32:
+		return execInto[float32](ctx, pr, threads, dst, operands)
+	case tensor.Float64:
+		return execInto[float64](ctx, pr, threads, dst, operands)
+	case tensor.Complex64:
+		return execInto[complex64](ctx, pr, threads, dst, operands)
+	case tensor.Complex128:
+		return execInto[complex128](ctx, pr, threads, dst, operands)
+	case tensor.Int32:
+		return execInto[int32](ctx, pr, threads, dst, operands)
+	case tensor.Int64:
+		return execInto[int64](ctx, pr, threads, dst, operands)
+	}
+	return pr.Execute(ctx, threads, operands...)
+}
+
+// isResult reports whether t has the dtype dt (not Bool) and the shape,
+// strides and offset of pr's results, as execTyped makes them.
+func (pr *Program) isResult(t *tensor.Tensor, dt tensor.DType) bool {
+	if t == nil || t.DType() != dt || dt == tensor.Bool || t.Offset() != 0 || !t.ShapeView().Equal(pr.plan.OutputShape) {
+		return false
+	}
+	return t.IsContiguous() && slices.Equal(pr.prog.outStrides, tensor.RowMajorStrides(pr.plan.OutputShape)) ||
+		slices.Equal(t.StridesView(), pr.prog.outStrides)
+}
+
+// execInto runs the program in element type T into dst (see ExecuteInto).
+func execInto[T num](ctx context.Context, pr *Program, threads int, dst *tensor.Tensor, operands []*tensor.Tensor) (*tensor.Tensor, error) {
+	outBuf, err := tensor.Buffer[T](dst)
+	if n, _ := tensor.Shape(pr.plan.OutputShape).NumElements(); err != nil || len(outBuf) != n {
+		return pr.Execute(ctx, threads, operands...) // a view of a bigger buffer
+	}
+	if pr.prog.zero {
+		clear(outBuf)
+		return dst, nil
+	}
+	if err := runTyped(ctx, pr, threads, dst.DType(), operands, outBuf, false); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
 // check validates the operands against the plan and returns their dtype.
 func (pr *Program) check(operands []*tensor.Tensor) (tensor.DType, error) {
 	p := pr.plan
@@ -134,6 +190,16 @@ func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.D
 			return nil, err
 		}
 	}
+	if err := runTyped(ctx, pr, threads, dt, operands, outBuf, logical); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// runTyped runs the program in element type T, writing the result into
+// outBuf, in a pooled workspace.
+func runTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.DType, operands []*tensor.Tensor, outBuf []T, logical bool) error {
+	prog := &pr.prog
 	pool := poolFor[T](&pr.pools)
 	ws := pool.Get()
 	if ws == nil {
@@ -152,12 +218,9 @@ func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.D
 		}
 	}()
 	if err := ws.bind(prog, operands, outBuf); err != nil {
-		return nil, err
+		return err
 	}
-	if err := ws.run(ctx, prog, threads, logical); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return ws.run(ctx, prog, threads, logical)
 }
 
 // keptWorkspace is the largest workspace, in bytes, that a Program keeps

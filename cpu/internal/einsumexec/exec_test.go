@@ -3,6 +3,7 @@ package einsumexec
 import (
 	"context"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/einsum"
@@ -50,5 +51,78 @@ func TestWorkspaceKeptThroughGC(t *testing.T) {
 	}
 	if total > runs*steady+runs/2 { // slack for the runtime's own allocations; a new workspace is 4 or more
 		t.Fatalf("%d runs after garbage collections allocated %d times, %d a run without them", runs, total, steady)
+	}
+}
+
+// TestExecuteInto: ExecuteInto over an earlier result of the program, row-major or
+// in the axis order its last step writes (anyLayout), gives Execute's
+// result in that same buffer; a tensor of another dtype, shape or layout,
+// or nil, is left alone and a new result returned.
+func TestExecuteInto(t *testing.T) {
+	rng := tensor.NewRNG(3)
+	for _, c := range []struct {
+		eq     string
+		shapes [][]int
+	}{
+		{"ij,jk,kl->il", [][]int{{5, 6}, {6, 7}, {7, 3}}},
+		{"abc,cd->dba", [][]int{{2, 3, 4}, {4, 5}}},
+		{"ij,jk->", [][]int{{3, 4}, {4, 2}}},
+		{"ij,jk->ik", [][]int{{3, 0}, {0, 2}}},
+	} {
+		p, err := einsum.NewPlan(c.eq, c.shapes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, anyLayout := range []bool{false, true} {
+			pr, err := Lower(p, anyLayout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex64, tensor.Int32} {
+				ops := func() []*tensor.Tensor {
+					ops := make([]*tensor.Tensor, len(c.shapes))
+					for i, sh := range c.shapes {
+						ops[i] = tensor.Must(tensor.Rand(rng, dt, sh...))
+					}
+					return ops
+				}
+				dst, err := pr.Execute(context.Background(), 1, ops()...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				second := ops()
+				want, err := pr.Execute(context.Background(), 1, second...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := pr.ExecuteInto(context.Background(), 1, dst, second...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != dst {
+					t.Errorf("%s %v anyLayout %v: ExecuteInto made a new tensor", c.eq, dt, anyLayout)
+				}
+				if err := tensor.CheckClose(got, want, 0, 0); err != nil {
+					t.Errorf("%s %v anyLayout %v: %v", c.eq, dt, anyLayout, err)
+				}
+				// Not a result of pr: a new tensor, the given one untouched.
+				other := tensor.Must(tensor.Zeros(tensor.Float32, p.OutputShape...))
+				for _, d := range []*tensor.Tensor{nil, other} {
+					got, err := pr.ExecuteInto(context.Background(), 1, d, second...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got == d {
+						t.Errorf("%s %v: ExecuteInto returned the float32 tensor", c.eq, dt)
+					}
+					if err := tensor.CheckClose(got, want, 0, 0); err != nil {
+						t.Errorf("%s %v into %v: %v", c.eq, dt, d, err)
+					}
+				}
+				if s, _ := tensor.Values[float32](other); slices.ContainsFunc(s, func(x float32) bool { return x != 0 }) {
+					t.Errorf("%s %v: ExecuteInto wrote into a float32 tensor", c.eq, dt)
+				}
+			}
+		}
 	}
 }
