@@ -57,6 +57,9 @@ def parse_args():
     p.add_argument("--cap", type=float, default=60.0, help="peers: abandon a replay slower than this")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before a goferro run is abandoned")
     p.add_argument("--out", default=str(ROOT / "bench" / "einsum-report.md"))
+    p.add_argument("--reuse-output", action="store_true",
+                   help="goferro: each timed run writes over the previous result (goferro einsum --reuse-output); "
+                        "the peers still allocate theirs")
     p.add_argument("--only", default="", help="run only instances whose file name contains this")
     p.add_argument("--no-install-openblas", action="store_true",
                    help="do not install Debian's libopenblas0-pthread when a peer runs the reference BLAS "
@@ -73,7 +76,7 @@ def build_goferro(tmp):
 def run_goferro(exe, inst, a):
     env = dict(os.environ, GOMAXPROCS=str(a.threads))
     cmd = [exe, "einsum", "--instance", str(inst), "--strategy", a.goferro_strategy or a.strategy, "--runs", str(a.runs),
-           "--threads", str(a.threads)]
+           "--threads", str(a.threads)] + (["--reuse-output"] if a.reuse_output else [])
     try:
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=a.timeout)
     except subprocess.TimeoutExpired:
@@ -177,7 +180,8 @@ def write_report(a, rows, header, t_start, load0, load1, blas, cpu):
                      f"bin_* and nary_* instances count FLOPs differently (see the instances' README).")
     lines.append(f"Strategy `{a.strategy}` (stored path replayed by every side), {a.threads} thread(s), "
                  f"median of {a.runs} runs after a warm-up. goferro: `goferro einsum --instance` with "
-                 f"GOMAXPROCS={a.threads}; peers: `shared/bench/einsum-peers.py` (pairwise replay with "
+                 f"GOMAXPROCS={a.threads}" + (" and --reuse-output (each timed run writes over the previous "
+                 "result; the peers allocate theirs)" if a.reuse_output else "") + f"; peers: `shared/bench/einsum-peers.py` (pairwise replay with "
                  f"numpy.einsum(optimize=True) per step and torch.einsum per step). {header.lstrip('# ')}\n")
     for b in ("numpy", "torch"):
         lines.append(f"- {b} {peerblas.describe(blas[b])}")

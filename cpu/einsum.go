@@ -147,6 +147,30 @@ func (c *Contraction) Execute(ctx context.Context, operands ...*tensor.Tensor) (
 	return c.prog.Execute(ctx, c.threads, operands...)
 }
 
+// ExecuteInto is Execute reusing dst, a result of an earlier Execute or
+// ExecuteInto of c, for the result: used as append is,
+//
+//	out, err = c.ExecuteInto(ctx, out, operands...)
+//
+// a loop that contracts new operands of the same shapes allocates no
+// result and leaves the collector nothing to do (a fresh result costs Go
+// its zeroing, and a collection and new pages once results add up; on an
+// 8 MiB result these cost more than the contraction). The result, dst or
+// a new tensor when dst cannot hold it (nil, another dtype, shape or
+// layout, a view into a bigger buffer, or a sliced or segmented plan,
+// which accumulates aside), is returned; dst's old values are lost when
+// it is reused. Errors are Execute's.
+func (c *Contraction) ExecuteInto(ctx context.Context, dst *tensor.Tensor, operands ...*tensor.Tensor) (*tensor.Tensor, error) {
+	if c.segments != nil || c.sliced != nil {
+		return c.Execute(ctx, operands...)
+	}
+	operands, err := promote(operands)
+	if err != nil {
+		return nil, err
+	}
+	return c.prog.ExecuteInto(ctx, c.threads, dst, operands...)
+}
+
 // promote converts the operands to their common dtype (tensor.ResultType)
 // when they differ; those of that dtype already are passed as they are.
 // Nil or invalid operands are left for the operand checks to report.

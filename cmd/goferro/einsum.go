@@ -53,6 +53,7 @@ type einsumFlags struct {
 	searchTime              time.Duration
 	cpuProfile              string
 	rowMajor                bool
+	reuseOutput             bool   // instance mode: timed runs write over the previous result
 	mpi                     mpiRun // --mpi: share the slices among MPI processes (einsum_mpi.go)
 }
 
@@ -76,6 +77,7 @@ func runEinsum(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.DurationVar(&f.searchTime, "search-time", 2*time.Second, "random search time budget")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	fs.BoolVar(&f.rowMajor, "row-major", false, "instance mode: always materialise a row-major result")
+	fs.BoolVar(&f.reuseOutput, "reuse-output", false, "instance mode: each timed run writes over the previous run's result (Contraction.ExecuteInto) instead of a new one")
 	fs.BoolVar(&f.mpi.on, "mpi", false, "instance mode, under mpirun: each process runs its share of the slices and process 0 prints the result")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
@@ -283,12 +285,21 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	for i := range times {
 		// Collect the previous result outside the timed region, so its
 		// memory is reused rather than freshly faulted in (as the peers'
-		// allocators reuse freed blocks).
+		// allocators reuse freed blocks), unless the run writes over it.
+		reuse := f.reuseOutput && !f.mpi.on
+		var prev *tensor.Tensor
+		if reuse {
+			prev = out
+		}
 		out = nil
 		runtime.GC()
 		bar.begin(fmt.Sprintf("run %d/%d", i+1, f.runs))
 		t, pc := time.Now(), processCPU()
-		out, err = execute(ctx, ops...)
+		if reuse {
+			out, err = c.ExecuteInto(ctx, prev, ops...)
+		} else {
+			out, err = execute(ctx, ops...)
+		}
 		if err != nil {
 			return planErr(err)
 		}
