@@ -3,6 +3,7 @@ package opencl
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -421,9 +422,11 @@ func (e *Event) Queue() *Queue {
 
 // DeviceTimes returns when the command started and ended on the device,
 // from the queue's profiling information (every queue has it on), in the
-// host's clock: the device's readings are placed relative to the host time
-// at which the command had been enqueued, which the device reads as the
-// command's queued time. ok is false for a command that has not completed
+// host's clock: the device's readings are placed by the queue's estimate
+// of the offset between the clocks, the least of host time after the
+// enqueue minus the device's queued time over the commands it has read
+// (a host thread delayed after one enqueue call shifts that command's
+// bound only). ok is false for a command that has not completed
 // (or failed), and where the driver records no times. It implements
 // driver.DeviceTimer.
 func (e *Event) DeviceTimes() (start, end time.Time, ok bool) {
@@ -445,8 +448,27 @@ func (e *Event) DeviceTimes() (start, end time.Time, ok bool) {
 	if ns[1] < ns[0] || ns[2] < ns[1] {
 		return time.Time{}, time.Time{}, false
 	}
-	start = e.enq.Add(time.Duration(ns[1] - ns[0]))
+	if e.q == nil {
+		start = e.enq.Add(time.Duration(ns[1] - ns[0]))
+		return start, start.Add(time.Duration(ns[2] - ns[1])), true
+	}
+	skew := e.q.noteSkew(int64(e.enq.Sub(e.q.ref)) - int64(ns[0]))
+	start = e.q.ref.Add(time.Duration(skew + int64(ns[1])))
 	return start, start.Add(time.Duration(ns[2] - ns[1])), true
+}
+
+// noteSkew lowers the queue's clock offset estimate to bound if that is
+// less, and returns the estimate.
+func (q *Queue) noteSkew(bound int64) int64 {
+	for {
+		cur := q.clockSkew.Load()
+		if bound >= cur {
+			return cur
+		}
+		if q.clockSkew.CompareAndSwap(cur, bound) {
+			return bound
+		}
+	}
 }
 
 // EventStatus is an OpenCL command execution status.
@@ -572,6 +594,15 @@ type Queue struct {
 	dirty     atomic.Bool           // commands may wait for a flush
 	gone      atomic.Bool           // closed, for lock-free flushes
 
+	// The device clock's offset from the host's, for DeviceTimes: host time
+	// (as time since ref) minus device time, in ns, the least seen so far.
+	// Each command bounds it from above (the host reads its clock after the
+	// enqueue call, in which the device reads its queued time), so the
+	// least is the bound of the enqueue the host thread was slowest to be
+	// delayed in, not the one it happened to be descheduled in.
+	ref       time.Time
+	clockSkew atomic.Int64
+
 	gemmMu     sync.Mutex // serialises GEMMs that use the scratch buffer
 	scratchBuf *Buffer
 	tiledGEMM  bool // local-memory tiled kernel (GPUs) instead of packed panels (CPUs)
@@ -590,7 +621,8 @@ func (c *Context) NewQueue() (*Queue, error) {
 		return nil, clErr("clCreateCommandQueue", code, "")
 	}
 	q := &Queue{ctx: c, h: h, id: nextID.Add(1), kernels: map[string]clKernel{},
-		tiledGEMM: c.dev.Type == "gpu" && c.dev.MaxWorkGroup >= gemmLX*gemmLY}
+		tiledGEMM: c.dev.Type == "gpu" && c.dev.MaxWorkGroup >= gemmLX*gemmLY, ref: time.Now()}
+	q.clockSkew.Store(math.MaxInt64)
 	q.domain = fmt.Sprintf("%s.q%d", c.domain, q.id)
 	c.queues = append(c.queues, q)
 	return q, nil

@@ -52,6 +52,49 @@ func TestEventDeviceTimes(t *testing.T) {
 	}
 }
 
+// TestEventDeviceTimesDelayedEnqueue: a host thread delayed between an
+// enqueue call and its reading of the clock (a loaded machine deschedules
+// it) does not shift that command's device times past the moment the host
+// saw it complete: the queue places device readings by the tightest
+// offset any of its commands gave.
+func TestEventDeviceTimesDelayedEnqueue(t *testing.T) {
+	q, ctx, _ := testRig(t, 1)
+	ones, err := tensor.Ones(tensor.Float32, 1<<12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := q.Upload(ctx, ones)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Release()
+	dst := mustEmpty(t, q, tensor.Float32, 1<<12)
+	run := func() (*Event, time.Time) {
+		ev, err := q.UnaryInto(ctx, Neg, dst, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ev.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return ev, time.Now()
+	}
+	first, _ := run()
+	if _, _, ok := first.DeviceTimes(); !ok {
+		t.Fatal("no device times")
+	}
+	ev, after := run()
+	const delay = 50 * time.Millisecond
+	ev.enq = ev.enq.Add(delay) // as if the host had read its clock that much later
+	_, end, ok := ev.DeviceTimes()
+	if !ok {
+		t.Fatal("no device times")
+	}
+	if end.After(after) {
+		t.Errorf("device end %v after the host saw completion (%v): a delayed clock reading moved it by %v", end, after, end.Sub(after))
+	}
+}
+
 // BenchmarkEventPoll is the cost of asking a completed command for its
 // result, as the runtime does once per pending result it lets go of.
 func BenchmarkEventPoll(b *testing.B) {
