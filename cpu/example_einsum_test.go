@@ -52,3 +52,24 @@ func ExampleNewContraction() {
 	// values 0,3: contracted 1 label(s), 0 copies
 	// (8, 4)
 }
+
+func ExampleContraction_ExecuteInto() {
+	shapes := [][]int{{64, 128}, {64, 128}}
+	p, _ := einsum.NewPlan("bj,bk->bjk", shapes)
+	c, _ := cpu.NewContraction(p)
+	var out *tensor.Tensor // nil: the first call allocates the result
+	for step := range 3 {
+		ops := []*tensor.Tensor{}
+		for i, s := range shapes {
+			t, _ := tensor.Rand(tensor.NewRNG(uint64(10*step+i)), tensor.Float64, s...)
+			ops = append(ops, t)
+		}
+		prev := out
+		out, _ = c.ExecuteInto(context.Background(), out, ops...)
+		fmt.Println(out.Shape(), "reused:", prev != nil && out == prev)
+	}
+	// Output:
+	// (64, 128, 128) reused: false
+	// (64, 128, 128) reused: true
+	// (64, 128, 128) reused: true
+}
