@@ -43,10 +43,10 @@ func transpose16x16AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb
 func transpose8x8AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
 
 // transpose4x4AVX512 is the 16-byte kernel: 4×4 blocks of 128-bit lanes,
-// destination rows db apart.
+// destination rows in groups of 8 as above.
 //
 //go:noescape
-func transpose4x4AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+func transpose4x4AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
 
 // transposeRuns32AVX512 transposes a plane of 32-byte runs in 2×2
 // blocks (two source lines in, two destination lines out).
@@ -162,9 +162,7 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 	case [][2]uint64:
 		kern = transposeNT16
 		if kernels == pathAVX512 {
-			kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
-				transpose4x4AVX512(dst, db, src, sb, n, 1)
-			}
+			wide = transpose4x4AVX512
 		}
 	default:
 		return false
@@ -178,7 +176,10 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 	// Planes of 8 rows that continue each other in the source (s2 = 8) go
 	// to the AVX-512 kernels as one plane of 8·n2 rows, whose groups of 8
 	// destination rows are d2 apart: a source line shorter than a row of
-	// the block (8 4-byte elements) is then read whole in one go.
+	// the block (8 4-byte elements) is then read whole in one go, and a
+	// column of destination lines is one call instead of n2 (for 16-byte
+	// elements, whose source lines are whole anyway, that is the gain:
+	// 8 rows a call were two 4×4 blocks).
 	gs := 8 * d0 * size
 	pn0, pn2, pd2, ps2 := n0, n2, d2, s2 // the planes, for the ragged edges
 	if wide != nil && n0 == 8 && n2 > 1 && s2 == 8 && (8*n2)%rows == 0 {
@@ -217,7 +218,11 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 	// The rows go in passes, each across all the columns, so that the
 	// pages a pass stores to stay few enough for the first-level TLB.
 	merged := gs != 8*d0*size
-	pass := passRows(m, rows, db, gs, merged)
+	prows := rows
+	if merged {
+		prows = max(rows, 8) // a pass starts on a group (the 16-byte kernel takes 4 rows)
+	}
+	pass := passRows(m, prows, db, gs, merged)
 	for i0 := 0; i0 < m; i0 += pass {
 		r := min(pass, m-i0)
 		do := i0 * d0
@@ -393,7 +398,7 @@ func cachedTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) 
 		}
 		k = 4
 		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
-			transpose4x4AVX512(dst, db, src, sb, n, 0)
+			transpose4x4AVX512(dst, db, 8*db, src, sb, n, 0)
 		}
 	default:
 		return false

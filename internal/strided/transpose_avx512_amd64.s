@@ -250,21 +250,33 @@ transpose8x8AVX512_next:
 transpose8x8AVX512_done:
 	RET
 
-// func transpose4x4AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+// func transpose4x4AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
 //
-// transpose4x4AVX512 is the 16-byte kernel: 4 source lines, 4 elements each, become 4
-// destination lines; destination rows are db apart, n is a multiple of 4.
-TEXT ·transpose4x4AVX512(SB), NOSPLIT, $0-48
+// transpose4x4AVX512 is the 16-byte kernel: 4 source lines, 4 elements
+// each, become 4 destination lines; destination rows come in groups of 8
+// as above (row 8g+e at dst+g*gs+e*db), n is a multiple of 4. While it
+// works on one block of 4 source lines it prefetches the block 4·sb
+// further on, the one the next call along the destination's lines
+// (the next 4 columns) reads first.
+TEXT ·transpose4x4AVX512(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ db+8(FP), DX
-	MOVQ src+16(FP), SI
-	MOVQ sb+24(FP), BX
-	MOVQ n+32(FP), CX
+	MOVQ gs+16(FP), R8
+	MOVQ src+24(FP), SI
+	MOVQ sb+32(FP), BX
+	MOVQ n+40(FP), CX
 	SHRQ $2, CX
 	JZ   transpose4x4AVX512_done
 	LEAQ (BX)(BX*2), R10  // 3*sb
 	LEAQ (DX)(DX*2), R13  // 3*db
+	LEAQ (SI)(BX*4), R11  // the next 4 columns
+	MOVQ DI, R12          // the current group of 8 rows
+	XORL R9, R9           // 1 in the second half of a group
 transpose4x4AVX512_loop:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R10*1)
 	VMOVUPS (SI), Z0
 	VMOVUPS (SI)(BX*1), Z1
 	VMOVUPS (SI)(BX*2), Z2
@@ -277,7 +289,7 @@ transpose4x4AVX512_loop:
 	VSHUFF64X2 $0xDD, Z6, Z4, Z1
 	VSHUFF64X2 $0x88, Z7, Z5, Z2
 	VSHUFF64X2 $0xDD, Z7, Z5, Z3
-	CMPQ nt+40(FP), $0
+	CMPQ nt+48(FP), $0
 	JEQ  transpose4x4AVX512_cached
 	VMOVNTPS Z0, (DI)
 	VMOVNTPS Z1, (DI)(DX*1)
@@ -291,7 +303,15 @@ transpose4x4AVX512_cached:
 	VMOVUPS Z3, (DI)(R13*1)
 transpose4x4AVX512_next:
 	ADDQ $64, SI
-	LEAQ (DI)(DX*4), DI
+	ADDQ $64, R11
+	XORL $1, R9
+	JZ   transpose4x4AVX512_group
+	LEAQ (DI)(DX*4), DI // rows 4–7 of the group
+	JMP  transpose4x4AVX512_step
+transpose4x4AVX512_group:
+	ADDQ R8, R12 // the next group
+	MOVQ R12, DI
+transpose4x4AVX512_step:
 	DECQ CX
 	JNZ  transpose4x4AVX512_loop
 	VZEROUPPER

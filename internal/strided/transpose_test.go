@@ -159,6 +159,24 @@ func TestCopyShortSourceRows(t *testing.T) {
 	}
 }
 
+// TestCopyShortSourceRowsPasses checks merged planes of short source
+// rows (as in TestCopyShortSourceRows) whose destination groups of 8 rows
+// lie a page or more apart, so that ntTile writes them in several passes
+// (passRows): with 40 rows (5 groups) of 16-byte elements, a pass of 4
+// rows' multiple that is not a whole number of groups would start inside
+// a group and write its rows over the group's first half.
+func TestCopyShortSourceRowsPasses(t *testing.T) {
+	defer func(v int) { ntMinBytes = v }(ntMinBytes)
+	ntMinBytes = 0
+	for _, shape := range [][]int{{256, 5, 8}, {256, 7, 8}, {300, 5, 8}} {
+		for _, dOff := range []int{0, 1} {
+			testShortRows(t, shape, []int{2, 1, 0}, dOff, func(i int) float32 { return float32(i) })
+			testShortRows(t, shape, []int{2, 1, 0}, dOff, func(i int) float64 { return float64(i) })
+			testShortRows(t, shape, []int{2, 1, 0}, dOff, func(i int) complex128 { return complex(float64(i), 3) })
+		}
+	}
+}
+
 // TestCopyShortRuns checks, with every transposing copy sent down the
 // non-temporal path, the permutations that keep a last axis of 32 bytes
 // last (a source of shape (n, c, r) read as (c, n, r)): on AVX-512 the
