@@ -323,6 +323,8 @@ transpose4x4AVX512_done:
 // transposeRuns32AVX512 transposes 32-byte runs in 2×2 blocks: the source lines at src
 // and src+sb hold runs i, i+1 of two columns; destination row i (db
 // apart, n rows, n even) receives in its line run i of both columns.
+// It prefetches the lines 2·sb further on, the ones the next call along
+// the destination's lines (the next two columns) reads first.
 TEXT ·transposeRuns32AVX512(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ db+8(FP), DX
@@ -332,7 +334,10 @@ TEXT ·transposeRuns32AVX512(SB), NOSPLIT, $0-48
 	SHRQ $1, CX
 	JZ   transposeRuns32AVX512_done
 	MOVQ nt+40(FP), R8
+	LEAQ (BX)(BX*2), R9 // 3*sb
 transposeRuns32AVX512_loop:
+	PREFETCHT0 (SI)(BX*2)
+	PREFETCHT0 (SI)(R9*1)
 	VMOVUPS (SI), Z0
 	VMOVUPS (SI)(BX*1), Z1
 	VSHUFF64X2 $0x44, Z1, Z0, Z2
