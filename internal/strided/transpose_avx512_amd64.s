@@ -250,33 +250,21 @@ transpose8x8AVX512_next:
 transpose8x8AVX512_done:
 	RET
 
-// func transpose4x4AVX512(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
+// func transpose4x4AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
 //
-// transpose4x4AVX512 is the 16-byte kernel: 4 source lines, 4 elements
-// each, become 4 destination lines; destination rows come in groups of 8
-// as above (row 8g+e at dst+g*gs+e*db), n is a multiple of 4. While it
-// works on one block of 4 source lines it prefetches the block 4·sb
-// further on, the one the next call along the destination's lines
-// (the next 4 columns) reads first.
-TEXT ·transpose4x4AVX512(SB), NOSPLIT, $0-56
+// transpose4x4AVX512 is the 16-byte kernel: 4 source lines, 4 elements each, become 4
+// destination lines; destination rows are db apart, n is a multiple of 4.
+TEXT ·transpose4x4AVX512(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ db+8(FP), DX
-	MOVQ gs+16(FP), R8
-	MOVQ src+24(FP), SI
-	MOVQ sb+32(FP), BX
-	MOVQ n+40(FP), CX
+	MOVQ src+16(FP), SI
+	MOVQ sb+24(FP), BX
+	MOVQ n+32(FP), CX
 	SHRQ $2, CX
 	JZ   transpose4x4AVX512_done
 	LEAQ (BX)(BX*2), R10  // 3*sb
 	LEAQ (DX)(DX*2), R13  // 3*db
-	LEAQ (SI)(BX*4), R11  // the next 4 columns
-	MOVQ DI, R12          // the current group of 8 rows
-	XORL R9, R9           // 1 in the second half of a group
 transpose4x4AVX512_loop:
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R10*1)
 	VMOVUPS (SI), Z0
 	VMOVUPS (SI)(BX*1), Z1
 	VMOVUPS (SI)(BX*2), Z2
@@ -289,7 +277,7 @@ transpose4x4AVX512_loop:
 	VSHUFF64X2 $0xDD, Z6, Z4, Z1
 	VSHUFF64X2 $0x88, Z7, Z5, Z2
 	VSHUFF64X2 $0xDD, Z7, Z5, Z3
-	CMPQ nt+48(FP), $0
+	CMPQ nt+40(FP), $0
 	JEQ  transpose4x4AVX512_cached
 	VMOVNTPS Z0, (DI)
 	VMOVNTPS Z1, (DI)(DX*1)
@@ -303,15 +291,7 @@ transpose4x4AVX512_cached:
 	VMOVUPS Z3, (DI)(R13*1)
 transpose4x4AVX512_next:
 	ADDQ $64, SI
-	ADDQ $64, R11
-	XORL $1, R9
-	JZ   transpose4x4AVX512_group
-	LEAQ (DI)(DX*4), DI // rows 4–7 of the group
-	JMP  transpose4x4AVX512_step
-transpose4x4AVX512_group:
-	ADDQ R8, R12 // the next group
-	MOVQ R12, DI
-transpose4x4AVX512_step:
+	LEAQ (DI)(DX*4), DI
 	DECQ CX
 	JNZ  transpose4x4AVX512_loop
 	VZEROUPPER
@@ -357,4 +337,91 @@ transposeRuns32AVX512_next:
 	JNZ  transposeRuns32AVX512_loop
 	VZEROUPPER
 transposeRuns32AVX512_done:
+	RET
+
+// func transposeGroup4x4AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, pf, nt int)
+//
+// transposeGroup4x4AVX512 is the 16-byte kernel for one group of 8
+// destination rows (db apart) across n columns (a multiple of 4): column
+// j is the 8 elements, two lines, at src+j*sb, and destination row e
+// receives element e of each column. It walks the columns 4 at a time,
+// so that each destination row is written as one sequential run of
+// lines, and prefetches the two lines pf bytes on in each column read.
+TEXT ·transposeGroup4x4AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ db+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ sb+24(FP), BX
+	MOVQ n+32(FP), CX
+	SHRQ $2, CX
+	JZ   transposeGroup4x4AVX512_done
+	MOVQ SI, R11
+	ADDQ pf+40(FP), R11   // the lines to prefetch
+	LEAQ (BX)(BX*2), R10  // 3*sb
+	LEAQ (DX)(DX*2), R13  // 3*db
+	LEAQ (DI)(DX*4), R12  // rows 4–7
+	MOVQ nt+48(FP), R8
+transposeGroup4x4AVX512_loop:
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 64(R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 64(R11)(BX*2)
+	PREFETCHT0 (R11)(R10*1)
+	PREFETCHT0 64(R11)(R10*1)
+	// Rows 0–3 from the first line of each column, 4–7 from the second.
+	VMOVUPS (SI), Z0
+	VMOVUPS (SI)(BX*1), Z1
+	VMOVUPS (SI)(BX*2), Z2
+	VMOVUPS (SI)(R10*1), Z3
+	VMOVUPS 64(SI), Z8
+	VMOVUPS 64(SI)(BX*1), Z9
+	VMOVUPS 64(SI)(BX*2), Z10
+	VMOVUPS 64(SI)(R10*1), Z11
+	VSHUFF64X2 $0x44, Z1, Z0, Z4
+	VSHUFF64X2 $0xEE, Z1, Z0, Z5
+	VSHUFF64X2 $0x44, Z3, Z2, Z6
+	VSHUFF64X2 $0xEE, Z3, Z2, Z7
+	VSHUFF64X2 $0x88, Z6, Z4, Z0
+	VSHUFF64X2 $0xDD, Z6, Z4, Z1
+	VSHUFF64X2 $0x88, Z7, Z5, Z2
+	VSHUFF64X2 $0xDD, Z7, Z5, Z3
+	VSHUFF64X2 $0x44, Z9, Z8, Z12
+	VSHUFF64X2 $0xEE, Z9, Z8, Z13
+	VSHUFF64X2 $0x44, Z11, Z10, Z14
+	VSHUFF64X2 $0xEE, Z11, Z10, Z15
+	VSHUFF64X2 $0x88, Z14, Z12, Z8
+	VSHUFF64X2 $0xDD, Z14, Z12, Z9
+	VSHUFF64X2 $0x88, Z15, Z13, Z10
+	VSHUFF64X2 $0xDD, Z15, Z13, Z11
+	TESTQ R8, R8
+	JZ   transposeGroup4x4AVX512_cached
+	VMOVNTPS Z0, (DI)
+	VMOVNTPS Z1, (DI)(DX*1)
+	VMOVNTPS Z2, (DI)(DX*2)
+	VMOVNTPS Z3, (DI)(R13*1)
+	VMOVNTPS Z8, (R12)
+	VMOVNTPS Z9, (R12)(DX*1)
+	VMOVNTPS Z10, (R12)(DX*2)
+	VMOVNTPS Z11, (R12)(R13*1)
+	JMP  transposeGroup4x4AVX512_next
+transposeGroup4x4AVX512_cached:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(DX*1)
+	VMOVUPS Z2, (DI)(DX*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z8, (R12)
+	VMOVUPS Z9, (R12)(DX*1)
+	VMOVUPS Z10, (R12)(DX*2)
+	VMOVUPS Z11, (R12)(R13*1)
+transposeGroup4x4AVX512_next:
+	LEAQ (SI)(BX*4), SI
+	LEAQ (R11)(BX*4), R11
+	ADDQ $64, DI
+	ADDQ $64, R12
+	DECQ CX
+	JNZ  transposeGroup4x4AVX512_loop
+	VZEROUPPER
+transposeGroup4x4AVX512_done:
 	RET

@@ -160,11 +160,10 @@ func TestCopyShortSourceRows(t *testing.T) {
 }
 
 // TestCopyShortSourceRowsPasses checks merged planes of short source
-// rows (as in TestCopyShortSourceRows) whose destination groups of 8 rows
-// lie a page or more apart, so that ntTile writes them in several passes
-// (passRows): with 40 rows (5 groups) of 16-byte elements, a pass of 4
-// rows' multiple that is not a whole number of groups would start inside
-// a group and write its rows over the group's first half.
+// rows (as in TestCopyShortSourceRows) whose groups of 8 destination rows
+// lie a page or more apart and number 5 or 7: the 4- and 8-byte kernels
+// take them in several passes of rows (passRows), the 16-byte one a group
+// at a time across all the columns (transposeGroup4x4AVX512).
 func TestCopyShortSourceRowsPasses(t *testing.T) {
 	defer func(v int) { ntMinBytes = v }(ntMinBytes)
 	ntMinBytes = 0
