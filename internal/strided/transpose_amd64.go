@@ -224,7 +224,7 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 	// layout panics here, in Go, rather than faulting in the kernel.
 	last := (m - 1) * d0
 	if gs != 8*d0*size {
-		last = (m/8-1)*d2 + 7*d0 // a merged plane: row i at (i/8)·d2 + (i%8)·d0
+		last = (m/8-1)*pd2 + 7*d0 // a merged plane: row i at (i/8)·pd2 + (i%8)·d0
 	}
 	for _, l := range [2]int{0, n2 - 1} {
 		do, so := dOff+l*d2, sOff+l*s2

@@ -252,3 +252,36 @@ func testPasses[T comparable](t *testing.T, n0, n1, d0 int, fill func(int) T) {
 		t.Fatalf("%T %dx%d transpose into rows %d apart: mismatch", z, n0, n1, d0)
 	}
 }
+
+// TestCopyMergedPlaneBounds checks that a destination too short for a
+// merged plane of short source rows (its last group of 8 rows cut off)
+// makes Copy panic in Go, before the kernels run, rather than letting
+// them store past the slice's length: the slice is cut from a longer
+// array, so the stores would land in it, unseen, without the check.
+func TestCopyMergedPlaneBounds(t *testing.T) {
+	defer func(v int) { ntMinBytes = v }(ntMinBytes)
+	ntMinBytes = 0
+	testMergedPlaneBounds[float32](t)
+	testMergedPlaneBounds[float64](t)
+	testMergedPlaneBounds[complex128](t)
+}
+
+func testMergedPlaneBounds[T any](t *testing.T) {
+	t.Helper()
+	shape, perm := []int{64, 4, 8}, []int{2, 1, 0}
+	src := make([]T, prod(shape))
+	ss := rowMajor(shape)
+	pshape, pss := make([]int, 3), make([]int, 3)
+	for i, p := range perm {
+		pshape[i], pss[i] = shape[p], ss[p]
+	}
+	buf := make([]T, prod(pshape))
+	dst := buf[:len(buf)-pshape[2]] // the last row of the last group cut off
+	defer func() {
+		if recover() == nil {
+			var z T
+			t.Errorf("%T: Copy into a destination one row short did not panic", z)
+		}
+	}()
+	Copy(dst, 0, rowMajor(pshape), src, 0, pss, pshape)
+}
