@@ -131,12 +131,22 @@ func passRows(m, rows, db, gs int, merged bool) int {
 	return r
 }
 
-// groupPrefetch is how many groups of 8 rows (two 16-byte lines a
-// column) transposeGroup4x4AVX512 prefetches ahead of the group it
-// writes. On an AMD EPYC (Zen 5), 2 made bench permute's complex128
-// 32,32,32,32,8 perm 2,4,1,3,0 8.2–9.5 ms against 9.7–11.0 with none
-// (1: 8.5–8.6, 3: 9.1–9.8, 4: 8.8–11.6, 8: 9.4–10.4).
-const groupPrefetch = 2
+// groupBand is the number of columns (a multiple of 4) ntTile hands
+// transposeGroup4x4AVX512 at a time for a merged 16-byte plane, and
+// groupPrefetch how many groups of 8 rows (two lines a column) the
+// kernel prefetches ahead of the one it writes. Written column by column
+// (4 columns, one line a row, at a time), the 8 rows 512 KiB apart of
+// bench permute's complex128 32,32,32,32,8 perm 2,4,1,3,0 took 9.3–9.7
+// ms to store with the loads taken out, against 3.6–4.1 ms across all
+// 32 columns; but all 32 columns read as 32 streams at once made the
+// whole copy swing from 8.2 to 17 ms with the load of the machine (the
+// column order: 11.6–13.5 ms). On an AMD EPYC (Zen 5), bands of 16
+// columns took 7.4–8.0 ms in the same runs (8: 8.7–10.1, 4: 11.7–15.3);
+// prefetch distances of 1 to 4 groups measured alike, 8 and 16 slower.
+const (
+	groupBand     = 16
+	groupPrefetch = 2
+)
 
 // pageBytes is the page size the TLB estimates of passRows assume.
 const pageBytes = 4096
@@ -237,14 +247,16 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 	merged := gs != 8*d0*size
 	switch {
 	case merged && group:
-		// One group of 8 rows at a time across all the columns: each
-		// destination row is written as one sequential run of lines
-		// (written column by column, the runs of 8 rows 512 KiB apart of
-		// bench permute's complex128 32,32,32,32,8 perm 2,4,1,3,0 took
-		// twice as long to store, without the loads, as in this order).
+		// A band of groupBand columns at a time, one group of 8 rows at
+		// a time across it: each destination row is written a run of
+		// groupBand/4 lines at a time, and the band's columns are read
+		// as that many sequential streams.
 		pf := groupPrefetch * 8 * size
-		for g := range m / 8 {
-			transposeGroup4x4AVX512(unsafe.Pointer(&dst[dOff+g*pd2+j0]), db, unsafe.Pointer(&src[sOff+8*g+j0*s1]), sb, j1-j0, pf, 1)
+		for jb := j0; jb < j1; jb += groupBand {
+			w := min(groupBand, j1-jb)
+			for g := range m / 8 {
+				transposeGroup4x4AVX512(unsafe.Pointer(&dst[dOff+g*pd2+jb]), db, unsafe.Pointer(&src[sOff+8*g+jb*s1]), sb, w, pf, 1)
+			}
 		}
 	default:
 		// The rows go in passes, each across all the columns, so that the
