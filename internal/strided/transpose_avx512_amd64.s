@@ -303,6 +303,11 @@ transpose4x4AVX512_done:
 // transposeRuns32AVX512 transposes 32-byte runs in 2×2 blocks: the source lines at src
 // and src+sb hold runs i, i+1 of two columns; destination row i (db
 // apart, n rows, n even) receives in its line run i of both columns.
+// It prefetches the lines 8·sb further on, the ones the fourth call on
+// along the destination's lines (4 pairs of columns on) reads: on an AMD
+// EPYC (Zen 5), bench permute's float32 32,32,32,32,8 perm 3,1,0,2,4
+// (1 KiB columns) took 2.01 ms (1.88–2.74) against 2.26 (2.20–2.53) with
+// the next call's lines, 2.15 and 2.06 with the second and third's.
 TEXT ·transposeRuns32AVX512(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ db+8(FP), DX
@@ -312,7 +317,11 @@ TEXT ·transposeRuns32AVX512(SB), NOSPLIT, $0-48
 	SHRQ $1, CX
 	JZ   transposeRuns32AVX512_done
 	MOVQ nt+40(FP), R8
+	LEAQ (SI)(BX*8), R9 // the lines 4 calls on
 transposeRuns32AVX512_loop:
+	PREFETCHT0 (R9)
+	PREFETCHT0 (R9)(BX*1)
+	ADDQ $64, R9
 	VMOVUPS (SI), Z0
 	VMOVUPS (SI)(BX*1), Z1
 	VSHUFF64X2 $0x44, Z1, Z0, Z2
@@ -332,4 +341,91 @@ transposeRuns32AVX512_next:
 	JNZ  transposeRuns32AVX512_loop
 	VZEROUPPER
 transposeRuns32AVX512_done:
+	RET
+
+// func transposeGroup4x4AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, pf, nt int)
+//
+// transposeGroup4x4AVX512 is the 16-byte kernel for one group of 8
+// destination rows (db apart) across n columns (a multiple of 4): column
+// j is the 8 elements, two lines, at src+j*sb, and destination row e
+// receives element e of each column. It walks the columns 4 at a time,
+// so that each destination row is written as one sequential run of
+// lines, and prefetches the two lines pf bytes on in each column read.
+TEXT ·transposeGroup4x4AVX512(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ db+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ sb+24(FP), BX
+	MOVQ n+32(FP), CX
+	SHRQ $2, CX
+	JZ   transposeGroup4x4AVX512_done
+	MOVQ SI, R11
+	ADDQ pf+40(FP), R11   // the lines to prefetch
+	LEAQ (BX)(BX*2), R10  // 3*sb
+	LEAQ (DX)(DX*2), R13  // 3*db
+	LEAQ (DI)(DX*4), R12  // rows 4–7
+	MOVQ nt+48(FP), R8
+transposeGroup4x4AVX512_loop:
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 64(R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 64(R11)(BX*2)
+	PREFETCHT0 (R11)(R10*1)
+	PREFETCHT0 64(R11)(R10*1)
+	// Rows 0–3 from the first line of each column, 4–7 from the second.
+	VMOVUPS (SI), Z0
+	VMOVUPS (SI)(BX*1), Z1
+	VMOVUPS (SI)(BX*2), Z2
+	VMOVUPS (SI)(R10*1), Z3
+	VMOVUPS 64(SI), Z8
+	VMOVUPS 64(SI)(BX*1), Z9
+	VMOVUPS 64(SI)(BX*2), Z10
+	VMOVUPS 64(SI)(R10*1), Z11
+	VSHUFF64X2 $0x44, Z1, Z0, Z4
+	VSHUFF64X2 $0xEE, Z1, Z0, Z5
+	VSHUFF64X2 $0x44, Z3, Z2, Z6
+	VSHUFF64X2 $0xEE, Z3, Z2, Z7
+	VSHUFF64X2 $0x88, Z6, Z4, Z0
+	VSHUFF64X2 $0xDD, Z6, Z4, Z1
+	VSHUFF64X2 $0x88, Z7, Z5, Z2
+	VSHUFF64X2 $0xDD, Z7, Z5, Z3
+	VSHUFF64X2 $0x44, Z9, Z8, Z12
+	VSHUFF64X2 $0xEE, Z9, Z8, Z13
+	VSHUFF64X2 $0x44, Z11, Z10, Z14
+	VSHUFF64X2 $0xEE, Z11, Z10, Z15
+	VSHUFF64X2 $0x88, Z14, Z12, Z8
+	VSHUFF64X2 $0xDD, Z14, Z12, Z9
+	VSHUFF64X2 $0x88, Z15, Z13, Z10
+	VSHUFF64X2 $0xDD, Z15, Z13, Z11
+	TESTQ R8, R8
+	JZ   transposeGroup4x4AVX512_cached
+	VMOVNTPS Z0, (DI)
+	VMOVNTPS Z1, (DI)(DX*1)
+	VMOVNTPS Z2, (DI)(DX*2)
+	VMOVNTPS Z3, (DI)(R13*1)
+	VMOVNTPS Z8, (R12)
+	VMOVNTPS Z9, (R12)(DX*1)
+	VMOVNTPS Z10, (R12)(DX*2)
+	VMOVNTPS Z11, (R12)(R13*1)
+	JMP  transposeGroup4x4AVX512_next
+transposeGroup4x4AVX512_cached:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(DX*1)
+	VMOVUPS Z2, (DI)(DX*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z8, (R12)
+	VMOVUPS Z9, (R12)(DX*1)
+	VMOVUPS Z10, (R12)(DX*2)
+	VMOVUPS Z11, (R12)(R13*1)
+transposeGroup4x4AVX512_next:
+	LEAQ (SI)(BX*4), SI
+	LEAQ (R11)(BX*4), R11
+	ADDQ $64, DI
+	ADDQ $64, R12
+	DECQ CX
+	JNZ  transposeGroup4x4AVX512_loop
+	VZEROUPPER
+transposeGroup4x4AVX512_done:
 	RET

@@ -159,6 +159,23 @@ func TestCopyShortSourceRows(t *testing.T) {
 	}
 }
 
+// TestCopyShortSourceRowsPasses checks merged planes of short source
+// rows (as in TestCopyShortSourceRows) whose groups of 8 destination rows
+// lie a page or more apart and number 5 or 7: the 4- and 8-byte kernels
+// take them in several passes of rows (passRows), the 16-byte one a group
+// at a time across all the columns (transposeGroup4x4AVX512).
+func TestCopyShortSourceRowsPasses(t *testing.T) {
+	defer func(v int) { ntMinBytes = v }(ntMinBytes)
+	ntMinBytes = 0
+	for _, shape := range [][]int{{256, 5, 8}, {256, 7, 8}, {300, 5, 8}} {
+		for _, dOff := range []int{0, 1} {
+			testShortRows(t, shape, []int{2, 1, 0}, dOff, func(i int) float32 { return float32(i) })
+			testShortRows(t, shape, []int{2, 1, 0}, dOff, func(i int) float64 { return float64(i) })
+			testShortRows(t, shape, []int{2, 1, 0}, dOff, func(i int) complex128 { return complex(float64(i), 3) })
+		}
+	}
+}
+
 // TestCopyShortRuns checks, with every transposing copy sent down the
 // non-temporal path, the permutations that keep a last axis of 32 bytes
 // last (a source of shape (n, c, r) read as (c, n, r)): on AVX-512 the
@@ -234,4 +251,37 @@ func testPasses[T comparable](t *testing.T, n0, n1, d0 int, fill func(int) T) {
 		var z T
 		t.Fatalf("%T %dx%d transpose into rows %d apart: mismatch", z, n0, n1, d0)
 	}
+}
+
+// TestCopyMergedPlaneBounds checks that a destination too short for a
+// merged plane of short source rows (its last group of 8 rows cut off)
+// makes Copy panic in Go, before the kernels run, rather than letting
+// them store past the slice's length: the slice is cut from a longer
+// array, so the stores would land in it, unseen, without the check.
+func TestCopyMergedPlaneBounds(t *testing.T) {
+	defer func(v int) { ntMinBytes = v }(ntMinBytes)
+	ntMinBytes = 0
+	testMergedPlaneBounds[float32](t)
+	testMergedPlaneBounds[float64](t)
+	testMergedPlaneBounds[complex128](t)
+}
+
+func testMergedPlaneBounds[T any](t *testing.T) {
+	t.Helper()
+	shape, perm := []int{64, 4, 8}, []int{2, 1, 0}
+	src := make([]T, prod(shape))
+	ss := rowMajor(shape)
+	pshape, pss := make([]int, 3), make([]int, 3)
+	for i, p := range perm {
+		pshape[i], pss[i] = shape[p], ss[p]
+	}
+	buf := make([]T, prod(pshape))
+	dst := buf[:len(buf)-pshape[2]] // the last row of the last group cut off
+	defer func() {
+		if recover() == nil {
+			var z T
+			t.Errorf("%T: Copy into a destination one row short did not panic", z)
+		}
+	}()
+	Copy(dst, 0, rowMajor(pshape), src, 0, pss, pshape)
 }
