@@ -17,17 +17,7 @@ var _ driver.DeviceTimer = (*Event)(nil)
 // spent enqueueing), before the host saw it complete. A nil event (an
 // already-complete command) reports none.
 func TestEventDeviceTimes(t *testing.T) {
-	q, ctx, _ := testRig(t, 1)
-	ones, err := tensor.Ones(tensor.Float32, 1<<12)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := q.Upload(ctx, ones)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Release()
-	dst := mustEmpty(t, q, tensor.Float32, 1<<12)
+	q, ctx, src, dst := negRig(t)
 	before := time.Now()
 	ev, err := q.UnaryInto(ctx, Neg, dst, src)
 	if err != nil {
@@ -58,17 +48,7 @@ func TestEventDeviceTimes(t *testing.T) {
 // saw it complete: the queue places device readings by the tightest
 // offset any of its commands gave.
 func TestEventDeviceTimesDelayedEnqueue(t *testing.T) {
-	q, ctx, _ := testRig(t, 1)
-	ones, err := tensor.Ones(tensor.Float32, 1<<12)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := q.Upload(ctx, ones)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Release()
-	dst := mustEmpty(t, q, tensor.Float32, 1<<12)
+	q, ctx, src, dst := negRig(t)
 	run := func() (*Event, time.Time) {
 		ev, err := q.UnaryInto(ctx, Neg, dst, src)
 		if err != nil {
@@ -93,6 +73,21 @@ func TestEventDeviceTimesDelayedEnqueue(t *testing.T) {
 	if end.After(after) {
 		t.Errorf("device end %v after the host saw completion (%v): a delayed clock reading moved it by %v", end, after, end.Sub(after))
 	}
+}
+
+// negRig returns a queue with a source of 4096 float32 ones and a
+// destination of that size, for timing a Neg command.
+func negRig(t *testing.T) (q *Queue, ctx context.Context, src, dst *Tensor) {
+	q, ctx, _ = testRig(t, 1)
+	ones, err := tensor.Ones(tensor.Float32, 1<<12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src, err = q.Upload(ctx, ones); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Release() })
+	return q, ctx, src, mustEmpty(t, q, tensor.Float32, 1<<12)
 }
 
 // BenchmarkEventPoll is the cost of asking a completed command for its
