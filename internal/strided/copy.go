@@ -79,6 +79,11 @@ func copyStrided[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sS
 	}
 	var zero T
 	size := int(unsafe.Sizeof(zero))
+	// Tiny dense axes on both sides: tiles of grouped axes.
+	if p != q && sh[p] < groupedMin(size) && sh[q] < groupedMin(size) &&
+		copyGrouped(dst, dOff, ds, src, sOff, ss, sh, size) {
+		return
+	}
 	// Rows are fine when the destination's dense axis is also dense in the
 	// source and either long or followed by nothing better.
 	rowsOK := p == q && sh[q]*size >= tileBytes
