@@ -85,9 +85,13 @@ func copyStrided[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sS
 		return
 	}
 	// Rows are fine when the destination's dense axis is also dense in the
-	// source and either long or followed by nothing better.
+	// source and either long or followed by nothing better — nothing
+	// better being a source stride along it within a cache line and a
+	// row short enough that the rows sharing its source lines find them
+	// still in the L1 cache (cyclic_15d_3, 3×3^14 with the source stride
+	// 3 along the long axis, read the whole source three times).
 	rowsOK := p == q && sh[q]*size >= tileBytes
-	if p != q && abs(ss[q])*size <= lineBytes {
+	if p != q && abs(ss[q])*size <= lineBytes && sh[q]*abs(ss[q])*size <= rowSpanBytes {
 		rowsOK = true
 	}
 	if rowsOK {
@@ -291,8 +295,11 @@ const (
 	// BenchmarkPermute 1.2–2.5× faster than 1024; 2-D transposes did not
 	// change).
 	ntRunBytes = 4096
-	minTile    = 16
-	maxTile    = 64
+	// rowSpanBytes is the most source bytes a row strided within cache
+	// lines may span for Copy to copy it alone: about half an L1 cache.
+	rowSpanBytes = 16 << 10
+	minTile      = 16
+	maxTile      = 64
 )
 
 // ntMinBytes is the size from which a transposing copy stores around the

@@ -105,3 +105,25 @@ func permutedLayout(r *rand.Rand, shape []int) layout {
 	}
 	return layout{strides: strides, off: off, n: acc + base + 1}
 }
+
+// TestCopyLongStridedRows checks Copy against naiveCopy where the
+// destination's dense axis has a small source stride and rows longer than
+// rowSpanBytes (cyclic_15d_3: 3×3^k, the source stride 3 along the long
+// axis), which go to copyBlocked, also with the short axis reversed and
+// odd offsets, for each element width.
+func TestCopyLongStridedRows(t *testing.T) {
+	for _, m := range []int{3, 5, 8} {
+		n := 3 * rowSpanBytes / 8
+		shape := []int{m, n}
+		for _, s0 := range []int{1, -1} {
+			sOff := 1
+			if s0 < 0 {
+				sOff += m - 1
+			}
+			ss := []int{s0, m}
+			testGrouped[float32](t, shape, layout{strides: []int{n, 1}, off: 3, n: m*n + 3}, layout{strides: ss, off: sOff, n: m*n + 1})
+			testGrouped[float64](t, shape, layout{strides: []int{n, 1}, off: 3, n: m*n + 3}, layout{strides: ss, off: sOff, n: m*n + 1})
+			testGrouped[complex128](t, shape, layout{strides: []int{n, 1}, off: 3, n: m*n + 3}, layout{strides: ss, off: sOff, n: m*n + 1})
+		}
+	}
+}
