@@ -25,8 +25,11 @@ import (
 // and destination lines of a tile stay in the L1 cache together; from
 // ntMinBytes on, pointer-free 4-, 8- and 16-byte elements are instead
 // written a whole destination cache line at a time with non-temporal
-// stores on amd64, as copy() does for large moves. Otherwise every
-// innermost row is a plain loop, or copy() when both sides are contiguous.
+// stores on amd64, as copy() does for large moves. When both of those axes
+// are shorter than a cache line (a reversal of 2×2×…×2), several small axes
+// on each side are grouped into one tile instead (copyGrouped). Otherwise
+// every innermost row is a plain loop, or copy() when both sides are
+// contiguous.
 //
 // Source and destination must not partially overlap; the visiting order is
 // unspecified.
