@@ -25,8 +25,11 @@ import (
 // and destination lines of a tile stay in the L1 cache together; from
 // ntMinBytes on, pointer-free 4-, 8- and 16-byte elements are instead
 // written a whole destination cache line at a time with non-temporal
-// stores on amd64, as copy() does for large moves. Otherwise every
-// innermost row is a plain loop, or copy() when both sides are contiguous.
+// stores on amd64, as copy() does for large moves. When both of those axes
+// are shorter than a cache line (a reversal of 2×2×…×2), several small axes
+// on each side are grouped into one tile instead (copyGrouped). Otherwise
+// every innermost row is a plain loop, or copy() when both sides are
+// contiguous.
 //
 // Source and destination must not partially overlap; the visiting order is
 // unspecified.
@@ -79,10 +82,19 @@ func copyStrided[T any](dst []T, dOff int, dStrides []int, src []T, sOff int, sS
 	}
 	var zero T
 	size := int(unsafe.Sizeof(zero))
+	// Tiny dense axes on both sides: tiles of grouped axes.
+	if p != q && sh[p] < groupedMin(size) && sh[q] < groupedMin(size) &&
+		copyGrouped(dst, dOff, ds, src, sOff, ss, sh, size) {
+		return
+	}
 	// Rows are fine when the destination's dense axis is also dense in the
-	// source and either long or followed by nothing better.
+	// source and either long or followed by nothing better — nothing
+	// better being a source stride along it within a cache line and a
+	// row short enough that the rows sharing its source lines find them
+	// still in the L1 cache (cyclic_15d_3, 3×3^14 with the source stride
+	// 3 along the long axis, read the whole source three times).
 	rowsOK := p == q && sh[q]*size >= tileBytes
-	if p != q && abs(ss[q])*size <= lineBytes {
+	if p != q && abs(ss[q])*size <= lineBytes && sh[q]*abs(ss[q])*size <= rowSpanBytes {
 		rowsOK = true
 	}
 	if rowsOK {
@@ -286,8 +298,11 @@ const (
 	// BenchmarkPermute 1.2–2.5× faster than 1024; 2-D transposes did not
 	// change).
 	ntRunBytes = 4096
-	minTile    = 16
-	maxTile    = 64
+	// rowSpanBytes is the most source bytes a row strided within cache
+	// lines may span for Copy to copy it alone: about half an L1 cache.
+	rowSpanBytes = 16 << 10
+	minTile      = 16
+	maxTile      = 64
 )
 
 // ntMinBytes is the size from which a transposing copy stores around the
