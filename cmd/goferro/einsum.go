@@ -282,11 +282,11 @@ func runInstance(ctx context.Context, f *einsumFlags, stdout io.Writer) error {
 	}
 	times := make([]float64, f.runs)
 	cpuMS := make([]float64, f.runs)
+	reuse := f.reuseOutput && !f.mpi.on // --reuse-output: c.ExecuteInto; under --mpi each run is execute's
 	for i := range times {
 		// Collect the previous result outside the timed region, so its
 		// memory is reused rather than freshly faulted in (as the peers'
 		// allocators reuse freed blocks), unless the run writes over it.
-		reuse := f.reuseOutput && !f.mpi.on
 		var prev *tensor.Tensor
 		if reuse {
 			prev = out
