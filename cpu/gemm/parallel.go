@@ -146,6 +146,7 @@ func useWorkers(work float64) bool {
 // wakeWorker posts a token with no call, which wakes a sleeping worker
 // (when the pool has room) without making anyone wait for it.
 func wakeWorker() {
+	wakes.Add(1)
 	ensureWorkers(1)
 	select {
 	case workCh <- token{}:
@@ -219,8 +220,9 @@ func runParallel[R float](j *job[R], n, threads int) {
 	j.wg.Wait()
 }
 
-// splits counts the calls runParallel has split (read by tests).
-var splits atomic.Int64
+// splits counts the calls runParallel has split, wakes the calls to
+// wakeWorker (read by tests).
+var splits, wakes atomic.Int64
 
 // testSerial, when set, makes parallel calls run their shares one after
 // another on the calling goroutine (a test hook: as when the pool is busy).

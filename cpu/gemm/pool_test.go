@@ -29,29 +29,33 @@ func TestColdCallsStayOnCaller(t *testing.T) {
 	awaitPolling(false)
 	time.Sleep(2 * spinFor) // no call in the last spinFor: the next one wakes nobody
 
-	s0 := splits.Load()
-	t0 := time.Now()
-	small.run(t)
-	if got := splits.Load() - s0; got != 0 {
-		t.Fatalf("a 64³ call with the workers asleep was split (%d splits)", got)
+	s0, w0 := splits.Load(), wakes.Load()
+	var starts [3]time.Time
+	for i := range starts {
+		starts[i] = time.Now()
+		small.run(t)
+		if got := splits.Load() - s0; got != 0 {
+			t.Fatalf("64³ call %d with the workers asleep was split (%d splits)", i+1, got)
+		}
+		if got := wakes.Load() - w0; i < 2 && got != 0 {
+			t.Fatalf("64³ call %d with the workers asleep woke a worker", i+1)
+		}
 	}
-	if d := time.Since(t0); d > spinFor/4 {
-		// A run of calls each within spinFor of the one before cannot
-		// happen (the portable kernel, or a loaded machine).
-		t.Skipf("a 64³ call took %v here, too long for a quick run of three within %v each", d, spinFor)
+	if starts[1].Sub(starts[0]) >= spinFor || starts[2].Sub(starts[1]) >= spinFor {
+		// Not a quick run (the portable kernel, or a loaded machine).
+		t.Skipf("the three 64³ calls started %v and %v apart, not within %v", starts[1].Sub(starts[0]), starts[2].Sub(starts[1]), spinFor)
 	}
-	small.run(t)
-	if got := splits.Load() - s0; got != 0 || polling.Load() > 0 {
-		t.Fatalf("a second 64³ call with the workers asleep was split (%d splits) or woke a worker", got)
+	if got := wakes.Load() - w0; got != 1 {
+		t.Fatalf("the third 64³ call of a quick run woke %d workers, want 1", got)
 	}
-	small.run(t) // the third within spinFor: wakes a worker, still on the caller
-	if got := splits.Load() - s0; got != 0 {
-		t.Fatalf("a third 64³ call with the workers asleep was split (%d splits)", got)
-	}
-	awaitPolling(true)
-	small.run(t)
-	if got := splits.Load() - s0; got != 1 {
-		t.Fatalf("a 64³ call with a worker polling: %d splits, want 1", got)
+	// The woken worker polls for spinFor after each token: back-to-back
+	// calls then find it polling and split (each third quick one wakes it
+	// again should it have gone back to sleep).
+	for deadline := time.Now().Add(5 * time.Second); splits.Load() == s0; {
+		if time.Now().After(deadline) {
+			t.Fatal("back-to-back 64³ calls after a worker was woken never split")
+		}
+		small.run(t)
 	}
 
 	awaitPolling(false)
