@@ -43,23 +43,8 @@ func TestEinsumWithinHoists(t *testing.T) {
 	for _, h := range s.Hoisted {
 		want += dots(h.Plan)
 	}
-	b := graph.NewBuilder()
-	var xs []graph.Value
-	var ts []*tensor.Tensor
-	for i, sh := range shapes {
-		xs = append(xs, b.Input(fmt.Sprint("x", i), tensor.Float64, graph.Dims(sh...)))
-		ts = append(ts, must(tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, sh...)))
-	}
-	prog, err := graph.Compile(graph.EinsumWithin(eq, path, limit, xs...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := 0
-	for _, ins := range prog.Instructions {
-		if ins.Op == "dot_general" {
-			got++
-		}
-	}
+	prog, ts := compileWithin(t, eq, path, limit, shapes)
+	got := countOps(prog)["dot_general"]
 	if got != want {
 		t.Errorf("%d dot_generals, want %d: %d hoisted results, %d slices of %d contractions", got, want, len(s.Hoisted), s.Count, dots(s.Sliced.Plan))
 	}
@@ -127,6 +112,24 @@ func TestEinsumWithinNestedLevels(t *testing.T) {
 		}
 		nested += copies * len(h.Plan.Steps)
 	}
+	prog, ts := compileWithin(t, eq, path, limit, shapes)
+	got := countOps(prog)["dot_general"]
+	t.Logf("%d dot_generals: %d slices of %d steps; the nested loops run %d", got, s.Count, len(one.Steps), nested)
+	if got != want || got > nested || got >= s.Count*len(one.Steps) {
+		t.Errorf("%d dot_generals, want %d (the nested loops run %d contractions, %d slices of %d %d)", got, want, nested, s.Count, len(one.Steps), s.Count*len(one.Steps))
+	}
+	res, err := ref.Run(prog, ts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, eq, res[0], must(cpu.Contract(eq, ts...)), 1e-12)
+}
+
+// compileWithin compiles graph.EinsumWithin(eq, path, limit) over float64
+// inputs of the given shapes and returns the program with seeded random
+// inputs for it.
+func compileWithin(t *testing.T, eq string, path [][]int, limit float64, shapes [][]int) (*graph.Program, []*tensor.Tensor) {
+	t.Helper()
 	b := graph.NewBuilder()
 	var xs []graph.Value
 	var ts []*tensor.Tensor
@@ -138,19 +141,14 @@ func TestEinsumWithinNestedLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := 0
+	return prog, ts
+}
+
+// countOps counts the program's instructions by op.
+func countOps(prog *graph.Program) map[string]int {
+	ops := map[string]int{}
 	for _, ins := range prog.Instructions {
-		if ins.Op == "dot_general" {
-			got++
-		}
+		ops[ins.Op]++
 	}
-	t.Logf("%d dot_generals: %d slices of %d steps; the nested loops run %d", got, s.Count, len(one.Steps), nested)
-	if got != want || got > nested || got >= s.Count*len(one.Steps) {
-		t.Errorf("%d dot_generals, want %d (the nested loops run %d contractions, %d slices of %d %d)", got, want, nested, s.Count, len(one.Steps), s.Count*len(one.Steps))
-	}
-	res, err := ref.Run(prog, ts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(t, eq, res[0], must(cpu.Contract(eq, ts...)), 1e-12)
+	return ops
 }

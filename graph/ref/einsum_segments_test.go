@@ -1,14 +1,12 @@
 package ref_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/einsum/naive"
-	"github.com/goferro/goferro/graph"
 	"github.com/goferro/goferro/graph/ref"
 	"github.com/goferro/goferro/tensor"
 )
@@ -71,17 +69,7 @@ func TestEinsumWithinSegments(t *testing.T) {
 			bound = max(bound, float64(n))
 		}
 	}
-	b := graph.NewBuilder()
-	var xs []graph.Value
-	var ts []*tensor.Tensor
-	for i, s := range shapes {
-		xs = append(xs, b.Input(fmt.Sprint("x", i), tensor.Float64, graph.Dims(s...)))
-		ts = append(ts, must(tensor.Rand(tensor.NewRNG(uint64(i+1)), tensor.Float64, s...)))
-	}
-	prog, err := graph.Compile(graph.EinsumWithin(eq, path, limit, xs...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog, ts := compileWithin(t, eq, path, limit, shapes)
 	ops := map[string]int{}
 	for _, ins := range prog.Instructions {
 		ops[ins.Op]++
