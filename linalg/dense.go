@@ -70,12 +70,32 @@ func (a mat[T]) gt() gemm.Matrix[T] {
 
 // mul computes c = alpha·a·b + beta·c for m×k a and k×n b given as GEMM
 // operands (so either may be a transposed view). The operands are built by
-// this package and always in bounds, so an error is a bug here.
+// this package and always in bounds, so an error is a bug here. Products
+// below serialMulWork run on the calling goroutine.
 func mul[T scalar](m, n, k int, alpha T, a, b gemm.Matrix[T], beta T, c gemm.Matrix[T]) {
-	if err := gemm.Gemm(nil, m, n, k, alpha, a, b, beta, c); err != nil {
+	threads := 0 // gemm.Threads()
+	work := m * n * k
+	if isComplex[T]() {
+		work *= 4
+	}
+	if work < serialMulWork {
+		threads = 1
+	}
+	if err := gemm.GemmThreads(threads, nil, m, n, k, alpha, a, b, beta, c); err != nil {
 		panic("linalg: internal error: " + err.Error())
 	}
 }
+
+// serialMulWork is the number of real multiply-adds below which mul keeps
+// a product on one goroutine. The factorisations of n = 256 multiply
+// blocks of 32 reflectors into the trailing matrix: products of 2–6·10⁶
+// multiply-adds, some tens of microseconds each, between stretches of
+// level-2 work. Split over two threads they cost more than they saved:
+// GEMM's workers poll for their next share for a while after each product,
+// taking the second core from the caller's level-2 loops and from the
+// garbage collector (see bench/linalg-report.md, branch svdsmall). The
+// products of n = 1024 (3·10⁷ and more) still split.
+const serialMulWork = 1 << 23
 
 // conj returns the complex conjugate of x (x itself when T is real).
 func conj[T scalar](x T) T {
