@@ -334,9 +334,7 @@ func nrm2[T scalar](x []T) float64 {
 func rescale[T scalar](a mat[T]) float64 {
 	amax := 0.0
 	for j := range a.cols {
-		for _, x := range a.col(j) {
-			amax = max(amax, math.Abs(re(x)), math.Abs(im(x)))
-		}
+		amax = max(amax, maxAbs(a.col(j)))
 	}
 	if amax == 0 || math.IsNaN(amax) || math.IsInf(amax, 0) || amax > 0x1p-500 && amax < 0x1p500 {
 		return 1
@@ -348,6 +346,45 @@ func rescale[T scalar](a mat[T]) float64 {
 		scal(f, a.col(j))
 	}
 	return sc
+}
+
+// maxAbs returns the largest absolute value of the real and imaginary
+// parts of x's elements, or NaN if one is NaN.
+func maxAbs[T scalar](x []T) float64 {
+	m := 0.0
+	add := func(a float64) bool {
+		if a > m {
+			m = a
+		}
+		return a != a // NaN
+	}
+	switch v := any(x).(type) {
+	case []float64:
+		for _, z := range v {
+			if add(math.Abs(z)) {
+				return z
+			}
+		}
+	case []float32:
+		for _, z := range v {
+			if add(math.Abs(float64(z))) {
+				return float64(z)
+			}
+		}
+	case []complex128:
+		for _, z := range v {
+			if add(math.Abs(real(z))) || add(math.Abs(imag(z))) {
+				return math.NaN()
+			}
+		}
+	case []complex64:
+		for _, z := range v {
+			if add(math.Abs(float64(real(z)))) || add(math.Abs(float64(imag(z)))) {
+				return math.NaN()
+			}
+		}
+	}
+	return m
 }
 
 // hypot returns √(x²+y²): directly when the squares neither overflow nor

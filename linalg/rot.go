@@ -171,13 +171,25 @@ func (z rotMat) permute(idx []int) {
 	}
 }
 
-// toMat returns Z as a column-major matrix of T.
-func toMat[T scalar](z rotMat) mat[T] {
-	out := newMat[T](z.rows, z.cols)
-	for k := range z.cols {
-		col := out.col(k)
-		for i := range col {
-			col[i] = fromReal[T](z.data[z.index(i, k)])
+// toMat returns the m×c matrix diag(Z, I) of T (m ≥ rows, c ≥ cols): Z
+// in the top-left corner, ones on the rest of the diagonal, column-major.
+func toMat[T scalar](z rotMat, m, c int) mat[T] {
+	out := newMat[T](m, c)
+	for i := z.cols; i < min(m, c); i++ {
+		out.set(i, i, 1)
+	}
+	for pn := range z.panels() {
+		r0 := pn * panelRows
+		h := min(panelRows, z.rows-r0)
+		for k := range z.cols {
+			src, dst := z.column(pn, k)[:h], out.col(k)[r0:r0+h]
+			if d, ok := any(dst).([]float64); ok {
+				copy(d, src)
+				continue
+			}
+			for l, x := range src {
+				dst[l] = fromReal[T](x)
+			}
 		}
 	}
 	return out
