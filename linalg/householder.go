@@ -86,8 +86,10 @@ func geqrf[T scalar](ctx context.Context, a mat[T], taus []T) ([]mat[T], error) 
 	m, n := a.rows, a.cols
 	k := min(m, n)
 	work := make([]T, m)
-	var ws []T
 	nb := qrBlockFor(k)
+	// applyBlock's workspace, at the size of the largest update, so that it
+	// is allocated once rather than grown through the recursion's sizes.
+	ws := make([]T, 2*nb*n)
 	ts := make([]mat[T], 0, (k+nb-1)/nb)
 	for j := 0; j < k; j += nb {
 		if err := ctx.Err(); err != nil {
@@ -274,8 +276,8 @@ func orgqr[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], q int
 // done before a block.
 func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c mat[T], identity bool) error {
 	m, k := a.rows, a.cols
-	var ws []T
 	nb := qrBlockFor(k)
+	ws := make([]T, 2*nb*c.cols) // applyBlock's, at its largest
 	last := (max(k-1, 0) / nb) * nb
 	for j := last; j >= 0 && k > 0; j -= nb {
 		if err := ctx.Err(); err != nil {
