@@ -3,6 +3,7 @@ package linalg
 import (
 	"math"
 	"math/cmplx"
+	"sync"
 
 	"github.com/goferro/goferro/cpu/gemm"
 )
@@ -21,6 +22,42 @@ type mat[T scalar] struct {
 // newMat returns a zeroed r×c matrix.
 func newMat[T scalar](r, c int) mat[T] {
 	return mat[T]{rows: r, cols: c, ld: max(r, 1), data: make([]T, r*c)}
+}
+
+// The working copies of a factorisation (the loaded input, Q before it is
+// stored) die with the call. They come from scratchPools, by element
+// type, so that a call allocates little beyond its results: a QR of
+// n = 256 allocated 2.7 MB, which on a small heap set off a garbage
+// collection during the call, whose mark workers took the second thread
+// (bench/linalg-report.md, branch svdsmall).
+var scratchPools [4]sync.Pool // float32, float64, complex64, complex128
+
+func scratchPool[T scalar]() *sync.Pool {
+	switch any(*new(T)).(type) {
+	case float32:
+		return &scratchPools[0]
+	case float64:
+		return &scratchPools[1]
+	case complex64:
+		return &scratchPools[2]
+	}
+	return &scratchPools[3]
+}
+
+// scratch returns an r×c matrix whose elements are unspecified, on a
+// pooled buffer when the pool has one large enough.
+func scratch[T scalar](r, c int) mat[T] {
+	if b, ok := scratchPool[T]().Get().(*[]T); ok && cap(*b) >= r*c {
+		return mat[T]{rows: r, cols: c, ld: max(r, 1), data: (*b)[:r*c]}
+	}
+	return newMat[T](r, c)
+}
+
+// recycle hands the buffer of a, a matrix from scratch that nothing uses
+// any more, back to the pool.
+func recycle[T scalar](a mat[T]) {
+	b := a.data[:cap(a.data)]
+	scratchPool[T]().Put(&b)
 }
 
 // eye returns the r×c matrix with ones on its diagonal.

@@ -258,12 +258,16 @@ func applyBlock[T scalar](adj bool, v, t mat[T], c mat[T], ws *[]T) {
 	mul(m, n, k, -1, v.g(), w2.g(), 1, c.g())
 }
 
-// orgqr returns the m×q matrix of the first q columns of the product
+// orgqr returns the m×q matrix (from scratch) of the first q columns of the product
 // Q = H(0)·H(1)···H(k−1) of the reflectors stored below the diagonal of the
 // m×k matrix a (as geqrf leaves them), with q ≥ k, or ctx's error. ts are
 // the blocks' triangular factors geqrf returned, or nil (see applyQ).
 func orgqr[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], q int) (mat[T], error) {
-	out := eye[T](a.rows, q)
+	out := scratch[T](a.rows, q) // the identity's first q columns
+	clear(out.data)
+	for i := range min(a.rows, q) {
+		out.set(i, i, 1)
+	}
 	return out, applyQ(ctx, a, taus, ts, out, true)
 }
 
