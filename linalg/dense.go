@@ -24,8 +24,8 @@ func newMat[T scalar](r, c int) mat[T] {
 	return mat[T]{rows: r, cols: c, ld: max(r, 1), data: make([]T, r*c)}
 }
 
-// The working copies of a factorisation (the loaded input, Q before it is
-// stored) die with the call. They come from scratchPools, by element
+// The working copies of a factorisation (the loaded input; Q, U and V
+// before they are stored) die with the call. They come from scratchPools, by element
 // type, so that a call allocates little beyond its results: a QR of
 // n = 256 allocated 2.7 MB, which on a small heap set off a garbage
 // collection during the call, whose mark workers took the second thread
@@ -56,6 +56,9 @@ func scratch[T scalar](r, c int) mat[T] {
 // recycle hands the buffer of a, a matrix from scratch that nothing uses
 // any more, back to the pool.
 func recycle[T scalar](a mat[T]) {
+	if cap(a.data) == 0 {
+		return
+	}
 	b := a.data[:cap(a.data)]
 	scratchPool[T]().Put(&b)
 }

@@ -231,7 +231,8 @@ func (z rotMat) permute(idx []int) {
 // toMat returns the m×c matrix diag(Z, I) of T (m ≥ rows, c ≥ cols): Z
 // in the top-left corner, ones on the rest of the diagonal, column-major.
 func toMat[T scalar](z rotMat, m, c int) mat[T] {
-	out := newMat[T](m, c)
+	out := scratch[T](m, c)
+	clear(out.data)
 	for i := z.cols; i < min(m, c); i++ {
 		out.set(i, i, 1)
 	}

@@ -140,6 +140,7 @@ func svdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch 
 			a = load(vals, b, m, n, false)
 		}
 		f, err := svdMatrix(ctx, a, vectors, full)
+		recycle(a)
 		if err != nil {
 			return err
 		}
@@ -176,6 +177,8 @@ func svdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch 
 	for b, f := range fs {
 		store(uv, b, f.u.sub(0, 0, m, uc), false)
 		store(vv, b, f.v.sub(0, 0, n, vc), true)
+		recycle(f.u)
+		recycle(f.v)
 	}
 	res.U, res.Vh = newTensor(uv, shapeOf(batch, m, uc)), newTensor(vv, shapeOf(batch, vc, n))
 	return res, nil
