@@ -188,17 +188,19 @@ func TestContiguousViewInput(t *testing.T) {
 	checkQR(t, want, q, r, Reduced, tensor.Float64, false)
 }
 
-// TestScratch checks that QR and SVD take their working matrices (the
-// loaded input, Q before it is stored, U and V before they are stored)
+// TestScratch checks that QR, SVD and Eigh take their working matrices
+// (the loaded input; Q, U, V and the eigenvectors before they are stored)
 // from the scratch pool: after a first call, a call on a 256×256 float64
 // matrix allocates at most limit bytes (the least of three calls, in case
-// a garbage collection empties the pool; QR allocated 2.7 MB and SVD 5.8
-// MB before the pool, of which their results take 1 MiB), and gives the
+// a garbage collection empties the pool; QR allocated 2.7 MB, SVD 5.8 MB
+// and Eigh 8.7 MB before the pool, of which their results take 0.5–1
+// MiB), and gives the
 // same factors as the first call, which reusing its buffers must not
 // change.
 func TestScratch(t *testing.T) {
 	const n = 256
 	x := toTensor(t, []cm{testMatrix("random", n, n, tensor.Float64, 5)}, tensor.Float64)
+	h := toTensor(t, []cm{hermitianMatrix("random", n, tensor.Float64, 5)}, tensor.Float64)
 	for _, c := range []struct {
 		name  string
 		limit uint64
@@ -211,6 +213,10 @@ func TestScratch(t *testing.T) {
 		{"SVD", 5 << 20, func() ([]*tensor.Tensor, error) {
 			r, err := SVD(x, SVDOptions{})
 			return svdOutputs(r), err
+		}},
+		{"Eigh", 15 << 19, func() ([]*tensor.Tensor, error) {
+			w, v, err := Eigh(h)
+			return []*tensor.Tensor{w, v}, err
 		}},
 	} {
 		first, err := c.run()
