@@ -24,12 +24,12 @@ func newMat[T scalar](r, c int) mat[T] {
 	return mat[T]{rows: r, cols: c, ld: max(r, 1), data: make([]T, r*c)}
 }
 
-// The working copies of a factorisation (the loaded input; Q, U and V
-// before they are stored) die with the call. They come from scratchPools, by element
-// type, so that a call allocates little beyond its results: a QR of
-// n = 256 allocated 2.7 MB, which on a small heap set off a garbage
-// collection during the call, whose mark workers took the second thread
-// (bench/linalg-report.md, branch svdsmall).
+// The working copies of a factorisation (the loaded input; Q, U, V and
+// the eigenvectors before they are stored) die with the call. They come
+// from scratchPools, by element type, so that a call allocates little
+// beyond its results: a QR of n = 256 allocated 2.7 MB, which on a small
+// heap set off a garbage collection during the call, whose mark workers
+// took the second thread (bench/linalg-report.md, branch svdsmall).
 var scratchPools [4]sync.Pool // float32, float64, complex64, complex128
 
 func scratchPool[T scalar]() *sync.Pool {
@@ -53,8 +53,9 @@ func scratch[T scalar](r, c int) mat[T] {
 	return newMat[T](r, c)
 }
 
-// recycle hands the buffer of a, a matrix from scratch that nothing uses
-// any more, back to the pool.
+// recycle hands the buffer of a (from scratch or newMat), which nothing
+// uses any more, to the pool. A buffer must be recycled at most once
+// before scratch hands it out again: twice, two callers would share it.
 func recycle[T scalar](a mat[T]) {
 	if cap(a.data) == 0 {
 		return
