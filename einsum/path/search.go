@@ -184,10 +184,13 @@ const searchTreeWork = 20000
 const deepSubtree = 12
 
 // deepWork bounds the last pass, in units of dp.work per input: a
-// 12-leaf subtree costs about 3^12 = 531,441 units, and the pass reaches
-// its fixed point within the budget on the instance set (70,000 to
-// 240,000 per input from Auto's tree; 70 ms for 84 inputs, 0.5 s for 415).
-const deepWork = 300_000
+// 12-leaf subtree costs about 3^12 = 531,441 units, and from Search's best
+// tree the pass reaches its fixed point within 45,000 to 85,000 per input
+// on most of the instance set; where it takes longer (up to 250,000 on
+// str_mps_varying_inner_product_200), what it finds after the first
+// 100,000 is next to nothing. 100,000 per input is about 0.4 s for 415
+// inputs.
+const deepWork = 100_000
 
 // deepen reconfigures t over subtrees of deepSubtree leaves, unless
 // Options.Subtree is set, until a pass
