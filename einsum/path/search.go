@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -80,18 +81,20 @@ func (p *podium) add(c candidate) {
 //     networks of many small tensors on few shared labels, such as
 //     graphical models.
 //
-// It improves every candidate by subtree reconfiguration (see Reconfigure)
-// as it is built, since a tree's cost before reconfiguration says little
-// about its cost after (on lm_batch_likelihood_sentence_4_4d the tree that
-// ends cheapest starts 10^9 times dearer than others), and keeps the best
-// by the Minimize objective. It starts from Auto's tree, so that it is
-// never worse than Auto. Last, it reconfigures the best tree over larger
-// subtrees (12 leaves, unless Options.Subtree is set) to a fixed point,
-// which leaves local optima that 8-leaf subtrees cannot. Its bounds are
-// counts of work except for Options.Time (default 1 s): candidates are
-// built within half of it, and the last pass ends with it. ctx
-// ends the search early with the best path so far. The same Seed gives
-// the same path when neither bound is reached.
+// Candidates are improved by subtree reconfiguration (see Reconfigure).
+// The first DefaultSearchTrials are reconfigured as they are built, since
+// a tree's cost before reconfiguration says little about its cost after
+// (on lm_batch_likelihood_sentence_4_4d the tree that ends cheapest starts
+// 10^9 times dearer than others); later ones, cheap randomized variations,
+// are ranked as built and the best two of each kind reconfigured. Search
+// starts from Auto's tree, so that it is never worse than Auto, and
+// returns the best by the Minimize objective after a last pass over the
+// best tree with larger subtrees (12 leaves, unless Options.Subtree is
+// set), to a fixed point, which leaves local optima that 8-leaf subtrees
+// cannot. Its bounds are counts of work except for Options.Time (default
+// 1 s): candidates are built within half of it, and the reconfiguration
+// ends with it. ctx ends the search early with the best path so far. The
+// same Seed gives the same path when neither bound is reached.
 func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
@@ -117,15 +120,38 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	if best != nil {
 		bestCand = treeCandidate(best, nil, o)
 	}
-	// consider reconfigures the tree of pairs and keeps it if it is the
-	// best so far.
-	consider := func(pairs [][2]int) {
-		if c := evaluateTree(&n, pairs, o); math.IsInf(c.score, 1) {
-			return // above the memory limit
-		}
-		t, _ := improvedTree(ctx, &n, pairs, o, end, searchTreeWork*len(n.Inputs))
+	// keep takes the reconfigured tree t if it is the best so far.
+	keep := func(t *tree) {
 		if c := treeCandidate(t, nil, o); best == nil || c.better(bestCand, o.Minimize) {
 			best, bestCand = t, c
+		}
+	}
+	// The first DefaultSearchTrials candidates are reconfigured as they
+	// are built; later ones, cheap randomized variations, are ranked as
+	// built, and the best two of each kind are reconfigured after the
+	// loop. pods[k] holds those of kind k (greedy, bisected, eliminated);
+	// with "size", also the best two by FLOPs, whose reconfiguration may
+	// end smaller.
+	var pods [3][]*podium
+	for k := range pods {
+		pods[k] = []*podium{{keep: 2, minimize: o.Minimize}}
+		if o.Minimize == "size" {
+			pods[k] = append(pods[k], &podium{keep: 2})
+		}
+	}
+	// consider takes the tree of pairs, built by trial t of the given kind.
+	consider := func(t, kind int, pairs [][2]int) {
+		c := evaluateTree(&n, pairs, o)
+		switch {
+		case math.IsInf(c.score, 1):
+			// Above the memory limit.
+		case t < DefaultSearchTrials:
+			u, _ := improvedTree(ctx, &n, pairs, o, end, searchTreeWork*len(n.Inputs))
+			keep(u)
+		default:
+			for _, p := range pods[kind] {
+				p.add(c)
+			}
 		}
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
@@ -143,12 +169,12 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 				lastErr = err
 				continue
 			}
-			consider(pairs)
+			consider(t, 0, pairs)
 		case 1:
 			b.imbalance = 0.6 * rng.Float64()
 			b.cutoff = 2 + rng.IntN(7)
 			if pairs, ok := b.run(); ok {
-				consider(pairs)
+				consider(t, 1, pairs)
 			}
 		default:
 			var r *rand.Rand
@@ -157,9 +183,26 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 			}
 			et++
 			if pairs, ok := eliminationRun(ctx, &n, o, r, 2*rng.Float64()); ok {
-				consider(pairs)
+				consider(t, 2, pairs)
 			}
 		}
+	}
+	var ranked []candidate
+	for _, ps := range pods {
+		for _, p := range ps {
+			for _, c := range p.best {
+				if !slices.ContainsFunc(ranked, func(d candidate) bool { return d.score == c.score && d.largest == c.largest }) {
+					ranked = append(ranked, c)
+				}
+			}
+		}
+	}
+	for i, c := range ranked {
+		// Each remaining candidate gets an equal share of what is left
+		// of the time, the last pass excepted.
+		deadline := time.Now().Add(time.Until(end) / time.Duration(len(ranked)-i+1))
+		u, _ := improvedTree(ctx, &n, c.pairs, o, deadline, searchTreeWork*len(n.Inputs))
+		keep(u)
 	}
 	if best == nil {
 		if lastErr == nil {
@@ -227,7 +270,7 @@ func greedyTrial(n *Network, o Options, t int, rng *rand.Rand) ([][2]int, error)
 }
 
 // evaluateTree costs a tree; one with an intermediate above the memory
-// limit scores +Inf, so that the podium drops it.
+// limit scores +Inf, so that Auto's podium and Search drop it.
 func evaluateTree(n *Network, pairs [][2]int, o Options) candidate {
 	t := newTree(n, pairs)
 	c := treeCandidate(t, pairs, o)
