@@ -5,6 +5,8 @@ package strided
 import (
 	"fmt"
 	"os"
+	"reflect"
+	"runtime"
 	"testing"
 
 	"golang.org/x/sys/cpu"
@@ -19,7 +21,7 @@ func TestMain(m *testing.M) {
 	switch want {
 	case "", "avx2", "generic":
 	case "avx512":
-		if kernels != pathAVX512 {
+		if kernels != avx512Set {
 			fmt.Printf("%s=avx512: this CPU has no AVX-512; skipping\n", isaEnv)
 			os.Exit(0)
 		}
@@ -32,19 +34,81 @@ func TestMain(m *testing.M) {
 
 func TestChooseKernels(t *testing.T) {
 	for _, tc := range []struct {
-		want   string
-		avx512 bool
-		path   int
+		want         string
+		avx512, avx2 bool
+		path         *kernelSet
 	}{
-		{"", true, pathAVX512}, {"avx512", true, pathAVX512}, {"avx2", true, pathSSE2},
-		{"generic", true, pathGeneric}, {"", false, pathSSE2}, {"avx512", false, pathSSE2},
-		{"generic", false, pathGeneric}, {"AVX2", true, pathAVX512}, // names are exact
+		{"", true, true, avx512Set}, {"avx512", true, true, avx512Set}, {"avx2", true, true, avx2Set},
+		{"generic", true, true, genericSet}, {"", false, true, avx2Set}, {"avx512", false, true, avx2Set},
+		{"avx2", false, true, avx2Set}, {"generic", false, true, genericSet},
+		{"", false, false, sse2Set}, {"avx2", false, false, sse2Set}, {"avx512", false, false, sse2Set},
+		{"generic", false, false, genericSet},
+		{"AVX2", true, true, avx512Set}, {"sse2", true, true, avx512Set}, // names are exact; sse2 is none
 	} {
-		if got := chooseKernels(tc.want, tc.avx512); got != tc.path {
-			t.Errorf("chooseKernels(%q, %v) = %d, want %d", tc.want, tc.avx512, got, tc.path)
+		if got := chooseKernels(tc.want, tc.avx512, tc.avx2); got != tc.path {
+			t.Errorf("chooseKernels(%q, %v, %v) = %s, want %s", tc.want, tc.avx512, tc.avx2, got.name, tc.path.name)
 		}
 	}
-	t.Logf("%s=%q: kernel path %d (AVX-512F: %v)", isaEnv, os.Getenv(isaEnv), kernels, cpu.X86.HasAVX512F)
+}
+
+// TestForcedPath checks that the path GOFERRO_GEMM_ISA names is the one
+// in use where the CPU runs it, and that its table holds that path's
+// kernels: under avx2, the AVX2 ones, whatever else the CPU has.
+func TestForcedPath(t *testing.T) {
+	want := map[string]*kernelSet{"avx512": avx512Set, "avx2": avx2Set, "generic": genericSet}[os.Getenv(isaEnv)]
+	switch {
+	case want == avx512Set && !cpu.X86.HasAVX512F, want == avx2Set && !cpu.X86.HasAVX2:
+		t.Skipf("%s=%s: the CPU lacks it", isaEnv, os.Getenv(isaEnv))
+	case want == nil && cpu.X86.HasAVX512F:
+		want = avx512Set
+	case want == nil && cpu.X86.HasAVX2:
+		want = avx2Set
+	case want == nil:
+		want = sse2Set
+	}
+	if kernels != want {
+		t.Fatalf("%s=%q: kernel path %s, want %s", isaEnv, os.Getenv(isaEnv), kernels.name, want.name)
+	}
+	t.Logf("%s=%q: kernel path %s (AVX-512F: %v, AVX2: %v)", isaEnv, os.Getenv(isaEnv), kernels.name, cpu.X86.HasAVX512F, cpu.X86.HasAVX2)
+	fn := func(f any) uintptr { return reflect.ValueOf(f).Pointer() }
+	for _, tc := range []struct {
+		name      string
+		got, want any
+	}{
+		{"t4", avx2Set.t4, transpose16x16AVX2}, {"t8", avx2Set.t8, transpose8x8AVX2},
+		{"t16", avx2Set.t16, transpose4x4AVX2}, {"group16", avx2Set.group16, transposeGroup4x4AVX2},
+		{"runs32", avx2Set.runs32, transposeRuns32AVX2},
+		{"t4", avx512Set.t4, transpose16x16AVX512}, {"t8", avx512Set.t8, transpose8x8AVX512},
+		{"t16", avx512Set.t16, transpose4x4AVX512}, {"group16", avx512Set.group16, transposeGroup4x4AVX512},
+		{"runs32", avx512Set.runs32, transposeRuns32AVX512},
+	} {
+		if fn(tc.got) != fn(tc.want) {
+			t.Errorf("%s: %s is not %s", tc.name, runtime.FuncForPC(fn(tc.got)).Name(), runtime.FuncForPC(fn(tc.want)).Name())
+		}
+	}
+}
+
+// paths returns the kernel paths this CPU runs, best first.
+func paths() []*kernelSet {
+	var ps []*kernelSet
+	if cpu.X86.HasAVX512F {
+		ps = append(ps, avx512Set)
+	}
+	if cpu.X86.HasAVX2 {
+		ps = append(ps, avx2Set)
+	}
+	return append(ps, sse2Set, genericSet)
+}
+
+// forEachPath runs f once on each kernel path this CPU runs, as a
+// subtest named after it, and restores the active path.
+func forEachPath(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	defer func(ks *kernelSet) { kernels = ks }(kernels)
+	for _, ks := range paths() {
+		kernels = ks
+		t.Run(ks.name, f)
+	}
 }
 
 // TestPassRows checks the pass sizes of ntTile against page counts worked
