@@ -9,25 +9,63 @@
 // the other, so that a non-temporal line is complete before the next one
 // starts (VMOVNTPS; dst 64-byte aligned when nt is not 0). The blocks
 // are built from 16-byte pieces: VINSERTF128 loads the piece of a second
-// source row into the upper 128-bit lane, so that the transposes need
-// only in-lane shuffles (VUNPCK*), no lane-crossing ones. The
+// source row (for 4-byte elements, of a copy of the block's source lines
+// in the frame: see BLOCK16) into the upper 128-bit lane, so that the
+// transposes need only in-lane shuffles (VUNPCK*), no lane-crossing
+// ones. The
 // instructions are AVX ones; the path is named after the CPUs it is
 // chosen on (see chooseKernels).
 
-// HALF4 transposes 4 elements (at byte off) of the 8 source rows at
-// base+k*sb (BX = sb, R10 = 3*sb, R11 = 5*sb, R12 = 7*sb): a, b, c, d
-// hold rows 0–3 with rows 4–7 in their upper lanes, and end, in the
-// order c, d, a, b, as the 8 elements (32 bytes) of each of the 4
-// destination rows; t0 and t1 are scratch.
-#define HALF4(off, base, xa, a, xb, b, xc, c, xd, d, t0, t1) \
-	VMOVUPS     off(base), xa; \
-	VINSERTF128 $1, off(base)(BX*4), a, a; \
-	VMOVUPS     off(base)(BX*1), xb; \
-	VINSERTF128 $1, off(base)(R11*1), b, b; \
-	VMOVUPS     off(base)(BX*2), xc; \
-	VINSERTF128 $1, off(base)(R10*2), c, c; \
-	VMOVUPS     off(base)(R10*1), xd; \
-	VINSERTF128 $1, off(base)(R12*1), d, d; \
+// TILE8 copies 8 source rows, whole lines, at base+k*sb (BX = sb, R10 =
+// 3*sb, R11 = 5*sb, R12 = 7*sb) into the tile in the frame at t(SP), row
+// k at t+64k.
+#define TILE8(base, t) \
+	VMOVUPS (base), Y0; \
+	VMOVUPS 32(base), Y1; \
+	VMOVUPS (base)(BX*1), Y2; \
+	VMOVUPS 32(base)(BX*1), Y3; \
+	VMOVUPS (base)(BX*2), Y4; \
+	VMOVUPS 32(base)(BX*2), Y5; \
+	VMOVUPS (base)(R10*1), Y6; \
+	VMOVUPS 32(base)(R10*1), Y7; \
+	VMOVUPS (base)(BX*4), Y8; \
+	VMOVUPS 32(base)(BX*4), Y9; \
+	VMOVUPS (base)(R11*1), Y10; \
+	VMOVUPS 32(base)(R11*1), Y11; \
+	VMOVUPS (base)(R10*2), Y12; \
+	VMOVUPS 32(base)(R10*2), Y13; \
+	VMOVUPS (base)(R12*1), Y14; \
+	VMOVUPS 32(base)(R12*1), Y15; \
+	VMOVUPS Y0, (t)(SP); \
+	VMOVUPS Y1, (t+32)(SP); \
+	VMOVUPS Y2, (t+64)(SP); \
+	VMOVUPS Y3, (t+96)(SP); \
+	VMOVUPS Y4, (t+128)(SP); \
+	VMOVUPS Y5, (t+160)(SP); \
+	VMOVUPS Y6, (t+192)(SP); \
+	VMOVUPS Y7, (t+224)(SP); \
+	VMOVUPS Y8, (t+256)(SP); \
+	VMOVUPS Y9, (t+288)(SP); \
+	VMOVUPS Y10, (t+320)(SP); \
+	VMOVUPS Y11, (t+352)(SP); \
+	VMOVUPS Y12, (t+384)(SP); \
+	VMOVUPS Y13, (t+416)(SP); \
+	VMOVUPS Y14, (t+448)(SP); \
+	VMOVUPS Y15, (t+480)(SP)
+
+// HALF4 transposes the 4 elements at byte o of the 8 tile rows from
+// o(SP) on (64 bytes apart): a, b, c, d hold rows 0–3 with rows 4–7 in
+// their upper lanes, and end, in the order c, d, a, b, as the 8 elements
+// (32 bytes) of each of the 4 destination rows; t0 and t1 are scratch.
+#define HALF4(o, xa, a, xb, b, xc, c, xd, d, t0, t1) \
+	VMOVUPS     (o)(SP), xa; \
+	VINSERTF128 $1, (o+256)(SP), a, a; \
+	VMOVUPS     (o+64)(SP), xb; \
+	VINSERTF128 $1, (o+320)(SP), b, b; \
+	VMOVUPS     (o+128)(SP), xc; \
+	VINSERTF128 $1, (o+384)(SP), c, c; \
+	VMOVUPS     (o+192)(SP), xd; \
+	VINSERTF128 $1, (o+448)(SP), d, d; \
 	VUNPCKLPS   b, a, t0; \
 	VUNPCKHPS   b, a, t1; \
 	VUNPCKLPS   d, c, a; \
@@ -39,11 +77,10 @@
 
 // ROWS16 writes 4 destination lines of a 16×16 block of 4-byte elements,
 // rows base+e*db (DX = db, R13 = 3*db), from elements off/4 to off/4+3
-// of the 16 source rows at SI (rows 0–7) and AX (rows 8–15), with the
-// store instruction st.
+// of the 16 tile rows, with the store instruction st.
 #define ROWS16(off, base, st) \
-	HALF4(off, SI, X0, Y0, X1, Y1, X2, Y2, X3, Y3, Y4, Y5); \
-	HALF4(off, AX, X6, Y6, X7, Y7, X8, Y8, X9, Y9, Y10, Y11); \
+	HALF4(off, X0, Y0, X1, Y1, X2, Y2, X3, Y3, Y4, Y5); \
+	HALF4(off+512, X6, Y6, X7, Y7, X8, Y8, X9, Y9, Y10, Y11); \
 	st Y2, (base); \
 	st Y8, 32(base); \
 	st Y3, (base)(DX*1); \
@@ -54,9 +91,17 @@
 	st Y7, 32(base)(R13*1)
 
 // BLOCK16 transposes one 16×16 block of 4-byte elements: source lines at
-// SI, destination rows in two groups of 8 at DI and DI+gs (R9 = gs).
+// SI, destination rows in two groups of 8 at DI and DI+gs (R9 = gs). The
+// source lines go through the tile, each read whole by two adjacent
+// loads: read from the source 16 bytes at a time, four times each,
+// lines a power of two apart (16 of them in one set of the L1 cache)
+// were evicted between reads. On an AMD EPYC (Zen 5), 2048² and 4096²
+// float32 transposes took 1.03–1.12 and 4.4–5.5 ms that way against
+// 1.01–1.05 and 4.07–4.18 ms through the tile (3 interleaved rounds).
 #define BLOCK16(st) \
+	TILE8(SI, 0); \
 	LEAQ    (SI)(BX*8), AX; \
+	TILE8(AX, 512); \
 	ROWS16(0, DI, st); \
 	LEAQ    (DI)(DX*4), R8; \
 	ROWS16(16, R8, st); \
@@ -66,7 +111,7 @@
 	ROWS16(48, R8, st)
 
 // func transpose16x16AVX2(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
-TEXT ·transpose16x16AVX2(SB), NOSPLIT, $0-56
+TEXT ·transpose16x16AVX2(SB), $1024-56
 	MOVQ dst+0(FP), DI
 	MOVQ db+8(FP), DX
 	MOVQ gs+16(FP), R9
