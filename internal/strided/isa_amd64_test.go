@@ -3,73 +3,31 @@
 package strided
 
 import (
-	"fmt"
 	"os"
 	"reflect"
 	"runtime"
 	"testing"
 
-	"golang.org/x/sys/cpu"
+	"github.com/goferro/goferro/internal/isa"
 )
 
-// TestMain runs the tests on the kernel path GOFERRO_GEMM_ISA forces (the
-// variable cpu/gemm reads), so that CI tests every path its machine runs
-// (scripts/test.sh). A path this CPU cannot run skips the package, saying
-// so; a name that is no path fails it.
-func TestMain(m *testing.M) {
-	want := os.Getenv(isaEnv)
-	switch want {
-	case "", "avx2", "generic":
-	case "avx512":
-		if kernels != avx512Set {
-			fmt.Printf("%s=avx512: this CPU has no AVX-512; skipping\n", isaEnv)
-			os.Exit(0)
-		}
-	default:
-		fmt.Fprintf(os.Stderr, "%s=%q names no kernel path (avx512, avx2, generic)\n", isaEnv, want)
-		os.Exit(1)
-	}
-	os.Exit(m.Run())
-}
-
-func TestChooseKernels(t *testing.T) {
-	for _, tc := range []struct {
-		want         string
-		avx512, avx2 bool
-		path         *kernelSet
-	}{
-		{"", true, true, avx512Set}, {"avx512", true, true, avx512Set}, {"avx2", true, true, avx2Set},
-		{"generic", true, true, genericSet}, {"", false, true, avx2Set}, {"avx512", false, true, avx2Set},
-		{"avx2", false, true, avx2Set}, {"generic", false, true, genericSet},
-		{"", false, false, sse2Set}, {"avx2", false, false, sse2Set}, {"avx512", false, false, sse2Set},
-		{"generic", false, false, genericSet},
-		{"AVX2", true, true, avx512Set}, {"sse2", true, true, avx512Set}, // names are exact; sse2 is none
-	} {
-		if got := chooseKernels(tc.want, tc.avx512, tc.avx2); got != tc.path {
-			t.Errorf("chooseKernels(%q, %v, %v) = %s, want %s", tc.want, tc.avx512, tc.avx2, got.name, tc.path.name)
+func TestPathKernels(t *testing.T) {
+	for p, want := range map[isa.Path]*kernelSet{isa.AVX512: avx512Set, isa.AVX2: avx2Set, isa.SSE2: sse2Set, isa.Generic: genericSet} {
+		if got := pathKernels(p); got != want || got.name != p.String() {
+			t.Errorf("pathKernels(%s) = %s, want %s", p, got.name, want.name)
 		}
 	}
 }
 
-// TestForcedPath checks that the path GOFERRO_GEMM_ISA names is the one
-// in use where the CPU runs it, and that its table holds that path's
-// kernels: under avx2, the AVX2 ones, whatever else the CPU has.
+// TestForcedPath checks that the path in use is isa.Active, the one
+// GOFERRO_GEMM_ISA names where the CPU runs it, and that the tables hold
+// their paths' kernels: under avx2, the AVX2 ones, whatever else the CPU
+// has.
 func TestForcedPath(t *testing.T) {
-	want := map[string]*kernelSet{"avx512": avx512Set, "avx2": avx2Set, "generic": genericSet}[os.Getenv(isaEnv)]
-	switch {
-	case want == avx512Set && !cpu.X86.HasAVX512F, want == avx2Set && !cpu.X86.HasAVX2:
-		t.Skipf("%s=%s: the CPU lacks it", isaEnv, os.Getenv(isaEnv))
-	case want == nil && cpu.X86.HasAVX512F:
-		want = avx512Set
-	case want == nil && cpu.X86.HasAVX2:
-		want = avx2Set
-	case want == nil:
-		want = sse2Set
+	if kernels != pathKernels(isa.Active) {
+		t.Fatalf("%s=%q: kernel path %s, want %s", isa.Env, os.Getenv(isa.Env), kernels.name, isa.Active)
 	}
-	if kernels != want {
-		t.Fatalf("%s=%q: kernel path %s, want %s", isaEnv, os.Getenv(isaEnv), kernels.name, want.name)
-	}
-	t.Logf("%s=%q: kernel path %s (AVX-512F: %v, AVX2: %v)", isaEnv, os.Getenv(isaEnv), kernels.name, cpu.X86.HasAVX512F, cpu.X86.HasAVX2)
+	t.Logf("%s=%q: kernel path %s (best %s)", isa.Env, os.Getenv(isa.Env), kernels.name, isa.Best)
 	fn := func(f any) uintptr { return reflect.ValueOf(f).Pointer() }
 	for _, tc := range []struct {
 		name      string
@@ -91,13 +49,10 @@ func TestForcedPath(t *testing.T) {
 // paths returns the kernel paths this CPU runs, best first.
 func paths() []*kernelSet {
 	var ps []*kernelSet
-	if cpu.X86.HasAVX512F {
-		ps = append(ps, avx512Set)
+	for p := isa.Best; p >= isa.Generic; p-- {
+		ps = append(ps, pathKernels(p))
 	}
-	if cpu.X86.HasAVX2 {
-		ps = append(ps, avx2Set)
-	}
-	return append(ps, sse2Set, genericSet)
+	return ps
 }
 
 // forEachPath runs f once on each kernel path this CPU runs, as a

@@ -3,10 +3,9 @@
 package strided
 
 import (
-	"os"
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
+	"github.com/goferro/goferro/internal/isa"
 )
 
 // The non-temporal transpose kernels of transpose_amd64.s (SSE2, so every
@@ -86,7 +85,7 @@ func transposeRuns32AVX2(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, 
 // transposeNT16, transpose8) take the 4-, 8- and 16-byte planes, and
 // ntRuns stands aside. The generic path runs no assembly at all.
 type kernelSet struct {
-	name string // the path's name, its GOFERRO_GEMM_ISA value but for "sse2"
+	name string // the path's name (isa.Path.String)
 
 	// t4 and t8 transpose 16×16 blocks of 4-byte and 8×8 blocks of
 	// 8-byte elements: dst row i (i < n, a multiple of 16 or 8; rows in
@@ -114,33 +113,25 @@ var (
 	genericSet = &kernelSet{name: "generic"}
 )
 
-// isaEnv is the environment variable, read once at start-up, that forces
-// a kernel path: the one cpu/gemm reads (GOFERRO_GEMM_ISA), with its
-// names, so that one setting forces every package onto the same path.
+// kernels is the active kernel path, fixed at start-up: that of
+// isa.Active, the path GOFERRO_GEMM_ISA can force for every package.
 // avx512 (the default where the CPU and OS run it) uses the AVX-512
-// transposes; avx2 (the default on CPUs with AVX2 but not AVX-512) the
-// same transposes in 256-bit registers; generic no assembly at all (the
-// portable Go loops, as with -tags purego). A path the CPU cannot run
-// falls back to the best it can: on a CPU without AVX2, the SSE2
-// kernels.
-const isaEnv = "GOFERRO_GEMM_ISA"
+// transposes; avx2 the same transposes in 256-bit registers; sse2 the
+// narrower SSE2 kernels; generic no assembly at all (the portable Go
+// loops, as with -tags purego).
+var kernels = pathKernels(isa.Active)
 
-// kernels is the active kernel path, fixed at start-up (see isaEnv).
-var kernels = chooseKernels(os.Getenv(isaEnv), cpu.X86.HasAVX512F, cpu.X86.HasAVX2)
-
-// chooseKernels returns the kernel path named by want ("avx512", "avx2"
-// or "generic"), or the best the CPU runs when want is empty, unknown or
-// needs instructions the CPU lacks.
-func chooseKernels(want string, avx512, avx2 bool) *kernelSet {
-	switch {
-	case want == "generic":
-		return genericSet
-	case avx512 && want != "avx2":
+// pathKernels returns the kernel set of path p.
+func pathKernels(p isa.Path) *kernelSet {
+	switch p {
+	case isa.AVX512:
 		return avx512Set
-	case avx2:
+	case isa.AVX2:
 		return avx2Set
+	case isa.SSE2:
+		return sse2Set
 	}
-	return sse2Set
+	return genericSet
 }
 
 // passPages is the number of destination pages ntTile lets one pass
