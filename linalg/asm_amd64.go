@@ -3,9 +3,7 @@
 package linalg
 
 import (
-	"strings"
-
-	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/internal/isa"
 	"golang.org/x/sys/cpu"
 )
 
@@ -34,21 +32,20 @@ func init() {
 	if cpu.X86.HasAVX512F {
 		rotKernels = append(rotKernels, rotPanels512)
 	}
-	// The kernels in use follow GEMM's path, which GOFERRO_GEMM_ISA can
-	// force: the AVX-512 path runs the AVX-512 rotations (and the AVX2
-	// level-1 kernels, there being no AVX-512 ones), the AVX2 path the AVX2
-	// ones, the portable path the Go loops.
-	f64, _ := gemm.Kernel()
-	switch path, _, _ := strings.Cut(f64, "-"); path {
-	case "avx512":
-		kernelPath = "avx512"
+	// The kernels in use follow the path every package runs (isa.Active,
+	// which GOFERRO_GEMM_ISA can force): the AVX-512 path runs the AVX-512
+	// rotations (and the AVX2 level-1 kernels, there being no AVX-512
+	// ones), the AVX2 path the AVX2 ones, the SSE2 and portable paths the
+	// Go loops.
+	switch isa.Active {
+	case isa.AVX512:
 		rotPanelsAsm = rotPanels512
-	case "avx2":
-		kernelPath = "avx2"
+	case isa.AVX2:
 		rotPanelsAsm = rotPanels
 	default:
 		return
 	}
+	kernelPath = isa.Active.String()
 	ddotAsm, daxpyAsm = ddot, daxpy
 	zdotuAsm, zaxpyAsm = zdotu, zaxpy
 }

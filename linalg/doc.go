@@ -12,8 +12,8 @@
 // GEMM, half matrix-vector products); for Eigh, tridiagonal divide and
 // conquer; for SVD (and for eigenvalues alone), implicitly shifted QR
 // iterations with the plane rotations applied by an AVX-512 or AVX2 kernel
-// (the path GEMM runs, which GOFERRO_GEMM_ISA forces, as it does GEMM's:
-// avx512, avx2, or generic for the Go loops); and a
+// (the path GEMM runs, which GOFERRO_GEMM_ISA forces for every package:
+// avx512, avx2, or sse2 and generic for the Go loops); and a
 // randomized range finder for truncated SVDs of small rank. Matrices are
 // copied into column-major workspaces, so inputs may have any layout;
 // results are fresh row-major tensors. Work runs on up to gemm.Threads()

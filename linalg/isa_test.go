@@ -1,45 +1,27 @@
 package linalg
 
 import (
-	"fmt"
 	"os"
 	"reflect"
-	"slices"
-	"strings"
 	"testing"
 
-	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/internal/isa"
 )
 
-// TestMain runs the tests on the kernel path GOFERRO_GEMM_ISA forces (cpu/gemm
-// reads it; linalg follows gemm's path), so that CI tests every path this
-// machine runs (scripts/test.sh). A path this build and CPU cannot run skips
-// the package, saying so; a name that is no path fails it.
-func TestMain(m *testing.M) {
-	if want := os.Getenv("GOFERRO_GEMM_ISA"); want != "" && want != kernelPath {
-		if !slices.Contains([]string{"avx512", "avx2", "generic"}, want) {
-			fmt.Fprintf(os.Stderr, "GOFERRO_GEMM_ISA=%q names no kernel path (avx512, avx2, generic)\n", want)
-			os.Exit(1)
-		}
-		fmt.Printf("GOFERRO_GEMM_ISA=%s: this build and CPU run the %s path; skipping\n", want, kernelPath)
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// TestMain runs the tests on the kernel path GOFERRO_GEMM_ISA forces, so
+// that CI tests every path this machine runs (see isa.RunTests).
+func TestMain(m *testing.M) { os.Exit(isa.RunTests(m)) }
 
 // TestKernelPath checks that the rotation and level-1 kernels in use are
-// those of GEMM's path (on amd64 without the purego tag; elsewhere the Go
-// loops run whatever GEMM runs).
+// those of the path in use, isa.Active (on amd64 without the purego tag;
+// elsewhere the Go loops run).
 func TestKernelPath(t *testing.T) {
-	f64, _ := gemm.Kernel()
-	if len(rotKernels) > 0 {
-		want, _, _ := strings.Cut(f64, "-")
-		if want == "go" {
-			want = "generic"
-		}
-		if kernelPath != want {
-			t.Errorf("kernelPath %s, GEMM's kernel %s", kernelPath, f64)
-		}
+	want := "generic"
+	if len(rotKernels) > 0 && isa.Active >= isa.AVX2 {
+		want = isa.Active.String()
+	}
+	if kernelPath != want {
+		t.Errorf("kernelPath %s on the %s path", kernelPath, isa.Active)
 	}
 	got := "generic"
 	switch {
@@ -57,7 +39,7 @@ func TestKernelPath(t *testing.T) {
 	if level1 := ddotAsm != nil; level1 != (kernelPath != "generic") {
 		t.Errorf("level-1 assembly in use: %v, on the %s path", level1, kernelPath)
 	}
-	t.Logf("GOFERRO_GEMM_ISA=%q: GEMM kernel %s, linalg kernel path %s", os.Getenv("GOFERRO_GEMM_ISA"), f64, kernelPath)
+	t.Logf("%s=%q: path %s, linalg kernel path %s", isa.Env, os.Getenv(isa.Env), isa.Active, kernelPath)
 }
 
 func sameFunc(f, g func(*float64, int, int, int, *float64, *float64)) bool {

@@ -263,6 +263,6 @@ var rotPanelsAsm func(z *float64, panels, stride, n int, c, s *float64)
 var rotKernels []func(z *float64, panels, stride, n int, c, s *float64)
 
 // kernelPath names the kernels rotPanelsAsm and the level-1 kernels use:
-// "avx512", "avx2" or "generic" (the Go loops). It follows the path of
-// cpu/gemm (gemm.Kernel), so that GOFERRO_GEMM_ISA forces both.
+// "avx512", "avx2" or "generic" (the Go loops). It follows isa.Active,
+// the path of every package with kernels, which GOFERRO_GEMM_ISA forces.
 var kernelPath = "generic"

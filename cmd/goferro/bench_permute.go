@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/internal/isa"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -20,9 +21,10 @@ func init() { benchTargets["permute"] = runBenchPermute }
 const benchPermuteUsage = `usage: goferro bench permute [-shape S] [-perm P] [-dtype D] [-runs R] [-clock C]
 Times cpu.CopyInto of a permuted view into a row-major tensor against
 copy() of the same bytes, the two interleaved run by run, and ends with
-one line "permute dtype=D shape=S perm=P clock=C bytes=B median_ms=X
-copy_median_ms=Y gbps=Z copy_gbps=W ratio_to_copy=R" (R: copy()'s median
-time over the permute's, so 1 is copy() speed). -clock thread times both
+one line "permute dtype=D shape=S perm=P clock=C isa=I bytes=B median_ms=X
+copy_median_ms=Y gbps=Z copy_gbps=W ratio_to_copy=R" (I: the kernel path,
+avx512, avx2, sse2 or generic, which GOFERRO_GEMM_ISA can force; R:
+copy()'s median time over the permute's, so 1 is copy() speed). -clock thread times both
 in the CPU time of their thread (Linux), which the other programs of a
 busy machine disturb far less than wall time.`
 
@@ -144,8 +146,8 @@ func runBenchPermute(ctx context.Context, args []string, stdout io.Writer) error
 	}
 	mp, mc := median(tp), median(tc)
 	fmt.Fprintf(stdout, "cpu=%q load=%s runs=%d\n", cpuModel(), loadAverage(), nruns)
-	fmt.Fprintf(stdout, "permute dtype=%s shape=%s perm=%s clock=%s bytes=%.0f median_ms=%.4f copy_median_ms=%.4f gbps=%.2f copy_gbps=%.2f ratio_to_copy=%.3f\n",
-		dt, joinInts(shape, "x"), joinInts(perm, ","), *clock, bytes, mp*1e3, mc*1e3, bytes/mp/1e9, bytes/mc/1e9, mc/mp)
+	fmt.Fprintf(stdout, "permute dtype=%s shape=%s perm=%s clock=%s isa=%s bytes=%.0f median_ms=%.4f copy_median_ms=%.4f gbps=%.2f copy_gbps=%.2f ratio_to_copy=%.3f\n",
+		dt, joinInts(shape, "x"), joinInts(perm, ","), *clock, isa.Active, bytes, mp*1e3, mc*1e3, bytes/mp/1e9, bytes/mc/1e9, mc/mp)
 	return nil
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 func TestBenchPermute(t *testing.T) {
-	line := regexp.MustCompile(`^permute dtype=(float32|float64|complex64|complex128) shape=[0-9x]+ perm=[0-9,-]+ clock=(wall|thread) bytes=\d+ median_ms=[0-9.]+ copy_median_ms=[0-9.]+ gbps=[0-9.+Inf]+ copy_gbps=[0-9.+Inf]+ ratio_to_copy=[0-9.]+$`)
+	line := regexp.MustCompile(`^permute dtype=(float32|float64|complex64|complex128) shape=[0-9x]+ perm=[0-9,-]+ clock=(wall|thread) isa=(avx512|avx2|sse2|generic) bytes=\d+ median_ms=[0-9.]+ copy_median_ms=[0-9.]+ gbps=[0-9.+Inf]+ copy_gbps=[0-9.+Inf]+ ratio_to_copy=[0-9.]+$`)
 	cases := [][]string{
 		{"-shape", "40,33", "-runs", "3"},
 		{"-shape", "4,5,6,7,8", "-perm", "4,0,3,1,2", "-dtype", "float32", "-runs", "2"},

@@ -12,9 +12,10 @@
 // AVX2 with FMA (6×8 float64, 6×16 float32); elsewhere, or with the build
 // tag purego (or goferro_noasm), a portable Go 4×4 kernel runs. The
 // environment variable GOFERRO_GEMM_ISA, read once at start-up, forces a
-// path the CPU supports: avx512, avx2 or generic (the portable kernel), so
-// that every path can be tested and measured on one machine; Kernel names
-// the kernels in use.
+// path the CPU supports: avx512, avx2, or sse2 and generic (the portable
+// kernel), so that every path can be tested and measured on one machine;
+// it forces the strided copies' and linalg's kernels too (internal/isa).
+// Kernel names the kernels in use.
 // Complex products use the 1m method: an m×n×k complex product becomes an
 // m×2n×2k real one (A packed interleaved, B as 2×2 real blocks), so complex
 // runs on the real kernels at real speed. Any strides work: packing absorbs

@@ -1,9 +1,10 @@
 package gemm
 
 import (
-	"os"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/goferro/goferro/internal/isa"
 )
 
 // float is the set of real element types the packed driver runs on; complex
@@ -76,40 +77,23 @@ func shortStridedKernels[R float](mr int, rows4, rows8 stridedKernel[R]) []strid
 	return s
 }
 
-// isaEnv is the environment variable that forces a kernel path. It is read
-// once, when the package is initialised: "avx512", "avx2" or "generic" (the
-// portable Go kernels). A path the CPU cannot run, or any other value,
-// leaves the default, the best path the CPU runs; Kernel names the kernels
-// in use.
-const isaEnv = "GOFERRO_GEMM_ISA"
-
-// isa is the set of micro-kernels for one instruction set.
-type isa struct {
-	name string // the GOFERRO_GEMM_ISA value that selects it
+// isaKernels is the set of micro-kernels for one instruction set.
+type isaKernels struct {
+	name string // the kernel path's name (see internal/isa)
 	k64  *kernel[float64]
 	k32  *kernel[float32]
 }
 
 // genericISA is the portable Go kernels, on every architecture.
-var genericISA = &isa{
+var genericISA = &isaKernels{
 	name: "generic",
 	k64:  &kernel[float64]{name: "go-4x4", mr: 4, nr: 4, l1B: 50, full: portableFull[float64], strided: portableKernel[float64]},
 	k32:  &kernel[float32]{name: "go-4x4", mr: 4, nr: 4, l1B: 50, full: portableFull[float32], strided: portableKernel[float32]},
 }
 
-// active is the kernel set Gemm uses: the first of the sets the CPU runs
-// (archISAs, best first), or the one GOFERRO_GEMM_ISA names.
-var active = chooseISA(os.Getenv(isaEnv), append(archISAs(), genericISA))
-
-// chooseISA returns the set named want if it is among have, else the first.
-func chooseISA(want string, have []*isa) *isa {
-	for _, s := range have {
-		if s.name == want {
-			return s
-		}
-	}
-	return have[0]
-}
+// active is the kernel set Gemm uses: that of the kernel path in use
+// (isa.Active, which GOFERRO_GEMM_ISA can force).
+var active = pathKernels(isa.Active)
 
 // forcePortable makes every call use the portable Go kernels whatever the
 // active set. It is a test hook (see setPortable).
@@ -120,7 +104,7 @@ var forcePortable atomic.Bool
 func setPortable(on bool) bool { return forcePortable.Swap(on) }
 
 // kernelSet returns the kernel set in use.
-func kernelSet() *isa {
+func kernelSet() *isaKernels {
 	if forcePortable.Load() {
 		return genericISA
 	}
@@ -139,7 +123,8 @@ func kernelFor[R float]() *kernel[R] {
 // Kernel names the micro-kernel Gemm uses for float64 and float32 (complex
 // types run on the real kernels), e.g. "avx512-fma-12x16", "avx2-fma-6x8"
 // or "go-4x4". The environment variable GOFERRO_GEMM_ISA, read once at
-// start-up, forces a path the CPU supports: avx512, avx2 or generic.
+// start-up, forces a path the CPU supports (see internal/isa): avx512,
+// avx2, or sse2 and generic, which both run the portable kernel.
 func Kernel() (f64, f32 string) {
 	return kernelFor[float64]().name, kernelFor[float32]().name
 }

@@ -5,6 +5,7 @@ package gemm
 import (
 	"unsafe"
 
+	"github.com/goferro/goferro/internal/isa"
 	"golang.org/x/sys/cpu"
 )
 
@@ -78,7 +79,7 @@ func skern12x32(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, p
 func skern12x32s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
 
 var (
-	avx512ISA = &isa{
+	avx512ISA = &isaKernels{
 		name: "avx512",
 		k64: &kernel[float64]{name: "avx512-fma-12x16", mr: 12, nr: 16, l1B: 150, full: dkern12x16, strided: dkern12x16s,
 			short:        shortKernels[float64](12, dkern12x16r4, dkern12x16r8),
@@ -87,24 +88,24 @@ var (
 			short:        shortKernels[float32](12, skern12x32r4, skern12x32r8),
 			shortStrided: shortStridedKernels[float32](12, skern12x32r4s, skern12x32r8s)},
 	}
-	avx2ISA = &isa{
+	avx2ISA = &isaKernels{
 		name: "avx2",
 		k64:  &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, l1B: 50, full: dkern6x8, strided: dkern6x8s},
 		k32:  &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, l1B: 50, full: skern6x16, strided: skern6x16s},
 	}
 )
 
-// archISAs returns the assembly kernel sets this CPU and OS run, best
-// first. The AVX-512 kernels need AVX512F (x/sys/cpu checks that the OS
-// saves the ZMM state too); both sets pack with AVX2 loops.
-func archISAs() []*isa {
-	if !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
-		return nil
+// pathKernels returns the kernel set of path p: the best at or below it
+// (the AVX2 kernels need FMA too, which isa.AVX2 includes; both sets pack
+// with AVX2 loops).
+func pathKernels(p isa.Path) *isaKernels {
+	switch {
+	case p >= isa.AVX512:
+		return avx512ISA
+	case p >= isa.AVX2:
+		return avx2ISA
 	}
-	if cpu.X86.HasAVX512F {
-		return []*isa{avx512ISA, avx2ISA}
-	}
-	return []*isa{avx2ISA}
+	return genericISA
 }
 
 func init() {

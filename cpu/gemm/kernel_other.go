@@ -2,5 +2,7 @@
 
 package gemm
 
-// archISAs returns no assembly kernel sets: the portable Go kernels run.
-func archISAs() []*isa { return nil }
+import "github.com/goferro/goferro/internal/isa"
+
+// pathKernels returns the portable Go kernels: this build has no others.
+func pathKernels(isa.Path) *isaKernels { return genericISA }

@@ -81,13 +81,21 @@ func (p *podium) add(c candidate) {
 //     networks of many small tensors on few shared labels, such as
 //     graphical models.
 //
-// It starts from Auto's tree, so that it is never worse than Auto, and
-// then spends Options.Time (default 1 s): half on building trees and half
-// on improving the best two of each kind by subtree reconfiguration (see
-// Reconfigure). It returns
-// the best by the Minimize objective; ctx ends the search early with the
-// best path so far. The same Seed gives the same path when neither bound
-// is reached.
+// Candidates are improved by subtree reconfiguration (see Reconfigure).
+// On networks of up to 500 inputs the first DefaultSearchTrials are
+// reconfigured as they are built, since
+// a tree's cost before reconfiguration says little about its cost after
+// (on lm_batch_likelihood_sentence_4_4d the tree that ends cheapest starts
+// 10^9 times dearer than others); later ones, cheap randomized variations,
+// are ranked as built and the best two of each kind reconfigured. Search
+// starts from Auto's tree, so that it is never worse than Auto, and
+// returns the best by the Minimize objective after a last pass over the
+// best tree with larger subtrees (12 leaves, unless Options.Subtree is
+// set), to a fixed point, which leaves local optima that 8-leaf subtrees
+// cannot. Its bounds are counts of work except for Options.Time (default
+// 1 s): candidates are built within half of it, and the reconfiguration
+// ends with it. ctx ends the search early with the best path so far. The
+// same Seed gives the same path when neither bound is reached.
 func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
@@ -107,16 +115,24 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	// Auto's tree first, whose budget is work, so that Search is never
 	// worse than Auto; the time budget is for what follows.
 	best, lastErr := autoTree(ctx, &n, o, time.Time{})
-	end := time.Now().Add(budget)
+	start := time.Now()
+	end, buildEnd := start.Add(budget), start.Add(budget/2)
 	var bestCand candidate
 	if best != nil {
 		bestCand = treeCandidate(best, nil, o)
 	}
-	buildEnd := time.Now().Add(time.Until(end) / 2)
-	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
-	// The best two trees of each kind (greedy, bisected, eliminated) by
-	// the objective; with "size", also the best two by FLOPs, whose
-	// reconfiguration may end smaller.
+	// keep takes the reconfigured tree t if it is the best so far.
+	keep := func(t *tree) {
+		if c := treeCandidate(t, nil, o); best == nil || c.better(bestCand, o.Minimize) {
+			best, bestCand = t, c
+		}
+	}
+	// The first DefaultSearchTrials candidates are reconfigured as they
+	// are built; later ones, cheap randomized variations, are ranked as
+	// built, and the best two of each kind are reconfigured after the
+	// loop. pods[k] holds those of kind k (greedy, bisected, eliminated);
+	// with "size", also the best two by FLOPs, whose reconfiguration may
+	// end smaller.
 	var pods [3][]*podium
 	for k := range pods {
 		pods[k] = []*podium{{keep: 2, minimize: o.Minimize}}
@@ -124,11 +140,22 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 			pods[k] = append(pods[k], &podium{keep: 2})
 		}
 	}
-	add := func(kind int, c candidate) {
-		for _, p := range pods[kind] {
-			p.add(c)
+	// consider takes the tree of pairs, built by trial t of the given kind.
+	consider := func(t, kind int, pairs [][2]int) {
+		c := evaluateTree(&n, pairs, o)
+		switch {
+		case math.IsInf(c.score, 1):
+			// Above the memory limit.
+		case t < DefaultSearchTrials && len(n.Inputs) <= asBuiltInputs:
+			u, _ := improvedTree(ctx, &n, pairs, o, end, searchTreeWork*len(n.Inputs))
+			keep(u)
+		default:
+			for _, p := range pods[kind] {
+				p.add(c)
+			}
 		}
 	}
+	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
 	b := newBisector(ctx, &n, rng, o)
 	gt, et := 0, 0 // greedy and elimination trials so far
 	for t := 0; t < trials; t++ {
@@ -143,12 +170,12 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 				lastErr = err
 				continue
 			}
-			add(0, evaluateTree(&n, pairs, o))
+			consider(t, 0, pairs)
 		case 1:
 			b.imbalance = 0.6 * rng.Float64()
 			b.cutoff = 2 + rng.IntN(7)
 			if pairs, ok := b.run(); ok {
-				add(1, evaluateTree(&n, pairs, o))
+				consider(t, 1, pairs)
 			}
 		default:
 			var r *rand.Rand
@@ -157,36 +184,77 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 			}
 			et++
 			if pairs, ok := eliminationRun(ctx, &n, o, r, 2*rng.Float64()); ok {
-				add(2, evaluateTree(&n, pairs, o))
+				consider(t, 2, pairs)
 			}
 		}
 	}
-	var cands []candidate
+	var ranked []candidate
 	for _, ps := range pods {
 		for _, p := range ps {
 			for _, c := range p.best {
-				if !slices.ContainsFunc(cands, func(d candidate) bool { return d.score == c.score && d.largest == c.largest }) {
-					cands = append(cands, c)
+				if !slices.ContainsFunc(ranked, func(d candidate) bool { return d.score == c.score && d.largest == c.largest }) {
+					ranked = append(ranked, c)
 				}
 			}
 		}
 	}
-	if len(cands) == 0 && best == nil {
+	for i, c := range ranked {
+		// Each remaining candidate gets an equal share of what is left
+		// of the time, the last pass excepted.
+		deadline := time.Now().Add(time.Until(end) / time.Duration(len(ranked)-i+1))
+		u, _ := improvedTree(ctx, &n, c.pairs, o, deadline, searchTreeWork*len(n.Inputs))
+		keep(u)
+	}
+	if best == nil {
 		if lastErr == nil {
 			lastErr = fmt.Errorf("%w: no tree found keeps every intermediate within %g elements", ErrMemoryLimit, o.MemoryLimit)
 		}
 		return nil, lastErr
 	}
-	for i, c := range cands {
-		// Each remaining candidate gets an equal share of what is left.
-		deadline := time.Now().Add(time.Until(end) / time.Duration(len(cands)-i))
-		t, _ := improvedTree(ctx, &n, c.pairs, o, deadline, 0)
-		rc := treeCandidate(t, nil, o)
-		if best == nil || rc.better(bestCand, o.Minimize) {
-			best, bestCand = t, rc
-		}
-	}
+	deepen(ctx, best, o, end)
 	return best.path(), nil
+}
+
+// asBuiltInputs is the most inputs for which Search reconfigures its
+// first candidates as it builds them. Past it, reconfiguring a candidate
+// takes so long that the building half of the budget ends after a few
+// trees: on random 3-regular graphs of 1,000 and 2,000 tensors the paths
+// came out 10^0.2 and 10^6.9 times dearer than ranking every candidate as
+// built. The instance set's networks have at most 415 inputs.
+const asBuiltInputs = 500
+
+// searchTreeWork bounds the reconfiguration of each of Search's
+// candidates, in units of dp.work per input: a pass to a fixed point
+// takes 1,000 to 5,000 on the instance set (a few milliseconds for 100
+// inputs).
+const searchTreeWork = 20000
+
+// deepSubtree is the number of leaves of the subtrees Search reorders in
+// its last pass over the best tree (when Options.Subtree leaves it the
+// default): subtrees of DefaultSubtree leaves leave trees in local optima
+// that larger ones see past.
+const deepSubtree = 12
+
+// deepWork bounds the last pass, in units of dp.work per input: a
+// 12-leaf subtree costs about 3^12 = 531,441 units, and from Search's best
+// tree the pass reaches its fixed point within 45,000 to 85,000 per input
+// on most of the instance set; where it takes longer (up to 250,000 on
+// str_mps_varying_inner_product_200), what it finds after the first
+// 100,000 is next to nothing. 100,000 per input is about 0.4 s for 415
+// inputs.
+const deepWork = 100_000
+
+// deepen reconfigures t over subtrees of deepSubtree leaves, unless
+// Options.Subtree is set, until a pass
+// finds nothing cheaper, deadline passes or it has done deepWork per
+// input. Its budget is work, so that the tree does not depend on the
+// machine's load.
+func deepen(ctx context.Context, t *tree, o Options, deadline time.Time) {
+	if o.Subtree != 0 {
+		return // the caller chose the subtree size
+	}
+	o.Subtree = deepSubtree
+	reconfigure(ctx, t, o, deadline, deepWork*t.leaves)
 }
 
 // greedyTrial runs Search's t-th greedy trial: the default weights first,
@@ -211,7 +279,7 @@ func greedyTrial(n *Network, o Options, t int, rng *rand.Rand) ([][2]int, error)
 }
 
 // evaluateTree costs a tree; one with an intermediate above the memory
-// limit scores +Inf, so that the podium drops it.
+// limit scores +Inf, so that Auto's podium and Search drop it.
 func evaluateTree(n *Network, pairs [][2]int, o Options) candidate {
 	t := newTree(n, pairs)
 	c := treeCandidate(t, pairs, o)

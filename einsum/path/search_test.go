@@ -455,3 +455,33 @@ func TestCostsBeyondFloat64(t *testing.T) {
 		}
 	}
 }
+
+// objective returns log2 of p's cost by o's objective (FLOPs plus the
+// weighted writes and reads), as Search ranks trees.
+func objective(t testing.TB, n Network, p Path, o Options) float64 {
+	t.Helper()
+	pairs, err := pairsOf(len(n.Inputs), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return treeCandidate(newTree(&n, pairs), nil, o).score
+}
+
+// TestSearchOptimalUpTo12: Search's last pass reorders subtrees of 12
+// leaves, which on a network of up to 12 inputs is the whole tree, so
+// there Search finds Optimal's cost, by FLOPs alone and with a write
+// weight, whatever its candidates (issue 19).
+func TestSearchOptimalUpTo12(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for trial := 0; trial < 40; trial++ {
+		n := graphNetwork(r, 9+r.IntN(4))
+		for _, ww := range []float64{0, 64} {
+			o := Options{Trials: 3, Seed: uint64(trial), Time: time.Minute, WriteWeight: ww}
+			got := objective(t, n, must(Search(context.Background(), n, o)), o)
+			best := objective(t, n, must(Optimal(context.Background(), n, o)), o)
+			if got > best+1e-9 {
+				t.Fatalf("trial %d, write weight %g: Search's path costs 2^%.4f, Optimal's 2^%.4f", trial, ww, got, best)
+			}
+		}
+	}
+}

@@ -9,12 +9,13 @@ import (
 // 4-, 8- or 16-byte element type can share one set of kernels: Copy runs
 // them as uint32, uint64 or [2]uint64. Large transposing copies of all
 // three go to the non-temporal line-wide kernels (ntTile, amd64 only:
-// AVX-512 in-register 16×16 and 8×8 transposes for 4- and 8-byte
-// elements where the CPU has AVX-512F, SSE2 otherwise; see isaEnv);
-// otherwise copyTile hands the 8-byte transposing case to the same 8×8
-// kernel with ordinary stores (cachedTile, amd64 only) and the 4-byte one
-// to the fixed-size micro-kernels below, which need a concrete type for the compiler to drop
-// the bounds checks. The same Go treatment of 8- and 16-byte elements
+// in-register 16×16, 8×8 and 4×4 transposes for 4-, 8- and 16-byte
+// elements, AVX-512 or AVX2 as the CPU has, SSE2 without AVX2; see
+// isaEnv); otherwise copyTile hands the transposing cases to the same
+// kernels with ordinary stores (cachedTile, amd64 only; 8-byte elements
+// only on SSE2), and the 4-byte ones left over to the fixed-size
+// micro-kernels below, which need a concrete type for the compiler to
+// drop the bounds checks. The same Go treatment of 8- and 16-byte elements
 // (8×8 and 4×4 line-sized micro-tiles) measured no faster than the generic
 // loops on an Intel Xeon: those copies are held back by the memory system
 // (short strided runs, and stores that must first read their line, where

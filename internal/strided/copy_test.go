@@ -116,7 +116,11 @@ func TestCopyRandom(t *testing.T) {
 	}
 }
 
-func TestCopyTransposeSizes(t *testing.T) {
+// TestCopyTransposeSizes checks transposes of sizes around the tile
+// size, for every element width, on every kernel path this CPU runs.
+func TestCopyTransposeSizes(t *testing.T) { forEachPath(t, copyTransposeSizes) }
+
+func copyTransposeSizes(t *testing.T) {
 	// Sizes around the tile size, for every element width.
 	for _, n := range []int{1, 7, 31, 32, 33, 65, 100} {
 		for _, m := range []int{1, 8, 63, 64, 129} {
@@ -361,7 +365,10 @@ func unsafeSize[T any](z T) int {
 // TestCopyTransposeKernels drives transposes of every element size (for
 // 4-byte types the 16×16 and 8×8 micro-kernels and their ragged edges) with
 // padded parent strides and offsets, pointer types included.
-func TestCopyTransposeKernels(t *testing.T) {
+// It runs on every kernel path this CPU runs (forEachPath).
+func TestCopyTransposeKernels(t *testing.T) { forEachPath(t, copyTransposeKernels) }
+
+func copyTransposeKernels(t *testing.T) {
 	for _, n := range []int{1, 3, 8, 9, 15, 16, 17, 24, 31, 48, 70} {
 		for _, m := range []int{1, 2, 7, 8, 15, 16, 17, 33, 64, 65} {
 			testPaddedTranspose(t, n, m, func(i int) float32 { return float32(i) })

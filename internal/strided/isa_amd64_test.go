@@ -3,48 +3,67 @@
 package strided
 
 import (
-	"fmt"
 	"os"
+	"reflect"
+	"runtime"
 	"testing"
 
-	"golang.org/x/sys/cpu"
+	"github.com/goferro/goferro/internal/isa"
 )
 
-// TestMain runs the tests on the kernel path GOFERRO_GEMM_ISA forces (the
-// variable cpu/gemm reads), so that CI tests every path its machine runs
-// (scripts/test.sh). A path this CPU cannot run skips the package, saying
-// so; a name that is no path fails it.
-func TestMain(m *testing.M) {
-	want := os.Getenv(isaEnv)
-	switch want {
-	case "", "avx2", "generic":
-	case "avx512":
-		if kernels != pathAVX512 {
-			fmt.Printf("%s=avx512: this CPU has no AVX-512; skipping\n", isaEnv)
-			os.Exit(0)
+func TestPathKernels(t *testing.T) {
+	for p, want := range map[isa.Path]*kernelSet{isa.AVX512: avx512Set, isa.AVX2: avx2Set, isa.SSE2: sse2Set, isa.Generic: genericSet} {
+		if got := pathKernels(p); got != want || got.name != p.String() {
+			t.Errorf("pathKernels(%s) = %s, want %s", p, got.name, want.name)
 		}
-	default:
-		fmt.Fprintf(os.Stderr, "%s=%q names no kernel path (avx512, avx2, generic)\n", isaEnv, want)
-		os.Exit(1)
 	}
-	os.Exit(m.Run())
 }
 
-func TestChooseKernels(t *testing.T) {
+// TestForcedPath checks that the path in use is isa.Active, the one
+// GOFERRO_GEMM_ISA names where the CPU runs it, and that the tables hold
+// their paths' kernels: under avx2, the AVX2 ones, whatever else the CPU
+// has.
+func TestForcedPath(t *testing.T) {
+	if kernels != pathKernels(isa.Active) {
+		t.Fatalf("%s=%q: kernel path %s, want %s", isa.Env, os.Getenv(isa.Env), kernels.name, isa.Active)
+	}
+	t.Logf("%s=%q: kernel path %s (best %s)", isa.Env, os.Getenv(isa.Env), kernels.name, isa.Best)
+	fn := func(f any) uintptr { return reflect.ValueOf(f).Pointer() }
 	for _, tc := range []struct {
-		want   string
-		avx512 bool
-		path   int
+		name      string
+		got, want any
 	}{
-		{"", true, pathAVX512}, {"avx512", true, pathAVX512}, {"avx2", true, pathSSE2},
-		{"generic", true, pathGeneric}, {"", false, pathSSE2}, {"avx512", false, pathSSE2},
-		{"generic", false, pathGeneric}, {"AVX2", true, pathAVX512}, // names are exact
+		{"t4", avx2Set.t4, transpose16x16AVX2}, {"t8", avx2Set.t8, transpose8x8AVX2},
+		{"t16", avx2Set.t16, transpose4x4AVX2}, {"group16", avx2Set.group16, transposeGroup4x4AVX2},
+		{"runs32", avx2Set.runs32, transposeRuns32AVX2},
+		{"t4", avx512Set.t4, transpose16x16AVX512}, {"t8", avx512Set.t8, transpose8x8AVX512},
+		{"t16", avx512Set.t16, transpose4x4AVX512}, {"group16", avx512Set.group16, transposeGroup4x4AVX512},
+		{"runs32", avx512Set.runs32, transposeRuns32AVX512},
 	} {
-		if got := chooseKernels(tc.want, tc.avx512); got != tc.path {
-			t.Errorf("chooseKernels(%q, %v) = %d, want %d", tc.want, tc.avx512, got, tc.path)
+		if fn(tc.got) != fn(tc.want) {
+			t.Errorf("%s: %s is not %s", tc.name, runtime.FuncForPC(fn(tc.got)).Name(), runtime.FuncForPC(fn(tc.want)).Name())
 		}
 	}
-	t.Logf("%s=%q: kernel path %d (AVX-512F: %v)", isaEnv, os.Getenv(isaEnv), kernels, cpu.X86.HasAVX512F)
+}
+
+// paths returns the kernel paths this CPU runs, best first.
+func paths() []*kernelSet {
+	var ps []*kernelSet
+	for p := isa.Best; p >= isa.Generic; p-- {
+		ps = append(ps, pathKernels(p))
+	}
+	return ps
+}
+
+// forEachPath runs f once on each kernel path this CPU runs, as a
+// subtest named after it, and restores the active path.
+func forEachPath(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	defer func(ks *kernelSet) { kernels = ks }(kernels)
+	for _, ks := range paths() {
+		kernels = ks
+		t.Run(ks.name, f)
+	}
 }
 
 // TestPassRows checks the pass sizes of ntTile against page counts worked

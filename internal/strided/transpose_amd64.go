@@ -3,10 +3,9 @@
 package strided
 
 import (
-	"os"
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
+	"github.com/goferro/goferro/internal/isa"
 )
 
 // The non-temporal transpose kernels of transpose_amd64.s (SSE2, so every
@@ -62,37 +61,77 @@ func transposeGroup4x4AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb,
 //go:noescape
 func transposeRuns32AVX512(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
 
-// isaEnv is the environment variable, read once at start-up, that forces
-// a kernel path: the one cpu/gemm reads (GOFERRO_GEMM_ISA), with its
-// names, so that one setting forces every package onto the same path.
-// avx512 (the default where the CPU and OS run it) uses the AVX-512
-// transposes; avx2 the SSE2 ones (this package has no AVX2 kernels: they
-// would gain nothing on the SSE2 ones, which are held back by memory);
-// generic no assembly at all (the portable Go loops, as with -tags
-// purego). A path the CPU cannot run falls back to the best it can.
-const isaEnv = "GOFERRO_GEMM_ISA"
+// The AVX2-path kernels of transpose_avx2_amd64.s: the AVX-512 ones in
+// 256-bit registers, same arguments.
 
-// kernels is the active kernel path, fixed at start-up (see isaEnv).
-var kernels = chooseKernels(os.Getenv(isaEnv), cpu.X86.HasAVX512F)
+//go:noescape
+func transpose16x16AVX2(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
 
-// Kernel paths, best first.
-const (
-	pathAVX512 = iota
-	pathSSE2
-	pathGeneric
+//go:noescape
+func transpose8x8AVX2(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
+
+//go:noescape
+func transpose4x4AVX2(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+
+//go:noescape
+func transposeGroup4x4AVX2(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, pf, nt int)
+
+//go:noescape
+func transposeRuns32AVX2(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+
+// kernelSet is one kernel path: the in-register transposes ntTile, ntRuns
+// and cachedTile call, nil where the path has none. The SSE2 path has
+// none of them: its narrower kernels (transposeNT4, transposeNT8,
+// transposeNT16, transpose8) take the 4-, 8- and 16-byte planes, and
+// ntRuns stands aside. The generic path runs no assembly at all.
+type kernelSet struct {
+	name string // the path's name (isa.Path.String)
+
+	// t4 and t8 transpose 16×16 blocks of 4-byte and 8×8 blocks of
+	// 8-byte elements: dst row i (i < n, a multiple of 16 or 8; rows in
+	// groups of 8, row 8g+e at dst+g*gs+e*db) receives, in its 64 bytes,
+	// element i of each of the 64/size source rows at src+j*sb. Stores
+	// are non-temporal (dst 64-byte aligned) when nt is not 0.
+	t4, t8 func(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
+	// t16 is the 16-byte transpose: 4×4 blocks, destination rows db apart.
+	t16 func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+	// group16 is the 16-byte kernel for the merged planes of ntTile (see
+	// transposeGroup4x4AVX512).
+	group16 func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, pf, nt int)
+	// runs32 transposes a plane of 32-byte runs in 2×2 blocks (see
+	// transposeRuns32AVX512).
+	runs32 func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n, nt int)
+}
+
+// The kernel paths, best first.
+var (
+	avx512Set = &kernelSet{name: "avx512", t4: transpose16x16AVX512, t8: transpose8x8AVX512,
+		t16: transpose4x4AVX512, group16: transposeGroup4x4AVX512, runs32: transposeRuns32AVX512}
+	avx2Set = &kernelSet{name: "avx2", t4: transpose16x16AVX2, t8: transpose8x8AVX2,
+		t16: transpose4x4AVX2, group16: transposeGroup4x4AVX2, runs32: transposeRuns32AVX2}
+	sse2Set    = &kernelSet{name: "sse2"}
+	genericSet = &kernelSet{name: "generic"}
 )
 
-// chooseKernels returns the kernel path named by want ("avx512", "avx2"
-// or "generic"), or the best the CPU runs when want is empty, unknown or
-// needs AVX-512 the CPU lacks.
-func chooseKernels(want string, avx512 bool) int {
-	switch {
-	case want == "generic":
-		return pathGeneric
-	case want == "avx2" || !avx512:
-		return pathSSE2
+// kernels is the active kernel path, fixed at start-up: that of
+// isa.Active, the path GOFERRO_GEMM_ISA can force for every package.
+// avx512 (the default where the CPU and OS run it) uses the AVX-512
+// transposes; avx2 the same transposes in 256-bit registers; sse2 the
+// narrower SSE2 kernels; generic no assembly at all (the portable Go
+// loops, as with -tags purego).
+var kernels = pathKernels(isa.Active)
+
+// pathKernels returns the kernel set of path p.
+func pathKernels(p isa.Path) *kernelSet {
+	switch p {
+	case isa.AVX512:
+		return avx512Set
+	case isa.AVX2:
+		return avx2Set
+	case isa.SSE2:
+		return sse2Set
 	}
-	return pathAVX512
+	return genericSet
 }
 
 // passPages is the number of destination pages ntTile lets one pass
@@ -132,7 +171,7 @@ func passRows(m, rows, db, gs int, merged bool) int {
 }
 
 // groupBand is the number of columns (a multiple of 4) ntTile hands
-// transposeGroup4x4AVX512 at a time for a merged 16-byte plane, and
+// the group16 kernel at a time for a merged 16-byte plane, and
 // groupPrefetch how many groups of 8 rows (two lines a column) the
 // kernel prefetches ahead of the one it writes. Written column by column
 // (4 columns, one line a row, at a time), the 8 rows 512 KiB apart of
@@ -167,31 +206,32 @@ func ntFence()
 // pointer-free 4-, 8- and 16-byte elements as and destination rows (and
 // planes) are whole cache lines apart.
 func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, s2 int) bool {
-	if kernels == pathGeneric {
+	ks := kernels
+	if ks == genericSet {
 		return false
 	}
+	// The path's in-register transposes (wide, or kern for 16-byte
+	// elements), else the SSE2 kernels.
 	var kern func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int)
 	rows := 4 // the kernel's multiple of rows
 	var wide func(dst unsafe.Pointer, db, gs int, src unsafe.Pointer, sb, n, nt int)
-	group := false // merged 16-byte planes go to transposeGroup4x4AVX512
+	group := false // merged 16-byte planes go to ks.group16
 	switch any(dst).(type) {
 	case []uint32:
 		kern = transposeNT4
-		if kernels == pathAVX512 {
-			wide, rows = transpose16x16AVX512, 16
+		if ks.t4 != nil {
+			wide, rows = ks.t4, 16
 		}
 	case []uint64:
 		kern, rows = transposeNT8, 8
-		if kernels == pathAVX512 {
-			wide = transpose8x8AVX512
-		}
+		wide = ks.t8
 	case [][2]uint64:
 		kern = transposeNT16
-		if kernels == pathAVX512 {
+		if ks.t16 != nil {
 			kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
-				transpose4x4AVX512(dst, db, src, sb, n, 1)
+				ks.t16(dst, db, src, sb, n, 1)
 			}
-			group = true
+			group = ks.group16 != nil
 		}
 	default:
 		return false
@@ -203,11 +243,11 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 		return false
 	}
 	// Planes of 8 rows that continue each other in the source (s2 = 8) go
-	// to the AVX-512 kernels as one plane of 8·n2 rows, whose groups of 8
-	// destination rows are d2 apart: a source line shorter than a row of
-	// the block (8 4-byte elements) is then read whole in one go. 16-byte
-	// planes, whose source lines are whole anyway, merge so that
-	// transposeGroup4x4AVX512 can write each destination row as one run
+	// to the in-register kernels as one plane of 8·n2 rows, whose groups
+	// of 8 destination rows are d2 apart: a source line shorter than a row
+	// of the block (8 4-byte elements) is then read whole in one go.
+	// 16-byte planes, whose source lines are whole anyway, merge so that
+	// the group16 kernel can write each destination row as one run
 	// (below).
 	gs := 8 * d0 * size
 	pn0, pn2, pd2, ps2 := n0, n2, d2, s2 // the planes, for the ragged edges
@@ -255,7 +295,7 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 		for jb := j0; jb < j1; jb += groupBand {
 			w := min(groupBand, j1-jb)
 			for g := range m / 8 {
-				transposeGroup4x4AVX512(unsafe.Pointer(&dst[dOff+g*pd2+jb]), db, unsafe.Pointer(&src[sOff+8*g+jb*s1]), sb, w, pf, 1)
+				ks.group16(unsafe.Pointer(&dst[dOff+g*pd2+jb]), db, unsafe.Pointer(&src[sOff+8*g+jb*s1]), sb, w, pf, 1)
 			}
 		}
 	default:
@@ -300,10 +340,11 @@ func ntTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b, n2, d2, 
 // follow each other along i in the source and along j in the
 // destination, with non-temporal stores: a copy whose densest axis is the
 // same in both operands but only 32 bytes long, which row by row would
-// store half lines. On AVX-512, every destination line lying wholly in
-// the plane is written in one go from two source lines; the rows go in
-// passes (passRows) and the ragged edges go run by run through copyRow. It
-// reports false, copying nothing, unless the kernel runs on this CPU, T
+// store half lines. On the AVX-512 and AVX2 paths, every destination
+// line lying wholly in the plane is written in one go from two source
+// lines; the rows go in passes (passRows) and the ragged edges go run by
+// run through copyRow. It reports false, copying nothing, unless the
+// path has the kernel (runs32), T
 // is one of the types Copy reinterprets its pointer-free 4-, 8- and
 // 16-byte elements as, runs are 32 bytes, and destination rows are whole
 // lines apart.
@@ -336,7 +377,7 @@ func ntRuns[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, n int) bool
 	for i0 := 0; i0 < m; i0 += pass {
 		r := min(pass, m-i0)
 		for j := j0; j < j1; j += 2 {
-			transposeRuns32AVX512(unsafe.Pointer(&dst[dOff+i0*d0+j*n]), db, unsafe.Pointer(&src[sOff+i0*n+j*s1]), sb, r, 1)
+			kernels.runs32(unsafe.Pointer(&dst[dOff+i0*d0+j*n]), db, unsafe.Pointer(&src[sOff+i0*n+j*s1]), sb, r, 1)
 		}
 	}
 	for i := range n0 {
@@ -353,7 +394,7 @@ func ntRuns[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, n int) bool
 // runsKernel reports whether ntRuns has a kernel for runs of n elements
 // of the type of dst.
 func runsKernel[T any](dst []T, n int) bool {
-	if kernels != pathAVX512 {
+	if kernels.runs32 == nil {
 		return false
 	}
 	switch any(dst).(type) {
@@ -370,7 +411,7 @@ func runsKernel[T any](dst []T, n int) bool {
 // reinterprets its pointer-free elements as, rows are a whole number of
 // 16-byte units and every destination row starts 16-byte aligned.
 func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool {
-	if kernels == pathGeneric {
+	if kernels == genericSet {
 		return false
 	}
 	switch any(dst).(type) {
@@ -398,20 +439,20 @@ func ntRows[T any](dst []T, dOff, d0 int, src []T, sOff, s0, rows, n int) bool {
 }
 
 // cachedTile is copyTile for unit strides along the dense axes (s0 = d1 =
-// 1) of 8-byte elements, and of 4- and 16-byte ones on AVX-512,
-// dst[dOff+i*d0+j] = src[sOff+i+j*s1], with ordinary stores: the copies
-// small enough to stay in the cache. Within each b×b tile, the kernels
-// move whole k×k blocks, k source lines read and k destination lines
-// written (k = 8 for 8-byte elements: transpose8x8AVX512, one instruction
-// a line, or transpose8, 16 bytes at a time, about 2.5 instructions an
-// element against about 9 for copy4x4Unit; k = 16 for 4-byte elements:
-// transpose16x16AVX512; k = 4 for 16-byte ones: transpose4x4AVX512); the
-// ragged edges go through copyRow. It reports false, copying nothing,
-// unless T is uint64 or, on AVX-512, uint32 or [2]uint64 (the types Copy
-// reinterprets aligned pointer-free 8-, 4- and 16-byte elements as) and
-// the plane holds at least one k×k block.
+// 1) of 8-byte elements, and of 4- and 16-byte ones on the AVX-512 and
+// AVX2 paths, dst[dOff+i*d0+j] = src[sOff+i+j*s1], with ordinary stores:
+// the copies small enough to stay in the cache. Within each b×b tile, the
+// kernels move whole k×k blocks, k source lines read and k destination
+// lines written (k = 8 for 8-byte elements: the path's t8, or transpose8,
+// 16 bytes at a time, about 2.5 instructions an element against about 9
+// for copy4x4Unit; k = 16 for 4-byte elements: t4; k = 4 for 16-byte
+// ones: t16); the ragged edges go through copyRow. It reports false,
+// copying nothing, unless T is uint64 or, on those paths, uint32 or
+// [2]uint64 (the types Copy reinterprets aligned pointer-free 8-, 4- and
+// 16-byte elements as) and the plane holds at least one k×k block.
 func cachedTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) bool {
-	if kernels == pathGeneric {
+	ks := kernels
+	if ks == genericSet {
 		return false
 	}
 	k := 8
@@ -419,26 +460,26 @@ func cachedTile[T any](dst []T, dOff, d0 int, src []T, sOff, s1, n0, n1, b int) 
 	switch any(dst).(type) {
 	case []uint64:
 		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) { transpose8(dst, db, src, sb, n, 0) }
-		if kernels == pathAVX512 {
+		if ks.t8 != nil {
 			kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
-				transpose8x8AVX512(dst, db, 8*db, src, sb, n, 0)
+				ks.t8(dst, db, 8*db, src, sb, n, 0)
 			}
 		}
 	case []uint32:
-		if kernels != pathAVX512 {
+		if ks.t4 == nil {
 			return false
 		}
 		k = 16
 		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
-			transpose16x16AVX512(dst, db, 8*db, src, sb, n, 0)
+			ks.t4(dst, db, 8*db, src, sb, n, 0)
 		}
 	case [][2]uint64:
-		if kernels != pathAVX512 {
+		if ks.t16 == nil {
 			return false
 		}
 		k = 4
 		kern = func(dst unsafe.Pointer, db int, src unsafe.Pointer, sb, n int) {
-			transpose4x4AVX512(dst, db, src, sb, n, 0)
+			ks.t16(dst, db, src, sb, n, 0)
 		}
 	default:
 		return false

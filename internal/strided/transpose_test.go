@@ -13,7 +13,10 @@ import (
 // cache and once with every transposing copy sent down the non-temporal
 // path. Extents of 16 to 70 make whole destination cache lines, so the
 // line-wide kernels run, next to ragged edges.
-func TestCopyPermuteSizes(t *testing.T) {
+// It runs on every kernel path this CPU runs (forEachPath).
+func TestCopyPermuteSizes(t *testing.T) { forEachPath(t, copyPermuteSizes) }
+
+func copyPermuteSizes(t *testing.T) {
 	for _, nt := range []bool{false, true} {
 		t.Run(fmt.Sprintf("nt=%v", nt), func(t *testing.T) {
 			if nt {
@@ -91,7 +94,10 @@ func testPermuteSize[T comparable](t *testing.T, r *rand.Rand, fill func(int) T)
 // 4-, 8- and 16-byte elements and a pointer type against naiveCopy,
 // including that nothing around the plane was written, and that it
 // allocates nothing.
-func TestCopyPlane(t *testing.T) {
+// It runs on every kernel path this CPU runs (forEachPath).
+func TestCopyPlane(t *testing.T) { forEachPath(t, copyPlane) }
+
+func copyPlane(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 400 {
 		testCopyPlane(t, r, func(i int) float32 { return float32(i) })
@@ -138,12 +144,14 @@ func testCopyPlane[T comparable](t *testing.T, r *rand.Rand, fill func(int) T) {
 // TestCopyShortSourceRows checks, with every transposing copy sent down
 // the non-temporal path, the permutations whose source rows are 8
 // elements long and continue each other (a source of shape (n, c, 8)
-// read with its last axis elsewhere than last): on AVX-512 those planes
-// go to the kernels as one plane of 8·c rows whose groups of 8
+// read with its last axis elsewhere than last), on every kernel path the
+// CPU runs: on AVX-512 and AVX2 those planes go to the kernels as one plane of 8·c rows whose groups of 8
 // destination rows lie apart. Destination offsets 0 to 3 shift the
 // lines against the kernels' alignment, and naiveCopy is the reference,
 // including that nothing around the destination was written.
-func TestCopyShortSourceRows(t *testing.T) {
+func TestCopyShortSourceRows(t *testing.T) { forEachPath(t, copyShortSourceRows) }
+
+func copyShortSourceRows(t *testing.T) {
 	defer func(v int) { ntMinBytes = v }(ntMinBytes)
 	ntMinBytes = 0
 	for _, n := range []int{16, 17, 32, 40} {
@@ -163,8 +171,11 @@ func TestCopyShortSourceRows(t *testing.T) {
 // rows (as in TestCopyShortSourceRows) whose groups of 8 destination rows
 // lie a page or more apart and number 5 or 7: the 4- and 8-byte kernels
 // take them in several passes of rows (passRows), the 16-byte one a group
-// at a time across all the columns (transposeGroup4x4AVX512).
-func TestCopyShortSourceRowsPasses(t *testing.T) {
+// at a time across all the columns (the group16 kernels), on every
+// kernel path the CPU runs.
+func TestCopyShortSourceRowsPasses(t *testing.T) { forEachPath(t, copyShortSourceRowsPasses) }
+
+func copyShortSourceRowsPasses(t *testing.T) {
 	defer func(v int) { ntMinBytes = v }(ntMinBytes)
 	ntMinBytes = 0
 	for _, shape := range [][]int{{256, 5, 8}, {256, 7, 8}, {300, 5, 8}} {
@@ -178,10 +189,12 @@ func TestCopyShortSourceRowsPasses(t *testing.T) {
 
 // TestCopyShortRuns checks, with every transposing copy sent down the
 // non-temporal path, the permutations that keep a last axis of 32 bytes
-// last (a source of shape (n, c, r) read as (c, n, r)): on AVX-512 the
-// runs go to ntRuns's kernel, whose destination lines hold two runs.
+// last (a source of shape (n, c, r) read as (c, n, r)), on every kernel
+// path the CPU runs: on AVX-512 and AVX2 the runs go to ntRuns's kernel, whose destination lines hold two runs.
 // Destination offsets of 0 to 3 runs, and of odd elements, shift the lines.
-func TestCopyShortRuns(t *testing.T) {
+func TestCopyShortRuns(t *testing.T) { forEachPath(t, copyShortRuns) }
+
+func copyShortRuns(t *testing.T) {
 	defer func(v int) { ntMinBytes = v }(ntMinBytes)
 	ntMinBytes = 0
 	for _, n := range []int{2, 3, 16, 17, 40} {
@@ -222,7 +235,10 @@ func testShortRows[T comparable](t *testing.T, shape, perm []int, dOff int, fill
 // more apart, so that the non-temporal tiles go in several passes of
 // rows (passRows), with ragged row counts, against naiveCopy, including
 // that nothing around or between the destination rows was written.
-func TestCopyPasses(t *testing.T) {
+// It runs on every kernel path this CPU runs (forEachPath).
+func TestCopyPasses(t *testing.T) { forEachPath(t, copyPasses) }
+
+func copyPasses(t *testing.T) {
 	defer func(v int) { ntMinBytes = v }(ntMinBytes)
 	ntMinBytes = 0
 	for _, n0 := range []int{64, 70, 100} {
@@ -258,7 +274,10 @@ func testPasses[T comparable](t *testing.T, n0, n1, d0 int, fill func(int) T) {
 // makes Copy panic in Go, before the kernels run, rather than letting
 // them store past the slice's length: the slice is cut from a longer
 // array, so the stores would land in it, unseen, without the check.
-func TestCopyMergedPlaneBounds(t *testing.T) {
+// It runs on every kernel path this CPU runs (forEachPath).
+func TestCopyMergedPlaneBounds(t *testing.T) { forEachPath(t, copyMergedPlaneBounds) }
+
+func copyMergedPlaneBounds(t *testing.T) {
 	defer func(v int) { ntMinBytes = v }(ntMinBytes)
 	ntMinBytes = 0
 	testMergedPlaneBounds[float32](t)
