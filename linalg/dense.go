@@ -3,9 +3,10 @@ package linalg
 import (
 	"math"
 	"math/cmplx"
-	"sync"
+	"unsafe"
 
 	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/internal/reuse"
 )
 
 // scalar is the set of element types the factorisations support.
@@ -30,24 +31,38 @@ func newMat[T scalar](r, c int) mat[T] {
 // beyond its results: a QR of n = 256 allocated 2.7 MB, which on a small
 // heap set off a garbage collection during the call, whose mark workers
 // took the second thread (bench/linalg-report.md, branch svdsmall).
-var scratchPools [4]sync.Pool // float32, float64, complex64, complex128
+var (
+	scratch32   reuse.Pool[[]float32]
+	scratch64   reuse.Pool[[]float64]
+	scratchC64  reuse.Pool[[]complex64]
+	scratchC128 reuse.Pool[[]complex128]
+)
 
-func scratchPool[T scalar]() *sync.Pool {
+// keptScratch is the largest buffer, in bytes, that the scratch pools keep
+// through garbage collections (reuse.Pool.Put): an n = 256 complex128
+// matrix; larger ones may be dropped (reuse.Pool.PutLoose), so that a
+// program does not hold a large factorisation's memory after it.
+const keptScratch = 1 << 20
+
+func scratchPool[T scalar]() *reuse.Pool[[]T] {
+	var p any
 	switch any(*new(T)).(type) {
 	case float32:
-		return &scratchPools[0]
+		p = &scratch32
 	case float64:
-		return &scratchPools[1]
+		p = &scratch64
 	case complex64:
-		return &scratchPools[2]
+		p = &scratchC64
+	default:
+		p = &scratchC128
 	}
-	return &scratchPools[3]
+	return p.(*reuse.Pool[[]T])
 }
 
 // scratch returns an r×c matrix whose elements are unspecified, on a
 // pooled buffer when the pool has one large enough.
 func scratch[T scalar](r, c int) mat[T] {
-	if b, ok := scratchPool[T]().Get().(*[]T); ok && cap(*b) >= r*c {
+	if b := scratchPool[T]().Get(); b != nil && cap(*b) >= r*c {
 		return mat[T]{rows: r, cols: c, ld: max(r, 1), data: (*b)[:r*c]}
 	}
 	return newMat[T](r, c)
@@ -61,7 +76,11 @@ func recycle[T scalar](a mat[T]) {
 		return
 	}
 	b := a.data[:cap(a.data)]
-	scratchPool[T]().Put(&b)
+	if int(unsafe.Sizeof(b[0]))*cap(b) <= keptScratch {
+		scratchPool[T]().Put(&b)
+	} else {
+		scratchPool[T]().PutLoose(&b)
+	}
 }
 
 // eye returns the r×c matrix with ones on its diagonal.
