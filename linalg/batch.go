@@ -52,18 +52,19 @@ func values[T scalar](op string, t *tensor.Tensor) ([]T, error) {
 }
 
 // load returns matrix b of the row-major stack vals of m×n matrices as a
-// column-major matrix, or its conjugate transpose (n×m) when adjoint is set.
+// column-major matrix, or its conjugate transpose (n×m) when adjoint is
+// set, on a scratch buffer (which the caller may recycle).
 func load[T scalar](vals []T, b, m, n int, adjoint bool) mat[T] {
 	src := vals[b*m*n : (b+1)*m*n]
 	if adjoint {
-		a := newMat[T](n, m)
+		a := scratch[T](n, m)
 		for i := range m {
 			copy(a.col(i), src[i*n:(i+1)*n])
 			conjSlice(a.col(i))
 		}
 		return a
 	}
-	a := newMat[T](m, n)
+	a := scratch[T](m, n)
 	strided.Copy(a.data, 0, []int{1, a.ld}, src, 0, []int{n, 1}, []int{m, n})
 	return a
 }

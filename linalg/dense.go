@@ -3,8 +3,10 @@ package linalg
 import (
 	"math"
 	"math/cmplx"
+	"unsafe"
 
 	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/internal/reuse"
 )
 
 // scalar is the set of element types the factorisations support.
@@ -21,6 +23,64 @@ type mat[T scalar] struct {
 // newMat returns a zeroed r×c matrix.
 func newMat[T scalar](r, c int) mat[T] {
 	return mat[T]{rows: r, cols: c, ld: max(r, 1), data: make([]T, r*c)}
+}
+
+// The working copies of a factorisation (the loaded input; Q, U, V and
+// the eigenvectors before they are stored) die with the call. They come
+// from scratchPools, by element type, so that a call allocates little
+// beyond its results: a QR of n = 256 allocated 2.7 MB, which on a small
+// heap set off a garbage collection during the call, whose mark workers
+// took the second thread (bench/linalg-report.md, branch svdsmall).
+var (
+	scratch32   reuse.Pool[[]float32]
+	scratch64   reuse.Pool[[]float64]
+	scratchC64  reuse.Pool[[]complex64]
+	scratchC128 reuse.Pool[[]complex128]
+)
+
+// keptScratch is the largest buffer, in bytes, that the scratch pools keep
+// through garbage collections (reuse.Pool.Put): an n = 256 complex128
+// matrix; larger ones may be dropped (reuse.Pool.PutLoose), so that a
+// program does not hold a large factorisation's memory after it.
+const keptScratch = 1 << 20
+
+func scratchPool[T scalar]() *reuse.Pool[[]T] {
+	var p any
+	switch any(*new(T)).(type) {
+	case float32:
+		p = &scratch32
+	case float64:
+		p = &scratch64
+	case complex64:
+		p = &scratchC64
+	default:
+		p = &scratchC128
+	}
+	return p.(*reuse.Pool[[]T])
+}
+
+// scratch returns an r×c matrix whose elements are unspecified, on a
+// pooled buffer when the pool has one large enough.
+func scratch[T scalar](r, c int) mat[T] {
+	if b := scratchPool[T]().Get(); b != nil && cap(*b) >= r*c {
+		return mat[T]{rows: r, cols: c, ld: max(r, 1), data: (*b)[:r*c]}
+	}
+	return newMat[T](r, c)
+}
+
+// recycle hands the buffer of a (from scratch or newMat), which nothing
+// uses any more, to the pool. A buffer must be recycled at most once
+// before scratch hands it out again: twice, two callers would share it.
+func recycle[T scalar](a mat[T]) {
+	if cap(a.data) == 0 {
+		return
+	}
+	b := a.data[:cap(a.data)]
+	if int(unsafe.Sizeof(b[0]))*cap(b) <= keptScratch {
+		scratchPool[T]().Put(&b)
+	} else {
+		scratchPool[T]().PutLoose(&b)
+	}
 }
 
 // eye returns the r×c matrix with ones on its diagonal.
@@ -70,12 +130,32 @@ func (a mat[T]) gt() gemm.Matrix[T] {
 
 // mul computes c = alpha·a·b + beta·c for m×k a and k×n b given as GEMM
 // operands (so either may be a transposed view). The operands are built by
-// this package and always in bounds, so an error is a bug here.
+// this package and always in bounds, so an error is a bug here. Products
+// below serialMulWork run on the calling goroutine.
 func mul[T scalar](m, n, k int, alpha T, a, b gemm.Matrix[T], beta T, c gemm.Matrix[T]) {
-	if err := gemm.Gemm(nil, m, n, k, alpha, a, b, beta, c); err != nil {
+	threads := 0 // gemm.Threads()
+	work := m * n * k
+	if isComplex[T]() {
+		work *= 4
+	}
+	if work < serialMulWork {
+		threads = 1
+	}
+	if err := gemm.GemmThreads(threads, nil, m, n, k, alpha, a, b, beta, c); err != nil {
 		panic("linalg: internal error: " + err.Error())
 	}
 }
+
+// serialMulWork is the number of real multiply-adds below which mul keeps
+// a product on one goroutine. The factorisations of n = 256 multiply
+// blocks of 32 reflectors into the trailing matrix: products of 2–6·10⁶
+// multiply-adds, some tens of microseconds each, between stretches of
+// level-2 work. Split over two threads they cost more than they saved:
+// GEMM's workers poll for their next share for a while after each product,
+// taking the second core from the caller's level-2 loops and from the
+// garbage collector (see bench/linalg-report.md, branch svdsmall). The
+// products of n = 1024 (3·10⁷ and more) still split.
+const serialMulWork = 1 << 23
 
 // conj returns the complex conjugate of x (x itself when T is real).
 func conj[T scalar](x T) T {
@@ -314,9 +394,7 @@ func nrm2[T scalar](x []T) float64 {
 func rescale[T scalar](a mat[T]) float64 {
 	amax := 0.0
 	for j := range a.cols {
-		for _, x := range a.col(j) {
-			amax = max(amax, math.Abs(re(x)), math.Abs(im(x)))
-		}
+		amax = max(amax, maxAbs(a.col(j)))
 	}
 	if amax == 0 || math.IsNaN(amax) || math.IsInf(amax, 0) || amax > 0x1p-500 && amax < 0x1p500 {
 		return 1
@@ -328,6 +406,45 @@ func rescale[T scalar](a mat[T]) float64 {
 		scal(f, a.col(j))
 	}
 	return sc
+}
+
+// maxAbs returns the largest absolute value of the real and imaginary
+// parts of x's elements, or NaN if one is NaN.
+func maxAbs[T scalar](x []T) float64 {
+	m := 0.0
+	add := func(a float64) bool {
+		if a > m {
+			m = a
+		}
+		return a != a // NaN
+	}
+	switch v := any(x).(type) {
+	case []float64:
+		for _, z := range v {
+			if add(math.Abs(z)) {
+				return z
+			}
+		}
+	case []float32:
+		for _, z := range v {
+			if add(math.Abs(float64(z))) {
+				return float64(z)
+			}
+		}
+	case []complex128:
+		for _, z := range v {
+			if add(math.Abs(real(z))) || add(math.Abs(imag(z))) {
+				return math.NaN()
+			}
+		}
+	case []complex64:
+		for _, z := range v {
+			if add(math.Abs(float64(real(z)))) || add(math.Abs(float64(imag(z)))) {
+				return math.NaN()
+			}
+		}
+	}
+	return m
 }
 
 // hypot returns √(x²+y²): directly when the squares neither overflow nor

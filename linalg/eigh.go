@@ -91,7 +91,9 @@ func eighStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch
 		}
 		if vectors {
 			store(vv, b, vec, false)
+			recycle(vec)
 		}
+		recycle(a)
 		return nil
 	})
 	if err != nil {
@@ -111,7 +113,7 @@ func eighStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch
 func eighMatrix[T scalar](ctx context.Context, a mat[T], w []float64, vectors bool) (mat[T], error) {
 	n := a.rows
 	if n == 0 {
-		return a, nil
+		return mat[T]{}, nil
 	}
 	sc := rescale(a)
 	defer func() {
@@ -140,9 +142,13 @@ func eighMatrix[T scalar](ctx context.Context, a mat[T], w []float64, vectors bo
 	return v, applyQ(ctx, a.sub(1, 0, n-1, n-1), taus, nil, v.sub(1, 0, n-1, n), false)
 }
 
-// convert returns the compact real matrix z as a matrix of T.
+// convert returns the compact real matrix z as a matrix of T: z itself
+// when T is float64, else a copy on a scratch buffer.
 func convert[T scalar](z mat[float64]) mat[T] {
-	out := newMat[T](z.rows, z.cols)
+	if same, ok := any(z).(mat[T]); ok {
+		return same
+	}
+	out := scratch[T](z.rows, z.cols)
 	for j := range z.cols {
 		oc := out.col(j)
 		for i, x := range z.col(j) {

@@ -86,8 +86,10 @@ func geqrf[T scalar](ctx context.Context, a mat[T], taus []T) ([]mat[T], error) 
 	m, n := a.rows, a.cols
 	k := min(m, n)
 	work := make([]T, m)
-	var ws []T
 	nb := qrBlockFor(k)
+	// applyBlock's workspace, at the size of the largest update, so that it
+	// is allocated once rather than grown through the recursion's sizes.
+	ws := make([]T, 2*nb*n)
 	ts := make([]mat[T], 0, (k+nb-1)/nb)
 	for j := 0; j < k; j += nb {
 		if err := ctx.Err(); err != nil {
@@ -256,12 +258,16 @@ func applyBlock[T scalar](adj bool, v, t mat[T], c mat[T], ws *[]T) {
 	mul(m, n, k, -1, v.g(), w2.g(), 1, c.g())
 }
 
-// orgqr returns the m×q matrix of the first q columns of the product
+// orgqr returns the m×q matrix (from scratch) of the first q columns of the product
 // Q = H(0)·H(1)···H(k−1) of the reflectors stored below the diagonal of the
 // m×k matrix a (as geqrf leaves them), with q ≥ k, or ctx's error. ts are
 // the blocks' triangular factors geqrf returned, or nil (see applyQ).
 func orgqr[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], q int) (mat[T], error) {
-	out := eye[T](a.rows, q)
+	out := scratch[T](a.rows, q) // the identity's first q columns
+	clear(out.data)
+	for i := range min(a.rows, q) {
+		out.set(i, i, 1)
+	}
 	return out, applyQ(ctx, a, taus, ts, out, true)
 }
 
@@ -274,8 +280,8 @@ func orgqr[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], q int
 // done before a block.
 func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c mat[T], identity bool) error {
 	m, k := a.rows, a.cols
-	var ws []T
 	nb := qrBlockFor(k)
+	ws := make([]T, 2*nb*c.cols) // applyBlock's, at its largest
 	last := (max(k-1, 0) / nb) * nb
 	for j := last; j >= 0 && k > 0; j -= nb {
 		if err := ctx.Err(); err != nil {

@@ -63,10 +63,20 @@ const chunksPerThread = 8
 // bench/linalg-report.md a parallelFor of empty chunks on two goroutines
 // took about 2 µs of CPU and wall time per call, while a unit takes about
 // 0.1 ns in the AVX-512 rotation kernel (BenchmarkRotSeq) and 0.3–0.5 ns
-// in the matrix-vector loops: at 2^18 units a fork is then at most about
-// a tenth of the work it splits (at 2^16, up to a third of a batch of
-// rotations). Tests lower it to run the parallel paths on small matrices.
-var parallelMin = 1 << 18
+// in the matrix-vector loops: at 2^18 units a fork would be at most about
+// a tenth of the work it splits. But a fork also wakes the second thread,
+// which on a loaded machine is often not running: the batches of rotations
+// of an SVD at n = 256 (about 2^19 units each) cost more wall and CPU time
+// on two threads than on one, while at 2^21 units (the batches of
+// n = 1024) they still gain (bench/linalg-report.md, branch svdsmall).
+// Tests lower it to run the parallel paths on small matrices.
+var parallelMin = 1 << 21
+
+// batchMin is the work of one matrix (m·n·k) from which forBatch runs a
+// batch's matrices one after another rather than spreading them over the
+// threads: parallelMin's value before it rose to 2^21, kept here so that
+// batches of matrices from about 64×64 on are still taken in order.
+const batchMin = 1 << 18
 
 // forBatch calls f for each matrix b < nb of a batch, each costing about
 // work units, and returns the lowest b that failed with its error (or
@@ -94,7 +104,7 @@ func forBatch(ctx context.Context, nb, work int, f func(b int) error) (int, erro
 			}
 		}
 	}
-	if work >= parallelMin {
+	if work >= batchMin {
 		run(0, nb)
 	} else {
 		parallelFor(nb, work, run)

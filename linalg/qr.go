@@ -121,6 +121,8 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 		}
 		store(qv, b, qm, lq)
 		store(rv, b, rm, lq)
+		recycle(qm)
+		recycle(a)
 		return nil
 	})
 	if err != nil {

@@ -1,5 +1,7 @@
 package linalg
 
+import "slices"
+
 // rotMat accumulates the plane rotations of the tridiagonal and bidiagonal
 // QR iterations: a real rows×cols matrix Z stored as panels of panelRows
 // rows, element (i, k) at data[(i/8)·8·cols + 8·k + i%8]. A rotation of
@@ -9,9 +11,17 @@ package linalg
 // where available). Rows past rows up to the next multiple of panelRows
 // are zero padding. A rotMat with no columns stands for "vectors not
 // wanted": every method is then a no-op.
+//
+// bottom, when not nil, bounds the rows of each column that may be
+// nonzero: column k is zero from row bottom[k] down. Starting from the
+// identity, a rotation sequence fills each column only down to the lowest
+// row either of its columns reached, so during the first sweeps of a QR
+// iteration the lower panels hold long runs of zero columns, which a
+// rotBatch skips.
 type rotMat struct {
 	rows, cols int
 	data       []float64
+	bottom     []int
 }
 
 // panelRows is the height of a rotMat's panels.
@@ -19,9 +29,10 @@ const panelRows = 8
 
 // rotEye returns the n×n identity as a rotMat.
 func rotEye(n int) rotMat {
-	z := rotMat{rows: n, cols: n, data: make([]float64, (n+panelRows-1)/panelRows*panelRows*n)}
+	z := rotMat{rows: n, cols: n, data: make([]float64, (n+panelRows-1)/panelRows*panelRows*n), bottom: make([]int, n)}
 	for i := range n {
 		z.data[z.index(i, i)] = 1
+		z.bottom[i] = i + 1
 	}
 	return z
 }
@@ -46,7 +57,32 @@ func (z rotMat) seq(p int, c, s []float64) {
 		return
 	}
 	s = s[:n]
+	z.fill(p, n, nil)
 	parallelFor(z.panels(), panelRows*n, func(lo, hi int) { z.seqPanels(lo, hi, p, c, s) })
+}
+
+// fill records in bottom what the sequence of n rotations from column p
+// (as seq applies them) fills: after it, column p+k is nonzero at most
+// down to the lowest bottom of columns p…p+k+1 (the last column, p+n, as
+// far as p+n−1). It sets reach[k], when reach is not nil, to that bound
+// for rotation k: the rotation changes no row from there down. reach is
+// then non-decreasing.
+func (z rotMat) fill(p, n int, reach []int) {
+	if z.bottom == nil {
+		for k := range reach {
+			reach[k] = z.rows
+		}
+		return
+	}
+	low := z.bottom[p]
+	for k := range n {
+		low = max(low, z.bottom[p+k+1])
+		z.bottom[p+k] = low
+		if reach != nil {
+			reach[k] = low
+		}
+	}
+	z.bottom[p+n] = low
 }
 
 // seqPanels is seq on the panels [lo, hi).
@@ -81,6 +117,7 @@ type rotBatch struct {
 	first []int // the first column each queued sequence rotates
 	end   []int // where each sequence ends in c and s
 	c, s  []float64
+	reach []int // for each rotation, the row from which it changes nothing (see fill)
 }
 
 // rotBatchLen is the number of sequences of the longest length a rotBatch
@@ -95,7 +132,8 @@ const rotBlock = 4
 // newRotBatch returns an empty batch for z and sequences of at most n
 // rotations.
 func newRotBatch(z rotMat, n int) *rotBatch {
-	return &rotBatch{z: z, c: make([]float64, 0, rotBatchLen*n), s: make([]float64, 0, rotBatchLen*n)}
+	return &rotBatch{z: z, c: make([]float64, 0, rotBatchLen*n), s: make([]float64, 0, rotBatchLen*n),
+		reach: make([]int, 0, rotBatchLen*n)}
 }
 
 // push queues the sequence of n rotations of the column pairs (p+k,
@@ -107,28 +145,37 @@ func (b *rotBatch) push(p, n int) (c, s []float64) {
 		b.flush()
 	}
 	at := len(b.c)
-	b.c, b.s = b.c[:at+n], b.s[:at+n]
+	b.c, b.s, b.reach = b.c[:at+n], b.s[:at+n], b.reach[:at+n]
+	if b.z.cols > 0 {
+		b.z.fill(p, n, b.reach[at:])
+	}
 	b.first, b.end = append(b.first, p), append(b.end, at+n)
 	return b.c[at:], b.s[at:]
 }
 
-// flush applies the queued sequences in order and empties the queue.
+// flush applies the queued sequences in order and empties the queue. In
+// each block of panels it skips the leading rotations of a sequence that
+// change none of the block's rows (their columns being zero there), which
+// leaves the same values as applying them.
 func (b *rotBatch) flush() {
 	z := b.z
 	if z.cols > 0 && z.rows > 0 && len(b.c) > 0 {
 		parallelFor(z.panels(), panelRows*len(b.c), func(lo, hi int) {
 			for pn := lo; pn < hi; pn += rotBlock {
+				top := pn * panelRows
 				start := 0
 				for k, p := range b.first {
-					if start < b.end[k] {
-						z.seqPanels(pn, min(pn+rotBlock, hi), p, b.c[start:b.end[k]], b.s[start:b.end[k]])
+					end := b.end[k]
+					skip, _ := slices.BinarySearch(b.reach[start:end], top+1)
+					if from := start + skip; from < end {
+						z.seqPanels(pn, min(pn+rotBlock, hi), p+skip, b.c[from:end], b.s[from:end])
 					}
-					start = b.end[k]
+					start = end
 				}
 			}
 		})
 	}
-	b.first, b.end, b.c, b.s = b.first[:0], b.end[:0], b.c[:0], b.s[:0]
+	b.first, b.end, b.c, b.s, b.reach = b.first[:0], b.end[:0], b.c[:0], b.s[:0], b.reach[:0]
 }
 
 // pair applies col(j), col(k) = c·col(j) + s·col(k), c·col(k) − s·col(j).
@@ -141,6 +188,10 @@ func (z rotMat) pair(j, k int, c, s float64) {
 		for l := range x {
 			x[l], y[l] = c*x[l]+s*y[l], c*y[l]-s*x[l]
 		}
+	}
+	if z.bottom != nil {
+		low := max(z.bottom[j], z.bottom[k])
+		z.bottom[j], z.bottom[k] = low, low
 	}
 }
 
@@ -169,15 +220,34 @@ func (z rotMat) permute(idx []int) {
 		}
 		copy(z.data[pn*panelRows*z.cols:(pn+1)*panelRows*z.cols], tmp)
 	}
+	if z.bottom != nil {
+		old := slices.Clone(z.bottom)
+		for i, j := range idx {
+			z.bottom[i] = old[j]
+		}
+	}
 }
 
-// toMat returns Z as a column-major matrix of T.
-func toMat[T scalar](z rotMat) mat[T] {
-	out := newMat[T](z.rows, z.cols)
-	for k := range z.cols {
-		col := out.col(k)
-		for i := range col {
-			col[i] = fromReal[T](z.data[z.index(i, k)])
+// toMat returns the m×c matrix diag(Z, I) of T (m ≥ rows, c ≥ cols): Z
+// in the top-left corner, ones on the rest of the diagonal, column-major.
+func toMat[T scalar](z rotMat, m, c int) mat[T] {
+	out := scratch[T](m, c)
+	clear(out.data)
+	for i := z.cols; i < min(m, c); i++ {
+		out.set(i, i, 1)
+	}
+	for pn := range z.panels() {
+		r0 := pn * panelRows
+		h := min(panelRows, z.rows-r0)
+		for k := range z.cols {
+			src, dst := z.column(pn, k)[:h], out.col(k)[r0:r0+h]
+			if d, ok := any(dst).([]float64); ok {
+				copy(d, src)
+				continue
+			}
+			for l, x := range src {
+				dst[l] = fromReal[T](x)
+			}
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/cpu/gemm"
@@ -188,6 +189,65 @@ func TestRotBatch(t *testing.T) {
 		for i, x := range want.data {
 			if got.data[i] != x {
 				t.Fatalf("rows %d: element %d is %v, want %v", rows, i, got.data[i], x)
+			}
+		}
+	}
+}
+
+// TestRotBatchSkipsZeros runs the rotations, pairs and permutations of a
+// QR iteration on an identity whose batches skip the rotations that only
+// touch zeros (rotEye keeps bottom) and on a dense copy that applies them
+// all (bottom nil): every element must agree, and every element at or
+// below a column's bottom must be zero.
+func TestRotBatchSkipsZeros(t *testing.T) {
+	defer func(m int) { parallelMin = m }(parallelMin)
+	defer gemm.SetThreads(gemm.Threads())
+	parallelMin = 1
+	gemm.SetThreads(3)
+	rng := newRand(12)
+	for trial := range 60 {
+		n := []int{1, 2, 9, 40, 70}[trial%5]
+		got := rotEye(n)
+		want := rotMat{rows: n, cols: n, data: slices.Clone(got.data)}
+		b := newRotBatch(got, n-1)
+		for step := range 3 * rotBatchLen {
+			switch {
+			case step%5 == 4 && n > 1:
+				b.flush()
+				j, k := rng.IntN(n), rng.IntN(n)
+				if j != k {
+					th := rng.Float64() * 2 * math.Pi
+					got.pair(j, k, math.Cos(th), math.Sin(th))
+					want.pair(j, k, math.Cos(th), math.Sin(th))
+				}
+			case step%7 == 6:
+				b.flush()
+				idx := rng.Perm(n)
+				got.permute(idx)
+				want.permute(idx)
+			default:
+				// Sweeps start near the top and shrink from the bottom, as
+				// a QR iteration's do.
+				p := rng.IntN(max(n/4, 1))
+				m := rng.IntN(n - p)
+				c, s := b.push(p, m)
+				for k := range m {
+					th := rng.Float64() * 2 * math.Pi
+					c[k], s[k] = math.Cos(th), math.Sin(th)
+				}
+				want.seq(p, c, s)
+			}
+		}
+		b.flush()
+		for i := range n {
+			for k := range n {
+				g, w := got.data[got.index(i, k)], want.data[want.index(i, k)]
+				if g != w {
+					t.Fatalf("trial %d, n %d: element (%d, %d) is %v, want %v", trial, n, i, k, g, w)
+				}
+				if i >= got.bottom[k] && w != 0 {
+					t.Fatalf("trial %d, n %d: element (%d, %d) is %v, below bottom %d", trial, n, i, k, w, got.bottom[k])
+				}
 			}
 		}
 	}

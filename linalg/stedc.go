@@ -29,7 +29,7 @@ func stedc(ctx context.Context, d, e []float64) (mat[float64], error) {
 		if !steqr(d, e, z) {
 			return mat[float64]{}, errNoConvergence
 		}
-		return toMat[float64](z), nil
+		return toMat[float64](z, n, n), nil
 	}
 	m := n / 2
 	beta := e[m-1]

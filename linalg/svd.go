@@ -140,6 +140,7 @@ func svdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch 
 			a = load(vals, b, m, n, false)
 		}
 		f, err := svdMatrix(ctx, a, vectors, full)
+		recycle(a)
 		if err != nil {
 			return err
 		}
@@ -176,6 +177,8 @@ func svdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch 
 	for b, f := range fs {
 		store(uv, b, f.u.sub(0, 0, m, uc), false)
 		store(vv, b, f.v.sub(0, 0, n, vc), true)
+		recycle(f.u)
+		recycle(f.v)
 	}
 	res.U, res.Vh = newTensor(uv, shapeOf(batch, m, uc)), newTensor(vv, shapeOf(batch, vc, n))
 	return res, nil
@@ -275,11 +278,11 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 	}
 	// U = Q·diag(Ub, I) and V = P·Vb = diag(1, P′)·Vb: the reflectors
 	// applied to the small factors.
-	f.u = embed(toMat[T](ub), m, uc)
+	f.u = toMat[T](ub, m, uc)
 	if err := applyQ(ctx, a, tauq, nil, f.u, false); err != nil {
 		return svdFactors[T]{}, err
 	}
-	f.v = toMat[T](vb)
+	f.v = toMat[T](vb, n, n)
 	if n > 1 {
 		if err := applyQ(ctx, rightReflectors(a), taup[:n-1], nil, f.v.sub(1, 0, n-1, n), false); err != nil {
 			return svdFactors[T]{}, err
