@@ -263,13 +263,13 @@ func dotu[T scalar](x, y []T) T {
 			*any(&head).(*complex128) = zdotuAsm(i, &xs[0], &any(y).([]complex128)[0])
 		}
 	case []float32:
-		if sdotAsm != nil && len(x) >= 32 {
-			i = len(x) &^ 31
+		if sdotAsm != nil && len(x) >= 8 {
+			i = len(x) &^ 7
 			*any(&head).(*float32) = sdotAsm(i, &xs[0], &any(y).([]float32)[0])
 		}
 	case []complex64:
-		if cdotuAsm != nil && len(x) >= 8 {
-			i = len(x) &^ 7
+		if cdotuAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
 			*any(&head).(*complex64) = cdotuAsm(i, &xs[0], &any(y).([]complex64)[0])
 		}
 	}
@@ -311,13 +311,13 @@ func axpy[T scalar](a T, x, y []T) {
 			zaxpyAsm(i, *any(&a).(*complex128), &xs[0], &any(y).([]complex128)[0])
 		}
 	case []float32:
-		if saxpyAsm != nil && len(x) >= 32 {
-			i = len(x) &^ 31
+		if saxpyAsm != nil && len(x) >= 8 {
+			i = len(x) &^ 7
 			saxpyAsm(i, *any(&a).(*float32), &xs[0], &any(y).([]float32)[0])
 		}
 	case []complex64:
-		if caxpyAsm != nil && len(x) >= 8 {
-			i = len(x) &^ 7
+		if caxpyAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
 			caxpyAsm(i, *any(&a).(*complex64), &xs[0], &any(y).([]complex64)[0])
 		}
 	}

@@ -2,9 +2,11 @@
 
 #include "textflag.h"
 
-// AVX2/FMA kernels for the level-1 loops of the reductions. n is a
-// multiple of the loop's width (16 float64, 4 complex128, 32 float32 or 8
-// complex64); the Go callers finish the tail.
+// AVX2/FMA kernels for the level-1 loops of the reductions. The double
+// precision ones take n a multiple of their loop's width (16 float64, 4
+// complex128); the single precision ones, whose loops of 32 float32 or 8
+// complex64 end with steps of one register, a multiple of a register's
+// width (8 float32, 4 complex64). The Go callers finish the tail.
 
 // func ddot(n int, x, y *float64) float64
 TEXT ·ddot(SB), NOSPLIT, $0-32
@@ -163,8 +165,9 @@ TEXT ·sdot(SB), NOSPLIT, $0-28
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
+	MOVQ CX, DX
 	SHRQ $5, CX
-	JZ   sdotsum
+	JZ   sdottail
 
 sdotloop:
 	VMOVUPS (SI), Y4
@@ -179,6 +182,19 @@ sdotloop:
 	ADDQ $128, DI
 	DECQ CX
 	JNZ  sdotloop
+
+sdottail:
+	ANDQ $31, DX
+	SHRQ $3, DX
+	JZ   sdotsum
+
+sdottailloop:
+	VMOVUPS (SI), Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ DX
+	JNZ  sdottailloop
 
 sdotsum:
 	VADDPS Y1, Y0, Y0
@@ -198,8 +214,9 @@ TEXT ·saxpy(SB), NOSPLIT, $0-32
 	VBROADCASTSS a+8(FP), Y0
 	MOVQ x+16(FP), SI
 	MOVQ y+24(FP), DI
+	MOVQ CX, DX
 	SHRQ $5, CX
-	JZ   saxpydone
+	JZ   saxpytail
 
 saxpyloop:
 	VMOVUPS (DI), Y1
@@ -219,6 +236,20 @@ saxpyloop:
 	DECQ CX
 	JNZ  saxpyloop
 
+saxpytail:
+	ANDQ $31, DX
+	SHRQ $3, DX
+	JZ   saxpydone
+
+saxpytailloop:
+	VMOVUPS (DI), Y1
+	VFMADD231PS (SI), Y0, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ DX
+	JNZ  saxpytailloop
+
 saxpydone:
 	VZEROUPPER
 	RET
@@ -236,8 +267,9 @@ TEXT ·cdotu(SB), NOSPLIT, $0-32
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
+	MOVQ CX, DX
 	SHRQ $3, CX
-	JZ   cdotsum
+	JZ   cdottail
 
 cdotloop:
 	VMOVUPS (SI), Y4
@@ -254,6 +286,15 @@ cdotloop:
 	ADDQ $64, DI
 	DECQ CX
 	JNZ  cdotloop
+
+cdottail:
+	TESTQ $4, DX
+	JZ    cdotsum
+	VMOVUPS (SI), Y4
+	VMOVUPS (DI), Y6
+	VFMADD231PS Y6, Y4, Y0
+	VPERMILPS $0xB1, Y6, Y6
+	VFMADD231PS Y6, Y4, Y2
 
 cdotsum:
 	VADDPS Y1, Y0, Y0
@@ -280,8 +321,9 @@ TEXT ·caxpy(SB), NOSPLIT, $0-32
 	VBROADCASTSS a_imag+12(FP), Y1
 	MOVQ x+16(FP), SI
 	MOVQ y+24(FP), DI
+	MOVQ CX, DX
 	SHRQ $3, CX
-	JZ   caxpydone
+	JZ   caxpytail
 
 caxpyloop:
 	VMOVUPS (SI), Y4
@@ -300,6 +342,16 @@ caxpyloop:
 	ADDQ $64, DI
 	DECQ CX
 	JNZ  caxpyloop
+
+caxpytail:
+	TESTQ $4, DX
+	JZ    caxpydone
+	VMOVUPS (SI), Y4
+	VPERMILPS $0xB1, Y4, Y6
+	VMULPS Y1, Y6, Y6
+	VFMADDSUB231PS Y4, Y0, Y6
+	VADDPS (DI), Y6, Y6
+	VMOVUPS Y6, (DI)
 
 caxpydone:
 	VZEROUPPER
