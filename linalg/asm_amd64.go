@@ -25,6 +25,18 @@ func zdotu(n int, x, y *complex128) complex128
 //go:noescape
 func zaxpy(n int, a complex128, x, y *complex128)
 
+//go:noescape
+func sdot(n int, x, y *float32) float32
+
+//go:noescape
+func saxpy(n int, a float32, x, y *float32)
+
+//go:noescape
+func cdotu(n int, x, y *complex64) complex64
+
+//go:noescape
+func caxpy(n int, a complex64, x, y *complex64)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		rotKernels = append(rotKernels, rotPanels)
@@ -48,4 +60,6 @@ func init() {
 	kernelPath = isa.Active.String()
 	ddotAsm, daxpyAsm = ddot, daxpy
 	zdotuAsm, zaxpyAsm = zdotu, zaxpy
+	sdotAsm, saxpyAsm = sdot, saxpy
+	cdotuAsm, caxpyAsm = cdotu, caxpy
 }

@@ -240,6 +240,10 @@ var (
 	daxpyAsm func(n int, a float64, x, y *float64)
 	zdotuAsm func(n int, x, y *complex128) complex128
 	zaxpyAsm func(n int, a complex128, x, y *complex128)
+	sdotAsm  func(n int, x, y *float32) float32
+	saxpyAsm func(n int, a float32, x, y *float32)
+	cdotuAsm func(n int, x, y *complex64) complex64
+	caxpyAsm func(n int, a complex64, x, y *complex64)
 )
 
 // dotu returns Σ x[i]·y[i] (no conjugation).
@@ -257,6 +261,16 @@ func dotu[T scalar](x, y []T) T {
 		if zdotuAsm != nil && len(x) >= 4 {
 			i = len(x) &^ 3
 			*any(&head).(*complex128) = zdotuAsm(i, &xs[0], &any(y).([]complex128)[0])
+		}
+	case []float32:
+		if sdotAsm != nil && len(x) >= 8 {
+			i = len(x) &^ 7
+			*any(&head).(*float32) = sdotAsm(i, &xs[0], &any(y).([]float32)[0])
+		}
+	case []complex64:
+		if cdotuAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			*any(&head).(*complex64) = cdotuAsm(i, &xs[0], &any(y).([]complex64)[0])
 		}
 	}
 	s = dotuGo(x[i:], y[i:])
@@ -295,6 +309,16 @@ func axpy[T scalar](a T, x, y []T) {
 		if zaxpyAsm != nil && len(x) >= 4 {
 			i = len(x) &^ 3
 			zaxpyAsm(i, *any(&a).(*complex128), &xs[0], &any(y).([]complex128)[0])
+		}
+	case []float32:
+		if saxpyAsm != nil && len(x) >= 8 {
+			i = len(x) &^ 7
+			saxpyAsm(i, *any(&a).(*float32), &xs[0], &any(y).([]float32)[0])
+		}
+	case []complex64:
+		if caxpyAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			caxpyAsm(i, *any(&a).(*complex64), &xs[0], &any(y).([]complex64)[0])
 		}
 	}
 	x, y = x[i:], y[i:]

@@ -37,10 +37,9 @@ func EigvalsH(t *tensor.Tensor) (*tensor.Tensor, error) {
 }
 
 // EigvalsHContext is EigvalsH under a context: it checks ctx between
-// blocks of reflectors and between the matrices of a batch (the QR
-// iteration on the tridiagonal matrix that follows costs O(n²) and runs
-// to the end), and returns an *Error of kind ErrCanceled wrapping
-// ctx.Err() once ctx is done.
+// blocks of reflectors, between sweeps of the QR iteration on the
+// tridiagonal matrix and between the matrices of a batch, and returns an
+// *Error of kind ErrCanceled wrapping ctx.Err() once ctx is done.
 func EigvalsHContext(ctx context.Context, t *tensor.Tensor) (*tensor.Tensor, error) {
 	w, _, err := eigh(ctx, "EigvalsHContext", t, false)
 	return w, err
@@ -127,10 +126,7 @@ func eighMatrix[T scalar](ctx context.Context, a mat[T], w []float64, vectors bo
 		return mat[T]{}, err
 	}
 	if !vectors {
-		if !steqr(w, e[:n-1], rotMat{}) {
-			return mat[T]{}, errNoConvergence
-		}
-		return mat[T]{}, nil
+		return mat[T]{}, steqr(ctx, w, e[:n-1], rotMat{})
 	}
 	z, err := stedc(ctx, w, e[:n-1])
 	if err != nil {

@@ -36,8 +36,13 @@ func TestKernelPath(t *testing.T) {
 	if got != kernelPath {
 		t.Errorf("rotation kernel of the %s path in use, kernelPath %s", got, kernelPath)
 	}
-	if level1 := ddotAsm != nil; level1 != (kernelPath != "generic") {
-		t.Errorf("level-1 assembly in use: %v, on the %s path", level1, kernelPath)
+	for name, set := range map[string]bool{
+		"ddot": ddotAsm != nil, "daxpy": daxpyAsm != nil, "zdotu": zdotuAsm != nil, "zaxpy": zaxpyAsm != nil,
+		"sdot": sdotAsm != nil, "saxpy": saxpyAsm != nil, "cdotu": cdotuAsm != nil, "caxpy": caxpyAsm != nil,
+	} {
+		if set != (kernelPath != "generic") {
+			t.Errorf("level-1 assembly %s in use: %v, on the %s path", name, set, kernelPath)
+		}
 	}
 	t.Logf("%s=%q: path %s, linalg kernel path %s", isa.Env, os.Getenv(isa.Env), isa.Active, kernelPath)
 }

@@ -2,9 +2,11 @@
 
 #include "textflag.h"
 
-// AVX2/FMA kernels for the level-1 loops of the reductions. n is a
-// multiple of the loop's width (16 float64 or 4 complex128); the Go
-// callers finish the tail.
+// AVX2/FMA kernels for the level-1 loops of the reductions. The double
+// precision ones take n a multiple of their loop's width (16 float64, 4
+// complex128); the single precision ones, whose loops of 32 float32 or 8
+// complex64 end with steps of one register, a multiple of a register's
+// width (8 float32, 4 complex64). The Go callers finish the tail.
 
 // func ddot(n int, x, y *float64) float64
 TEXT ·ddot(SB), NOSPLIT, $0-32
@@ -151,5 +153,206 @@ zaxpyloop:
 	JNZ  zaxpyloop
 
 zaxpydone:
+	VZEROUPPER
+	RET
+
+// func sdot(n int, x, y *float32) float32
+TEXT ·sdot(SB), NOSPLIT, $0-28
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ CX, DX
+	SHRQ $5, CX
+	JZ   sdottail
+
+sdotloop:
+	VMOVUPS (SI), Y4
+	VMOVUPS 32(SI), Y5
+	VMOVUPS 64(SI), Y6
+	VMOVUPS 96(SI), Y7
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ $128, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  sdotloop
+
+sdottail:
+	ANDQ $31, DX
+	SHRQ $3, DX
+	JZ   sdotsum
+
+sdottailloop:
+	VMOVUPS (SI), Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ DX
+	JNZ  sdottailloop
+
+sdotsum:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func saxpy(n int, a float32, x, y *float32)
+TEXT ·saxpy(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	VBROADCASTSS a+8(FP), Y0
+	MOVQ x+16(FP), SI
+	MOVQ y+24(FP), DI
+	MOVQ CX, DX
+	SHRQ $5, CX
+	JZ   saxpytail
+
+saxpyloop:
+	VMOVUPS (DI), Y1
+	VMOVUPS 32(DI), Y2
+	VMOVUPS 64(DI), Y3
+	VMOVUPS 96(DI), Y4
+	VFMADD231PS (SI), Y0, Y1
+	VFMADD231PS 32(SI), Y0, Y2
+	VFMADD231PS 64(SI), Y0, Y3
+	VFMADD231PS 96(SI), Y0, Y4
+	VMOVUPS Y1, (DI)
+	VMOVUPS Y2, 32(DI)
+	VMOVUPS Y3, 64(DI)
+	VMOVUPS Y4, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  saxpyloop
+
+saxpytail:
+	ANDQ $31, DX
+	SHRQ $3, DX
+	JZ   saxpydone
+
+saxpytailloop:
+	VMOVUPS (DI), Y1
+	VFMADD231PS (SI), Y0, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ DX
+	JNZ  saxpytailloop
+
+saxpydone:
+	VZEROUPPER
+	RET
+
+// func cdotu(n int, x, y *complex64) complex64
+//
+// zdotu's scheme with four complex64 to a register: one accumulator pair
+// gathers (xr·yr, xi·yi), the other, with the halves of each of y's
+// elements swapped, (xr·yi, xi·yr).
+TEXT ·cdotu(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ CX, DX
+	SHRQ $3, CX
+	JZ   cdottail
+
+cdotloop:
+	VMOVUPS (SI), Y4
+	VMOVUPS 32(SI), Y5
+	VMOVUPS (DI), Y6
+	VMOVUPS 32(DI), Y7
+	VFMADD231PS Y6, Y4, Y0
+	VFMADD231PS Y7, Y5, Y1
+	VPERMILPS $0xB1, Y6, Y6
+	VPERMILPS $0xB1, Y7, Y7
+	VFMADD231PS Y6, Y4, Y2
+	VFMADD231PS Y7, Y5, Y3
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  cdotloop
+
+cdottail:
+	TESTQ $4, DX
+	JZ    cdotsum
+	VMOVUPS (SI), Y4
+	VMOVUPS (DI), Y6
+	VFMADD231PS Y6, Y4, Y0
+	VPERMILPS $0xB1, Y6, Y6
+	VFMADD231PS Y6, Y4, Y2
+
+cdotsum:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VEXTRACTF128 $1, Y2, X3
+	VADDPS X3, X2, X2
+	VHSUBPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X2, X2, X2
+	VHADDPS X2, X2, X2
+	VZEROUPPER
+	MOVSS X0, ret_real+24(FP)
+	MOVSS X2, ret_imag+28(FP)
+	RET
+
+// func caxpy(n int, a complex64, x, y *complex64)
+//
+// y += a·x as in zaxpy, four complex64 to a register.
+TEXT ·caxpy(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	VBROADCASTSS a_real+8(FP), Y0
+	VBROADCASTSS a_imag+12(FP), Y1
+	MOVQ x+16(FP), SI
+	MOVQ y+24(FP), DI
+	MOVQ CX, DX
+	SHRQ $3, CX
+	JZ   caxpytail
+
+caxpyloop:
+	VMOVUPS (SI), Y4
+	VMOVUPS 32(SI), Y5
+	VPERMILPS $0xB1, Y4, Y6
+	VPERMILPS $0xB1, Y5, Y7
+	VMULPS Y1, Y6, Y6
+	VMULPS Y1, Y7, Y7
+	VFMADDSUB231PS Y4, Y0, Y6
+	VFMADDSUB231PS Y5, Y0, Y7
+	VADDPS (DI), Y6, Y6
+	VADDPS 32(DI), Y7, Y7
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  caxpyloop
+
+caxpytail:
+	TESTQ $4, DX
+	JZ    caxpydone
+	VMOVUPS (SI), Y4
+	VPERMILPS $0xB1, Y4, Y6
+	VMULPS Y1, Y6, Y6
+	VFMADDSUB231PS Y4, Y0, Y6
+	VADDPS (DI), Y6, Y6
+	VMOVUPS Y6, (DI)
+
+caxpydone:
 	VZEROUPPER
 	RET

@@ -79,44 +79,65 @@ func BenchmarkRotSeq(b *testing.B) {
 	}
 }
 
-// TestLevel1 checks dotu and axpy (assembly where there is one) against
-// plain loops, for lengths around the kernels' widths.
+// TestLevel1 checks dotu and axpy (assembly where there is one) for each
+// element type against sums in complex128 of the same values, for lengths
+// around the kernels' widths, within the rounding error bounds of the
+// element type: (n+2)·ε·Σ|xᵢ|·|yᵢ| for a dot product, 4·ε·(|yᵢ| + |a|·|xᵢ|)
+// for an element of an axpy.
 func TestLevel1(t *testing.T) {
+	testLevel1[float64](t, 0x1p-52)
+	testLevel1[complex128](t, 0x1p-52)
+	testLevel1[float32](t, 0x1p-23)
+	testLevel1[complex64](t, 0x1p-23)
+}
+
+func testLevel1[T scalar](t *testing.T, eps float64) {
 	rng := newRand(10)
-	for n := range 41 {
-		x, y := randCM(rng, 1, n, true).v, randCM(rng, 1, n, true).v
-		a := complex(rng.NormFloat64(), rng.NormFloat64())
+	cplx := isComplex[T]()
+	for n := range 80 {
+		xc, yc := randCM(rng, 1, n, cplx).v, randCM(rng, 1, n, cplx).v
+		x, y := make([]T, n), make([]T, n)
+		for i := range n {
+			x[i], y[i] = fromComplex[T](xc[i]), fromComplex[T](yc[i])
+			xc[i], yc[i] = complex(re(x[i]), im(x[i])), complex(re(y[i]), im(y[i]))
+		}
+		a := fromComplex[T](complex(rng.NormFloat64(), rng.NormFloat64()))
+		ac := complex(re(a), im(a))
 		var want complex128
-		for i := range x {
-			want += x[i] * y[i]
+		bound := 0.0
+		for i := range n {
+			want += xc[i] * yc[i]
+			bound += cmplxAbs(xc[i]) * cmplxAbs(yc[i])
 		}
-		if got := dotu(x, y); cmplxAbs(got-want) > 1e-13*float64(n+1) {
-			t.Errorf("complex dotu n=%d: %v, want %v", n, got, want)
+		got := dotu(x, y)
+		if d := cmplxAbs(complex(re(got), im(got)) - want); d > float64(n+2)*eps*bound {
+			t.Errorf("%T dotu n=%d: %v, want %v", got, n, got, want)
 		}
-		yc := append([]complex128(nil), y...)
-		axpy(a, x, yc)
-		for i := range yc {
-			if cmplxAbs(yc[i]-(y[i]+a*x[i])) > 1e-14 {
-				t.Fatalf("complex axpy n=%d: [%d] = %v, want %v", n, i, yc[i], y[i]+a*x[i])
-			}
-		}
-		xr, yr := make([]float64, n), make([]float64, n)
-		var wr float64
-		for i := range xr {
-			xr[i], yr[i] = real(x[i]), imag(y[i])
-			wr += xr[i] * yr[i]
-		}
-		if got := dotu(xr, yr); math.Abs(got-wr) > 1e-13*float64(n+1) {
-			t.Errorf("float64 dotu n=%d: %v, want %v", n, got, wr)
-		}
-		yr2 := append([]float64(nil), yr...)
-		axpy(real(a), xr, yr2)
-		for i := range yr2 {
-			if math.Abs(yr2[i]-(yr[i]+real(a)*xr[i])) > 1e-14 {
-				t.Fatalf("float64 axpy n=%d: [%d] = %v, want %v", n, i, yr2[i], yr[i]+real(a)*xr[i])
+		axpy(a, x, y)
+		for i := range n {
+			want := yc[i] + ac*xc[i]
+			d := cmplxAbs(complex(re(y[i]), im(y[i])) - want)
+			if d > 4*eps*(cmplxAbs(yc[i])+cmplxAbs(ac)*cmplxAbs(xc[i])) {
+				t.Fatalf("%T axpy n=%d: [%d] = %v, want %v", got, n, i, y[i], want)
 			}
 		}
 	}
+}
+
+// fromComplex returns z as a T, dropping the imaginary part for a real T.
+func fromComplex[T scalar](z complex128) T {
+	var x T
+	switch p := any(&x).(type) {
+	case *float64:
+		*p = real(z)
+	case *float32:
+		*p = float32(real(z))
+	case *complex128:
+		*p = z
+	case *complex64:
+		*p = complex64(z)
+	}
+	return x
 }
 
 func cmplxAbs(z complex128) float64 { return math.Hypot(real(z), imag(z)) }

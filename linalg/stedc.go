@@ -21,13 +21,13 @@ const dcLeaf = 32
 // diagonal d and off-diagonal e into d (ascending; e is destroyed) and
 // returns its eigenvectors as the columns of an n×n matrix. It returns
 // errNoConvergence when a QR iteration at the leaves did not converge, and
-// ctx's error when ctx is done before a merge.
+// ctx's error when ctx is done before a merge or a sweep at the leaves.
 func stedc(ctx context.Context, d, e []float64) (mat[float64], error) {
 	n := len(d)
 	if n <= dcLeaf {
 		z := rotEye(n)
-		if !steqr(d, e, z) {
-			return mat[float64]{}, errNoConvergence
+		if err := steqr(ctx, d, e, z); err != nil {
+			return mat[float64]{}, err
 		}
 		return toMat[float64](z, n, n), nil
 	}

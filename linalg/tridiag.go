@@ -177,9 +177,10 @@ const maxSweeps = 30
 // holds the eigenvalues in ascending order; e is destroyed. The rotations
 // are applied to the columns of z (unless it is empty), which are then
 // permuted with the eigenvalues: starting from the identity, z ends up
-// holding the eigenvectors. It reports false when a block did not
-// converge.
-func steqr(d, e []float64, z rotMat) bool {
+// holding the eigenvectors. It returns errNoConvergence when a block did
+// not converge, and ctx's error when ctx is done before a sweep (as bdsqr
+// does: a sweep is some microseconds, the check some nanoseconds).
+func steqr(ctx context.Context, d, e []float64, z rotMat) error {
 	n := len(d)
 	cs, ss := make([]float64, n), make([]float64, n)
 	iter := 0
@@ -191,7 +192,10 @@ func steqr(d, e []float64, z rotMat) bool {
 			break
 		}
 		if iter++; iter > maxSweeps*n {
-			return false
+			return errNoConvergence
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		// Wilkinson shift: the eigenvalue of the trailing 2×2 nearer d[q].
 		delta := (d[q-1] - d[q]) / 2
@@ -223,7 +227,7 @@ func steqr(d, e []float64, z rotMat) bool {
 		z.seq(p, cs[:q-p], ss[:q-p])
 	}
 	sortEigen(d, z)
-	return true
+	return nil
 }
 
 // sortEigen sorts d ascending and permutes the columns of z to match.
