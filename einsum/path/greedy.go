@@ -52,18 +52,9 @@ type Options struct {
 	// Model is the step-time model of Search: it rotates contractions of
 	// its best trees where the model predicts a shorter time at no worse
 	// objective, and returns, among those within 1.5 times the best's
-	// objective, the one predicted to run fastest. nil means
-	// DefaultTimeModel; a zero TimeModel leaves the choice to the
-	// objective.
+	// objective, the one predicted to run fastest (einsum sets
+	// DefaultTimeModel). nil leaves the choice to the objective.
 	Model *TimeModel
-}
-
-// timeModel returns Options.Model, or DefaultTimeModel.
-func (o Options) timeModel() TimeModel {
-	if o.Model != nil {
-		return *o.Model
-	}
-	return DefaultTimeModel
 }
 
 func (o Options) weights() (float64, float64) {

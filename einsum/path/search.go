@@ -92,7 +92,7 @@ func (p *podium) add(c candidate) {
 // keeps the best few distinct trees by the Minimize objective. It gives
 // the best a last pass with larger subtrees (12 leaves, unless
 // Options.Subtree is set), to a fixed point, which leaves local optima
-// that 8-leaf subtrees cannot. Then Options.Model (default
+// that 8-leaf subtrees cannot. Then Options.Model, if set (einsum sets
 // DefaultTimeModel), which the objective cannot replace since it cannot
 // tell a large GEMM from a batch of tiny ones of the same FLOPs, rotates
 // contractions of the kept trees where it predicts a shorter time at no
@@ -124,7 +124,7 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	start := time.Now()
 	end, buildEnd := start.Add(budget), start.Add(budget/2)
 	// keep takes the reconfigured tree t if it is among the best so far.
-	fin := finalists{model: o.timeModel(), o: o}
+	fin := finalists{model: o.Model, o: o}
 	keep := fin.add
 	if auto != nil {
 		keep(auto)
@@ -241,7 +241,7 @@ type finalist struct {
 // objective, best first.
 type finalists struct {
 	list  []finalist
-	model TimeModel
+	model *TimeModel // nil: the objective decides
 	o     Options
 }
 
@@ -250,7 +250,10 @@ type finalists struct {
 // (the earlier is kept).
 func (f *finalists) add(t *tree) {
 	c := treeCandidate(t, nil, f.o)
-	x := finalist{t: t, c: c, time: f.model.logTreeTime(t)}
+	x := finalist{t: t, c: c}
+	if f.model != nil {
+		x.time = f.model.logTreeTime(t)
+	}
 	i := len(f.list)
 	for i > 0 && c.better(f.list[i-1].c, f.o.Minimize) {
 		i--
@@ -267,10 +270,10 @@ func (f *finalists) add(t *tree) {
 // fastest polishes the finalists for the model (see TimeModel.polish)
 // and returns the one it predicts to run fastest among those within
 // rerankSlack of the best by the objective (with Minimize "size", also no
-// larger than the best), the best itself on ties. With the zero
-// TimeModel it returns the best.
+// larger than the best), the best itself on ties. Without a model it
+// returns the best.
 func (f *finalists) fastest() *tree {
-	if f.model.off() {
+	if f.model == nil {
 		return f.list[0].t
 	}
 	for i := range f.list {

@@ -44,7 +44,7 @@ type TimeModel struct {
 	Write float64
 }
 
-// DefaultTimeModel is the model Search uses when Options.Model is nil. Its
+// DefaultTimeModel is the model einsum gives Search (Options.Model). Its
 // constants were fitted (least squares on log time, reweighted towards
 // the median error) to the engine's batched GEMM over 216 shapes of
 // bmk,bkn->bmn, m, n, k in {1, 3, 9, 27, 81, 243}, in float64 on one
@@ -108,10 +108,6 @@ func (tm TimeModel) logNodeTime(t *tree, i int) float64 {
 	}
 	return tm.logStep(lb, lm, ln, lk)
 }
-
-// off reports whether tm is the zero TimeModel, which leaves Search's
-// choice to the objective.
-func (tm TimeModel) off() bool { return tm == TimeModel{} }
 
 // maxPolishPasses bounds polish's passes over a tree.
 const maxPolishPasses = 8

@@ -92,7 +92,7 @@ func TestSearchPicksFasterTree(t *testing.T) {
 	}
 	n := gadgetNetwork(3)
 	for _, ww := range []float64{0, 64} {
-		o := Options{Trials: 8, Time: time.Minute, WriteWeight: ww}
+		o := Options{Trials: 8, Time: time.Minute, WriteWeight: ww, Model: &DefaultTimeModel}
 		p := must(Search(context.Background(), n, o))
 		// The batched tree of copy c keeps its labels c and d (4c+2 and
 		// 4c+3) in its intermediate; the fast one sums d away first.
