@@ -44,17 +44,20 @@ type TimeModel struct {
 	Write float64
 }
 
-// DefaultTimeModel is the model einsum gives Search (Options.Model). Its
-// constants were fitted (least squares on log time, reweighted towards
-// the median error) to the engine's batched GEMM over 216 shapes of
-// bmk,bkn->bmn, m, n, k in {1, 3, 9, 27, 81, 243}, in float64 on one
-// thread of an AMD EPYC (Zen 5, AVX-512) with
+// DefaultTimeModel is the model einsum gives Search (Options.Model),
+// fitted by bench/timemodel-fit.py to the rates of the CPU engine's batched
+// GEMM (bmk,bkn->bmn, float64, one thread of an AMD EPYC, Zen 5, AVX-512)
+// measured with
 //
-//	go test ./cpu -run '^$' -bench GEMMRate -benchtime 20x
+//	GOMAXPROCS=1 go test ./cpu -run '^$' -bench GEMMRate -benchtime 20x
 //
-// (the rates and the fit are in bench/einsum-search-report.md). The peak
-// rate itself drops out; on other CPUs the ratios of small to large GEMMs
-// and of writes to arithmetic are of the same order.
+// Half and Write on the 125 shapes with m, n, k in {3, 9, 27, 81, 243}
+// (bench/timemodel-gemm-rates-run1.txt: median error 1.31×, 90th
+// percentile 2.3×), Cap on the batched dot products of a second run
+// (run2: 95). The machine was shared and loaded, so the constants are
+// rounded and uncertain (run 2 alone gives Half 82). The peak rate drops
+// out; on other CPUs the ratios of small to large GEMMs and of writes to
+// arithmetic are of the same order.
 var DefaultTimeModel = TimeModel{Half: 43, Cap: 100, Write: 174}
 
 // Step returns the model's time of one binary step of batch·m·n result
