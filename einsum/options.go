@@ -135,7 +135,8 @@ func WithTimeModel(m *path.TimeModel) Option { return func(c *config) { c.model 
 
 // newConfig applies the options over the defaults and checks them.
 func newConfig(opts []Option) (config, error) {
-	cfg := config{optimizer: OptimizeAuto, writes: DefaultWriteWeight, reads: DefaultReadWeight, model: &path.DefaultTimeModel}
+	model := path.DefaultTimeModel // copied: no plan aliases the package variable
+	cfg := config{optimizer: OptimizeAuto, writes: DefaultWriteWeight, reads: DefaultReadWeight, model: &model}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)

@@ -22,8 +22,8 @@ import (
 // free dimensions: a GEMM whose m is Half runs at half the peak for that
 // reason, one of a few rows at a small fraction (packing, loop overhead and
 // the kernel's tile edges dominate), and Cap bounds the slowdown of
-// batched dot products (m = n = 1), which the engine runs as loops rather
-// than as GEMMs. The contracted extent k has no term of its own: a step
+// batched dot products (m = n = 1), which run much faster than the
+// product of the two factors predicts. The contracted extent k has no term of its own: a step
 // over few k writes its result for little arithmetic, which the second
 // term, the memory traffic of writing the result, accounts for. A step
 // that sums nothing (k = 1: an outer or elementwise product) is a loop
@@ -37,7 +37,8 @@ type TimeModel struct {
 	// Half is the free extent (m or n) at which a GEMM runs at half its
 	// peak rate for that dimension.
 	Half float64
-	// Cap bounds the slowdown factor (1 + Half/m)·(1 + Half/n).
+	// Cap bounds the slowdown factor (1 + Half/m)·(1 + Half/n); zero or
+	// less leaves it unbounded.
 	Cap float64
 	// Write is the time of writing one element of a step's result, in
 	// multiply-adds at the peak rate.
