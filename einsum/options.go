@@ -43,6 +43,7 @@ type config struct {
 	minimize  string
 	writes    float64
 	reads     float64
+	model     *path.TimeModel
 }
 
 // Option configures planning: NewPlan, NewPlanContext and Equation.Plan.
@@ -126,9 +127,16 @@ const DefaultReadWeight = 0
 // out.
 func WithReadWeight(w float64) Option { return func(c *config) { c.reads = w } }
 
+// WithTimeModel sets the step-time model with which OptimizeSearch
+// chooses among its best paths (see path.Options.Model); the default is
+// path.DefaultTimeModel, fitted to the CPU engine, and nil leaves the
+// choice to the cost (FLOPs and the weighted memory traffic).
+func WithTimeModel(m *path.TimeModel) Option { return func(c *config) { c.model = m } }
+
 // newConfig applies the options over the defaults and checks them.
 func newConfig(opts []Option) (config, error) {
-	cfg := config{optimizer: OptimizeAuto, writes: DefaultWriteWeight, reads: DefaultReadWeight}
+	model := path.DefaultTimeModel // copied: no plan aliases the package variable
+	cfg := config{optimizer: OptimizeAuto, writes: DefaultWriteWeight, reads: DefaultReadWeight, model: &model}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -144,7 +152,7 @@ func newConfig(opts []Option) (config, error) {
 
 // pathOptions are the path package's options for cfg.
 func (cfg *config) pathOptions() path.Options {
-	return path.Options{MemoryLimit: cfg.memLimit, Trials: cfg.trials, Time: cfg.budget, Seed: cfg.seed, Minimize: cfg.minimize, WriteWeight: cfg.writes, ReadWeight: cfg.reads}
+	return path.Options{MemoryLimit: cfg.memLimit, Trials: cfg.trials, Time: cfg.budget, Seed: cfg.seed, Minimize: cfg.minimize, WriteWeight: cfg.writes, ReadWeight: cfg.reads, Model: cfg.model}
 }
 
 // optimize runs the configured path optimizer on the network.

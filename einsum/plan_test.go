@@ -348,3 +348,37 @@ func TestDeadlineBoundsPlanning(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchUsesTimeModel: OptimizeSearch gets path.DefaultTimeModel
+// unless WithTimeModel(nil), so that among paths of equal FLOPs and
+// writes it takes one large GEMM over a batch of small ones (issue 19).
+// Each copy abc,bcd,ad->ac (a 3, b 8, c 27, d 8) costs the same by
+// (abc·bcd)·ad, whose first step is 27 GEMMs of 3×8 over 8 and keeps
+// labels c and d, and by abc·(bcd·ad), one GEMM of 216×3 over 8.
+func TestSearchUsesTimeModel(t *testing.T) {
+	eq := "abc,bcd,ad,efg,fgh,eh,ijk,jkl,il->acegik"
+	var shapes [][]int
+	for range 3 {
+		shapes = append(shapes, []int{3, 8, 27}, []int{8, 27, 8}, []int{3, 8})
+	}
+	batched := func(p *Plan) bool {
+		for _, s := range p.Steps {
+			for k := range 3 {
+				c, d := 4*k+2, 4*k+3 // labels c and d of copy k
+				if slices.Contains(s.OutLabels, c) && slices.Contains(s.OutLabels, d) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, ww := range []float64{0, DefaultWriteWeight} {
+		p, err := NewPlan(eq, shapes, WithOptimizer(OptimizeSearch), WithWriteWeight(ww), WithSearch(8, time.Minute, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if batched(p) {
+			t.Errorf("write weight %g: path %v has a batched step", ww, p.Path)
+		}
+	}
+}

@@ -49,6 +49,12 @@ type Options struct {
 	// einsum.DefaultWriteWeight and DefaultReadWeight for the CPU
 	// engine). Zeros count FLOPs alone, as opt_einsum does.
 	WriteWeight, ReadWeight float64
+	// Model is the step-time model of Search: it rotates contractions of
+	// its best trees where the model predicts a shorter time at no worse
+	// objective, and returns, among those within 1.5 times the best's
+	// objective, the one predicted to run fastest (einsum sets
+	// DefaultTimeModel). nil leaves the choice to the objective.
+	Model *TimeModel
 }
 
 func (o Options) weights() (float64, float64) {

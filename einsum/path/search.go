@@ -89,10 +89,16 @@ func (p *podium) add(c candidate) {
 // 10^9 times dearer than others); later ones, cheap randomized variations,
 // are ranked as built and the best two of each kind reconfigured. Search
 // starts from Auto's tree, so that it is never worse than Auto, and
-// returns the best by the Minimize objective after a last pass over the
-// best tree with larger subtrees (12 leaves, unless Options.Subtree is
-// set), to a fixed point, which leaves local optima that 8-leaf subtrees
-// cannot. Its bounds are counts of work except for Options.Time (default
+// keeps the best few distinct trees by the Minimize objective. It gives
+// the best a last pass with larger subtrees (12 leaves, unless
+// Options.Subtree is set), to a fixed point, which leaves local optima
+// that 8-leaf subtrees cannot. Then Options.Model, if set (einsum sets
+// DefaultTimeModel), which the objective cannot replace since it cannot
+// tell a large GEMM from a batch of tiny ones of the same FLOPs, rotates
+// contractions of the kept trees where it predicts a shorter time at no
+// worse objective, and Search returns, among the kept trees within 1.5
+// times the best's objective, the one it predicts to run fastest. Its
+// bounds are counts of work except for Options.Time (default
 // 1 s): candidates are built within half of it, and the reconfiguration
 // ends with it. ctx ends the search early with the best path so far. The
 // same Seed gives the same path when neither bound is reached.
@@ -114,18 +120,14 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	}
 	// Auto's tree first, whose budget is work, so that Search is never
 	// worse than Auto; the time budget is for what follows.
-	best, lastErr := autoTree(ctx, &n, o, time.Time{})
+	auto, lastErr := autoTree(ctx, &n, o, time.Time{})
 	start := time.Now()
 	end, buildEnd := start.Add(budget), start.Add(budget/2)
-	var bestCand candidate
-	if best != nil {
-		bestCand = treeCandidate(best, nil, o)
-	}
-	// keep takes the reconfigured tree t if it is the best so far.
-	keep := func(t *tree) {
-		if c := treeCandidate(t, nil, o); best == nil || c.better(bestCand, o.Minimize) {
-			best, bestCand = t, c
-		}
+	// keep takes the reconfigured tree t if it is among the best so far.
+	fin := finalists{model: o.Model, o: o}
+	keep := fin.add
+	if auto != nil {
+		keep(auto)
 	}
 	// The first DefaultSearchTrials candidates are reconfigured as they
 	// are built; later ones, cheap randomized variations, are ranked as
@@ -159,7 +161,7 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 	b := newBisector(ctx, &n, rng, o)
 	gt, et := 0, 0 // greedy and elimination trials so far
 	for t := 0; t < trials; t++ {
-		if (t > 0 || best != nil) && (time.Now().After(buildEnd) || ctx.Err() != nil) {
+		if (t > 0 || len(fin.list) > 0) && (time.Now().After(buildEnd) || ctx.Err() != nil) {
 			break
 		}
 		switch t % 3 {
@@ -205,14 +207,103 @@ func Search(ctx context.Context, n Network, o Options) (Path, error) {
 		u, _ := improvedTree(ctx, &n, c.pairs, o, deadline, searchTreeWork*len(n.Inputs))
 		keep(u)
 	}
-	if best == nil {
+	if len(fin.list) == 0 {
 		if lastErr == nil {
 			lastErr = fmt.Errorf("%w: no tree found keeps every intermediate within %g elements", ErrMemoryLimit, o.MemoryLimit)
 		}
 		return nil, lastErr
 	}
-	deepen(ctx, best, o, end)
-	return best.path(), nil
+	deepen(ctx, fin.list[0].t, o, end)
+	return fin.fastest().path(), nil
+}
+
+// maxFinalists is the number of distinct trees, the best by the objective,
+// that Search re-ranks by the time model at the end.
+const maxFinalists = 8
+
+// rerankSlack is how much dearer by the objective than the best tree a
+// finalist may be and still be returned for a shorter predicted time: the
+// objective counts FLOPs and writes but not how fast the engine runs each
+// step's GEMM, which on gm_queen5_5_3 made a tree of 5% fewer FLOPs (in
+// batches of 177,147 tiny GEMMs) run 1.3 times slower; the model's
+// predictions of single GEMMs are within 1.3 times of the measured time
+// (median), so it should not override larger differences.
+const rerankSlack = 1.5
+
+// rerankMargin is how much faster the model must predict a finalist
+// dearer by the objective than the best to be returned instead: on
+// str_nw_mera_open_26 it predicted a tree of 1.15 times the objective 2%
+// faster, and that tree ran 1.3 times slower. Among trees of equal
+// objective the model's choice stands.
+const rerankMargin = 1.25
+
+// finalist is one of Search's reconfigured trees.
+type finalist struct {
+	t    *tree
+	c    candidate
+	time float64 // log2 of the model's time
+}
+
+// finalists keeps Search's maxFinalists best distinct trees by the
+// objective, best first.
+type finalists struct {
+	list  []finalist
+	model *TimeModel // nil: the objective decides
+	o     Options
+}
+
+// add takes tree t if it is among the best so far. Trees of equal score,
+// largest intermediate and predicted time are taken for the same tree
+// (the earlier is kept).
+func (f *finalists) add(t *tree) {
+	c := treeCandidate(t, nil, f.o)
+	x := finalist{t: t, c: c}
+	if f.model != nil {
+		x.time = f.model.logTreeTime(t)
+	}
+	i := len(f.list)
+	for i > 0 && c.better(f.list[i-1].c, f.o.Minimize) {
+		i--
+	}
+	if i >= maxFinalists || slices.ContainsFunc(f.list, func(y finalist) bool {
+		return y.c.score == c.score && y.c.largest == c.largest && y.time == x.time
+	}) {
+		return
+	}
+	f.list = slices.Insert(f.list, i, x)
+	f.list = f.list[:min(len(f.list), maxFinalists)]
+}
+
+// fastest polishes the finalists for the model (see TimeModel.polish)
+// and returns the one it predicts to run fastest among those within
+// rerankSlack of the best by the objective (with Minimize "size", also no
+// larger than the best), where those dearer than the best must be
+// predicted rerankMargin faster, and the best itself on ties. Without a
+// model it returns the best.
+func (f *finalists) fastest() *tree {
+	if f.model == nil {
+		return f.list[0].t
+	}
+	for i := range f.list {
+		x := &f.list[i]
+		f.model.polish(x.t, f.o)
+		x.c, x.time = treeCandidate(x.t, nil, f.o), f.model.logTreeTime(x.t)
+	}
+	best := f.list[0]
+	pick, pickTime := best, best.time
+	for _, x := range f.list[1:] {
+		if x.c.score > best.c.score+math.Log2(rerankSlack) || f.o.Minimize == "size" && x.c.largest > best.c.largest {
+			continue
+		}
+		t := x.time
+		if x.c.score > best.c.score+1e-9 {
+			t += math.Log2(rerankMargin)
+		}
+		if t < pickTime {
+			pick, pickTime = x, t
+		}
+	}
+	return pick.t
 }
 
 // asBuiltInputs is the most inputs for which Search reconfigures its
