@@ -47,7 +47,8 @@ func ContractContext(ctx context.Context, eq string, operands []*tensor.Tensor, 
 // intermediate laid out in memory so that GEMMs read and write in place
 // wherever possible. Lowering happens once, in NewContraction; a
 // Contraction is immutable and safe for concurrent Execute calls, which
-// reuse pooled workspaces.
+// reuse pooled workspaces: between calls it holds the workspace of one (its
+// intermediates, at most Memory bytes), which goes with it.
 type Contraction struct {
 	prog     *einsumexec.Program
 	sliced   *slicedRun    // the plan runs in slices (einsum.Slicing), or nil

@@ -211,11 +211,7 @@ func runTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.DT
 	}
 	defer func() {
 		ws.release(prog)
-		if pr.wsElems*dt.Size() <= keptWorkspace {
-			pool.Put(ws)
-		} else {
-			pool.PutLoose(ws)
-		}
+		pool.Put(ws)
 	}()
 	if err := ws.bind(prog, operands, outBuf); err != nil {
 		return err
@@ -223,14 +219,14 @@ func runTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.DT
 	return ws.run(ctx, prog, threads, logical)
 }
 
-// keptWorkspace is the largest workspace, in bytes, that a Program keeps
-// through garbage collections (reuse.Pool.Put): allocating and faulting in
-// a small one costs more than the run that uses it (two 64³ products: 25–40
-// µs for 12), while a big one is cheap to make again beside its run and
-// costly to hold on to. Bigger ones are pooled loosely (sync.Pool).
-const keptWorkspace = 1 << 20
-
 // workspacePools holds a Program's workspaces, one pool per element type.
+// Each keeps one workspace through garbage collections (reuse.Pool.Put),
+// whatever its size, for as long as the Program lives: making a large one
+// again costs page faults that can take longer than the run (gm_queen5_5_3,
+// 1.5 GB of intermediates, at GOMAXPROCS=2: 0.6 s with it kept, 1.4–5.5 s
+// when the second processor's pool slot or the collector lost it and every
+// run faulted its pages in afresh). The memory is what every run of the
+// Program needs anyway; it goes with the Program (and its Contraction).
 type workspacePools struct {
 	f32  reuse.Pool[workspace[float32]]
 	f64  reuse.Pool[workspace[float64]]

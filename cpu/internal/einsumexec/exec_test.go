@@ -10,47 +10,56 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-// TestWorkspaceKeptThroughGC runs a chain of two 64×64 products at
+// TestWorkspaceKeptThroughGC runs a chain of two n×n products at
 // GOMAXPROCS=2 with a garbage collection before each run, as goferro einsum
 // --instance does: every run must allocate what a run without collections
-// does (the result), not a new workspace. With a sync.Pool alone, a run
-// that found itself on the other processor made one, and the two products
-// took 25–40 µs instead of 12.
+// does (the result), not a new workspace, small (n = 64) or large (n = 512:
+// a 2 MiB intermediate). With a sync.Pool alone, a run that found itself on
+// the other processor made one, and the two 64³ products took 25–40 µs
+// instead of 12; large workspaces, pooled loosely until the collector
+// dropped them, were faulted in afresh run after run (gm_queen5_5_3 at
+// GOMAXPROCS=2: 1.4–5.5 s a run instead of 0.6).
 func TestWorkspaceKeptThroughGC(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	p, err := einsum.NewPlan("ij,jk,kl->il", [][]int{{64, 64}, {64, 64}, {64, 64}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := Lower(p, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := tensor.NewRNG(1)
-	ops := make([]*tensor.Tensor, 3)
-	for i := range ops {
-		ops[i] = tensor.Must(tensor.Rand(rng, tensor.Float64, 64, 64))
-	}
-	var ms runtime.MemStats
-	run := func() uint64 {
-		runtime.ReadMemStats(&ms)
-		before := ms.Mallocs
-		if _, err := pr.Execute(context.Background(), 1, ops...); err != nil {
+	for _, n := range []int{64, 512} {
+		p, err := einsum.NewPlan("ij,jk,kl->il", [][]int{{n, n}, {n, n}, {n, n}})
+		if err != nil {
 			t.Fatal(err)
 		}
-		runtime.ReadMemStats(&ms)
-		return ms.Mallocs - before
-	}
-	run()
-	steady := run()
-	var total uint64
-	const runs = 40
-	for range runs {
-		runtime.GC()
-		total += run()
-	}
-	if total > runs*steady+runs/2 { // slack for the runtime's own allocations; a new workspace is 4 or more
-		t.Fatalf("%d runs after garbage collections allocated %d times, %d a run without them", runs, total, steady)
+		pr, err := Lower(p, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := tensor.NewRNG(1)
+		ops := make([]*tensor.Tensor, 3)
+		for i := range ops {
+			ops[i] = tensor.Must(tensor.Rand(rng, tensor.Float64, n, n))
+		}
+		var ms runtime.MemStats
+		run := func() (mallocs, bytes uint64) {
+			runtime.ReadMemStats(&ms)
+			m, b := ms.Mallocs, ms.TotalAlloc
+			if _, err := pr.Execute(context.Background(), 1, ops...); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&ms)
+			return ms.Mallocs - m, ms.TotalAlloc - b
+		}
+		run()
+		steady, steadyBytes := run()
+		var total, totalBytes uint64
+		const runs = 20
+		for range runs {
+			runtime.GC()
+			m, b := run()
+			total, totalBytes = total+m, totalBytes+b
+		}
+		// Slack for the runtime's own allocations; a new workspace is 4
+		// or more allocations and, at n = 512, 2 MiB.
+		if total > runs*steady+runs/2 || totalBytes > runs*steadyBytes+runs*64<<10 {
+			t.Errorf("n = %d: %d runs after garbage collections allocated %d times, %d bytes; a run without them %d times, %d bytes",
+				n, runs, total, totalBytes, steady, steadyBytes)
+		}
 	}
 }
 

@@ -41,9 +41,6 @@ func Lower(p *einsum.Plan, anyLayout bool) (*Program, error) {
 		return nil, err
 	}
 	pr.layouts = pl.layouts
-	for _, c := range pr.prog.slotCaps {
-		pr.wsElems += c
-	}
 	return pr, nil
 }
 

@@ -24,9 +24,6 @@ type Program struct {
 	prog    program
 	layouts []StepLayout
 	pools   workspacePools
-	// wsElems is the elements of a workspace's slots, which decide how it
-	// is pooled (keptWorkspace).
-	wsElems int
 }
 
 // StepLayout is how a program runs one step of its plan.
