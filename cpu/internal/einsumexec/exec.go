@@ -107,7 +107,7 @@ func execInto[T num](ctx context.Context, pr *Program, threads int, dst *tensor.
 		clear(outBuf)
 		return dst, nil
 	}
-	if err := runTyped(ctx, pr, threads, dst.DType(), operands, outBuf, false); err != nil {
+	if err := runTyped(ctx, pr, threads, operands, outBuf, false); err != nil {
 		return nil, err
 	}
 	return dst, nil
@@ -190,7 +190,7 @@ func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.D
 			return nil, err
 		}
 	}
-	if err := runTyped(ctx, pr, threads, dt, operands, outBuf, logical); err != nil {
+	if err := runTyped(ctx, pr, threads, operands, outBuf, logical); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -198,7 +198,7 @@ func execTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.D
 
 // runTyped runs the program in element type T, writing the result into
 // outBuf, in a pooled workspace.
-func runTyped[T num](ctx context.Context, pr *Program, threads int, dt tensor.DType, operands []*tensor.Tensor, outBuf []T, logical bool) error {
+func runTyped[T num](ctx context.Context, pr *Program, threads int, operands []*tensor.Tensor, outBuf []T, logical bool) error {
 	prog := &pr.prog
 	pool := poolFor[T](&pr.pools)
 	ws := pool.Get()
