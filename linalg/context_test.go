@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -228,14 +229,14 @@ func TestContextCancel(t *testing.T) {
 	}
 }
 
-// gapCtx records the process's CPU time at each call of Err.
+// gapCtx records the calling thread's CPU time at each call of Err.
 type gapCtx struct {
 	context.Context
 	times []float64
 }
 
 func (c *gapCtx) Err() error {
-	c.times = append(c.times, cpuSeconds())
+	c.times = append(c.times, threadCPUSeconds())
 	return nil
 }
 
@@ -249,16 +250,22 @@ func (c *gapCtx) Err() error {
 // iteration on the tridiagonal matrix takes about a fifth of it; and an
 // SVD canceled after 50 ms, a small part of it, returns soon after.
 //
-// The stretches are measured in the process's CPU time on one thread,
-// which on an idle machine is the wall time and on a loaded one leaves out
-// the time the process waits for a core (which once made a 20 ms stretch
-// look like 43 ms).
+// The stretches are measured in the CPU time of the one thread that runs
+// the whole call (GEMM and the level-2 loops on one thread, the goroutine
+// locked to it): on an idle machine that is the wall time; on a loaded one
+// it leaves out the time the thread waits for a core (which once made a
+// 20 ms stretch look like 43 ms), and it leaves out the collector's
+// background marking on other threads, which process time counted (a
+// 20 ms stretch of Eigh's last merge, one that allocates 16 MB, read
+// 50–117 ms in process time when a collection fell in it).
 func TestContextCancelMidway(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1024×1024 factorisations")
 	}
 	defer gemm.SetThreads(gemm.Threads())
 	gemm.SetThreads(1)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	x := toTensor(t, []cm{testMatrix("random", 1024, 1024, tensor.Float64, 42)}, tensor.Float64)
 	h := toTensor(t, []cm{hermitianMatrix("random", 1024, tensor.Float64, 42)}, tensor.Float64)
 	var total float64
@@ -276,23 +283,21 @@ func TestContextCancelMidway(t *testing.T) {
 		}},
 		{"Eigh", 0.25, func(ctx context.Context) error { _, _, err := EighContext(ctx, h); return err }},
 	} {
-		rec := &gapCtx{Context: context.Background()}
-		start := cpuSeconds()
-		if err := op.run(rec); err != nil {
-			t.Fatal(err)
-		}
-		total = cpuSeconds() - start
-		marks := append(append([]float64{start}, rec.times...), start+total)
-		gap, at := 0.0, 0
-		for i := 1; i < len(marks); i++ {
-			if d := marks[i] - marks[i-1]; d > gap {
-				gap, at = d, i
+		// A stretch the code leaves unchecked is long on every try; one
+		// that a page-fault storm or the collector's assists lengthened
+		// (the machine is shared) rarely is twice more.
+		var gap float64
+		for try := range 3 {
+			var at int
+			gap, total, at = longestStretch(t, op.run)
+			t.Logf("%s, try %d: %.1f ms of CPU time, the longest stretch between two checks of ctx %.1f ms (before check %d)",
+				op.name, try+1, 1e3*total, 1e3*gap, at)
+			if gap <= op.part*total {
+				break
 			}
 		}
-		t.Logf("%s: %d checks in %.1f ms of CPU time, the longest stretch between them %.1f ms (before mark %d)",
-			op.name, len(rec.times), 1e3*total, 1e3*gap, at)
 		if gap > op.part*total {
-			t.Errorf("%s: %.1f ms between two checks of ctx, more than %g of the whole %.1f ms (CPU time)",
+			t.Errorf("%s: %.1f ms between two checks of ctx, more than %g of the whole %.1f ms (CPU time), three tries",
 				op.name, 1e3*gap, op.part, 1e3*total)
 		}
 	}
@@ -313,6 +318,27 @@ func TestContextCancelMidway(t *testing.T) {
 		t.Errorf("SVDContext returned %.1f ms (CPU time) after the cancel, more than a quarter of a whole Eigh's %.1f ms",
 			1e3*late, 1e3*total)
 	}
+}
+
+// longestStretch runs op uncanceled and returns the longest stretch of
+// the calling thread's CPU time between two checks of ctx (or before the
+// first or after the last), the whole call's, and the index of the check
+// that ends the stretch.
+func longestStretch(t *testing.T, op func(context.Context) error) (gap, total float64, at int) {
+	rec := &gapCtx{Context: context.Background()}
+	runtime.GC()
+	start := threadCPUSeconds()
+	if err := op(rec); err != nil {
+		t.Fatal(err)
+	}
+	total = threadCPUSeconds() - start
+	marks := append(append([]float64{start}, rec.times...), start+total)
+	for i := 1; i < len(marks); i++ {
+		if d := marks[i] - marks[i-1]; d > gap {
+			gap, at = d, i
+		}
+	}
+	return gap, total, at
 }
 
 // TestContextCancelSmallBatch cancels factorisations of a batch of 1×1

@@ -128,7 +128,13 @@ func mergeRankOne(ctx context.Context, d, z []float64, rho float64, q mat[float6
 	for t, i := range kept {
 		dk[t], zk[t] = ds[i], zs[i]
 	}
+	// Sorting, deflating, finding the roots and forming their vectors are
+	// each some milliseconds at the top level of n = 1024: ctx is checked
+	// between the roots and the vectors too.
 	origin, mu := secularRoots(dk, zk, rho)
+	if err := ctx.Err(); err != nil {
+		return mat[float64]{}, err
+	}
 	v := secularVectors(dk, zk, rho, origin, mu)
 	if err := ctx.Err(); err != nil {
 		return mat[float64]{}, err
