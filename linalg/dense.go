@@ -113,11 +113,24 @@ func (a mat[T]) sub(i, j, r, c int) mat[T] {
 
 // clone returns a compact copy of a.
 func (a mat[T]) clone() mat[T] {
-	b := newMat[T](a.rows, a.cols)
+	b, _ := a.cloneOn(make([]T, a.rows*a.cols))
+	return b
+}
+
+// cloneOn returns a compact copy of a on the front of ws, and the rest of
+// ws.
+func (a mat[T]) cloneOn(ws []T) (mat[T], []T) {
+	b, rest := carve(ws, a.rows, a.cols)
 	for j := range a.cols {
 		copy(b.col(j), a.col(j))
 	}
-	return b
+	return b, rest
+}
+
+// carve returns the first r·c elements of ws as a compact r×c matrix and
+// the rest of ws.
+func carve[T scalar](ws []T, r, c int) (mat[T], []T) {
+	return mat[T]{rows: r, cols: c, ld: max(r, 1), data: ws[:r*c]}, ws[r*c:]
 }
 
 // g returns a as a GEMM operand; gt returns its transpose.

@@ -128,13 +128,17 @@ func eighMatrix[T scalar](ctx context.Context, a mat[T], w []float64, vectors bo
 	if !vectors {
 		return mat[T]{}, steqr(ctx, w, e[:n-1], rotMat{})
 	}
-	z, err := stedc(ctx, w, e[:n-1])
-	if err != nil {
+	z := scratch[float64](n, n)
+	if err := stedc(ctx, w, e[:n-1], z); err != nil {
+		recycle(z)
 		return mat[T]{}, err
 	}
 	// V = Q·Z = diag(1, H(0)···H(n−2))·Z: the reflectors applied to the
 	// rows of Z past the first.
 	v := convert[T](z)
+	if _, same := any(z).(mat[T]); !same {
+		recycle(z)
+	}
 	return v, applyQ(ctx, a.sub(1, 0, n-1, n-1), taus, nil, v.sub(1, 0, n-1, n), false)
 }
 

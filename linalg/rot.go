@@ -236,6 +236,12 @@ func toMat[T scalar](z rotMat, m, c int) mat[T] {
 	for i := z.cols; i < min(m, c); i++ {
 		out.set(i, i, 1)
 	}
+	writeRot(z, out)
+	return out
+}
+
+// writeRot writes z into the top-left z.rows×z.cols block of out.
+func writeRot[T scalar](z rotMat, out mat[T]) {
 	for pn := range z.panels() {
 		r0 := pn * panelRows
 		h := min(panelRows, z.rows-r0)
@@ -250,7 +256,6 @@ func toMat[T scalar](z rotMat, m, c int) mat[T] {
 			}
 		}
 	}
-	return out
 }
 
 // rotPanelsAsm, when set, is seq's kernel: n rotations on each of panels

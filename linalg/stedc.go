@@ -19,52 +19,65 @@ const dcLeaf = 32
 
 // stedc computes the eigenvalues of the symmetric tridiagonal matrix with
 // diagonal d and off-diagonal e into d (ascending; e is destroyed) and
-// returns its eigenvectors as the columns of an n×n matrix. It returns
+// writes its eigenvectors as the columns of the n×n matrix z. It returns
 // errNoConvergence when a QR iteration at the leaves did not converge, and
 // ctx's error when ctx is done before a merge or a sweep at the leaves.
-func stedc(ctx context.Context, d, e []float64) (mat[float64], error) {
+//
+// The halves' eigenvectors are computed into z's diagonal blocks and
+// merged in place, with one workspace for every merge (they run one after
+// another): a call allocates about 4n² elements where a matrix per step
+// of every merge took about 16n² (Eigh at n = 256 allocated 7.6 MB, and the
+// garbage collections that set off, whose mark workers take the second
+// thread, made two threads slower than one).
+func stedc(ctx context.Context, d, e []float64, z mat[float64]) error {
+	n := len(d)
+	ws := scratch[float64](n, 4*n)
+	defer recycle(ws)
+	return dcSolve(ctx, d, e, z, ws.data)
+}
+
+// dcSolve is stedc with ws (length ≥ 4n²) as the merges' workspace.
+func dcSolve(ctx context.Context, d, e []float64, z mat[float64], ws []float64) error {
 	n := len(d)
 	if n <= dcLeaf {
-		z := rotEye(n)
-		if err := steqr(ctx, d, e, z); err != nil {
-			return mat[float64]{}, err
+		r := rotEye(n)
+		if err := steqr(ctx, d, e, r); err != nil {
+			return err
 		}
-		return toMat[float64](z, n, n), nil
+		writeRot(r, z)
+		return nil
 	}
 	m := n / 2
 	beta := e[m-1]
 	d[m-1] -= beta
 	d[m] -= beta
-	q1, err := stedc(ctx, d[:m], e[:m-1])
-	if err != nil {
-		return mat[float64]{}, err
+	if err := dcSolve(ctx, d[:m], e[:m-1], z.sub(0, 0, m, m), ws); err != nil {
+		return err
 	}
-	q2, err := stedc(ctx, d[m:], e[m:])
-	if err != nil {
-		return mat[float64]{}, err
+	if err := dcSolve(ctx, d[m:], e[m:], z.sub(m, m, n-m, n-m), ws); err != nil {
+		return err
 	}
 	// T = diag(Q1, Q2)·(D + β·z·zᵀ)·diag(Q1, Q2)ᵀ, z the last row of Q1
 	// over the first row of Q2.
-	q := newMat[float64](n, n)
-	z := make([]float64, n)
+	u := make([]float64, n)
 	for j := range m {
-		copy(q.col(j)[:m], q1.col(j))
-		z[j] = q1.at(m-1, j)
+		clear(z.col(j)[m:])
+		u[j] = z.at(m-1, j)
 	}
-	for j := range n - m {
-		copy(q.col(m + j)[m:], q2.col(j))
-		z[m+j] = q2.at(0, j)
+	for j := m; j < n; j++ {
+		clear(z.col(j)[:m])
+		u[j] = z.at(m, j)
 	}
-	return mergeRankOne(ctx, d, z, beta, q)
+	return mergeRankOne(ctx, d, u, beta, z, ws)
 }
 
-// mergeRankOne returns the eigenvectors of Q·(D + ρ·z·zᵀ)·Qᵀ, overwriting
-// d (the diagonal of D) with its eigenvalues in ascending order; q is
-// destroyed. It returns ctx's error when ctx is done before the merge or
-// before its GEMM, which takes about half of it.
-func mergeRankOne(ctx context.Context, d, z []float64, rho float64, q mat[float64]) (mat[float64], error) {
+// mergeRankOne overwrites q with the eigenvectors of Q·(D + ρ·z·zᵀ)·Qᵀ
+// and d (the diagonal of D) with its eigenvalues in ascending order, using
+// ws (length ≥ 4n²) as workspace. It returns ctx's error when ctx is done
+// before the merge or between its steps.
+func mergeRankOne(ctx context.Context, d, z []float64, rho float64, q mat[float64], ws []float64) error {
 	if err := ctx.Err(); err != nil {
-		return mat[float64]{}, err
+		return err
 	}
 	n := len(d)
 	// Make ρ positive (negating D and the eigenvalues) and z a unit vector.
@@ -87,7 +100,7 @@ func mergeRankOne(ctx context.Context, d, z []float64, rho float64, q mat[float6
 	}
 	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(d[i], d[j]) })
 	ds, zs := make([]float64, n), make([]float64, n)
-	qs := newMat[float64](n, n)
+	qs, ws := carve(ws, n, n)
 	for i, j := range idx {
 		ds[i], zs[i] = d[j], z[j]
 		copy(qs.col(i), q.col(j))
@@ -133,35 +146,36 @@ func mergeRankOne(ctx context.Context, d, z []float64, rho float64, q mat[float6
 	// between the roots and the vectors too.
 	origin, mu := secularRoots(dk, zk, rho)
 	if err := ctx.Err(); err != nil {
-		return mat[float64]{}, err
+		return err
 	}
-	v := secularVectors(dk, zk, rho, origin, mu)
+	v, ws := carve(ws, k, k)
+	secularVectors(dk, zk, rho, origin, mu, v)
 	if err := ctx.Err(); err != nil {
-		return mat[float64]{}, err
+		return err
 	}
-	// Eigenvectors: the deflated columns as they are, the kept ones times V.
-	out := newMat[float64](n, n)
+	// Eigenvectors: the kept columns times V, the deflated ones as they
+	// are; eigenvalue t is lam[t].
 	lam := make([]float64, n)
-	qk := newMat[float64](n, k)
+	qk, ws := carve(ws, n, k)
 	for t, i := range kept {
 		copy(qk.col(t), qs.col(i))
 		lam[t] = dk[origin[t]] + mu[t]
 	}
+	for t, i := range defl {
+		lam[k+t] = ds[i]
+	}
 	// The product is the longest stretch of the merge (at the top level
 	// of n = 1024, seconds on the portable GEMM kernels): it runs in
 	// blocks of mergeCols columns with ctx checked between them.
+	p, _ := carve(ws, n, k)
 	for c := 0; c < k; c += mergeCols {
 		if c > 0 {
 			if err := ctx.Err(); err != nil {
-				return mat[float64]{}, err
+				return err
 			}
 		}
 		w := min(mergeCols, k-c)
-		mul(n, w, k, 1, qk.g(), v.sub(0, c, k, w).g(), 0, out.sub(0, c, n, w).g())
-	}
-	for t, i := range defl {
-		lam[k+t] = ds[i]
-		copy(out.col(k+t), qs.col(i))
+		mul(n, w, k, 1, qk.g(), v.sub(0, c, k, w).g(), 0, p.sub(0, c, n, w).g())
 	}
 	if neg {
 		for i := range lam {
@@ -172,12 +186,15 @@ func mergeRankOne(ctx context.Context, d, z []float64, rho float64, q mat[float6
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(lam[i], lam[j]) })
-	res := newMat[float64](n, n)
 	for i, j := range idx {
 		d[i] = lam[j]
-		copy(res.col(i), out.col(j))
+		if j < k {
+			copy(q.col(i), p.col(j))
+		} else {
+			copy(q.col(i), qs.col(defl[j-k]))
+		}
 	}
-	return res, nil
+	return nil
 }
 
 // mergeCols is the number of eigenvector columns a merge computes between
@@ -271,10 +288,10 @@ func secularRoot(d, z []float64, rho float64, t int, delta []float64) (origin in
 	return o, m
 }
 
-// secularVectors returns the k×k matrix of unit eigenvectors of
-// D + ρ·z·zᵀ for the roots from secularRoots, from the z that the computed
-// roots are exact for (Gu and Eisenstat), which keeps them orthogonal.
-func secularVectors(d, z []float64, rho float64, origin []int, mu []float64) mat[float64] {
+// secularVectors writes into v (k×k) the unit eigenvectors of D + ρ·z·zᵀ
+// for the roots from secularRoots, from the z that the computed roots are
+// exact for (Gu and Eisenstat), which keeps them orthogonal.
+func secularVectors(d, z []float64, rho float64, origin []int, mu []float64, v mat[float64]) {
 	k := len(d)
 	// λ_t − d_j, formed from the nearer end of the root's interval.
 	diff := func(t, j int) float64 { return (d[origin[t]] - d[j]) + mu[t] }
@@ -290,7 +307,6 @@ func secularVectors(d, z []float64, rho float64, origin []int, mu []float64) mat
 		}
 		zh[j] = math.Copysign(math.Sqrt(max(p, 0)), z[j])
 	}
-	v := newMat[float64](k, k)
 	for t := range k {
 		col := v.col(t)
 		for j := range k {
@@ -298,5 +314,4 @@ func secularVectors(d, z []float64, rho float64, origin []int, mu []float64) mat
 		}
 		scal(1/nrm2(col), col)
 	}
-	return v
 }
