@@ -20,6 +20,12 @@ func gebrd[T scalar](ctx context.Context, a mat[T], d, e []float64, tauq, taup [
 	j := 0
 	if n > unblocked {
 		x, y, v := newMat[T](m, nb), newMat[T](n, nb), newMat[T](n, nb)
+		// For complex T, the conjugates of the update's Y and V.
+		var conjs mat[T]
+		if isComplex[T]() {
+			conjs = scratch[T](n, 2*nb)
+			defer recycle(conjs)
+		}
 		for ; n-j > unblocked; j += nb {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -29,11 +35,7 @@ func gebrd[T scalar](ctx context.Context, a mat[T], d, e []float64, tauq, taup [
 			xs, ys, vs := x.sub(0, 0, p, nb), y.sub(0, 0, q, nb), v.sub(0, 0, q, nb)
 			labrd(sub, nb, d[j:], e[j:], tauq[j:], taup[j:], xs, ys, vs)
 			// A22 −= U·Yᴴ + X·Vᴴ over the rows and columns past the block.
-			yc, vc := ys.sub(nb, 0, q-nb, nb).clone(), vs.sub(nb, 0, q-nb, nb).clone()
-			for c := range nb {
-				conjSlice(yc.col(c))
-				conjSlice(vc.col(c))
-			}
+			yc, vc := conjugates(ys.sub(nb, 0, q-nb, nb), vs.sub(nb, 0, q-nb, nb), conjs.data)
 			a22 := sub.sub(nb, nb, p-nb, q-nb)
 			mul(p-nb, q-nb, nb, -1, sub.sub(nb, 0, p-nb, nb).g(), yc.gt(), 1, a22.g())
 			mul(p-nb, q-nb, nb, -1, xs.sub(nb, 0, p-nb, nb).g(), vc.gt(), 1, a22.g())
@@ -165,10 +167,11 @@ func gebd2[T scalar](a mat[T], d, e []float64, tauq, taup []T) {
 
 // rightReflectors returns the right reflector vectors gebrd left in the
 // rows of a as the columns of an (n−1)×(n−1) matrix, in the layout orgqr
-// reads.
+// reads, on a scratch buffer (which the caller may recycle).
 func rightReflectors[T scalar](a mat[T]) mat[T] {
 	n := a.cols
-	v := newMat[T](n-1, n-1)
+	v := scratch[T](n-1, n-1)
+	clear(v.data)
 	for j := range n - 1 {
 		for r := j; r < n-1; r++ {
 			v.set(r, j, a.at(j, r+1))

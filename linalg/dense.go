@@ -127,6 +127,24 @@ func (a mat[T]) cloneOn(ws []T) (mat[T], []T) {
 	return b, rest
 }
 
+// conjugates returns the conjugates of x and y: copies on the front of ws
+// (at least as long as both) when T is complex, x and y themselves when
+// T is real.
+func conjugates[T scalar](x, y mat[T], ws []T) (xc, yc mat[T]) {
+	if !isComplex[T]() {
+		return x, y
+	}
+	xc, ws = x.cloneOn(ws)
+	yc, _ = y.cloneOn(ws)
+	for c := range xc.cols {
+		conjSlice(xc.col(c))
+	}
+	for c := range yc.cols {
+		conjSlice(yc.col(c))
+	}
+	return xc, yc
+}
+
 // carve returns the first r·c elements of ws as a compact r×c matrix and
 // the rest of ws.
 func carve[T scalar](ws []T, r, c int) (mat[T], []T) {

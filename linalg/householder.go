@@ -89,7 +89,9 @@ func geqrf[T scalar](ctx context.Context, a mat[T], taus []T) ([]mat[T], error) 
 	nb := qrBlockFor(k)
 	// applyBlock's workspace, at the size of the largest update, so that it
 	// is allocated once rather than grown through the recursion's sizes.
-	ws := make([]T, 2*nb*n)
+	wsm := scratch[T](2*nb, n)
+	defer recycle(wsm)
+	ws := wsm.data
 	ts := make([]mat[T], 0, (k+nb-1)/nb)
 	for j := 0; j < k; j += nb {
 		if err := ctx.Err(); err != nil {
@@ -167,11 +169,12 @@ func geqrt[T scalar](a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 	for j := range n2 {
 		copy(t.col(n1 + j)[n1:], t2.col(j))
 	}
-	g := newMat[T](n1, n2)
+	g, h := scratch[T](n1, n2), scratch[T](n1, n2)
+	defer recycle(g)
+	defer recycle(h)
 	v2, restore := explicitV(lower)
 	mul(n1, n2, m-n1, 1, adjoint(a.sub(n1, 0, m-n1, n1)), v2.g(), 0, g.g())
 	restore()
-	h := newMat[T](n1, n2)
 	mul(n1, n2, n1, 1, t1.g(), g.g(), 0, h.g())
 	mul(n1, n2, n2, -1, h.g(), t2.g(), 0, t.sub(0, n1, n1, n2).g())
 	return t
@@ -185,7 +188,10 @@ func geqrt[T scalar](a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 // copy of the vectors.
 func explicitV[T scalar](a mat[T]) (v mat[T], restore func()) {
 	k := min(a.rows, a.cols)
-	saved := a.sub(0, 0, k, a.cols).clone()
+	saved := scratch[T](k, a.cols)
+	for j := range a.cols {
+		copy(saved.col(j), a.col(j)[:k])
+	}
 	for j := range a.cols {
 		col := a.col(j)
 		clear(col[:min(j, k)])
@@ -197,6 +203,7 @@ func explicitV[T scalar](a mat[T]) (v mat[T], restore func()) {
 		for j := range a.cols {
 			copy(a.col(j)[:k], saved.col(j))
 		}
+		recycle(saved)
 	}
 }
 
@@ -217,7 +224,8 @@ func adjoint[T scalar](a mat[T]) gemm.Matrix[T] {
 // H(0)·H(1)···H(k−1) = I − V·T·Vᴴ (LAPACK's larft, forward, columnwise).
 func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 	k := v.cols
-	g := newMat[T](k, k) // g = Vᴴ·V
+	g := scratch[T](k, k) // g = Vᴴ·V
+	defer recycle(g)
 	mul(k, k, v.rows, 1, adjoint(v), v.g(), 0, g.g())
 	t := newMat[T](k, k)
 	tmp := make([]T, k)
@@ -281,7 +289,9 @@ func orgqr[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], q int
 func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c mat[T], identity bool) error {
 	m, k := a.rows, a.cols
 	nb := qrBlockFor(k)
-	ws := make([]T, 2*nb*c.cols) // applyBlock's, at its largest
+	wsm := scratch[T](2*nb, c.cols) // applyBlock's, at its largest
+	defer recycle(wsm)
+	ws := wsm.data
 	last := (max(k-1, 0) / nb) * nb
 	for j := last; j >= 0 && k > 0; j -= nb {
 		if err := ctx.Err(); err != nil {

@@ -29,12 +29,20 @@ const panelRows = 8
 
 // rotEye returns the n×n identity as a rotMat.
 func rotEye(n int) rotMat {
-	z := rotMat{rows: n, cols: n, data: make([]float64, (n+panelRows-1)/panelRows*panelRows*n), bottom: make([]int, n)}
+	data := scratch[float64]((n+panelRows-1)/panelRows*panelRows, n).data
+	clear(data)
+	z := rotMat{rows: n, cols: n, data: data, bottom: make([]int, n)}
 	for i := range n {
 		z.data[z.index(i, i)] = 1
 		z.bottom[i] = i + 1
 	}
 	return z
+}
+
+// release hands z's buffer back to the scratch pool (see recycle); z
+// must not be used after.
+func (z rotMat) release() {
+	recycle(mat[float64]{data: z.data})
 }
 
 func (z rotMat) index(i, k int) int {

@@ -45,6 +45,7 @@ func dcSolve(ctx context.Context, d, e []float64, z mat[float64], ws []float64) 
 			return err
 		}
 		writeRot(r, z)
+		r.release()
 		return nil
 	}
 	m := n / 2

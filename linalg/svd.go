@@ -278,13 +278,16 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 	}
 	// U = Q·diag(Ub, I) and V = P·Vb = diag(1, P′)·Vb: the reflectors
 	// applied to the small factors.
-	f.u = toMat[T](ub, m, uc)
+	f.u, f.v = toMat[T](ub, m, uc), toMat[T](vb, n, n)
+	ub.release()
+	vb.release()
 	if err := applyQ(ctx, a, tauq, nil, f.u, false); err != nil {
 		return svdFactors[T]{}, err
 	}
-	f.v = toMat[T](vb, n, n)
 	if n > 1 {
-		if err := applyQ(ctx, rightReflectors(a), taup[:n-1], nil, f.v.sub(1, 0, n-1, n), false); err != nil {
+		p := rightReflectors(a)
+		defer recycle(p)
+		if err := applyQ(ctx, p, taup[:n-1], nil, f.v.sub(1, 0, n-1, n), false); err != nil {
 			return svdFactors[T]{}, err
 		}
 	}

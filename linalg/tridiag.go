@@ -21,11 +21,12 @@ func hetrd[T scalar](ctx context.Context, a mat[T], d, e []float64, taus []T) er
 	j := 0
 	if n > unblocked {
 		w := newMat[T](n, blockSize)
-		// The update's operands, copied out of a (GEMM does not take
-		// operands that share a buffer with its result): V and W and, for
-		// complex T, their conjugates.
-		ops := scratch[T](n, 4*blockSize)
-		defer recycle(ops)
+		// For complex T, the conjugates of the update's V and W.
+		var conjs mat[T]
+		if isComplex[T]() {
+			conjs = scratch[T](n, 2*blockSize)
+			defer recycle(conjs)
+		}
 		for ; n-j > unblocked; j += blockSize {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -36,17 +37,8 @@ func hetrd[T scalar](ctx context.Context, a mat[T], d, e []float64, taus []T) er
 			latrd(sub, nb, d[j:], e[j:], taus[j:], wb)
 			// A22 −= V·Wᴴ + W·Vᴴ over the rows and columns past the block.
 			q := p - nb
-			v, rest := sub.sub(nb, 0, q, nb).cloneOn(ops.data)
-			wt, rest := wb.sub(nb, 0, q, nb).cloneOn(rest)
-			vc, wc := v, wt
-			if isComplex[T]() {
-				vc, rest = v.cloneOn(rest)
-				wc, _ = wt.cloneOn(rest)
-				for c := range nb {
-					conjSlice(vc.col(c))
-					conjSlice(wc.col(c))
-				}
-			}
+			v, wt := sub.sub(nb, 0, q, nb), wb.sub(nb, 0, q, nb)
+			vc, wc := conjugates(v, wt, conjs.data)
 			a22 := sub.sub(nb, nb, q, q)
 			mul(q, q, nb, -1, v.g(), wc.gt(), 1, a22.g())
 			mul(q, q, nb, -1, wt.g(), vc.gt(), 1, a22.g())
