@@ -36,6 +36,16 @@ func TestParallelPaths(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkSVD(t, a, res, Reduced, dt)
+				q, r, err := QR(toTensor(t, []cm{a}, dt), Complete)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkQR(t, a, q, r, Complete, dt, false)
+				l, q, err := LQ(toTensor(t, []cm{a}, dt), Complete)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkQR(t, a, q, l, Complete, dt, true)
 			})
 		}
 	}

@@ -30,7 +30,8 @@ type RandomizedOptions struct {
 //
 // The result has the shapes of a reduced SVD truncated to
 // r = min(rank, m, n); Discarded is ‖A − U·diag(S)·Vh‖_F, computed as
-// √(‖A‖²_F − Σ S²), so it is accurate to about √ε·‖A‖_F.
+// √(‖A‖²_F − Σ S²), so it is accurate to about √ε·‖A‖_F. Signs of real
+// singular pairs are fixed as SVD fixes them.
 func RandomizedSVD(t *tensor.Tensor, rank int, opts RandomizedOptions) (*SVDResult, error) {
 	return rsvd(context.Background(), "RandomizedSVD", t, rank, opts)
 }
@@ -97,6 +98,7 @@ func rsvdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch
 		if err != nil {
 			return nil, matrixError(op, b, "bidiagonal QR iteration", err)
 		}
+		fixSigns(f)
 		copy(sv[b*r:], f.s[:r])
 		total, kept := nrm2(a.data), nrm2(f.s[:r])
 		dv[b] = math.Sqrt(max((total-kept)*(total+kept), 0))

@@ -62,7 +62,10 @@ type SVDResult struct {
 // the same for Aᴴ when m < n) is reduced to real bidiagonal form by
 // Householder reflections, whose SVD comes from implicit QR sweeps with
 // Wilkinson shifts (Golub–Kahan); the rotations are accumulated in real
-// matrices and applied to the reflectors with GEMM.
+// matrices and applied to the reflectors with GEMM. For real matrices each
+// singular pair is turned so that the largest entry of its column of U
+// is positive, so that U and Vh are the same whatever the thread count or
+// kernel path (complex pairs keep the phase the iteration ends on).
 func SVD(t *tensor.Tensor, opts SVDOptions) (*SVDResult, error) {
 	return svd(context.Background(), "SVD", t, opts, true)
 }
@@ -147,6 +150,9 @@ func svdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch 
 		if m < n {
 			f.u, f.v = f.v, f.u
 		}
+		if vectors {
+			fixSigns(f)
+		}
 		fs[b] = f
 		return nil
 	})
@@ -229,6 +235,33 @@ func svdMatrix[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svd
 		}
 	}
 	return f, err
+}
+
+// fixSigns turns each singular pair of a real matrix so that the largest
+// entry of u (the first of equal ones) is positive. A singular pair is
+// determined up to its sign, and which sign the iteration ends on can
+// change with the rounding of any step (a sweep more or less, another
+// summation order): fixed this way, U and V are the same on every kernel
+// path and thread count and move continuously with A, so that their
+// derivatives can be checked by finite differences. Complex pairs keep
+// their phase, which the derivative rules fix their own way.
+func fixSigns[T scalar](f svdFactors[T]) {
+	if isComplex[T]() {
+		return
+	}
+	for j := range len(f.s) {
+		u := f.u.col(j)
+		big := 0
+		for i, x := range u {
+			if math.Abs(re(x)) > math.Abs(re(u[big])) {
+				big = i
+			}
+		}
+		if re(u[big]) < 0 {
+			scal(-1, u)
+			scal(-1, f.v.col(j))
+		}
+	}
 }
 
 // svdCore is svdMatrix for a matrix whose entries are in a safe range.

@@ -3,8 +3,10 @@ package linalg
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"testing"
 
+	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -191,4 +193,58 @@ func withZeroColumn(a cm, j int) cm {
 		a.set(i, j, 0)
 	}
 	return a
+}
+
+// TestSVDSigns checks that each singular pair of a real matrix comes with
+// the largest entry of its left vector positive, on one thread and on
+// three with every loop split (where the rounding differs), tall and
+// wide, so that U and Vh agree between them and not only up to sign.
+func TestSVDSigns(t *testing.T) {
+	defer func(m int) { parallelMin = m }(parallelMin)
+	defer gemm.SetThreads(gemm.Threads())
+	serialMin := parallelMin
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {
+		for _, shape := range [][2]int{{90, 70}, {70, 90}, {300, 40}} {
+			a := roundTo(testMatrix("random", shape[0], shape[1], dt, 77), dt)
+			var us, vhs []cm
+			for _, threads := range []int{1, 3} {
+				gemm.SetThreads(threads)
+				parallelMin = serialMin
+				if threads > 1 {
+					parallelMin = 1
+				}
+				res, err := SVD(toTensor(t, []cm{a}, dt), SVDOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				u, vh := matricesOf(t, res.U)[0], matricesOf(t, res.Vh)[0]
+				for j := range u.c {
+					big := complex128(0)
+					for i := range u.r {
+						if x := u.v[i*u.c+j]; math.Abs(real(x)) > math.Abs(real(big)) {
+							big = x
+						}
+					}
+					if real(big) <= 0 {
+						t.Errorf("%v %v, %d threads: column %d of U has its largest entry %v, want it positive", dt, shape, threads, j, big)
+					}
+				}
+				us, vhs = append(us, u), append(vhs, vh)
+			}
+			tol := 1e-10
+			if dt == tensor.Float32 {
+				tol = 1e-3
+			}
+			for i := range us[0].v {
+				if cmplx.Abs(us[0].v[i]-us[1].v[i]) > tol {
+					t.Fatalf("%v %v: U differs between one and three threads at %d: %v against %v", dt, shape, i, us[0].v[i], us[1].v[i])
+				}
+			}
+			for i := range vhs[0].v {
+				if cmplx.Abs(vhs[0].v[i]-vhs[1].v[i]) > tol {
+					t.Fatalf("%v %v: Vh differs between one and three threads at %d: %v against %v", dt, shape, i, vhs[0].v[i], vhs[1].v[i])
+				}
+			}
+		}
+	}
 }
