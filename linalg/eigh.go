@@ -15,7 +15,9 @@ import (
 //
 // A is reduced to real tridiagonal form by Householder reflections, whose
 // eigenproblem is solved by divide and conquer (implicit QR with Wilkinson
-// shifts for the small pieces, and for eigenvalues alone).
+// shifts for the small pieces, and for eigenvalues alone). For real
+// matrices each eigenvector is turned so that its largest entry is
+// positive, as SVD turns singular pairs.
 func Eigh(t *tensor.Tensor) (w, v *tensor.Tensor, err error) {
 	return eigh(context.Background(), "Eigh", t, true)
 }
@@ -89,6 +91,7 @@ func eighStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch
 			return err
 		}
 		if vectors {
+			fixColumnSigns(vec, mat[T]{}, n)
 			store(vv, b, vec, false)
 			recycle(vec)
 		}

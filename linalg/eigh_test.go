@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/goferro/goferro/tensor"
@@ -109,6 +110,30 @@ func TestEighReadsLowerTriangle(t *testing.T) {
 				}
 				checkEigh(t, h, vectorsOf(wt)[0], matricesOf(t, vt)[0], dt)
 			})
+		}
+	}
+}
+
+// TestEighSigns checks that each eigenvector of a real matrix comes with
+// its largest entry positive.
+func TestEighSigns(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {
+		h := roundTo(hermitianMatrix("random", 70, dt, 78), dt)
+		_, vt, err := Eigh(toTensor(t, []cm{h}, dt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := matricesOf(t, vt)[0]
+		for j := range v.c {
+			big := 0.0
+			for i := range v.r {
+				if x := real(v.v[i*v.c+j]); math.Abs(x) > math.Abs(big) {
+					big = x
+				}
+			}
+			if big <= 0 {
+				t.Errorf("%v: eigenvector %d has its largest entry %v, want it positive", dt, j, big)
+			}
 		}
 	}
 }

@@ -238,28 +238,38 @@ func svdMatrix[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svd
 }
 
 // fixSigns turns each singular pair of a real matrix so that the largest
-// entry of u (the first of equal ones) is positive. A singular pair is
+// entry of its column of u (the first of equal ones) is positive; see
+// fixColumnSigns.
+func fixSigns[T scalar](f svdFactors[T]) {
+	fixColumnSigns(f.u, f.v, len(f.s))
+}
+
+// fixColumnSigns negates column j of u, and of v when it has columns, for
+// each j < k whose largest entry in u (the first of equal ones) is
+// negative, when T is real. A singular pair or an eigenvector is
 // determined up to its sign, and which sign the iteration ends on can
 // change with the rounding of any step (a sweep more or less, another
-// summation order): fixed this way, U and V are the same on every kernel
-// path and thread count and move continuously with A, so that their
-// derivatives can be checked by finite differences. Complex pairs keep
-// their phase, which the derivative rules fix their own way.
-func fixSigns[T scalar](f svdFactors[T]) {
+// summation order): fixed this way, the vectors are the same on every
+// kernel path and thread count and move continuously with A, so that
+// their derivatives can be checked by finite differences. Complex vectors
+// keep their phase, which the derivative rules fix their own way.
+func fixColumnSigns[T scalar](u, v mat[T], k int) {
 	if isComplex[T]() {
 		return
 	}
-	for j := range len(f.s) {
-		u := f.u.col(j)
+	for j := range k {
+		col := u.col(j)
 		big := 0
-		for i, x := range u {
-			if math.Abs(re(x)) > math.Abs(re(u[big])) {
+		for i, x := range col {
+			if math.Abs(re(x)) > math.Abs(re(col[big])) {
 				big = i
 			}
 		}
-		if re(u[big]) < 0 {
-			scal(-1, u)
-			scal(-1, f.v.col(j))
+		if len(col) > 0 && re(col[big]) < 0 {
+			scal(-1, col)
+			if v.cols > 0 {
+				scal(-1, v.col(j))
+			}
 		}
 	}
 }
