@@ -139,14 +139,12 @@ func eighMatrix[T scalar](ctx context.Context, a mat[T], w []float64, vectors bo
 	// V = Q·Z = diag(1, H(0)···H(n−2))·Z: the reflectors applied to the
 	// rows of Z past the first.
 	v := convert[T](z)
-	if _, same := any(z).(mat[T]); !same {
-		recycle(z)
-	}
 	return v, applyQ(ctx, a.sub(1, 0, n-1, n-1), taus, nil, v.sub(1, 0, n-1, n), false)
 }
 
 // convert returns the compact real matrix z as a matrix of T: z itself
-// when T is float64, else a copy on a scratch buffer.
+// when T is float64, else a copy on a scratch buffer, z going back to the
+// scratch pool.
 func convert[T scalar](z mat[float64]) mat[T] {
 	if same, ok := any(z).(mat[T]); ok {
 		return same
@@ -158,5 +156,6 @@ func convert[T scalar](z mat[float64]) mat[T] {
 			oc[i] = fromReal[T](x)
 		}
 	}
+	recycle(z)
 	return out
 }

@@ -2,7 +2,6 @@ package linalg
 
 import (
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/goferro/goferro/tensor"
@@ -123,17 +122,6 @@ func TestEighSigns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := matricesOf(t, vt)[0]
-		for j := range v.c {
-			big := 0.0
-			for i := range v.r {
-				if x := real(v.v[i*v.c+j]); math.Abs(x) > math.Abs(big) {
-					big = x
-				}
-			}
-			if big <= 0 {
-				t.Errorf("%v: eigenvector %d has its largest entry %v, want it positive", dt, j, big)
-			}
-		}
+		checkLargestPositive(t, fmt.Sprintf("%v: V", dt), matricesOf(t, vt)[0])
 	}
 }

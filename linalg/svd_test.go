@@ -218,17 +218,7 @@ func TestSVDSigns(t *testing.T) {
 					t.Fatal(err)
 				}
 				u, vh := matricesOf(t, res.U)[0], matricesOf(t, res.Vh)[0]
-				for j := range u.c {
-					big := complex128(0)
-					for i := range u.r {
-						if x := u.v[i*u.c+j]; math.Abs(real(x)) > math.Abs(real(big)) {
-							big = x
-						}
-					}
-					if real(big) <= 0 {
-						t.Errorf("%v %v, %d threads: column %d of U has its largest entry %v, want it positive", dt, shape, threads, j, big)
-					}
-				}
+				checkLargestPositive(t, fmt.Sprintf("%v %v, %d threads: U", dt, shape, threads), u)
 				us, vhs = append(us, u), append(vhs, vh)
 			}
 			tol := 1e-10
@@ -245,6 +235,23 @@ func TestSVDSigns(t *testing.T) {
 					t.Fatalf("%v %v: Vh differs between one and three threads at %d: %v against %v", dt, shape, i, vhs[0].v[i], vhs[1].v[i])
 				}
 			}
+		}
+	}
+}
+
+// checkLargestPositive checks that the largest entry (by real part, the
+// first of equal ones) of each column of the real matrix a is positive.
+func checkLargestPositive(t *testing.T, what string, a cm) {
+	t.Helper()
+	for j := range a.c {
+		big := 0.0
+		for i := range a.r {
+			if x := real(a.v[i*a.c+j]); math.Abs(x) > math.Abs(big) {
+				big = x
+			}
+		}
+		if big <= 0 {
+			t.Errorf("%s: column %d has its largest entry %v, want it positive", what, j, big)
 		}
 	}
 }
