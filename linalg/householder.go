@@ -210,14 +210,20 @@ func explicitV[T scalar](a mat[T]) (v mat[T], restore func()) {
 // adjoint returns Aᴴ as a GEMM operand: the transposed view of a when T is
 // real, of a conjugated copy when T is complex (GEMM does not conjugate).
 func adjoint[T scalar](a mat[T]) gemm.Matrix[T] {
+	return conjugate(a).gt()
+}
+
+// conjugate returns the elementwise conjugate of a: a itself when T is
+// real, a conjugated copy when T is complex.
+func conjugate[T scalar](a mat[T]) mat[T] {
 	if !isComplex[T]() {
-		return a.gt()
+		return a
 	}
 	c := a.clone()
 	for j := range c.cols {
 		conjSlice(c.col(j))
 	}
-	return c.gt()
+	return c
 }
 
 // triangularFactor returns the upper triangular T with
@@ -271,12 +277,61 @@ func applyBlock[T scalar](adj bool, v, t mat[T], c mat[T], ws *[]T) {
 // m×k matrix a (as geqrf leaves them), with q ≥ k, or ctx's error. ts are
 // the blocks' triangular factors geqrf returned, or nil (see applyQ).
 func orgqr[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], q int) (mat[T], error) {
-	out := scratch[T](a.rows, q) // the identity's first q columns
+	out := scratch[T](a.rows, q)
 	clear(out.data)
-	for i := range min(a.rows, q) {
+	return out, orgqrInto(ctx, a, taus, ts, out)
+}
+
+// orgqrInto is orgqr writing Q's first out.cols columns into out, which
+// holds zeros.
+func orgqrInto[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], out mat[T]) error {
+	for i := range min(a.rows, out.cols) {
 		out.set(i, i, 1)
 	}
-	return out, applyQ(ctx, a, taus, ts, out, true)
+	return applyQ(ctx, a, taus, ts, out, true)
+}
+
+// orgqrTransposedInto writes into out (q×m, holding zeros) the transpose
+// (not the adjoint) of orgqr's m×q result: as a row-major matrix, out is
+// then Q's first q columns themselves, which the QR of a row-major tensor
+// returns without a transposing copy. It starts from the identity's first
+// rows and applies geqrf's blocks (ts, as geqrf returns them) from the
+// right, Qᵀ = Bₗᵀ···B₁ᵀ·B₀ᵀ for Q = B₀·B₁···Bₗ, so that the rows above
+// each block are still the identity's and are skipped, as orgqr skips the
+// columns left of each block.
+func orgqrTransposedInto[T scalar](ctx context.Context, a mat[T], ts []mat[T], out mat[T]) error {
+	m, k := a.rows, a.cols
+	for i := range min(m, out.rows) {
+		out.set(i, i, 1)
+	}
+	nb := qrBlockFor(k)
+	wsm := scratch[T](2*nb, out.rows) // applyBlockTransposed's, at its largest
+	defer recycle(wsm)
+	ws := wsm.data
+	for j := (max(k-1, 0) / nb) * nb; j >= 0 && k > 0; j -= nb {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		jb := min(nb, k-j)
+		v, restore := explicitV(a.sub(j, j, m-j, jb))
+		applyBlockTransposed(v, ts[j/nb], out.sub(j, j, out.rows-j, m-j), ws)
+		restore()
+	}
+	return nil
+}
+
+// applyBlockTransposed computes C = C·(I − V·T·Vᴴ)ᵀ = C − (C·V̄)·Tᵀ·Vᵀ for
+// the r×n matrix c and the n×k matrix v; ws has room for 2·k·r elements.
+func applyBlockTransposed[T scalar](v, t mat[T], c mat[T], ws []T) {
+	r, n, k := c.rows, c.cols, v.cols
+	if r == 0 || n == 0 || k == 0 {
+		return
+	}
+	w, ws := carve(ws, r, k)
+	w2, _ := carve(ws, r, k)
+	mul(r, k, n, 1, c.g(), conjugate(v).g(), 0, w.g())
+	mul(r, k, k, 1, w.g(), t.gt(), 0, w2.g())
+	mul(r, n, k, -1, w2.g(), v.gt(), 1, c.g())
 }
 
 // applyQ computes c = Q·c for Q = H(0)·H(1)···H(k−1), the reflectors

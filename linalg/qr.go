@@ -115,14 +115,12 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 		} else {
 			a = load(vals, b, m, n, false)
 		}
-		qm, rm, err := qrFactor(ctx, a, qc, rr)
+		defer recycle(a)
+		rm, err := qrFactor(ctx, a, qc, rr, qv[b*m*qc:(b+1)*m*qc], lq)
 		if err != nil {
 			return err
 		}
-		store(qv, b, qm, lq)
 		store(rv, b, rm, lq)
-		recycle(qm)
-		recycle(a)
 		return nil
 	})
 	if err != nil {
@@ -134,22 +132,36 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 	return newTensor(qv, shapeOf(batch, m, qc)), newTensor(rv, shapeOf(batch, rr, n)), nil
 }
 
-// qrFactor factorises the m×n matrix a (overwritten) and returns the first
-// qc columns of Q and the first rr rows of R (a view of a), or ctx's error.
-func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int) (q, r mat[T], err error) {
+// qrFactor factorises the m×n matrix a (overwritten), writes the first qc
+// columns of Q into q (m·qc elements, zeros) as the row-major m×qc matrix Q
+// or, when lq is set, as the row-major qc×m matrix Qᴴ (LQ factorises the
+// adjoint of its input), and returns the first rr rows of R (a view of a),
+// or ctx's error. Either layout is a column-major matrix that Q's
+// blocks are applied to directly: Qᵀ (orgqrTransposedInto) or the
+// conjugate of Q (orgqrInto, then conjugated), so Q costs no copy.
+func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int, q []T, lq bool) (r mat[T], err error) {
 	m, n := a.rows, a.cols
 	k := min(m, n)
 	taus := make([]T, k)
 	ts, err := geqrf(ctx, a, taus)
 	if err != nil {
-		return q, r, err
+		return r, err
 	}
-	q, err = orgqr(ctx, a.sub(0, 0, m, k), taus, ts, qc)
-	if err != nil {
-		return q, r, err
+	v := a.sub(0, 0, m, k)
+	if lq {
+		out := mat[T]{rows: m, cols: qc, ld: max(m, 1), data: q}
+		if err := orgqrInto(ctx, v, taus, ts, out); err != nil {
+			return r, err
+		}
+		conjSlice(q)
+	} else {
+		out := mat[T]{rows: qc, cols: m, ld: max(qc, 1), data: q}
+		if err := orgqrTransposedInto(ctx, v, ts, out); err != nil {
+			return r, err
+		}
 	}
 	for j := range min(k, rr) {
 		clear(a.col(j)[j+1 : rr])
 	}
-	return q, a.sub(0, 0, rr, n), nil
+	return a.sub(0, 0, rr, n), nil
 }
