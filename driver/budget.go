@@ -3,6 +3,8 @@ package driver
 import (
 	"errors"
 	"fmt"
+
+	"github.com/goferro/goferro/internal/sysmem"
 )
 
 // ErrMemoryBudget reports work that does not fit the memory it may use —
@@ -31,15 +33,4 @@ func (e *BudgetError) Error() string {
 func (e *BudgetError) Unwrap() error { return ErrMemoryBudget }
 
 // FormatBytes formats a byte count with a binary unit: "512 B", "1.5 GiB".
-func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.4g %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func FormatBytes(n int64) string { return sysmem.FormatBytes(n) }

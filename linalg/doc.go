@@ -20,7 +20,11 @@
 // goroutines. Each factorisation F has a variant FContext (QRContext,
 // SVDContext, EighContext, SplitSVDContext, ...) that takes a context,
 // which it checks between blocks of reflectors, sweeps, merges and GEMMs,
-// and returns an error of kind ErrCanceled soon after it is done.
+// and returns an error of kind ErrCanceled soon after it is done. A call
+// whose results and working copies, estimated from the shapes before
+// anything is allocated, need more memory than the process may still take
+// returns an error of kind ErrMemory instead of failing to allocate,
+// which would end the program.
 //
 // Conventions follow numpy.linalg: factors of a matrix A with shape
 // (..., m, n) carry the same leading (batch) axes; singular values come in

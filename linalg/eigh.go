@@ -73,6 +73,9 @@ func eighStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch
 		return nil, nil, err
 	}
 	nb := count(batch)
+	if err := checkMemory(op, eighNeed[T](nb, n)); err != nil {
+		return nil, nil, err
+	}
 	wv := make([]float64, nb*n)
 	var vv []T
 	if vectors {

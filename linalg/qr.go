@@ -107,6 +107,9 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 		qc, rr = m, m
 	}
 	nb := count(batch)
+	if err := checkMemory(op, qrNeed[T](nb, m, n, qc, rr)); err != nil {
+		return nil, nil, err
+	}
 	qv, rv := make([]T, nb*m*qc), make([]T, nb*rr*n)
 	b, err := forBatch(ctx, nb, m*n*k, func(b int) error {
 		var a mat[T]

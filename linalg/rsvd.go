@@ -84,6 +84,9 @@ func rsvdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch
 	}
 	nb := count(batch)
 	r := min(rank, m, n)
+	if err := checkMemory(op, rsvdNeed[T](nb, m, n, r, min(r+opts.Oversample, m, n))); err != nil {
+		return nil, err
+	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6c696e616c67))
 	sv, dv := make([]float64, nb*r), make([]float64, nb)
 	uv, vv := make([]T, nb*m*r), make([]T, nb*r*n)

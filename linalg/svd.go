@@ -134,6 +134,9 @@ func svdStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch 
 	}
 	nb, k := count(batch), min(m, n)
 	full := opts.Mode == Complete
+	if err := checkMemory(op, svdNeed[T](nb, m, n, full, vectors)); err != nil {
+		return nil, err
+	}
 	fs := make([]svdFactors[T], nb)
 	b, err := forBatch(ctx, nb, m*n*k, func(b int) error {
 		var a mat[T]

@@ -1,0 +1,85 @@
+package linalg
+
+import (
+	"unsafe"
+
+	"github.com/goferro/goferro/internal/sysmem"
+)
+
+// checkMemory returns an ErrMemory *Error for op when need bytes (a call's
+// results and working copies, estimated from the shapes) are more than the
+// process may still take, and nil when they fit or when the system does
+// not say how much is available. Needs below memoryCheckFrom are not
+// checked: reading the system's figure costs more than a small
+// factorisation, and an allocation that small failing means the program is
+// out of memory already. need is a float64 so that the estimate of a huge
+// call does not overflow.
+func checkMemory(op string, need float64) error {
+	if need < memoryCheckFrom {
+		return nil
+	}
+	avail, err := availableMemory()
+	if err != nil || need <= float64(avail) {
+		return nil
+	}
+	return newError(op, ErrMemory, "not enough memory: it needs about %s for its results and working copies, %s is available",
+		sysmem.FormatBytes(int64(min(need, 1<<62))), sysmem.FormatBytes(avail))
+}
+
+// sizeOf returns the bytes of one T, as a float64 for the estimates.
+func sizeOf[T scalar]() float64 { return float64(unsafe.Sizeof(*new(T))) }
+
+// memoryCheckFrom is the need in bytes from which checkMemory asks the
+// system; tests lower it.
+var memoryCheckFrom = float64(64 << 20)
+
+// availableMemory is sysmem.Available; tests replace it.
+var availableMemory = sysmem.Available
+
+// The estimates of what a call takes, in bytes, for nb m×n matrices of T
+// (n×n for eighNeed): the results, and the working copies of the one
+// matrix at a time that a large batch factorises (a batch of small
+// matrices spread over the threads takes less than the check's floor).
+
+// qrNeed: Q (m×qc) and R (rr×n); the loaded matrix and the block
+// workspaces.
+func qrNeed[T scalar](nb, m, n, qc, rr int) float64 {
+	results := float64(m)*float64(qc) + float64(rr)*float64(n)
+	return sizeOf[T]() * (float64(nb)*results + 2*float64(m)*float64(n) + 4*64*float64(max(m, n)))
+}
+
+// svdNeed: the singular values and vectors of every matrix, kept until the
+// truncation rank is known, and the results, at most as large; and the
+// working copies of one matrix: the loaded matrix, a tall one's triangular
+// factor, the bidiagonal reduction's V, and the float64 matrices of the
+// rotations that the bidiagonal solver accumulates for U and V.
+func svdNeed[T scalar](nb, m, n int, full, vectors bool) float64 {
+	k := float64(min(m, n))
+	values, vecs := 8*k, 0.0
+	if vectors {
+		uc, vc := k, k
+		if full {
+			uc, vc = float64(m), float64(n)
+		}
+		vecs = float64(m)*uc + vc*float64(n)
+	}
+	perMatrix := sizeOf[T]()*(float64(m)*float64(n)+3*k*k) + 8*3*k*k
+	return 2*float64(nb)*(values+vecs*sizeOf[T]()) + perMatrix
+}
+
+// eighNeed: the eigenvalues and vectors; the loaded matrix and the
+// eigenvectors as T, the tridiagonal solver's eigenvectors and its divide
+// and conquer's workspace (4n²) as float64.
+func eighNeed[T scalar](nb, n int) float64 {
+	nn := float64(n) * float64(n)
+	return float64(nb)*(8*float64(n)+nn*sizeOf[T]()) + 2*nn*sizeOf[T]() + 5*8*nn
+}
+
+// rsvdNeed: U (m×r), the singular values and Vᴴ (r×n); A and its
+// conjugate, the sample and its powers (m×l and n×l, with their QR
+// workspaces) and the small factor's SVD.
+func rsvdNeed[T scalar](nb, m, n, r, l int) float64 {
+	results := float64(r) * float64(m+n+1)
+	work := 2*float64(m)*float64(n) + 4*float64(m+n)*float64(l) + 4*float64(l)*float64(l)
+	return sizeOf[T]() * (float64(nb)*results + work)
+}
