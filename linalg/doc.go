@@ -23,8 +23,8 @@
 // and returns an error of kind ErrCanceled soon after it is done. A call
 // whose results and working copies, estimated from the shapes before
 // anything is allocated, need more memory than the process may still take
-// returns an error of kind ErrMemory instead of failing to allocate,
-// which would end the program.
+// returns an error of kind tensor.ErrMemory instead of failing to
+// allocate, which would end the program.
 //
 // Conventions follow numpy.linalg: factors of a matrix A with shape
 // (..., m, n) carry the same leading (batch) axes; singular values come in

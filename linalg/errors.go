@@ -9,8 +9,9 @@ import (
 
 // Sentinel errors of the linalg package, for errors.Is. Bad shapes, element
 // types and axes are reported with the tensor package's kinds
-// (tensor.ErrShape, tensor.ErrDType, tensor.ErrIndex), so one branch serves
-// both packages.
+// (tensor.ErrShape, tensor.ErrDType, tensor.ErrIndex), and a call that
+// would not fit in memory with tensor.ErrMemory, so one branch serves both
+// packages.
 var (
 	// ErrArgument reports an option out of range, such as a negative
 	// tolerance or rank.
@@ -25,18 +26,11 @@ var (
 	// error (context.Canceled or context.DeadlineExceeded), which
 	// errors.Is matches as well.
 	ErrCanceled = errors.New("linalg: canceled")
-	// ErrMemory reports a call whose results and working copies would need
-	// more memory than the process may still take (the host's available
-	// memory, bounded by its control group's limit). The need is
-	// estimated from the shapes before anything is allocated: a Go
-	// allocation that fails ends the program, so a QR in Complete mode of
-	// a 200000×1 input, whose Q alone takes 320 GB, is refused instead.
-	ErrMemory = errors.New("linalg: not enough memory")
 )
 
 // Error is the error type of the linalg package. Kind is ErrArgument,
-// ErrNoConvergence, ErrCanceled, ErrMemory or one of tensor.ErrShape, tensor.ErrDType
-// and tensor.ErrIndex, so callers can branch with errors.Is; Op names the
+// ErrNoConvergence, ErrCanceled or one of tensor.ErrShape, tensor.ErrDType,
+// tensor.ErrIndex and tensor.ErrMemory, so callers can branch with errors.Is; Op names the
 // function that failed, for errors.As.
 type Error struct {
 	Op   string // the function that failed, e.g. "QR"

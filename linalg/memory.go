@@ -4,37 +4,25 @@ import (
 	"unsafe"
 
 	"github.com/goferro/goferro/internal/sysmem"
+	"github.com/goferro/goferro/tensor"
 )
 
-// checkMemory returns an ErrMemory *Error for op when need bytes (a call's
-// results and working copies, estimated from the shapes) are more than the
-// process may still take, and nil when they fit or when the system does
-// not say how much is available. Needs below memoryCheckFrom are not
-// checked: reading the system's figure costs more than a small
-// factorisation, and an allocation that small failing means the program is
-// out of memory already. need is a float64 so that the estimate of a huge
-// call does not overflow.
+// checkMemory returns a tensor.ErrMemory *Error for op when need bytes (a
+// call's results and working copies, estimated from the shapes before
+// anything is allocated) do not fit in what the process may still
+// allocate (sysmem.Fits), and nil when they do: a Go allocation that
+// fails ends the program, so a QR in Complete mode of a 200000×1 input,
+// whose Q alone takes 320 GB, is refused instead.
 func checkMemory(op string, need float64) error {
-	if need < memoryCheckFrom {
-		return nil
+	if ok, avail := sysmem.Fits(need); !ok {
+		return newError(op, tensor.ErrMemory, "not enough memory: it needs about %s for its results and working copies, %s is available",
+			sysmem.FormatBytes(int64(min(need, 1<<62))), sysmem.FormatBytes(avail))
 	}
-	avail, err := availableMemory()
-	if err != nil || need <= float64(avail) {
-		return nil
-	}
-	return newError(op, ErrMemory, "not enough memory: it needs about %s for its results and working copies, %s is available",
-		sysmem.FormatBytes(int64(min(need, 1<<62))), sysmem.FormatBytes(avail))
+	return nil
 }
 
 // sizeOf returns the bytes of one T, as a float64 for the estimates.
 func sizeOf[T scalar]() float64 { return float64(unsafe.Sizeof(*new(T))) }
-
-// memoryCheckFrom is the need in bytes from which checkMemory asks the
-// system; tests lower it.
-var memoryCheckFrom = float64(64 << 20)
-
-// availableMemory is sysmem.Available; tests replace it.
-var availableMemory = sysmem.Available
 
 // The estimates of what a call takes, in bytes, for nb m×n matrices of T
 // (n×n for eighNeed): the results, and the working copies of the one

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goferro/goferro/internal/sysmem"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -70,8 +71,9 @@ func needOf(dt tensor.DType, f32, f64, c64, c128 func() float64) float64 {
 }
 
 // TestMemoryRefused asks for results far beyond any machine's memory
-// (the Complete Q of a 2000000×1 input, 32 TB): the call must return an
-// ErrMemory *Error rather than end the program in a failed allocation.
+// (the Complete Q of a 2000000×1 input, 32 TB): the call must return a
+// tensor.ErrMemory *Error rather than end the program in a failed
+// allocation.
 func TestMemoryRefused(t *testing.T) {
 	x, err := tensor.New(make([]float64, 2_000_000), 2_000_000, 1)
 	if err != nil {
@@ -81,18 +83,17 @@ func TestMemoryRefused(t *testing.T) {
 	_, svdErr := SVD(x, SVDOptions{Mode: Complete})
 	for op, err := range map[string]error{"QR": qrErr, "SVD": svdErr} {
 		var e *Error
-		if !errors.Is(err, ErrMemory) || !errors.As(err, &e) || e.Op != op {
-			t.Errorf("%s: error %v, want an *Error of kind ErrMemory from %s", op, err, op)
+		if !errors.Is(err, tensor.ErrMemory) || !errors.As(err, &e) || e.Op != op {
+			t.Errorf("%s: error %v, want an *Error of kind tensor.ErrMemory from %s", op, err, op)
 		}
 	}
 }
 
-// TestMemoryCheck lowers the floor and the available memory so that each
-// op's estimate decides: a batch the estimate says fits runs, one byte
-// less available refuses it, and an unknown availability refuses nothing.
+// TestMemoryCheck fakes the available memory (sysmem.Fake, which also
+// drops the check's floor) so that each op's estimate decides: a batch
+// the estimate says fits runs, one byte less available refuses it, and an
+// unknown availability refuses nothing.
 func TestMemoryCheck(t *testing.T) {
-	defer func(f float64, a func() (int64, error)) { memoryCheckFrom, availableMemory = f, a }(memoryCheckFrom, availableMemory)
-	memoryCheckFrom = 0
 	const nb, m, n = 2, 40, 30
 	for _, op := range memoryOps {
 		for _, dt := range allDTypes {
@@ -111,18 +112,25 @@ func TestMemoryCheck(t *testing.T) {
 				}
 				x := toTensor(t, ms, dt, nb)
 				need := int64(op.need(dt, nb, rows, n))
-				availableMemory = func() (int64, error) { return need, nil }
-				if err := op.run(x); err != nil {
+				// the results are allocated through tensor (checked
+				// too): the estimate must cover them
+				restore := sysmem.Fake(need, nil)
+				err := op.run(x)
+				restore()
+				if err != nil {
 					t.Fatalf("with %d bytes available for an estimate of %d: %v", need, need, err)
 				}
-				availableMemory = func() (int64, error) { return need - 1, nil }
-				err := op.run(x)
+				restore = sysmem.Fake(need-1, nil)
+				err = op.run(x)
+				restore()
 				var e *Error
-				if !errors.Is(err, ErrMemory) || !errors.As(err, &e) || !strings.Contains(e.Msg, "available") {
-					t.Fatalf("with one byte less available: error %v, want an ErrMemory *Error", err)
+				if !errors.Is(err, tensor.ErrMemory) || !errors.As(err, &e) || !strings.Contains(e.Msg, "available") {
+					t.Fatalf("with one byte less available: error %v, want a tensor.ErrMemory *Error from linalg", err)
 				}
-				availableMemory = func() (int64, error) { return 0, errors.New("unknown") }
-				if err := op.run(x); err != nil {
+				restore = sysmem.Fake(0, sysmem.ErrUnknown)
+				err = op.run(x)
+				restore()
+				if err != nil {
 					t.Fatalf("with the availability unknown: %v", err)
 				}
 			})

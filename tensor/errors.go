@@ -30,6 +30,13 @@ var (
 	// ErrIO reports that reading or writing serialized data failed for a
 	// reason other than its content (the underlying error is wrapped).
 	ErrIO = errors.New("tensor: I/O failure")
+	// ErrMemory reports an allocation larger than the memory the process
+	// may still take (the host's available memory, bounded by its control
+	// group's limit, plus what the Go heap holds free): refused before it
+	// is tried, because a Go allocation that fails ends the program.
+	// Package linalg reports its factorisations that would not fit with
+	// it too.
+	ErrMemory = errors.New("tensor: not enough memory")
 )
 
 // Error is the error type of the tensor package. Kind is one of the sentinel
@@ -37,7 +44,7 @@ var (
 // or inspect Op with errors.As.
 type Error struct {
 	Op   string // the operation that failed, e.g. "Reshape"
-	Kind error  // ErrShape, ErrDType, ErrIndex, ErrLayout or ErrFormat
+	Kind error  // one of the sentinel errors above
 	Msg  string // what exactly was wrong
 	Err  error  // an underlying cause, if any
 }

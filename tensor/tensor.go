@@ -1,6 +1,9 @@
 package tensor
 
-import "github.com/goferro/goferro/internal/strided"
+import (
+	"github.com/goferro/goferro/internal/strided"
+	"github.com/goferro/goferro/internal/sysmem"
+)
 
 // Tensor is a strided view over a typed buffer. Its metadata is immutable:
 // view operations return new tensors that share the buffer, so writes through
@@ -206,7 +209,9 @@ func ZerosLike(t *Tensor) *Tensor {
 	return z
 }
 
-// MakeBuffer allocates a zeroed typed buffer of n elements of dtype dt.
+// MakeBuffer allocates a zeroed typed buffer of n elements of dtype dt, or
+// returns an ErrMemory error when they take more memory than the process
+// may still allocate (checked from 64 MiB on).
 func MakeBuffer(dt DType, n int) (any, error) { return makeBuffer(dt, n) }
 
 // maxBufferBytes is the largest buffer MakeBuffer tries to allocate. Go's
@@ -218,8 +223,13 @@ func makeBuffer(dt DType, n int) (any, error) {
 	if n < 0 {
 		return nil, newError("MakeBuffer", ErrShape, "negative length %d", n)
 	}
-	if nb, ok := strided.MulChecked(n, max(dt.Size(), 1)); !ok || uint64(nb) > maxBufferBytes {
+	nb, ok := strided.MulChecked(n, max(dt.Size(), 1))
+	if !ok || uint64(nb) > maxBufferBytes {
 		return nil, newError("MakeBuffer", ErrShape, "%d elements of %v are more memory than can be allocated", n, dt)
+	}
+	if fits, avail := sysmem.Fits(float64(nb)); !fits {
+		return nil, newError("MakeBuffer", ErrMemory, "%d elements of %v take %s, %s is available",
+			n, dt, sysmem.FormatBytes(int64(nb)), sysmem.FormatBytes(avail))
 	}
 	// A switch, not elems: every tensor is allocated here, and the call
 	// through elems costs measurably more (about 7% of a small Zeros).

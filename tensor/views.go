@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/goferro/goferro/internal/strided"
@@ -210,9 +211,10 @@ func (t *Tensor) Contiguous() *Tensor {
 }
 
 // Clone returns a row-major copy that shares no memory with t. It returns nil
-// only if the copy cannot be allocated, which takes a broadcast view whose
-// logical size is far beyond memory; Reshape, Values and WriteNpy report
-// that case as an ErrShape error.
+// only if the copy cannot be allocated: a broadcast view whose logical size
+// is far beyond memory, or a copy larger than the memory the process may
+// still take; Reshape, Values and WriteNpy report those cases as ErrShape
+// and ErrMemory errors.
 func (t *Tensor) Clone() *Tensor {
 	c, err := t.clone("Clone")
 	if err != nil {
@@ -221,11 +223,21 @@ func (t *Tensor) Clone() *Tensor {
 	return c
 }
 
+// allocKind is the kind of an error that a copy's failed allocation
+// caused: ErrMemory when the memory was short, else ErrShape (a size
+// beyond any memory).
+func allocKind(err error) error {
+	if errors.Is(err, ErrMemory) {
+		return ErrMemory
+	}
+	return ErrShape
+}
+
 // clone is Clone with the allocation failure as an error.
 func (t *Tensor) clone(op string) (*Tensor, error) {
 	c, err := Zeros(t.dtype, t.shape...)
 	if err != nil {
-		return nil, &Error{Op: op, Kind: ErrShape, Msg: fmt.Sprintf("cannot copy a %v tensor of shape %v", t.dtype, t.shape), Err: err}
+		return nil, &Error{Op: op, Kind: allocKind(err), Msg: fmt.Sprintf("cannot copy a %v tensor of shape %v", t.dtype, t.shape), Err: err}
 	}
 	if err := CopyInto(c, t); err != nil {
 		return nil, err
@@ -310,7 +322,7 @@ func (t *Tensor) complexValues(op string) ([]complex128, error) {
 	}
 	out, err := makeBuffer(Complex128, c.size)
 	if err != nil {
-		return nil, &Error{Op: op, Kind: ErrShape, Msg: fmt.Sprintf("cannot copy a tensor of shape %v", t.shape), Err: err}
+		return nil, &Error{Op: op, Kind: allocKind(err), Msg: fmt.Sprintf("cannot copy a tensor of shape %v", t.shape), Err: err}
 	}
 	vals := out.([]complex128)
 	for i := range vals {

@@ -28,7 +28,7 @@ import (
 	"strings"
 
 	"github.com/goferro/goferro/driver"
-	"github.com/goferro/goferro/linalg"
+	"github.com/goferro/goferro/tensor"
 )
 
 // command is one subcommand of the CLI. Each lives in its own file and adds
@@ -143,7 +143,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "goferro %s: %s\n", args[0], userMessage(args[0], err))
 	var ue *usageError
 	switch {
-	case errors.Is(err, driver.ErrMemoryBudget) || errors.Is(err, linalg.ErrMemory):
+	case errors.Is(err, driver.ErrMemoryBudget) || errors.Is(err, tensor.ErrMemory):
 		return 3
 	case errors.As(err, &ue) || isInputError(err):
 		return 2

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 )
@@ -34,6 +35,56 @@ func Available() (int64, error) {
 		avail = min(avail, max(limit-usage, 0))
 	}
 	return avail, nil
+}
+
+// Allocatable returns the bytes a new allocation may take: Available plus
+// the free memory the Go heap holds and has not returned to the system,
+// which the runtime reuses before it asks the system for more (without
+// it, a program that freed a large tensor would be refused the next one).
+func Allocatable() (int64, error) {
+	avail, err := Available()
+	if err != nil {
+		return 0, err
+	}
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		avail += int64(min(s[0].Value.Uint64(), 1<<62))
+	}
+	return avail, nil
+}
+
+// Fits reports whether an allocation of need bytes fits in what the
+// process may still allocate (Allocatable), and that figure. Needs below
+// 64 MiB fit without asking: reading the system's figures costs tens of
+// microseconds, more than a small allocation, and one that small failing
+// means the program is out of memory already. Where the system does not
+// say, every need fits. need is a float64 so that estimates of huge
+// requests do not overflow.
+func Fits(need float64) (ok bool, allocatable int64) {
+	if need < fitsFrom {
+		return true, 0
+	}
+	avail, err := allocatableFunc()
+	if err != nil {
+		return true, 0
+	}
+	return need <= float64(avail), avail
+}
+
+var (
+	fitsFrom        = float64(64 << 20)
+	allocatableFunc = Allocatable
+)
+
+// Fake makes Fits compare every need, however small, with avail (or, with
+// err set, find the figure unknown) until the function it returns is
+// called; for the tests of the packages that check their allocations.
+func Fake(avail int64, err error) (restore func()) {
+	from, f := fitsFrom, allocatableFunc
+	fitsFrom = 0
+	allocatableFunc = func() (int64, error) { return avail, err }
+	return func() { fitsFrom, allocatableFunc = from, f }
 }
 
 // memAvailable reads MemAvailable from /proc/meminfo.

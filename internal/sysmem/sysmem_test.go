@@ -3,6 +3,8 @@ package sysmem
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -69,5 +71,59 @@ func TestAvailableHere(t *testing.T) {
 	}
 	if n <= 0 {
 		t.Errorf("available %d bytes", n)
+	}
+}
+
+// TestAllocatable: the Go heap's free memory comes on top of what the
+// system has available (a faked 10 GiB), so that a freed buffer's memory
+// counts.
+func TestAllocatable(t *testing.T) {
+	fakeRoot(t, map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n"})
+	buf := make([]byte, 256<<20)
+	buf[0] = 1
+	buf = nil
+	runtime.GC()
+	free := func() int64 {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+		metrics.Read(s)
+		return int64(s[0].Value.Uint64())
+	}
+	// The scavenger may return free memory to the system meanwhile, so
+	// the figure is bounded by the heap's free memory before and after.
+	before := free()
+	all, err := Allocatable()
+	after := free()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if extra := all - 10<<30; extra < min(before, after)-1<<20 || extra > max(before, after)+1<<20 {
+		t.Errorf("Allocatable is 10 GiB + %d bytes; the heap held %d free before, %d after", extra, before, after)
+	}
+}
+
+// TestFits: small needs fit without asking, large ones are compared with
+// the figure, an unknown figure lets everything through, and Fake's
+// restore puts the real figure back.
+func TestFits(t *testing.T) {
+	if ok, _ := Fits(1 << 20); !ok {
+		t.Error("1 MiB does not fit")
+	}
+	restore := Fake(1000, nil)
+	ok1, a1 := Fits(1000)
+	ok2, _ := Fits(1001)
+	restore()
+	if !ok1 || a1 != 1000 || ok2 {
+		t.Errorf("faked 1000 bytes: Fits(1000) = %v, %d; Fits(1001) = %v", ok1, a1, ok2)
+	}
+	restore = Fake(0, ErrUnknown)
+	ok3, _ := Fits(1 << 60)
+	restore()
+	if !ok3 {
+		t.Error("with the figure unknown, 1 EiB was refused")
+	}
+	if _, err := Allocatable(); err == nil {
+		if ok, _ := Fits(1 << 60); ok {
+			t.Error("after restore, 1 EiB fits")
+		}
 	}
 }
