@@ -98,19 +98,11 @@ func TestMemoryCheck(t *testing.T) {
 	for _, op := range memoryOps {
 		for _, dt := range allDTypes {
 			t.Run(fmt.Sprintf("%s/%v", op.name, dt), func(t *testing.T) {
-				var ms []cm
 				rows := m
 				if op.herm {
 					rows = n
 				}
-				for b := range uint64(nb) {
-					if op.herm {
-						ms = append(ms, hermitianMatrix("random", n, dt, b))
-					} else {
-						ms = append(ms, testMatrix("random", m, n, dt, b))
-					}
-				}
-				x := toTensor(t, ms, dt, nb)
+				x := memoryInput(t, op.herm, dt, nb, rows, n)
 				need := int64(op.need(dt, nb, rows, n))
 				// the results are allocated through tensor (checked
 				// too): the estimate must cover them
@@ -153,15 +145,7 @@ func TestMemoryEstimates(t *testing.T) {
 					continue
 				}
 				t.Run(fmt.Sprintf("%s/%v/%dx%dx%d", op.name, dt, nb, m, n), func(t *testing.T) {
-					var ms []cm
-					for b := range uint64(nb) {
-						if op.herm {
-							ms = append(ms, hermitianMatrix("random", n, dt, b))
-						} else {
-							ms = append(ms, testMatrix("random", m, n, dt, b))
-						}
-					}
-					x := toTensor(t, ms, dt, nb)
+					x := memoryInput(t, op.herm, dt, nb, m, n)
 					if err := op.run(x); err != nil { // GEMM's workspaces warm
 						t.Fatal(err)
 					}
@@ -181,6 +165,20 @@ func TestMemoryEstimates(t *testing.T) {
 			}
 		}
 	}
+}
+
+// memoryInput returns a batch of nb random m×n matrices (Hermitian n×n
+// ones when herm is set).
+func memoryInput(t *testing.T, herm bool, dt tensor.DType, nb, m, n int) *tensor.Tensor {
+	var ms []cm
+	for b := range uint64(nb) {
+		if herm {
+			ms = append(ms, hermitianMatrix("random", n, dt, b))
+		} else {
+			ms = append(ms, testMatrix("random", m, n, dt, b))
+		}
+	}
+	return toTensor(t, ms, dt, nb)
 }
 
 // drainScratch empties linalg's scratch pools, so that a call allocates
