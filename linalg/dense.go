@@ -164,12 +164,18 @@ func (a mat[T]) gt() gemm.Matrix[T] {
 // this package and always in bounds, so an error is a bug here. Products
 // below serialMulWork run on the calling goroutine.
 func mul[T scalar](m, n, k int, alpha T, a, b gemm.Matrix[T], beta T, c gemm.Matrix[T]) {
-	threads := 0 // gemm.Threads()
+	mulOn(0, m, n, k, alpha, a, b, beta, c)
+}
+
+// mulOn is mul on the given number of goroutines, for callers that share
+// the threads out among goroutines of their own; 0 leaves the choice to
+// mul.
+func mulOn[T scalar](threads, m, n, k int, alpha T, a, b gemm.Matrix[T], beta T, c gemm.Matrix[T]) {
 	work := m * n * k
 	if isComplex[T]() {
 		work *= 4
 	}
-	if work < serialMulWork {
+	if threads == 0 && work < serialMulWork {
 		threads = 1
 	}
 	if err := gemm.GemmThreads(threads, nil, m, n, k, alpha, a, b, beta, c); err != nil {
@@ -186,7 +192,7 @@ func mul[T scalar](m, n, k int, alpha T, a, b gemm.Matrix[T], beta T, c gemm.Mat
 // taking the second core from the caller's level-2 loops and from the
 // garbage collector (see bench/linalg-report.md, branch svdsmall). The
 // products of n = 1024 (3·10⁷ and more) still split.
-const serialMulWork = 1 << 23
+var serialMulWork = 1 << 23
 
 // conj returns the complex conjugate of x (x itself when T is real).
 func conj[T scalar](x T) T {

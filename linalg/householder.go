@@ -82,33 +82,97 @@ func geqr2[T scalar](a mat[T], taus []T, work []T) {
 // applyBlock, and returns each block's triangular factor (see
 // triangularFactor) for applyQ and orgqr to reuse. It returns ctx's error,
 // leaving a half done, when ctx is done before a block.
+//
+// Each update looks ahead: the next block's columns are updated and the
+// block factored first, in a chunk of their own, and the rest of the
+// columns in other chunks, which other goroutines (qrChunks) take at the
+// same time, so that on several threads the next block's factorisation,
+// which is mostly level-2 work on one thread, runs beside the update
+// instead of between updates.
 func geqrf[T scalar](ctx context.Context, a mat[T], taus []T) ([]mat[T], error) {
 	m, n := a.rows, a.cols
 	k := min(m, n)
-	work := make([]T, m)
+	if k == 0 {
+		return nil, nil
+	}
 	nb := qrBlockFor(k)
-	// applyBlock's workspace, at the size of the largest update, so that it
-	// is allocated once rather than grown through the recursion's sizes.
-	wsm := scratch[T](2*nb, n)
+	ts := make([]mat[T], (k+nb-1)/nb)
+	work := make([]T, m)
+	// geqrt's workspace for applyBlock, kept through the recursion.
+	wsm := scratch[T](2*nb, nb)
 	defer recycle(wsm)
 	ws := wsm.data
-	ts := make([]mat[T], 0, (k+nb-1)/nb)
-	for j := 0; j < k; j += nb {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	factor := func(j int) {
 		jb := min(nb, k-j)
-		panel := a.sub(j, j, m-j, jb)
-		t := geqrt(panel, taus[j:j+jb], work, &ws)
-		ts = append(ts, t)
-		if j+jb < n {
-			v, restore := explicitV(panel)
-			applyBlock(true, v, t, a.sub(j, j+jb, m-j, n-j-jb), &ws)
-			restore()
+		ts[j/nb] = geqrt(a.sub(j, j, m-j, jb), taus[j:j+jb], work, &ws)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	factor(0)
+	for j := 0; j < k; j += nb {
+		jb := min(nb, k-j)
+		next := j + jb
+		if next >= n {
+			break
 		}
+		if next < k {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		v, restore := explicitV(a.sub(j, j, m-j, jb))
+		bounds, threads := qrChunks(m-j, jb, next, n, min(nb, k-next))
+		inner := 0 // mul's choice
+		if threads > 1 {
+			inner = 1
+		}
+		runChunks(bounds, threads, func(lo, hi int) {
+			cws := scratch[T](2*jb, hi-lo)
+			applyBlock(inner, true, v, ts[j/nb], a.sub(j, lo, m-j, hi-lo), &cws.data)
+			recycle(cws)
+			if lo == next && next < k {
+				factor(next)
+			}
+		})
+		restore()
 	}
 	return ts, nil
 }
+
+// qrChunks cuts the columns [next, n) that geqrf updates with a block of
+// jb reflectors of m rows into chunks: first the next block's nextW columns, then
+// the rest, in pieces for the goroutines gemm.Threads() allows when the
+// update is big enough to be worth a second thread. It returns the
+// chunks' bounds and the goroutine count.
+func qrChunks(m, jb, next, n, nextW int) ([]int, int) {
+	bounds := []int{next}
+	if nextW > 0 {
+		bounds = append(bounds, next+nextW)
+	}
+	rest := n - bounds[len(bounds)-1]
+	threads := gemm.Threads()
+	if threads <= 1 || m*(n-next)*jb < forkWork || rest < qrChunkCols {
+		if rest > 0 {
+			bounds = append(bounds, n)
+		}
+		return bounds, 1
+	}
+	pieces := min(rest/qrChunkCols, qrChunksPerThread*threads)
+	start := bounds[len(bounds)-1]
+	for p := 1; p <= pieces; p++ {
+		bounds = append(bounds, start+p*rest/pieces)
+	}
+	return bounds, threads
+}
+
+// qrChunkCols is the fewest columns of a piece of geqrf's update (GEMM
+// packs the block's reflectors again for each piece), and
+// qrChunksPerThread the pieces per goroutine.
+var (
+	qrChunkCols       = 64
+	qrChunksPerThread = 2
+)
 
 // qrBlockFor returns the number of columns geqrf factors before it
 // updates the rest of the matrix, and the number of reflectors applyQ
@@ -156,7 +220,7 @@ func geqrt[T scalar](a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 	left, lower := a.sub(0, 0, m, n1), a.sub(n1, n1, m-n1, n2)
 	t1 := geqrt(left, taus[:n1], work, ws)
 	v1, restore := explicitV(left)
-	applyBlock(true, v1, t1, a.sub(0, n1, m, n2), ws)
+	applyBlock(0, true, v1, t1, a.sub(0, n1, m, n2), ws)
 	restore()
 	t2 := geqrt(lower, taus[n1:], work, ws)
 	// (I − V1·T1·V1ᴴ)·(I − V2·T2·V2ᴴ) = I − V·T·Vᴴ for V = [V1 V2] (V2
@@ -253,7 +317,7 @@ func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 // applyBlock computes C = (I − V·T·Vᴴ)·C, or with Tᴴ in place of T when
 // adj is set: the product of the reflectors applied from the left, or its
 // adjoint. ws is a workspace, grown as needed and kept for the next call.
-func applyBlock[T scalar](adj bool, v, t mat[T], c mat[T], ws *[]T) {
+func applyBlock[T scalar](threads int, adj bool, v, t mat[T], c mat[T], ws *[]T) {
 	m, n, k := c.rows, c.cols, v.cols
 	if m == 0 || n == 0 || k == 0 {
 		return
@@ -267,9 +331,9 @@ func applyBlock[T scalar](adj bool, v, t mat[T], c mat[T], ws *[]T) {
 	}
 	w := mat[T]{rows: k, cols: n, ld: k, data: (*ws)[:k*n]}
 	w2 := mat[T]{rows: k, cols: n, ld: k, data: (*ws)[k*n : 2*k*n]}
-	mul(k, n, m, 1, adjoint(v), c.g(), 0, w.g())
-	mul(k, n, k, 1, tt, w.g(), 0, w2.g())
-	mul(m, n, k, -1, v.g(), w2.g(), 1, c.g())
+	mulOn(threads, k, n, m, 1, adjoint(v), c.g(), 0, w.g())
+	mulOn(threads, k, n, k, 1, tt, w.g(), 0, w2.g())
+	mulOn(threads, m, n, k, -1, v.g(), w2.g(), 1, c.g())
 }
 
 // orgqr returns the m×q matrix (from scratch) of the first q columns of the product
@@ -304,34 +368,100 @@ func orgqrTransposedInto[T scalar](ctx context.Context, a mat[T], ts []mat[T], o
 	for i := range min(m, out.rows) {
 		out.set(i, i, 1)
 	}
-	nb := qrBlockFor(k)
-	wsm := scratch[T](2*nb, out.rows) // applyBlockTransposed's, at its largest
-	defer recycle(wsm)
-	ws := wsm.data
-	for j := (max(k-1, 0) / nb) * nb; j >= 0 && k > 0; j -= nb {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		jb := min(nb, k-j)
-		v, restore := explicitV(a.sub(j, j, m-j, jb))
-		applyBlockTransposed(v, ts[j/nb], out.sub(j, j, out.rows-j, m-j), ws)
-		restore()
+	if k == 0 {
+		return nil
 	}
-	return nil
+	nb := qrBlockFor(k)
+	var restores []func()
+	for j := 0; j < k; j += nb {
+		_, restore := explicitV(a.sub(j, j, m-j, min(nb, k-j)))
+		restores = append(restores, restore)
+	}
+	defer func() {
+		for _, restore := range restores {
+			restore()
+		}
+	}()
+	v := a
+	bounds, threads := qRowChunks(m, k, nb, out.rows)
+	serial := 0 // mul's choice
+	if threads > 1 {
+		serial = 1
+	}
+	stop := stopper{ctx: ctx}
+	runChunks(bounds, threads, func(lo, hi int) {
+		wsm := scratch[T](2*nb, hi-lo) // applyBlockTransposed's, at its largest
+		defer recycle(wsm)
+		for j := ((k - 1) / nb) * nb; j >= 0; j -= nb {
+			r0 := max(lo, j)
+			if r0 >= hi {
+				continue
+			}
+			if stop.stop() {
+				return
+			}
+			jb := min(nb, k-j)
+			applyBlockTransposed(serial, v.sub(j, j, m-j, jb), ts[j/nb], out.sub(r0, j, hi-r0, m-j), wsm.data)
+		}
+	})
+	return stop.err
 }
 
+// qRowChunks cuts the rows of orgqrTransposedInto's out (rows of them, for
+// k reflectors of length m in blocks of nb) into chunks of about equal
+// work for the goroutines gemm.Threads() allows, and returns the chunks'
+// bounds and the goroutine count. Rows are independent: a row only meets
+// the blocks that start at or above it, so lower rows cost more.
+func qRowChunks(m, k, nb, rows int) ([]int, int) {
+	work := func(i int) int { // multiply-adds of row i
+		w := 0
+		for j := 0; j <= min(i, k-1); j += nb {
+			w += (m - j) * min(nb, k-j)
+		}
+		return 2 * w
+	}
+	total := 0
+	for i := range rows {
+		total += work(i)
+	}
+	threads := min(gemm.Threads(), rows/qChunkRows)
+	if threads <= 1 || total < forkWork {
+		return []int{0, rows}, 1
+	}
+	chunks := min(rows/qChunkRows, qChunksPerThread*threads)
+	bounds := []int{0}
+	acc := 0
+	for i := range rows {
+		acc += work(i)
+		if len(bounds) < chunks && acc*chunks >= total*len(bounds) {
+			bounds = append(bounds, i+1)
+		}
+	}
+	return append(bounds, rows), threads
+}
+
+// qChunkRows is the fewest rows of Q a goroutine forms on its own: GEMM
+// packs the block's reflectors again for each chunk, and its kernel is 12
+// rows tall. qChunksPerThread chunks per goroutine let a goroutine whose
+// thread starts late cost at most a chunk.
+var (
+	qChunkRows       = 48
+	qChunksPerThread = 2
+)
+
 // applyBlockTransposed computes C = C·(I − V·T·Vᴴ)ᵀ = C − (C·V̄)·Tᵀ·Vᵀ for
-// the r×n matrix c and the n×k matrix v; ws has room for 2·k·r elements.
-func applyBlockTransposed[T scalar](v, t mat[T], c mat[T], ws []T) {
+// the r×n matrix c and the n×k matrix v on threads goroutines (as mulOn);
+// ws has room for 2·k·r elements.
+func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], ws []T) {
 	r, n, k := c.rows, c.cols, v.cols
 	if r == 0 || n == 0 || k == 0 {
 		return
 	}
 	w, ws := carve(ws, r, k)
 	w2, _ := carve(ws, r, k)
-	mul(r, k, n, 1, c.g(), conjugate(v).g(), 0, w.g())
-	mul(r, k, k, 1, w.g(), t.gt(), 0, w2.g())
-	mul(r, n, k, -1, w2.g(), v.gt(), 1, c.g())
+	mulOn(threads, r, k, n, 1, c.g(), conjugate(v).g(), 0, w.g())
+	mulOn(threads, r, k, k, 1, w.g(), t.gt(), 0, w2.g())
+	mulOn(threads, r, n, k, -1, w2.g(), v.gt(), 1, c.g())
 }
 
 // applyQ computes c = Q·c for Q = H(0)·H(1)···H(k−1), the reflectors
@@ -361,9 +491,9 @@ func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c ma
 			t = triangularFactor(v, taus[j:j+jb])
 		}
 		if identity {
-			applyBlock(false, v, t, c.sub(j, j, m-j, c.cols-j), &ws)
+			applyBlock(0, false, v, t, c.sub(j, j, m-j, c.cols-j), &ws)
 		} else {
-			applyBlock(false, v, t, c.sub(j, 0, m-j, c.cols), &ws)
+			applyBlock(0, false, v, t, c.sub(j, 0, m-j, c.cols), &ws)
 		}
 		restore()
 	}

@@ -32,6 +32,25 @@ func parallelFor(n, work int, f func(lo, hi int)) {
 		return
 	}
 	chunks := min(n, chunksPerThread*t)
+	bounds := make([]int, chunks+1)
+	for c := range bounds {
+		bounds[c] = c * n / chunks
+	}
+	runChunks(bounds, t, f)
+}
+
+// runChunks calls f on each chunk [bounds[c], bounds[c+1]) on up to t
+// goroutines (the caller's among them), which take the chunks in order as
+// they become free, and returns when every chunk is done.
+func runChunks(bounds []int, t int, f func(lo, hi int)) {
+	chunks := len(bounds) - 1
+	t = min(t, chunks)
+	if t <= 1 {
+		for c := range chunks {
+			f(bounds[c], bounds[c+1])
+		}
+		return
+	}
 	var next, done atomic.Int64
 	finished := make(chan struct{})
 	run := func() {
@@ -40,7 +59,7 @@ func parallelFor(n, work int, f func(lo, hi int)) {
 			if c >= chunks {
 				return
 			}
-			f(c*n/chunks, (c+1)*n/chunks)
+			f(bounds[c], bounds[c+1])
 			if done.Add(1) == int64(chunks) {
 				close(finished)
 			}
@@ -71,6 +90,16 @@ const chunksPerThread = 8
 // n = 1024) they still gain (bench/linalg-report.md, branch svdsmall).
 // Tests lower it to run the parallel paths on small matrices.
 var parallelMin = 1 << 21
+
+// forkWork is the work (multiply-adds) from which a job that QR shares out
+// over goroutines of its own (geqrf's updates, the rows of Q) is worth a
+// second thread: the one cpu/gemm's wakeWork gives for a product. A
+// goroutine started on the idle second core of the AMD EPYC of
+// bench/linalg-report.md began 70–160 µs later; at n = 256 (Q is 1.1·10⁷
+// multiply-adds) the rows of Q split over two goroutines took 0.37
+// against 0.31 ms on one, at n = 1024 10.8 against 17.1 ms. Tests lower
+// it.
+var forkWork = 1 << 24
 
 // batchMin is the work of one matrix (m·n·k) from which forBatch runs a
 // batch's matrices one after another rather than spreading them over the
@@ -110,4 +139,24 @@ func forBatch(ctx context.Context, nb, work int, f func(b int) error) (int, erro
 		parallelFor(nb, work, run)
 	}
 	return firstB, first
+}
+
+// stopper checks one ctx for the goroutines of one job: once a check finds
+// ctx done, the job's goroutines stop without checking it again, and err
+// is ctx's error.
+type stopper struct {
+	ctx context.Context
+	mu  sync.Mutex
+	err error
+}
+
+// stop reports whether the job should stop, checking ctx unless a check
+// already found it done.
+func (s *stopper) stop() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = s.ctx.Err()
+	}
+	return s.err != nil
 }

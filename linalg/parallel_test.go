@@ -13,13 +13,13 @@ import (
 	"github.com/goferro/goferro/tensor"
 )
 
-// TestParallelPaths runs the factorisations with every level-2 loop and
-// rotation sequence split over three goroutines, and checks them as the
-// single-threaded tests do.
+// TestParallelPaths runs the factorisations with every level-2 loop,
+// rotation sequence and QR update split over three goroutines, and checks
+// them as the single-threaded tests do.
 func TestParallelPaths(t *testing.T) {
-	defer func(m int) { parallelMin = m }(parallelMin)
+	defer func(m, f, c, r int) { parallelMin, forkWork, qrChunkCols, qChunkRows = m, f, c, r }(parallelMin, forkWork, qrChunkCols, qChunkRows)
 	defer gemm.SetThreads(gemm.Threads())
-	parallelMin = 1
+	parallelMin, forkWork, qrChunkCols, qChunkRows = 1, 1, 5, 5
 	gemm.SetThreads(3)
 	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float32} {
 		for _, n := range []int{5, 100} {
@@ -46,6 +46,12 @@ func TestParallelPaths(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkQR(t, a, q, l, Complete, dt, true)
+				w := roundTo(testMatrix("random", n/2, n, dt, 33), dt)
+				q, r, err = QR(toTensor(t, []cm{w}, dt), Reduced)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkQR(t, w, q, r, Reduced, dt, false)
 			})
 		}
 	}
