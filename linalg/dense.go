@@ -192,7 +192,7 @@ func mulOn[T scalar](threads, m, n, k int, alpha T, a, b gemm.Matrix[T], beta T,
 // taking the second core from the caller's level-2 loops and from the
 // garbage collector (see bench/linalg-report.md, branch svdsmall). The
 // products of n = 1024 (3·10⁷ and more) still split.
-var serialMulWork = 1 << 23
+const serialMulWork = 1 << 23
 
 // conj returns the complex conjugate of x (x itself when T is real).
 func conj[T scalar](x T) T {
