@@ -84,12 +84,12 @@ func geqr2[T scalar](a mat[T], taus []T, work []T) {
 // leaving a half done, when ctx is done before a block.
 //
 // Each update looks ahead: the next block's columns are updated and the
-// block factored first, in a chunk of their own, and the rest of the
-// columns in other chunks, which other goroutines (qrChunks) take at the
-// same time, so that on several threads the next block's factorisation,
-// which is mostly level-2 work on one thread, runs beside the update
-// instead of between updates.
-func geqrf[T scalar](ctx context.Context, a mat[T], taus []T) ([]mat[T], error) {
+// block factored first, in a chunk of their own. With a team (tm, nil for
+// the calling goroutine alone), the rest of the columns go in chunks that
+// the team's other goroutines take meanwhile (qrChunks), so that the next
+// block's factorisation, mostly level-2 work on one thread, runs beside
+// the update instead of between updates.
+func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T) ([]mat[T], error) {
 	m, n := a.rows, a.cols
 	k := min(m, n)
 	if k == 0 {
@@ -122,12 +122,9 @@ func geqrf[T scalar](ctx context.Context, a mat[T], taus []T) ([]mat[T], error) 
 			}
 		}
 		v, restore := explicitV(a.sub(j, j, m-j, jb))
-		bounds, threads := qrChunks(m-j, jb, next, n, min(nb, k-next))
-		inner := 0 // mul's choice
-		if threads > 1 {
-			inner = 1
-		}
-		runChunks(bounds, threads, func(lo, hi int) {
+		bounds := qrChunks(tm.size(), m-j, jb, next, n, min(nb, k-next))
+		inner := tm.inner()
+		tm.run(bounds, func(lo, hi int) {
 			cws := scratch[T](2*jb, hi-lo)
 			applyBlock(inner, true, v, ts[j/nb], a.sub(j, lo, m-j, hi-lo), &cws.data)
 			recycle(cws)
@@ -141,37 +138,40 @@ func geqrf[T scalar](ctx context.Context, a mat[T], taus []T) ([]mat[T], error) 
 }
 
 // qrChunks cuts the columns [next, n) that geqrf updates with a block of
-// jb reflectors of m rows into chunks: first the next block's nextW columns, then
-// the rest, in pieces for the goroutines gemm.Threads() allows when the
-// update is big enough to be worth a second thread. It returns the
-// chunks' bounds and the goroutine count.
-func qrChunks(m, jb, next, n, nextW int) ([]int, int) {
+// jb reflectors of m rows into chunks for threads goroutines: first the
+// next block's nextW columns, which the goroutine that takes them then
+// factors, then the rest in one chunk for each other goroutine, so that
+// all end about together, when the update is worth sharing out
+// (teamStepWork).
+func qrChunks(threads, m, jb, next, n, nextW int) []int {
 	bounds := []int{next}
 	if nextW > 0 {
 		bounds = append(bounds, next+nextW)
 	}
-	rest := n - bounds[len(bounds)-1]
-	threads := gemm.Threads()
-	if threads <= 1 || m*(n-next)*jb < forkWork || rest < qrChunkCols {
-		if rest > 0 {
-			bounds = append(bounds, n)
+	lo := bounds[len(bounds)-1]
+	if threads > 1 && m*(n-next)*jb >= teamStepWork {
+		// Factoring the next block costs about as much as updating
+		// qrFactorCols·nextW more columns.
+		share := (n - next + int(qrFactorCols*float64(nextW))) / threads
+		for t := 1; t < threads && n-lo > max(share, qrChunkCols); t++ {
+			lo += share
+			bounds = append(bounds, lo)
 		}
-		return bounds, 1
 	}
-	pieces := min(rest/qrChunkCols, qrChunksPerThread*threads)
-	start := bounds[len(bounds)-1]
-	for p := 1; p <= pieces; p++ {
-		bounds = append(bounds, start+p*rest/pieces)
+	if lo < n {
+		bounds = append(bounds, n)
 	}
-	return bounds, threads
+	return bounds
 }
 
-// qrChunkCols is the fewest columns of a piece of geqrf's update (GEMM
-// packs the block's reflectors again for each piece), and
-// qrChunksPerThread the pieces per goroutine.
+// qrChunkCols is the fewest columns geqrf hands a goroutine on its own.
+// qrFactorCols is the cost of factoring a block of reflectors as a
+// number of columns (per reflector) of the update: on the AMD EPYC of
+// bench/linalg-report.md, n = 1024, one thread, updating the next block's
+// 64 columns and factoring them took as long as updating 229 others.
 var (
-	qrChunkCols       = 64
-	qrChunksPerThread = 2
+	qrChunkCols  = 32
+	qrFactorCols = 2.5
 )
 
 // qrBlockFor returns the number of columns geqrf factors before it
@@ -363,7 +363,7 @@ func orgqrInto[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], o
 // right, Qᵀ = Bₗᵀ···B₁ᵀ·B₀ᵀ for Q = B₀·B₁···Bₗ, so that the rows above
 // each block are still the identity's and are skipped, as orgqr skips the
 // columns left of each block.
-func orgqrTransposedInto[T scalar](ctx context.Context, a mat[T], ts []mat[T], out mat[T]) error {
+func orgqrTransposedInto[T scalar](ctx context.Context, tm *team, a mat[T], ts []mat[T], out mat[T]) error {
 	m, k := a.rows, a.cols
 	for i := range min(m, out.rows) {
 		out.set(i, i, 1)
@@ -382,14 +382,9 @@ func orgqrTransposedInto[T scalar](ctx context.Context, a mat[T], ts []mat[T], o
 			restore()
 		}
 	}()
-	v := a
-	bounds, threads := qRowChunks(m, k, nb, out.rows)
-	serial := 0 // mul's choice
-	if threads > 1 {
-		serial = 1
-	}
+	inner := tm.inner()
 	stop := stopper{ctx: ctx}
-	runChunks(bounds, threads, func(lo, hi int) {
+	tm.run(qRowChunks(tm.size(), m, k, nb, out.rows), func(lo, hi int) {
 		wsm := scratch[T](2*nb, hi-lo) // applyBlockTransposed's, at its largest
 		defer recycle(wsm)
 		for j := ((k - 1) / nb) * nb; j >= 0; j -= nb {
@@ -401,7 +396,7 @@ func orgqrTransposedInto[T scalar](ctx context.Context, a mat[T], ts []mat[T], o
 				return
 			}
 			jb := min(nb, k-j)
-			applyBlockTransposed(serial, v.sub(j, j, m-j, jb), ts[j/nb], out.sub(r0, j, hi-r0, m-j), wsm.data)
+			applyBlockTransposed(inner, a.sub(j, j, m-j, jb), ts[j/nb], out.sub(r0, j, hi-r0, m-j), wsm.data)
 		}
 	})
 	return stop.err
@@ -409,10 +404,10 @@ func orgqrTransposedInto[T scalar](ctx context.Context, a mat[T], ts []mat[T], o
 
 // qRowChunks cuts the rows of orgqrTransposedInto's out (rows of them, for
 // k reflectors of length m in blocks of nb) into chunks of about equal
-// work for the goroutines gemm.Threads() allows, and returns the chunks'
-// bounds and the goroutine count. Rows are independent: a row only meets
-// the blocks that start at or above it, so lower rows cost more.
-func qRowChunks(m, k, nb, rows int) ([]int, int) {
+// work for threads goroutines, and returns the chunks' bounds. Rows are
+// independent: a row only meets the blocks that start at or above it, so
+// lower rows cost more.
+func qRowChunks(threads, m, k, nb, rows int) []int {
 	work := func(i int) int { // multiply-adds of row i
 		w := 0
 		for j := 0; j <= min(i, k-1); j += nb {
@@ -424,11 +419,10 @@ func qRowChunks(m, k, nb, rows int) ([]int, int) {
 	for i := range rows {
 		total += work(i)
 	}
-	threads := min(gemm.Threads(), rows/qChunkRows)
-	if threads <= 1 || total < forkWork {
-		return []int{0, rows}, 1
-	}
 	chunks := min(rows/qChunkRows, qChunksPerThread*threads)
+	if threads <= 1 || chunks <= 1 {
+		return []int{0, rows}
+	}
 	bounds := []int{0}
 	acc := 0
 	for i := range rows {
@@ -437,7 +431,7 @@ func qRowChunks(m, k, nb, rows int) ([]int, int) {
 			bounds = append(bounds, i+1)
 		}
 	}
-	return append(bounds, rows), threads
+	return append(bounds, rows)
 }
 
 // qChunkRows is the fewest rows of Q a goroutine forms on its own: GEMM

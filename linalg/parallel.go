@@ -3,7 +3,6 @@ package linalg
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 
 	"github.com/goferro/goferro/cpu/gemm"
 )
@@ -51,25 +50,9 @@ func runChunks(bounds []int, t int, f func(lo, hi int)) {
 		}
 		return
 	}
-	var next, done atomic.Int64
-	finished := make(chan struct{})
-	run := func() {
-		for {
-			c := int(next.Add(1) - 1)
-			if c >= chunks {
-				return
-			}
-			f(bounds[c], bounds[c+1])
-			if done.Add(1) == int64(chunks) {
-				close(finished)
-			}
-		}
-	}
-	for range t - 1 {
-		go run()
-	}
-	run()
-	<-finished
+	tm := newTeam(t)
+	tm.run(bounds, f)
+	tm.stop()
 }
 
 // chunksPerThread is the number of chunks per goroutine parallelFor hands
@@ -90,16 +73,6 @@ const chunksPerThread = 8
 // n = 1024) they still gain (bench/linalg-report.md, branch svdsmall).
 // Tests lower it to run the parallel paths on small matrices.
 var parallelMin = 1 << 21
-
-// forkWork is the work (multiply-adds) from which a job that QR shares out
-// over goroutines of its own (geqrf's updates, the rows of Q) is worth a
-// second thread: the one cpu/gemm's wakeWork gives for a product. A
-// goroutine started on the idle second core of the AMD EPYC of
-// bench/linalg-report.md began 70–160 µs later; at n = 256 (Q is 1.1·10⁷
-// multiply-adds) the rows of Q split over two goroutines took 0.37
-// against 0.31 ms on one, at n = 1024 10.8 against 17.1 ms. Tests lower
-// it.
-var forkWork = 1 << 24
 
 // batchMin is the work of one matrix (m·n·k) from which forBatch runs a
 // batch's matrices one after another rather than spreading them over the

@@ -17,9 +17,13 @@ import (
 // rotation sequence and QR update split over three goroutines, and checks
 // them as the single-threaded tests do.
 func TestParallelPaths(t *testing.T) {
-	defer func(m, f, c, r int) { parallelMin, forkWork, qrChunkCols, qChunkRows = m, f, c, r }(parallelMin, forkWork, qrChunkCols, qChunkRows)
+	defer func(m, w, s, c, r int) {
+		parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows = m, w, s, c, r
+	}(parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows)
 	defer gemm.SetThreads(gemm.Threads())
-	parallelMin, forkWork, qrChunkCols, qChunkRows = 1, 1, 5, 5
+	parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows = 1, 1, 1, 5, 5
+	teamWaitForHelpers = true
+	defer func() { teamWaitForHelpers = false }()
 	gemm.SetThreads(3)
 	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float32} {
 		for _, n := range []int{5, 100} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -135,6 +136,17 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 	return newTensor(qv, shapeOf(batch, m, qc)), newTensor(rv, shapeOf(batch, rr, n)), nil
 }
 
+// qrTeamWork is the size m·n·min(m, n) from which qrFactor shares its work
+// out over a team of goroutines on several threads. Below it, the team's
+// helper often starts late or runs slowly on a machine whose other cores
+// slept (the peers of bench/linalg-report.md run QR once between numpy's
+// and gonum's): on the 2-vCPU AMD EPYC, float64, two threads, medians of
+// 11 such calls, a team took 3.6 ms against 2.4 on one thread at
+// n = 384, but 4.8 against 6.0 ms without it at 512 and 11.3 against
+// 13.7 at 768. (Called in a loop, a team took 0.65–0.70 ms against
+// 0.81–0.86 on one thread even at n = 256.) Tests lower it.
+var qrTeamWork = 1 << 27
+
 // qrFactor factorises the m×n matrix a (overwritten), writes the first qc
 // columns of Q into q (m·qc elements, zeros) as the row-major m×qc matrix Q
 // or, when lq is set, as the row-major qc×m matrix Qᴴ (LQ factorises the
@@ -146,7 +158,12 @@ func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int, q []T, lq boo
 	m, n := a.rows, a.cols
 	k := min(m, n)
 	taus := make([]T, k)
-	ts, err := geqrf(ctx, a, taus)
+	var tm *team
+	if threads := gemm.Threads(); threads > 1 && m*n*k >= qrTeamWork {
+		tm = newTeam(threads)
+		defer tm.stop()
+	}
+	ts, err := geqrf(ctx, tm, a, taus)
 	if err != nil {
 		return r, err
 	}
@@ -159,7 +176,7 @@ func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int, q []T, lq boo
 		conjSlice(q)
 	} else {
 		out := mat[T]{rows: qc, cols: m, ld: max(qc, 1), data: q}
-		if err := orgqrTransposedInto(ctx, v, ts, out); err != nil {
+		if err := orgqrTransposedInto(ctx, tm, v, ts, out); err != nil {
 			return r, err
 		}
 	}

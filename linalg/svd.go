@@ -291,7 +291,7 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 		// Factor A = Q·R first: the bidiagonal reduction then works on
 		// the small n×n R.
 		taus := make([]T, n)
-		ts, err := geqrf(ctx, a, taus)
+		ts, err := geqrf(ctx, nil, a, taus)
 		if err != nil {
 			return svdFactors[T]{}, err
 		}
