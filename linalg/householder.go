@@ -138,25 +138,27 @@ func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T) ([]mat[T
 }
 
 // qrChunks cuts the columns [next, n) that geqrf updates with a block of
-// jb reflectors of m rows into chunks for threads goroutines: first the
-// next block's nextW columns, which the goroutine that takes them then
-// factors, then the rest in one chunk for each other goroutine, so that
-// all end about together, when the update is worth sharing out
-// (teamStepWork).
+// jb reflectors of m rows into chunks for threads goroutines, when the
+// update is worth sharing out (teamStepWork): first the next block's
+// nextW columns, which the goroutine that takes them then factors, then
+// the rest in one chunk for each other goroutine, so that all end about
+// together. Otherwise it is one chunk, whose goroutine factors the next
+// block after updating it all.
 func qrChunks(threads, m, jb, next, n, nextW int) []int {
+	if threads <= 1 || m*(n-next)*jb < teamStepWork {
+		return []int{next, n} // one update: GEMM packs V once
+	}
 	bounds := []int{next}
 	if nextW > 0 {
 		bounds = append(bounds, next+nextW)
 	}
+	// Factoring the next block costs about as much as updating
+	// qrFactorCols·nextW more columns.
+	share := (n - next + int(qrFactorCols*float64(nextW))) / threads
 	lo := bounds[len(bounds)-1]
-	if threads > 1 && m*(n-next)*jb >= teamStepWork {
-		// Factoring the next block costs about as much as updating
-		// qrFactorCols·nextW more columns.
-		share := (n - next + int(qrFactorCols*float64(nextW))) / threads
-		for t := 1; t < threads && n-lo > max(share, qrChunkCols); t++ {
-			lo += share
-			bounds = append(bounds, lo)
-		}
+	for t := 1; t < threads && n-lo > max(share, qrChunkCols); t++ {
+		lo += share
+		bounds = append(bounds, lo)
 	}
 	if lo < n {
 		bounds = append(bounds, n)
