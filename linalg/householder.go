@@ -3,8 +3,6 @@ package linalg
 import (
 	"context"
 	"math"
-
-	"github.com/goferro/goferro/cpu/gemm"
 )
 
 // Householder reflectors H = I − τ·v·vᴴ with v[0] = 1, in LAPACK's
@@ -239,7 +237,9 @@ func geqrt[T scalar](a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 	defer recycle(g)
 	defer recycle(h)
 	v2, restore := explicitV(lower)
-	mul(n1, n2, m-n1, 1, adjoint(a.sub(n1, 0, m-n1, n1)), v2.g(), 0, g.g())
+	v1c := conjugate(a.sub(n1, 0, m-n1, n1))
+	mul(n1, n2, m-n1, 1, v1c.gt(), v2.g(), 0, g.g())
+	dropConjugate(v1c)
 	restore()
 	mul(n1, n2, n1, 1, t1.g(), g.g(), 0, h.g())
 	mul(n1, n2, n2, -1, h.g(), t2.g(), 0, t.sub(0, n1, n1, n2).g())
@@ -273,23 +273,29 @@ func explicitV[T scalar](a mat[T]) (v mat[T], restore func()) {
 	}
 }
 
-// adjoint returns Aᴴ as a GEMM operand: the transposed view of a when T is
-// real, of a conjugated copy when T is complex (GEMM does not conjugate).
-func adjoint[T scalar](a mat[T]) gemm.Matrix[T] {
-	return conjugate(a).gt()
-}
-
 // conjugate returns the elementwise conjugate of a: a itself when T is
-// real, a conjugated copy when T is complex.
+// real, a conjugated copy from scratch when T is complex, which
+// dropConjugate hands back. Its transposed view (gt) is Aᴴ as a GEMM
+// operand: GEMM does not conjugate.
 func conjugate[T scalar](a mat[T]) mat[T] {
 	if !isComplex[T]() {
 		return a
 	}
-	c := a.clone()
+	c := scratch[T](a.rows, a.cols)
 	for j := range c.cols {
+		copy(c.col(j), a.col(j))
 		conjSlice(c.col(j))
 	}
 	return c
+}
+
+// dropConjugate hands back what conjugate returned, once it is no longer
+// used: the copy's buffer when T is complex, nothing when it is real (the
+// "copy" is then the matrix itself).
+func dropConjugate[T scalar](c mat[T]) {
+	if isComplex[T]() {
+		recycle(c)
+	}
 }
 
 // triangularFactor returns the upper triangular T with
@@ -298,7 +304,9 @@ func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 	k := v.cols
 	g := scratch[T](k, k) // g = Vᴴ·V
 	defer recycle(g)
-	mul(k, k, v.rows, 1, adjoint(v), v.g(), 0, g.g())
+	vc := conjugate(v)
+	mul(k, k, v.rows, 1, vc.gt(), v.g(), 0, g.g())
+	dropConjugate(vc)
 	t := newMat[T](k, k)
 	tmp := make([]T, k)
 	for i := range k {
@@ -326,14 +334,18 @@ func applyBlock[T scalar](threads int, adj bool, v, t mat[T], c mat[T], ws *[]T)
 	}
 	tt := t.g()
 	if adj {
-		tt = adjoint(t)
+		tc := conjugate(t)
+		defer dropConjugate(tc)
+		tt = tc.gt()
 	}
 	if len(*ws) < 2*k*n {
 		*ws = make([]T, 2*k*n)
 	}
 	w := mat[T]{rows: k, cols: n, ld: k, data: (*ws)[:k*n]}
 	w2 := mat[T]{rows: k, cols: n, ld: k, data: (*ws)[k*n : 2*k*n]}
-	mulOn(threads, k, n, m, 1, adjoint(v), c.g(), 0, w.g())
+	vc := conjugate(v)
+	mulOn(threads, k, n, m, 1, vc.gt(), c.g(), 0, w.g())
+	dropConjugate(vc)
 	mulOn(threads, k, n, k, 1, tt, w.g(), 0, w2.g())
 	mulOn(threads, m, n, k, -1, v.g(), w2.g(), 1, c.g())
 }
@@ -455,7 +467,9 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], ws []T) 
 	}
 	w, ws := carve(ws, r, k)
 	w2, _ := carve(ws, r, k)
-	mulOn(threads, r, k, n, 1, c.g(), conjugate(v).g(), 0, w.g())
+	vc := conjugate(v)
+	mulOn(threads, r, k, n, 1, c.g(), vc.g(), 0, w.g())
+	dropConjugate(vc)
 	mulOn(threads, r, k, k, 1, w.g(), t.gt(), 0, w2.g())
 	mulOn(threads, r, n, k, -1, w2.g(), v.gt(), 1, c.g())
 }

@@ -136,8 +136,9 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 	return newTensor(qv, shapeOf(batch, m, qc)), newTensor(rv, shapeOf(batch, rr, n)), nil
 }
 
-// qrTeamWork is the size m·n·min(m, n) from which qrFactor shares its work
-// out over a team of goroutines on several threads. Below it, the team's
+// qrTeamWork is the size m·n·min(m, n) (times 4 for complex numbers, as
+// mul counts) from which qrFactor shares its work out over a team of
+// goroutines on several threads. Below it, on one goroutine, the team's
 // helper often starts late or runs slowly on a machine whose other cores
 // slept (the peers of bench/linalg-report.md run QR once between numpy's
 // and gonum's): on the 2-vCPU AMD EPYC, float64, two threads, medians of
@@ -158,11 +159,20 @@ func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int, q []T, lq boo
 	m, n := a.rows, a.cols
 	k := min(m, n)
 	taus := make([]T, k)
-	var tm *team
-	if threads := gemm.Threads(); threads > 1 && m*n*k >= qrTeamWork {
-		tm = newTeam(threads)
-		defer tm.stop()
+	work := m * n * k
+	if isComplex[T]() {
+		work *= 4
 	}
+	var tm *team
+	switch threads := gemm.Threads(); {
+	case threads > 1 && work >= qrTeamWork:
+		tm = newTeam(threads)
+	case threads > 1:
+		// The caller alone, its products too: GEMM's own workers start
+		// as late as a team's helpers.
+		tm = newTeam(1)
+	}
+	defer tm.stop()
 	ts, err := geqrf(ctx, tm, a, taus)
 	if err != nil {
 		return r, err

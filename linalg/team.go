@@ -44,8 +44,9 @@ type teamJob struct {
 	finished   chan struct{} // closed when every chunk is done
 }
 
-// newTeam starts a team of threads goroutines, the caller's included.
-// Stop it when its last job is done.
+// newTeam starts a team of threads goroutines, the caller's included (a
+// team of one runs its jobs on the caller's goroutine, with one-thread
+// products inside: see inner). Stop it when its last job is done.
 func newTeam(threads int) *team {
 	t := &team{wake: make(chan struct{}, threads)}
 	for range threads - 1 {
