@@ -17,7 +17,12 @@
 // randomized range finder for truncated SVDs of small rank. Matrices are
 // copied into column-major workspaces, so inputs may have any layout;
 // results are fresh row-major tensors. Work runs on up to gemm.Threads()
-// goroutines. Each factorisation F has a variant FContext (QRContext,
+// goroutines; a large QR (from about 512×512) runs on a team of goroutines
+// started once per factorisation, which updates the trailing columns while
+// one of them factors the next block of reflectors (look-ahead), and
+// forms Q in independent groups of rows, while a smaller one stays on the
+// calling goroutine, where a second thread that starts late costs more
+// than it brings. Each factorisation F has a variant FContext (QRContext,
 // SVDContext, EighContext, SplitSVDContext, ...) that takes a context,
 // which it checks between blocks of reflectors, sweeps, merges and GEMMs,
 // and returns an error of kind ErrCanceled soon after it is done. A call

@@ -8,8 +8,9 @@ import (
 
 // A team runs jobs, one after another, on the caller's goroutine and a
 // fixed set of helper goroutines started once. A job is a list of chunks
-// that the team's goroutines take in order as they become free, as
-// runChunks does. Between jobs the helpers poll for the next one for up to
+// that the team's goroutines take in order as they become free; it is
+// done when every chunk is, whether or not a late helper has looked at it
+// yet. Between jobs the helpers poll for the next one for up to
 // teamSpin before they block: a blocked goroutine's thread took 70–160 µs
 // to start again on the AMD EPYC of bench/linalg-report.md, which a
 // factorisation of many short steps (geqrf's blocks) would otherwise pay
