@@ -50,9 +50,33 @@ func runChunks(bounds []int, t int, f func(lo, hi int)) {
 		}
 		return
 	}
+	if shared.TryLock() {
+		defer shared.Unlock()
+		if threads := max(gemm.Threads(), t); shared.threads != threads {
+			shared.tm.stop()
+			shared.tm, shared.threads = newTeam(threads), threads
+		}
+		shared.tm.run(bounds, f)
+		return
+	}
 	tm := newTeam(t)
+	defer tm.stop()
 	tm.run(bounds, f)
-	tm.stop()
+}
+
+// shared is the team runChunks runs its jobs on, kept from one call to the
+// next so that its helpers, which poll for a while after each job, start
+// the next one at once: the level-2 loops and rotation sequences of a
+// factorisation come in runs (an SVD at n = 1024 makes a couple of hundred
+// calls of about 0.3 ms), and a goroutine started for each call joined it
+// 70–160 µs late. It takes one job at a time; a call that finds it busy
+// (another goroutine's factorisation, or a call from inside a job) starts
+// a team of its own. Its helpers stay, blocked, when there is no work, as
+// cpu/gemm's workers do.
+var shared struct {
+	sync.Mutex
+	tm      *team
+	threads int
 }
 
 // chunksPerThread is the number of chunks per goroutine parallelFor hands
