@@ -102,7 +102,7 @@ func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T) ([]mat[T
 	ws := wsm.data
 	factor := func(j int) {
 		jb := min(nb, k-j)
-		ts[j/nb] = geqrt(a.sub(j, j, m-j, jb), taus[j:j+jb], work, &ws)
+		ts[j/nb] = geqrt(tm.inner(), a.sub(j, j, m-j, jb), taus[j:j+jb], work, &ws)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -206,8 +206,9 @@ var qrLeaf = 16
 // geqrt3): factor the left half, apply its reflectors to the right half
 // with GEMM, factor the lower part of the right half, and join the two
 // triangular factors, so that most of the panel's work is GEMM too. work
-// has length at least m; ws is applyBlock's workspace.
-func geqrt[T scalar](a mat[T], taus []T, work []T, ws *[]T) mat[T] {
+// has length at least m; ws is applyBlock's workspace; threads is the
+// goroutine count of its products, as mulOn takes it.
+func geqrt[T scalar](threads int, a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 	m, n := a.rows, a.cols
 	if n <= qrLeaf {
 		geqr2(a, taus, work)
@@ -218,11 +219,11 @@ func geqrt[T scalar](a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 	n1 := n / 2
 	n2 := n - n1
 	left, lower := a.sub(0, 0, m, n1), a.sub(n1, n1, m-n1, n2)
-	t1 := geqrt(left, taus[:n1], work, ws)
+	t1 := geqrt(threads, left, taus[:n1], work, ws)
 	v1, restore := explicitV(left)
-	applyBlock(0, true, v1, t1, a.sub(0, n1, m, n2), ws)
+	applyBlock(threads, true, v1, t1, a.sub(0, n1, m, n2), ws)
 	restore()
-	t2 := geqrt(lower, taus[n1:], work, ws)
+	t2 := geqrt(threads, lower, taus[n1:], work, ws)
 	// (I − V1·T1·V1ᴴ)·(I − V2·T2·V2ᴴ) = I − V·T·Vᴴ for V = [V1 V2] (V2
 	// zero in V1's first n1 rows) and T = [T1 T12; 0 T2] with
 	// T12 = −T1·(V1ᴴ·V2)·T2. V1's rows from n1 on are stored as they are.
@@ -238,11 +239,11 @@ func geqrt[T scalar](a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 	defer recycle(h)
 	v2, restore := explicitV(lower)
 	v1c := conjugate(a.sub(n1, 0, m-n1, n1))
-	mul(n1, n2, m-n1, 1, v1c.gt(), v2.g(), 0, g.g())
+	mulOn(threads, n1, n2, m-n1, 1, v1c.gt(), v2.g(), 0, g.g())
 	dropConjugate(v1c)
 	restore()
-	mul(n1, n2, n1, 1, t1.g(), g.g(), 0, h.g())
-	mul(n1, n2, n2, -1, h.g(), t2.g(), 0, t.sub(0, n1, n1, n2).g())
+	mulOn(threads, n1, n2, n1, 1, t1.g(), g.g(), 0, h.g())
+	mulOn(threads, n1, n2, n2, -1, h.g(), t2.g(), 0, t.sub(0, n1, n1, n2).g())
 	return t
 }
 

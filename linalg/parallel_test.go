@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -189,6 +190,7 @@ func TestParallelForLateGoroutine(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	parallelMin = 1
 	gemm.SetThreads(2)
+	dropSharedTeam()
 	before := runtime.NumGoroutine()
 	sum := 0
 	parallelFor(100, 1, func(lo, hi int) {
@@ -203,4 +205,94 @@ func TestParallelForLateGoroutine(t *testing.T) {
 	if late != 1 {
 		t.Errorf("%d goroutines of parallelFor left when it returned, want the one that had not started", late)
 	}
+}
+
+// dropSharedTeam stops the team that runChunks keeps between calls, so
+// that the next call starts a fresh one (as the first call of a program
+// does), and waits until its helpers have ended.
+func dropSharedTeam() {
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.tm == nil {
+		return
+	}
+	helpers := int(shared.tm.started.Load())
+	before := runtime.NumGoroutine()
+	shared.tm.stop()
+	shared.tm, shared.threads = nil, 0
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before-helpers && time.Now().Before(deadline); {
+		runtime.Gosched()
+	}
+}
+
+// TestParallelForLetsGo checks that the team runChunks keeps between calls
+// does not keep what the last job's function held: a factorisation's
+// matrices must be collectable once it has returned.
+func TestParallelForLetsGo(t *testing.T) {
+	defer func(m int) { parallelMin = m }(parallelMin)
+	defer gemm.SetThreads(gemm.Threads())
+	parallelMin = 1
+	gemm.SetThreads(2)
+	var collected atomic.Bool
+	func() {
+		big := &[1 << 16]float64{}
+		runtime.SetFinalizer(big, func(*[1 << 16]float64) { collected.Store(true) })
+		parallelFor(100, 1, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				big[i]++
+			}
+		})
+	}()
+	for i := 0; i < 100 && !collected.Load(); i++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if !collected.Load() {
+		t.Error("the function of parallelFor's last job is still reachable after it returned")
+	}
+}
+
+// TestTeamPanicWaitsForHelpers panics in the chunk the caller runs while a
+// helper runs another: the panic must reach the caller only once the
+// helper's chunk is over, and the job's other chunks must not start.
+func TestTeamPanicWaitsForHelpers(t *testing.T) {
+	teamWaitForHelpers = true
+	tm := newTeam(2)
+	teamWaitForHelpers = false
+	defer tm.stop()
+	caller := goroutineID()
+	var helperStarted, helperDone atomic.Bool
+	var ran atomic.Int32
+	defer func() {
+		if recover() == nil {
+			t.Fatal("the chunk's panic did not reach the caller")
+		}
+		if !helperDone.Load() {
+			t.Error("the panic reached the caller while a helper's chunk was running")
+		}
+		if n := ran.Load(); n != 2 {
+			t.Errorf("%d chunks ran, want the 2 taken before the panic", n)
+		}
+	}()
+	tm.run([]int{0, 1, 2, 3, 4}, func(lo, hi int) {
+		ran.Add(1)
+		if goroutineID() != caller {
+			helperStarted.Store(true)
+			time.Sleep(20 * time.Millisecond)
+			helperDone.Store(true)
+			return
+		}
+		for !helperStarted.Load() {
+			runtime.Gosched()
+		}
+		panic("chunk failed")
+	})
+}
+
+// goroutineID returns the number the runtime gives the calling goroutine
+// in stack traces.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return strings.Fields(string(buf))[1]
 }

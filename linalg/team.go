@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -101,6 +102,8 @@ func (t *team) run(bounds []int, f func(lo, hi int)) {
 		default:
 		}
 	}
+	defer t.job.Store(nil) // let go of f, and of all it holds, at once
+	defer j.settle()
 	j.work()
 	j.wait()
 }
@@ -124,7 +127,9 @@ func (t *team) help() {
 			return
 		}
 		seen = g
-		t.job.Load().work()
+		if j := t.job.Load(); j != nil { // nil: that job is over
+			j.work()
+		}
 	}
 }
 
@@ -167,6 +172,22 @@ func (j *teamJob) work() {
 			close(j.finished)
 		}
 	}
+}
+
+// settle, when the caller's chunk panics, hands out no more chunks and
+// waits for the helpers' chunks that have started before the panic goes
+// on: a helper must not write into the matrices and scratch that the
+// unwinding caller gives back.
+func (j *teamJob) settle() {
+	p := recover()
+	if p == nil {
+		return
+	}
+	taken := min(j.next.Swap(math.MaxInt32), int64(len(j.bounds)-1))
+	for j.done.Load() < taken-1 { // the panicked chunk never counts
+		runtime.Gosched()
+	}
+	panic(p)
 }
 
 // wait returns when every chunk of j is done, polling for teamSpin first.
