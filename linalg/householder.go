@@ -309,18 +309,15 @@ func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 	mul(k, k, v.rows, 1, vc.gt(), v.g(), 0, g.g())
 	dropConjugate(vc)
 	t := newMat[T](k, k)
-	tmp := make([]T, k)
 	for i := range k {
-		t.set(i, i, taus[i])
-		// T[0:i, i] = −τᵢ·T[0:i, 0:i]·G[0:i, i]
-		for r := range i {
-			var s T
-			for c := r; c < i; c++ {
-				s += t.at(r, c) * g.at(c, i)
-			}
-			tmp[r] = -taus[i] * s
+		// T[0:i, i] = −τᵢ·T[0:i, 0:i]·G[0:i, i], column by column of the
+		// upper triangular T[0:i, 0:i] (contiguous, unlike its rows).
+		ti, gi := t.col(i), g.col(i)
+		for c := range i {
+			axpy(gi[c], t.col(c)[:c+1], ti[:c+1])
 		}
-		copy(t.col(i)[:i], tmp[:i])
+		scal(-taus[i], ti[:i])
+		ti[i] = taus[i]
 	}
 	return t
 }
