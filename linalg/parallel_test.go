@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -250,49 +249,4 @@ func TestParallelForLetsGo(t *testing.T) {
 	if !collected.Load() {
 		t.Error("the function of parallelFor's last job is still reachable after it returned")
 	}
-}
-
-// TestTeamPanicWaitsForHelpers panics in the chunk the caller runs while a
-// helper runs another: the panic must reach the caller only once the
-// helper's chunk is over, and the job's other chunks must not start.
-func TestTeamPanicWaitsForHelpers(t *testing.T) {
-	teamWaitForHelpers = true
-	tm := newTeam(2)
-	teamWaitForHelpers = false
-	defer tm.stop()
-	caller := goroutineID()
-	var helperStarted, helperDone atomic.Bool
-	var ran atomic.Int32
-	defer func() {
-		if recover() == nil {
-			t.Fatal("the chunk's panic did not reach the caller")
-		}
-		if !helperDone.Load() {
-			t.Error("the panic reached the caller while a helper's chunk was running")
-		}
-		if n := ran.Load(); n != 2 {
-			t.Errorf("%d chunks ran, want the 2 taken before the panic", n)
-		}
-	}()
-	tm.run([]int{0, 1, 2, 3, 4}, func(lo, hi int) {
-		ran.Add(1)
-		if goroutineID() != caller {
-			helperStarted.Store(true)
-			time.Sleep(20 * time.Millisecond)
-			helperDone.Store(true)
-			return
-		}
-		for !helperStarted.Load() {
-			runtime.Gosched()
-		}
-		panic("chunk failed")
-	})
-}
-
-// goroutineID returns the number the runtime gives the calling goroutine
-// in stack traces.
-func goroutineID() string {
-	buf := make([]byte, 64)
-	buf = buf[:runtime.Stack(buf, false)]
-	return strings.Fields(string(buf))[1]
 }
