@@ -21,7 +21,7 @@ func benchInput(b *testing.B, n int, dt tensor.DType, herm bool) *tensor.Tensor 
 	} else {
 		a = testMatrix("random", n, n, dt, 1)
 	}
-	x := toTensorTB(b, []cm{a}, dt)
+	x := toTensor(b, []cm{a}, dt)
 	return x
 }
 
@@ -81,7 +81,7 @@ func BenchmarkMPSBond(b *testing.B) {
 			g1.set(i, j, g1.at(i, j)*s)
 		}
 	}
-	x := toTensorTB(b, []cm{cmMul(g1, g2)}, tensor.Float64)
+	x := toTensor(b, []cm{cmMul(g1, g2)}, tensor.Float64)
 	b.Run("n=4096/randomized", func(b *testing.B) {
 		start := cpuSeconds()
 		for b.Loop() {

@@ -40,7 +40,7 @@ func TestEighAccuracy(t *testing.T) {
 }
 
 // checkEigh checks A·V = V·diag(w), VᴴV = I and the order of w.
-func checkEigh(t *testing.T, a cm, w []float64, v cm, dt tensor.DType) {
+func checkEigh(t tb, a cm, w []float64, v cm, dt tensor.DType) {
 	t.Helper()
 	n := a.r
 	bound := tol(dt, n, n)

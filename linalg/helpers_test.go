@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
-	"testing"
 
 	"github.com/goferro/goferro/tensor"
 )
@@ -68,8 +67,17 @@ func diffNorm(a, b cm) float64 {
 	return math.Sqrt(s)
 }
 
+// tb is what the helpers need of a test: *testing.T, *testing.B and
+// rapid's *rapid.T all have it.
+type tb interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Fatal(args ...any)
+}
+
 // matricesOf splits a tensor of shape (..., r, c) into its matrices.
-func matricesOf(t *testing.T, x *tensor.Tensor) []cm {
+func matricesOf(t tb, x *tensor.Tensor) []cm {
 	t.Helper()
 	s := x.ShapeView()
 	r, c := s[len(s)-2], s[len(s)-1]
@@ -246,13 +254,7 @@ func hermitianMatrix(kind string, n int, dt tensor.DType, seed uint64) cm {
 
 // toTensor returns the matrices as a tensor of dtype dt and shape
 // (batch..., r, c).
-func toTensor(t *testing.T, ms []cm, dt tensor.DType, batch ...int) *tensor.Tensor {
-	t.Helper()
-	return toTensorTB(t, ms, dt, batch...)
-}
-
-// toTensorTB is toTensor for tests and benchmarks.
-func toTensorTB(t testing.TB, ms []cm, dt tensor.DType, batch ...int) *tensor.Tensor {
+func toTensor(t tb, ms []cm, dt tensor.DType, batch ...int) *tensor.Tensor {
 	t.Helper()
 	r, c := ms[0].r, ms[0].c
 	var all []complex128

@@ -41,7 +41,7 @@ func TestQRAccuracy(t *testing.T) {
 
 // checkQR checks A = Q·R (or A = L·Q when lq), the factors' shapes,
 // orthonormality and triangularity.
-func checkQR(t *testing.T, a cm, qt, rt *tensor.Tensor, mode Mode, dt tensor.DType, lq bool) {
+func checkQR(t tb, a cm, qt, rt *tensor.Tensor, mode Mode, dt tensor.DType, lq bool) {
 	t.Helper()
 	m, n := a.r, a.c
 	k := min(m, n)

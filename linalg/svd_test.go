@@ -42,7 +42,7 @@ func TestSVDAccuracy(t *testing.T) {
 
 // checkSVD checks A = U·diag(S)·Vh (up to the reported discarded weight),
 // shapes, orthonormality and the order of S.
-func checkSVD(t *testing.T, a cm, res *SVDResult, mode Mode, dt tensor.DType) {
+func checkSVD(t tb, a cm, res *SVDResult, mode Mode, dt tensor.DType) {
 	t.Helper()
 	m, n := a.r, a.c
 	if res.U.DType() != dt || res.Vh.DType() != dt || res.S.DType() != dt.Real() || res.Discarded.DType() != dt.Real() {
