@@ -93,6 +93,13 @@ func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T) ([]mat[T
 	if k == 0 {
 		return nil, nil
 	}
+	if unblockedQR(m, k) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		geqr2(a, taus, make([]T, m))
+		return nil, nil
+	}
 	nb := qrBlockFor(k)
 	ts := make([]mat[T], (k+nb-1)/nb)
 	work := make([]T, m)
@@ -194,6 +201,22 @@ func qrBlockFor(k int) int {
 }
 
 var qrBlock = 0
+
+// unblockedQR reports whether geqrf factors an m×n matrix, k = min(m, n),
+// with geqr2 alone, and applyQ applies k reflectors of length m one at a
+// time (LAPACK's geqr2 and orm2r): for a few reflectors, or short ones,
+// the blocked form's triangular factors and small products cost more than
+// they save. geqrf then returns no triangular factors. On the AMD EPYC of
+// bench/linalg-report.md, float64, one thread, in a loop, medians of
+// three: QR 8×4 5.0 → 2.0 µs, 12×12 14.8 → 9.0; SVD 8×4 16.2 → 8.4,
+// 16×8 38.7 → 28.9, 256×8 49.8 → 39.7, 1024×8 122 → 93. Not further:
+// with every k ≤ 16 so, QR 128×16 took 75 µs against 29, and with
+// m ≤ 16 SVD 16×16 43.1 against 40.2.
+func unblockedQR(m, k int) bool { return k <= qrUnblockedK || m <= qrUnblockedRows }
+
+// qrUnblockedK and qrUnblockedRows are unblockedQR's bounds (tests set
+// them to zero to run the blocked paths on small matrices).
+var qrUnblockedK, qrUnblockedRows = 8, 12
 
 // qrLeaf is the width at and below which geqrt factors a panel with the
 // unblocked geqr2 instead of splitting it further.
@@ -371,11 +394,12 @@ func orgqrInto[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], o
 // (not the adjoint) of orgqr's m×q result: as a row-major matrix, out is
 // then Q's first q columns themselves, which the QR of a row-major tensor
 // returns without a transposing copy. It starts from the identity's first
-// rows and applies geqrf's blocks (ts, as geqrf returns them) from the
-// right, Qᵀ = Bₗᵀ···B₁ᵀ·B₀ᵀ for Q = B₀·B₁···Bₗ, so that the rows above
-// each block are still the identity's and are skipped, as orgqr skips the
-// columns left of each block.
-func orgqrTransposedInto[T scalar](ctx context.Context, tm *team, a mat[T], ts []mat[T], out mat[T]) error {
+// rows and applies geqrf's blocks (ts, as geqrf returns them, or nil to
+// compute them here) from the right, Qᵀ = Bₗᵀ···B₁ᵀ·B₀ᵀ for
+// Q = B₀·B₁···Bₗ, so that the rows above each block are still the
+// identity's and are skipped, as orgqr skips the columns left of each
+// block.
+func orgqrTransposedInto[T scalar](ctx context.Context, tm *team, a mat[T], taus []T, ts []mat[T], out mat[T]) error {
 	m, k := a.rows, a.cols
 	for i := range min(m, out.rows) {
 		out.set(i, i, 1)
@@ -383,11 +407,25 @@ func orgqrTransposedInto[T scalar](ctx context.Context, tm *team, a mat[T], ts [
 	if k == 0 {
 		return nil
 	}
+	if m <= qrUnblockedRows {
+		// Short reflectors: one at a time beats the blocked form's small
+		// products. Not so for longer ones, even few: the loop then runs
+		// along out's short columns (QR 128×16: 29 → 75 µs).
+		return orgqrTransposedUnblocked(ctx, a, taus, out)
+	}
 	nb := qrBlockFor(k)
 	var restores []func()
+	computeTs := ts == nil // geqrf's unblocked factorisation
+	if computeTs {
+		ts = make([]mat[T], (k+nb-1)/nb)
+	}
 	for j := 0; j < k; j += nb {
-		_, restore := explicitV(a.sub(j, j, m-j, min(nb, k-j)))
+		jb := min(nb, k-j)
+		v, restore := explicitV(a.sub(j, j, m-j, jb))
 		restores = append(restores, restore)
+		if computeTs {
+			ts[j/nb] = triangularFactor(v, taus[j:j+jb])
+		}
 	}
 	defer func() {
 		for _, restore := range restores {
@@ -412,6 +450,29 @@ func orgqrTransposedInto[T scalar](ctx context.Context, tm *team, a mat[T], ts [
 		}
 	})
 	return stop.err
+}
+
+// orgqrTransposedUnblocked is orgqrTransposedInto with the reflectors
+// applied one at a time: Qᵀ = H(k−1)ᵀ···H(0)ᵀ with
+// H(j)ᵀ = I − τⱼ·v̄ⱼ·vⱼᵀ, the rows above j still the identity's.
+func orgqrTransposedUnblocked[T scalar](ctx context.Context, a mat[T], taus []T, out mat[T]) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m, k := a.rows, a.cols
+	vc := make([]T, m)
+	work := make([]T, max(out.rows, 1))
+	for j := k - 1; j >= 0; j-- {
+		if j >= out.rows {
+			continue
+		}
+		v := vc[:m-j]
+		copy(v, a.col(j)[j:])
+		v[0] = 1
+		conjSlice(v)
+		applyRight(taus[j], v, out.sub(j, j, out.rows-j, m-j), work)
+	}
+	return nil
 }
 
 // qRowChunks cuts the rows of orgqrTransposedInto's out (rows of them, for
@@ -481,6 +542,22 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], ws []T) 
 // done before a block.
 func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c mat[T], identity bool) error {
 	m, k := a.rows, a.cols
+	if unblockedQR(m, k) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		work := make([]T, max(m, 1))
+		for j := k - 1; j >= 0; j-- {
+			cj := c.sub(j, 0, m-j, c.cols)
+			if identity {
+				cj = c.sub(j, j, m-j, c.cols-j)
+			}
+			v, restore := explicitV(a.sub(j, j, m-j, 1))
+			applyLeft(taus[j], v.col(0), cj, work)
+			restore()
+		}
+		return nil
+	}
 	nb := qrBlockFor(k)
 	wsm := scratch[T](2*nb, c.cols) // applyBlock's, at its largest
 	defer recycle(wsm)

@@ -186,7 +186,7 @@ func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int, q []T, lq boo
 		conjSlice(q)
 	} else {
 		out := mat[T]{rows: qc, cols: m, ld: max(qc, 1), data: q}
-		if err := orgqrTransposedInto(ctx, tm, v, ts, out); err != nil {
+		if err := orgqrTransposedInto(ctx, tm, v, taus, ts, out); err != nil {
 			return r, err
 		}
 	}

@@ -162,6 +162,38 @@ func TestQRBlocks(t *testing.T) {
 	}
 }
 
+// TestQRUnblocked factors small matrices, and tall and wide ones with few
+// reflectors, on the unblocked paths (geqr2 alone, reflectors applied one
+// at a time, Q's triangular factors computed after an unblocked geqrf) and
+// on the blocked ones, at the tuned bounds of unblockedQR and with every
+// matrix on one side or the other.
+func TestQRUnblocked(t *testing.T) {
+	defer func(k, r int) { qrUnblockedK, qrUnblockedRows = k, r }(qrUnblockedK, qrUnblockedRows)
+	for _, bounds := range [][2]int{{qrUnblockedK, qrUnblockedRows}, {0, 0}, {100, 100}} {
+		qrUnblockedK, qrUnblockedRows = bounds[0], bounds[1]
+		for _, dt := range allDTypes {
+			for _, sh := range [][2]int{{4, 4}, {8, 4}, {12, 12}, {16, 8}, {70, 5}, {5, 70}, {40, 12}} {
+				m, n := sh[0], sh[1]
+				t.Run(fmt.Sprintf("k%d/rows%d/%v/%dx%d", bounds[0], bounds[1], dt, m, n), func(t *testing.T) {
+					a := roundTo(testMatrix("random", m, n, dt, 4), dt)
+					for _, mode := range []Mode{Reduced, Complete} {
+						q, r, err := QR(toTensor(t, []cm{a}, dt), mode)
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkQR(t, a, q, r, mode, dt, false)
+						res, err := SVD(toTensor(t, []cm{a}, dt), SVDOptions{Mode: mode})
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkSVD(t, a, res, mode, dt)
+					}
+				})
+			}
+		}
+	}
+}
+
 // TestContiguousViewInput factors a contiguous view that starts inside its
 // buffer (rows 3 to 11 of a 12×5 matrix), which QR reads in place: the
 // result must be that of the viewed rows, not of the buffer's first rows.
