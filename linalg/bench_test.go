@@ -113,3 +113,32 @@ func pow(x float64, n int) float64 {
 // benchDTypes are the dtypes of the size benchmarks (the float64
 // and complex128, and the single-precision ones).
 var benchDTypes = []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float32, tensor.Complex64}
+
+// smallShapes are matrices of the sizes a tensor-network sweep at small
+// bond dimension factors many times over (a two-site tensor of bond χ and
+// physical dimension 2 is 2χ×2χ; its QR for the canonical form 2χ×χ),
+// and tall ones with few columns.
+var smallShapes = [][2]int{{8, 4}, {8, 8}, {16, 8}, {32, 16}, {64, 32}, {128, 64}, {256, 8}, {1024, 8}}
+
+// BenchmarkSmall times float64 QR and thin SVD of smallShapes, where fixed
+// costs and the choice between blocked and unblocked reflectors show.
+// numpy's figures for the same shapes: bench/linalg-report.md.
+func BenchmarkSmall(b *testing.B) {
+	for _, sh := range smallShapes {
+		x := toTensor(b, []cm{testMatrix("random", sh[0], sh[1], tensor.Float64, 1)}, tensor.Float64)
+		b.Run(fmt.Sprintf("QR/%dx%d", sh[0], sh[1]), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := QR(x, Reduced); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("SVD/%dx%d", sh[0], sh[1]), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := SVD(x, SVDOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
