@@ -262,13 +262,7 @@ func fixColumnSigns[T scalar](u, v mat[T], k int) {
 	}
 	for j := range k {
 		col := u.col(j)
-		big := 0
-		for i, x := range col {
-			if math.Abs(re(x)) > math.Abs(re(col[big])) {
-				big = i
-			}
-		}
-		if len(col) > 0 && re(col[big]) < 0 {
+		if len(col) > 0 && re(col[largest(col)]) < 0 {
 			scal(-1, col)
 			if v.cols > 0 {
 				scal(-1, v.col(j))
