@@ -17,14 +17,9 @@ import (
 // rotation sequence and QR update split over three goroutines, and checks
 // them as the single-threaded tests do.
 func TestParallelPaths(t *testing.T) {
-	defer func(m, w, s, c, r int) {
-		parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows = m, w, s, c, r
-	}(parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows)
-	defer gemm.SetThreads(gemm.Threads())
-	parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows = 1, 1, 1, 5, 5
+	defer allParallel(3)()
 	teamWaitForHelpers = true
 	defer func() { teamWaitForHelpers = false }()
-	gemm.SetThreads(3)
 	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float32} {
 		for _, n := range []int{5, 100} {
 			t.Run(fmt.Sprintf("%v/%d", dt, n), func(t *testing.T) {
@@ -58,6 +53,19 @@ func TestParallelPaths(t *testing.T) {
 				checkQR(t, w, q, r, Reduced, dt, false)
 			})
 		}
+	}
+}
+
+// allParallel makes the factorisations run on threads goroutines and
+// split every level-2 loop, rotation sequence and QR update, down to the
+// smallest matrices, and returns the function that undoes it.
+func allParallel(threads int) (restore func()) {
+	m, w, s, c, r, g := parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows, gemm.Threads()
+	parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows = 1, 1, 1, 5, 5
+	gemm.SetThreads(threads)
+	return func() {
+		parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows = m, w, s, c, r
+		gemm.SetThreads(g)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/tensor"
 	"pgregory.net/rapid"
 )
@@ -17,10 +16,6 @@ import (
 // matrix of the batch must then meet the bounds, as in the
 // accuracy tests.
 func TestFactorisationsProperty(t *testing.T) {
-	defer func(m, w, s, c, r int) {
-		parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows = m, w, s, c, r
-	}(parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows)
-	defer gemm.SetThreads(gemm.Threads())
 	rapid.Check(t, func(t *rapid.T) {
 		dt := rapid.SampledFrom(allDTypes).Draw(t, "dtype")
 		kind := rapid.SampledFrom(kinds).Draw(t, "kind")
@@ -36,12 +31,7 @@ func TestFactorisationsProperty(t *testing.T) {
 		batch := rapid.SliceOfN(rapid.IntRange(1, 2), 0, 2).Draw(t, "batch")
 		layout := rapid.SampledFrom([]string{"contiguous", "transposed", "every other row"}).Draw(t, "layout")
 		seed := rapid.Uint64().Draw(t, "seed")
-		if rapid.Bool().Draw(t, "three threads") {
-			parallelMin, qrTeamWork, teamStepWork, qrChunkCols, qChunkRows = 1, 1, 1, 5, 5
-			gemm.SetThreads(3)
-		} else {
-			gemm.SetThreads(1)
-		}
+		defer allParallel(rapid.SampledFrom([]int{1, 3}).Draw(t, "threads"))()
 
 		ms := make([]cm, count(batch))
 		for b := range ms {
