@@ -262,6 +262,9 @@ func TestContextCancelMidway(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1024×1024 factorisations")
 	}
+	if raceEnabled {
+		t.Skip("shares of CPU time under the race detector say nothing of them without it")
+	}
 	defer gemm.SetThreads(gemm.Threads())
 	gemm.SetThreads(1)
 	runtime.LockOSThread()

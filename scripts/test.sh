@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole goferro test suite: installs what the tests need when it is
 # missing (numpy for the numpy comparisons, PoCL for the OpenCL engine), then
-# checks formatting, vets, and runs every test, the runtime under -race;
+# checks formatting, vets, and runs every test, the runtime and linalg under -race;
 # then vets, builds and tests bench/plot, the benchmark plots' own module.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +45,8 @@ for isa in avx512 avx2 generic; do
 done
 echo "== go test -race (runtime, its test engines, the OpenCL engine)"
 go test -count=1 -race -timeout 20m . ./goferrotest/... ./internal/... ./opencl/clengine/
+echo "== go test -race (linalg: its teams of goroutines and parallel loops)"
+go test -count=1 -race ./linalg/
 echo "== go test -race (the conformance suite on the CPU engine)"
 go test -count=1 -race -run Conformance ./cpu/
 echo "== go test -race (an MPI rank as an engine: 2 processes under mpirun, the conformance suite among its tests)"
