@@ -80,8 +80,10 @@ func geqr2[T scalar](a mat[T], taus []T, work []T) {
 // does; taus has length min(rows, cols). It factors blocks of qrBlockFor
 // columns with geqrt and updates the columns right of each block with
 // applyBlock, and returns each block's triangular factor (see
-// triangularFactor) for applyQ and orgqr to reuse. It returns ctx's error,
-// leaving a half done, when ctx is done before a block.
+// triangularFactor) for applyQ and orgqr to reuse; for few or short
+// reflectors (unblockedQR) it runs geqr2 alone and returns none. It
+// returns ctx's error, leaving a half done, when ctx is done before a
+// block.
 //
 // Each update looks ahead: the next block's columns are updated and the
 // block factored first, in a chunk of their own. With a team (tm, nil for
@@ -396,8 +398,8 @@ func orgqrInto[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], o
 // (not the adjoint) of orgqr's m×q result: as a row-major matrix, out is
 // then Q's first q columns themselves, which the QR of a row-major tensor
 // returns without a transposing copy. It starts from the identity's first
-// rows and applies geqrf's blocks (ts, as geqrf returns them; nil after
-// an unblocked geqrf) from the right, Qᵀ = Bₗᵀ···B₁ᵀ·B₀ᵀ for
+// rows and applies geqrf's blocks (ts, as geqrf returns them, or nil to
+// compute them here) from the right, Qᵀ = Bₗᵀ···B₁ᵀ·B₀ᵀ for
 // Q = B₀·B₁···Bₗ, so that the rows above each block are still the
 // identity's and are skipped, as orgqr skips the columns left of each
 // block.
@@ -414,12 +416,15 @@ func orgqrTransposedInto[T scalar](ctx context.Context, tm *team, a mat[T], taus
 		// Short reflectors: one at a time beats the blocked form's small
 		// products.
 		return orgqrTransposedUnblocked(ctx, a, taus, out)
-	case ts == nil:
-		// A few long reflectors, factored unblocked: applied one at a
-		// time along Q's long columns, then transposed. Along out's
+	case ts == nil && out.rows <= k:
+		// A few long reflectors, factored unblocked, and Q as narrow:
+		// applied one at a time along Q's long columns, then
+		// transposed (a copy no larger than the input's). Along out's
 		// short columns that loop is slow, and the blocked form's
 		// products of so few columns are mostly packing (float64, one
-		// thread, 1024×8: 18.5 µs against 48 blocked).
+		// thread, 1024×8: 18.5 µs against 48 blocked). A complete Q
+		// takes the blocked path below instead: a copy of it would
+		// double what the call needs.
 		q := scratch[T](m, out.rows)
 		defer recycle(q)
 		clear(q.data)
@@ -431,9 +436,17 @@ func orgqrTransposedInto[T scalar](ctx context.Context, tm *team, a mat[T], taus
 	}
 	nb := qrBlockFor(k)
 	var restores []func()
+	computeTs := ts == nil // geqrf's unblocked factorisation
+	if computeTs {
+		ts = make([]mat[T], (k+nb-1)/nb)
+	}
 	for j := 0; j < k; j += nb {
-		_, restore := explicitV(a.sub(j, j, m-j, min(nb, k-j)))
+		jb := min(nb, k-j)
+		v, restore := explicitV(a.sub(j, j, m-j, jb))
 		restores = append(restores, restore)
+		if computeTs {
+			ts[j/nb] = triangularFactor(v, taus[j:j+jb])
+		}
 	}
 	defer func() {
 		for _, restore := range restores {
@@ -543,10 +556,11 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], ws []T) 
 
 // applyQ computes c = Q·c for Q = H(0)·H(1)···H(k−1), the reflectors
 // stored below the diagonal of the m×k matrix a, qrBlockFor(k) at a time
-// from the last block. ts are the blocks' triangular factors as geqrf
-// returns them for the same k, or nil to compute them here. When c starts as the identity's first
-// columns (identity is set), the columns left of each block are untouched
-// and skipped. It returns ctx's error, leaving c half done, when ctx is
+// from the last block, or one at a time when unblockedQR(m, k). ts are
+// the blocks' triangular factors as geqrf returns them for the same k, or
+// nil to compute them here. When c starts as the identity's first columns
+// (identity is set), the columns left of each block (or reflector) are
+// untouched and skipped. It returns ctx's error, leaving c half done, when ctx is
 // done before a block.
 func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c mat[T], identity bool) error {
 	m, k := a.rows, a.cols

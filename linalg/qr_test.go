@@ -194,6 +194,45 @@ func TestQRUnblocked(t *testing.T) {
 	}
 }
 
+// TestQRCompleteTallMemory factors a tall matrix with few columns
+// (geqrf unblocked) completely: Q, m×m, must be formed in the result, not
+// in a copy as large, which qrNeed does not count.
+func TestQRCompleteTallMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops items at random")
+	}
+	const m, n = 1500, 4
+	a := roundTo(testMatrix("random", m, n, tensor.Float64, 6), tensor.Float64)
+	x := toTensor(t, []cm{a}, tensor.Float64)
+	if _, _, err := QR(x, Complete); err != nil { // GEMM's workspaces warm
+		t.Fatal(err)
+	}
+	drainScratch()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	q, _, err := QR(x, Complete)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all, qBytes := after.TotalAlloc-before.TotalAlloc, uint64(8*m*m); all > qBytes+qBytes/4 {
+		t.Errorf("allocated %d bytes for a Q of %d", all, qBytes)
+	}
+	// The values on this path: TestQRUnblocked (70×5, Complete). Here,
+	// cheaply, Q's first column is A's first over ±‖A[:,0]‖.
+	q0, norm := make([]complex128, m), 0.0
+	for i := range m {
+		q0[i], _ = q.Complex128At(i, 0)
+		norm += real(a.at(i, 0)) * real(a.at(i, 0))
+	}
+	s := real(q0[0]) * math.Sqrt(norm) / real(a.at(0, 0))
+	for i := range m {
+		if d := math.Abs(real(q0[i])*math.Sqrt(norm) - s*real(a.at(i, 0))); d > 1e-12*math.Sqrt(norm) {
+			t.Fatalf("Q[%d, 0] = %v, A[%d, 0] = %v, ‖A[:,0]‖ = %v", i, q0[i], i, a.at(i, 0), math.Sqrt(norm))
+		}
+	}
+}
+
 // TestContiguousViewInput factors a contiguous view that starts inside its
 // buffer (rows 3 to 11 of a 12×5 matrix), which QR reads in place: the
 // result must be that of the viewed rows, not of the buffer's first rows.

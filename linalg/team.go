@@ -1,7 +1,6 @@
 package linalg
 
 import (
-	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -183,8 +182,11 @@ func (j *teamJob) settle() {
 	if p == nil {
 		return
 	}
-	taken := min(j.next.Swap(math.MaxInt32), int64(len(j.bounds)-1))
-	for j.done.Load() < taken-1 { // the panicked chunk never counts
+	// Claims from chunks on find none; the panicked chunk never counts
+	// as done.
+	chunks := int64(len(j.bounds) - 1)
+	taken := min(j.next.Swap(chunks), chunks)
+	for j.done.Load() < taken-1 {
 		runtime.Gosched()
 	}
 	panic(p)
