@@ -560,8 +560,8 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], ws []T) 
 // the blocks' triangular factors as geqrf returns them for the same k, or
 // nil to compute them here. When c starts as the identity's first columns
 // (identity is set), the columns left of each block (or reflector) are
-// untouched and skipped. It returns ctx's error, leaving c half done, when ctx is
-// done before a block.
+// untouched and skipped. It returns ctx's error, leaving c half done, when
+// ctx is done before a block.
 func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c mat[T], identity bool) error {
 	m, k := a.rows, a.cols
 	if unblockedQR(m, k) {
@@ -574,9 +574,11 @@ func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c ma
 			if identity {
 				cj = c.sub(j, j, m-j, c.cols-j)
 			}
-			v, restore := explicitV(a.sub(j, j, m-j, 1))
-			applyLeft(taus[j], v.col(0), cj, work)
-			restore()
+			v := a.col(j)[j:] // as geqr2 left it: v[0] holds R's diagonal
+			saved := v[0]
+			v[0] = 1
+			applyLeft(taus[j], v, cj, work)
+			v[0] = saved
 		}
 		return nil
 	}
