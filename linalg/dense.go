@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"math"
+	"math/bits"
 	"math/cmplx"
 	"unsafe"
 
@@ -32,10 +33,10 @@ func newMat[T scalar](r, c int) mat[T] {
 // heap set off a garbage collection during the call, whose mark workers
 // took the second thread (bench/linalg-report.md, branch svdsmall).
 var (
-	scratch32   reuse.Pool[[]float32]
-	scratch64   reuse.Pool[[]float64]
-	scratchC64  reuse.Pool[[]complex64]
-	scratchC128 reuse.Pool[[]complex128]
+	scratch32   scratchPools[float32]
+	scratch64   scratchPools[float64]
+	scratchC64  scratchPools[complex64]
+	scratchC128 scratchPools[complex128]
 )
 
 // keptScratch is the largest buffer, in bytes, that the scratch pools keep
@@ -44,7 +45,20 @@ var (
 // program does not hold a large factorisation's memory after it.
 const keptScratch = 1 << 20
 
-func scratchPool[T scalar]() *reuse.Pool[[]T] {
+// scratchPools keeps one element type's scratch buffers. Those of at most
+// keptScratch bytes go by size class, so that a request finds a buffer
+// that fits: with one pool for all sizes, a call that asks for matrices
+// of many sizes (an SVD of 32×16: 40 of them) mostly drew one too small,
+// dropped it and allocated afresh, 24 KB a call. Class c holds buffers of
+// at least 2ᶜ elements, each as a pointer to its first element, so that
+// handing one back allocates nothing. One buffer a class outlives garbage
+// collection: at most 2·keptScratch bytes for each element type.
+type scratchPools[T scalar] struct {
+	class [bits.UintSize]reuse.Pool[T]
+	large reuse.Pool[[]T]
+}
+
+func scratchPool[T scalar]() *scratchPools[T] {
 	var p any
 	switch any(*new(T)).(type) {
 	case float32:
@@ -56,14 +70,33 @@ func scratchPool[T scalar]() *reuse.Pool[[]T] {
 	default:
 		p = &scratchC128
 	}
-	return p.(*reuse.Pool[[]T])
+	return p.(*scratchPools[T])
 }
+
+// kept reports whether a buffer of n elements is small enough for the
+// pools' size classes.
+func kept[T scalar](n int) bool { return n*int(unsafe.Sizeof(*new(T))) <= keptScratch }
 
 // scratch returns an r×c matrix whose elements are unspecified, on a
 // pooled buffer when the pool has one large enough.
 func scratch[T scalar](r, c int) mat[T] {
-	if b := scratchPool[T]().Get(); b != nil && cap(*b) >= r*c {
-		return mat[T]{rows: r, cols: c, ld: max(r, 1), data: (*b)[:r*c]}
+	n := r * c
+	out := mat[T]{rows: r, cols: c, ld: max(r, 1)}
+	switch p := scratchPool[T](); {
+	case n == 0:
+	case kept[T](n):
+		class := bits.Len(uint(n - 1)) // the least c with 2ᶜ ≥ n
+		if first := p.class[class].Get(); first != nil {
+			out.data = unsafe.Slice(first, 1<<class)[:n] // recycle reads the class from cap
+		} else {
+			out.data = make([]T, n, 1<<class)
+		}
+		return out
+	default:
+		if b := p.large.Get(); b != nil && cap(*b) >= n {
+			out.data = (*b)[:n]
+			return out
+		}
 	}
 	return newMat[T](r, c)
 }
@@ -72,14 +105,14 @@ func scratch[T scalar](r, c int) mat[T] {
 // uses any more, to the pool. A buffer must be recycled at most once
 // before scratch hands it out again: twice, two callers would share it.
 func recycle[T scalar](a mat[T]) {
-	if cap(a.data) == 0 {
-		return
-	}
-	b := a.data[:cap(a.data)]
-	if int(unsafe.Sizeof(b[0]))*cap(b) <= keptScratch {
-		scratchPool[T]().Put(&b)
-	} else {
-		scratchPool[T]().PutLoose(&b)
+	n := cap(a.data)
+	switch p := scratchPool[T](); {
+	case n == 0:
+	case kept[T](n):
+		p.class[bits.Len(uint(n))-1].Put(unsafe.SliceData(a.data)) // the greatest c with 2ᶜ ≤ n
+	default:
+		b := a.data[:n]
+		p.large.PutLoose(&b)
 	}
 }
 

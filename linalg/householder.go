@@ -80,7 +80,8 @@ func geqr2[T scalar](a mat[T], taus []T, work []T) {
 // does; taus has length min(rows, cols). It factors blocks of qrBlockFor
 // columns with geqrt and updates the columns right of each block with
 // applyBlock, and returns each block's triangular factor (see
-// triangularFactor) for applyQ and orgqr to reuse; for few or short
+// triangularFactor; recycleAll hands them back) for applyQ and orgqr to
+// reuse; for few or short
 // reflectors (unblockedQR) it runs geqr2 alone and returns none. It
 // returns ctx's error, leaving a half done, when ctx is done before a
 // block.
@@ -254,13 +255,16 @@ func geqrt[T scalar](threads int, a mat[T], taus []T, work []T, ws *[]T) mat[T] 
 	// (I − V1·T1·V1ᴴ)·(I − V2·T2·V2ᴴ) = I − V·T·Vᴴ for V = [V1 V2] (V2
 	// zero in V1's first n1 rows) and T = [T1 T12; 0 T2] with
 	// T12 = −T1·(V1ᴴ·V2)·T2. V1's rows from n1 on are stored as they are.
-	t := newMat[T](n, n)
+	t := scratch[T](n, n)
+	clear(t.data)
 	for j := range n1 {
 		copy(t.col(j), t1.col(j))
 	}
 	for j := range n2 {
 		copy(t.col(n1 + j)[n1:], t2.col(j))
 	}
+	defer recycle(t1)
+	defer recycle(t2)
 	g, h := scratch[T](n1, n2), scratch[T](n1, n2)
 	defer recycle(g)
 	defer recycle(h)
@@ -272,6 +276,13 @@ func geqrt[T scalar](threads int, a mat[T], taus []T, work []T, ws *[]T) mat[T] 
 	mulOn(threads, n1, n2, n1, 1, t1.g(), g.g(), 0, h.g())
 	mulOn(threads, n1, n2, n2, -1, h.g(), t2.g(), 0, t.sub(0, n1, n1, n2).g())
 	return t
+}
+
+// recycleAll recycles the triangular factors geqrf returned.
+func recycleAll[T scalar](ts []mat[T]) {
+	for _, t := range ts {
+		recycle(t)
+	}
 }
 
 // explicitV turns a, which holds reflector vectors below its diagonal (and
@@ -327,7 +338,8 @@ func dropConjugate[T scalar](c mat[T]) {
 }
 
 // triangularFactor returns the upper triangular T with
-// H(0)·H(1)···H(k−1) = I − V·T·Vᴴ (LAPACK's larft, forward, columnwise).
+// H(0)·H(1)···H(k−1) = I − V·T·Vᴴ (LAPACK's larft, forward, columnwise),
+// from scratch: its owner recycles it.
 func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 	k := v.cols
 	g := scratch[T](k, k) // g = Vᴴ·V
@@ -335,7 +347,8 @@ func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 	vc := conjugate(v)
 	mul(k, k, v.rows, 1, vc.gt(), v.g(), 0, g.g())
 	dropConjugate(vc)
-	t := newMat[T](k, k)
+	t := scratch[T](k, k)
+	clear(t.data)
 	for i := range k {
 		// T[0:i, i] = −τᵢ·T[0:i, 0:i]·G[0:i, i], column by column of the
 		// upper triangular T[0:i, 0:i] (contiguous, unlike its rows).
@@ -439,6 +452,7 @@ func orgqrTransposedInto[T scalar](ctx context.Context, tm *team, a mat[T], taus
 	computeTs := ts == nil // geqrf's unblocked factorisation
 	if computeTs {
 		ts = make([]mat[T], (k+nb-1)/nb)
+		defer recycleAll(ts)
 	}
 	for j := 0; j < k; j += nb {
 		jb := min(nb, k-j)
@@ -603,6 +617,9 @@ func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c ma
 			applyBlock(0, false, v, t, c.sub(j, j, m-j, c.cols-j), &ws)
 		} else {
 			applyBlock(0, false, v, t, c.sub(j, 0, m-j, c.cols), &ws)
+		}
+		if ts == nil {
+			recycle(t)
 		}
 		restore()
 	}

@@ -184,12 +184,17 @@ func memoryInput(t *testing.T, herm bool, dt tensor.DType, nb, m, n int) *tensor
 // drainScratch empties linalg's scratch pools, so that a call allocates
 // its working copies afresh.
 func drainScratch() {
-	for scratchPool[float32]().Get() != nil {
+	drain(scratchPool[float32]())
+	drain(scratchPool[float64]())
+	drain(scratchPool[complex64]())
+	drain(scratchPool[complex128]())
+}
+
+func drain[T scalar](p *scratchPools[T]) {
+	for c := range p.class {
+		for p.class[c].Get() != nil {
+		}
 	}
-	for scratchPool[float64]().Get() != nil {
-	}
-	for scratchPool[complex64]().Get() != nil {
-	}
-	for scratchPool[complex128]().Get() != nil {
+	for p.large.Get() != nil {
 	}
 }

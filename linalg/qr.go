@@ -174,6 +174,7 @@ func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int, q []T, lq boo
 	}
 	defer tm.stop()
 	ts, err := geqrf(ctx, tm, a, taus)
+	defer recycleAll(ts)
 	if err != nil {
 		return r, err
 	}

@@ -167,6 +167,7 @@ func orthonormalize[T scalar](ctx context.Context, x mat[T]) (mat[T], error) {
 	k := x.cols
 	taus := make([]T, k)
 	ts, err := geqrf(ctx, nil, x, taus)
+	defer recycleAll(ts)
 	if err != nil {
 		return mat[T]{}, err
 	}

@@ -286,14 +286,17 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 		// the small n×n R.
 		taus := make([]T, n)
 		ts, err := geqrf(ctx, nil, a, taus)
+		defer recycleAll(ts)
 		if err != nil {
 			return svdFactors[T]{}, err
 		}
-		r := newMat[T](n, n)
+		r := scratch[T](n, n)
+		clear(r.data)
 		for j := range n {
 			copy(r.col(j)[:j+1], a.col(j)[:j+1])
 		}
 		f, err := svdCore(ctx, r, vectors, false)
+		recycle(r)
 		if err != nil || !vectors {
 			return f, err
 		}
@@ -335,11 +338,17 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 }
 
 // embed returns the m×c matrix diag(x, I) (x square, c ≥ x.cols; the
-// identity part covers what remains of the diagonal).
+// identity part covers what remains of the diagonal), from scratch, and
+// recycles x.
 func embed[T scalar](x mat[T], m, c int) mat[T] {
-	out := eye[T](m, c)
+	out := scratch[T](m, c)
+	clear(out.data)
 	for j := range x.cols {
 		copy(out.col(j), x.col(j))
 	}
+	for i := x.cols; i < min(m, c); i++ {
+		out.set(i, i, 1)
+	}
+	recycle(x)
 	return out
 }
