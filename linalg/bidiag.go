@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"context"
+	"github.com/goferro/goferro/internal/level1"
 	"math"
 )
 
@@ -61,8 +62,8 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		// A(i:, i) −= U(i:, :i)·Y(i, :i)ᴴ + X(i:, :i)·V(i, :i)ᴴ.
 		ci := a.col(i)[i:]
 		for j := range i {
-			axpy(-conj(y.at(i, j)), a.col(j)[i:], ci)
-			axpy(-conj(v.at(i, j)), x.col(j)[i:], ci)
+			level1.Axpy(-conj(y.at(i, j)), a.col(j)[i:], ci)
+			level1.Axpy(-conj(v.at(i, j)), x.col(j)[i:], ci)
 		}
 		beta, tq := reflector(ci[0], ci[1:])
 		d[i], tauq[i] = re(beta), tq
@@ -70,26 +71,26 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		u := ci
 		uc := conjv[:len(u)]
 		copy(uc, u)
-		conjSlice(uc) // pᴴ·u = conj(dotu(p, uc))
+		conjSlice(uc) // pᴴ·u = conj(level1.Dotu(p, uc))
 		// Y(i+1:, i) = τ·(A(i:, i+1:)ᴴ·u − Y(i+1:, :i)·(U(i:, :i)ᴴ·u) − V(i+1:, :i)·(X(i:, :i)ᴴ·u))
 		yi := y.col(i)
 		clear(yi[:i+1])
 		parallelFor(n-i-1, m-i, func(lo, hi int) {
 			for c := i + 1 + lo; c < i+1+hi; c++ {
-				yi[c] = conj(dotu(a.col(c)[i:], uc))
+				yi[c] = conj(level1.Dotu(a.col(c)[i:], uc))
 			}
 		})
 		for j := range i {
-			tmp[j] = conj(dotu(a.col(j)[i:], uc))
+			tmp[j] = conj(level1.Dotu(a.col(j)[i:], uc))
 		}
 		for j := range i {
-			axpy(-tmp[j], y.col(j)[i+1:], yi[i+1:])
+			level1.Axpy(-tmp[j], y.col(j)[i+1:], yi[i+1:])
 		}
 		for j := range i {
-			tmp[j] = conj(dotu(x.col(j)[i:], uc))
+			tmp[j] = conj(level1.Dotu(x.col(j)[i:], uc))
 		}
 		for j := range i {
-			axpy(-tmp[j], v.col(j)[i+1:], yi[i+1:])
+			level1.Axpy(-tmp[j], v.col(j)[i+1:], yi[i+1:])
 		}
 		scal(tq, yi[i+1:])
 		// Row i, brought up to date and conjugated (the vector the right
@@ -101,10 +102,10 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		for c := range r {
 			r[c] = conj(a.at(i, i+1+c))
 		}
-		axpy(-1, yi[i+1:], r)
+		level1.Axpy(-1, yi[i+1:], r)
 		for j := range i {
-			axpy(-conj(a.at(i, j)), y.col(j)[i+1:], r)
-			axpy(-conj(x.at(i, j)), v.col(j)[i+1:], r)
+			level1.Axpy(-conj(a.at(i, j)), y.col(j)[i+1:], r)
+			level1.Axpy(-conj(x.at(i, j)), v.col(j)[i+1:], r)
 		}
 		beta, tp := reflector(r[0], r[1:])
 		e[i], taup[i] = re(beta), tp
@@ -121,13 +122,13 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		xr := xi[i+1:]
 		matVec(a.sub(i+1, i+1, len(xr), len(r)), r, xr, partial)
 		for j := 0; j <= i; j++ {
-			axpy(-conj(dotu(y.col(j)[i+1:], rc)), a.col(j)[i+1:], xr)
+			level1.Axpy(-conj(level1.Dotu(y.col(j)[i+1:], rc)), a.col(j)[i+1:], xr)
 		}
 		for j := range i {
-			tmp[j] = conj(dotu(v.col(j)[i+1:], rc))
+			tmp[j] = conj(level1.Dotu(v.col(j)[i+1:], rc))
 		}
 		for j := range i {
-			axpy(-tmp[j], x.col(j)[i+1:], xr)
+			level1.Axpy(-tmp[j], x.col(j)[i+1:], xr)
 		}
 		scal(tp, xr)
 	}

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"github.com/goferro/goferro/internal/level1"
 	"math"
 	"math/bits"
 	"math/cmplx"
@@ -303,107 +304,6 @@ func conjSlice[T scalar](x []T) {
 	}
 }
 
-// Level-1 kernels in assembly, set at init where the CPU has them; each
-// handles a multiple of its width and the Go loops below do the rest.
-var (
-	ddotAsm  func(n int, x, y *float64) float64
-	daxpyAsm func(n int, a float64, x, y *float64)
-	zdotuAsm func(n int, x, y *complex128) complex128
-	zaxpyAsm func(n int, a complex128, x, y *complex128)
-	sdotAsm  func(n int, x, y *float32) float32
-	saxpyAsm func(n int, a float32, x, y *float32)
-	cdotuAsm func(n int, x, y *complex64) complex64
-	caxpyAsm func(n int, a complex64, x, y *complex64)
-)
-
-// dotu returns Σ x[i]·y[i] (no conjugation).
-func dotu[T scalar](x, y []T) T {
-	y = y[:len(x)]
-	var s, head T
-	i := 0
-	switch xs := any(x).(type) {
-	case []float64:
-		if ddotAsm != nil && len(x) >= 16 {
-			i = len(x) &^ 15
-			*any(&head).(*float64) = ddotAsm(i, &xs[0], &any(y).([]float64)[0])
-		}
-	case []complex128:
-		if zdotuAsm != nil && len(x) >= 4 {
-			i = len(x) &^ 3
-			*any(&head).(*complex128) = zdotuAsm(i, &xs[0], &any(y).([]complex128)[0])
-		}
-	case []float32:
-		if sdotAsm != nil && len(x) >= 8 {
-			i = len(x) &^ 7
-			*any(&head).(*float32) = sdotAsm(i, &xs[0], &any(y).([]float32)[0])
-		}
-	case []complex64:
-		if cdotuAsm != nil && len(x) >= 4 {
-			i = len(x) &^ 3
-			*any(&head).(*complex64) = cdotuAsm(i, &xs[0], &any(y).([]complex64)[0])
-		}
-	}
-	s = dotuGo(x[i:], y[i:])
-	return head + s
-}
-
-// dotuGo is dotu in Go, with four partial sums so that the additions do
-// not wait on each other.
-func dotuGo[T scalar](x, y []T) T {
-	var s0, s1, s2, s3 T
-	y = y[:len(x)]
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// axpy computes y += a·x.
-func axpy[T scalar](a T, x, y []T) {
-	y = y[:len(x)]
-	i := 0
-	switch xs := any(x).(type) {
-	case []float64:
-		if daxpyAsm != nil && len(x) >= 16 {
-			i = len(x) &^ 15
-			daxpyAsm(i, *any(&a).(*float64), &xs[0], &any(y).([]float64)[0])
-		}
-	case []complex128:
-		if zaxpyAsm != nil && len(x) >= 4 {
-			i = len(x) &^ 3
-			zaxpyAsm(i, *any(&a).(*complex128), &xs[0], &any(y).([]complex128)[0])
-		}
-	case []float32:
-		if saxpyAsm != nil && len(x) >= 8 {
-			i = len(x) &^ 7
-			saxpyAsm(i, *any(&a).(*float32), &xs[0], &any(y).([]float32)[0])
-		}
-	case []complex64:
-		if caxpyAsm != nil && len(x) >= 4 {
-			i = len(x) &^ 3
-			caxpyAsm(i, *any(&a).(*complex64), &xs[0], &any(y).([]complex64)[0])
-		}
-	}
-	x, y = x[i:], y[i:]
-	i = 0
-	for ; i+4 <= len(x); i += 4 {
-		y[i] += a * x[i]
-		y[i+1] += a * x[i+1]
-		y[i+2] += a * x[i+2]
-		y[i+3] += a * x[i+3]
-	}
-	for ; i < len(x); i++ {
-		y[i] += a * x[i]
-	}
-}
-
 // matVec sets y = a·x. The columns of a go in blocks of matVecCols, each
 // block's product to its own partial sum in work (at least
 // matVecWork(a.rows, a.cols) long), the blocks split among the threads;
@@ -418,13 +318,13 @@ func matVec[T scalar](a mat[T], x, y, work []T) {
 			p := work[b*m : (b+1)*m]
 			clear(p)
 			for c := b * matVecCols; c < min((b+1)*matVecCols, n); c++ {
-				axpy(x[c], a.col(c), p)
+				level1.Axpy(x[c], a.col(c), p)
 			}
 		}
 	})
 	clear(y[:m])
 	for b := range blocks {
-		axpy(1, work[b*m:(b+1)*m], y[:m])
+		level1.Axpy(1, work[b*m:(b+1)*m], y[:m])
 	}
 }
 
@@ -493,13 +393,13 @@ func nrm2[T scalar](x []T) float64 {
 func sumSquares[T scalar](x []T) (float64, bool) {
 	switch v := any(x).(type) {
 	case []float64:
-		return dotu(v, v), true
+		return level1.Dotu(v, v), true
 	case []complex128:
 		if len(v) == 0 {
 			return 0, true
 		}
 		r := unsafe.Slice((*float64)(unsafe.Pointer(&v[0])), 2*len(v))
-		return dotu(r, r), true
+		return level1.Dotu(r, r), true
 	}
 	return 0, false
 }

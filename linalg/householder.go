@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"context"
+	"github.com/goferro/goferro/internal/level1"
 	"math"
 
 	"github.com/goferro/goferro/internal/strided"
@@ -44,7 +45,7 @@ func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 	conjSlice(vc)
 	for j := range c.cols {
 		cj := c.col(j)
-		axpy(-t*dotu(vc, cj), v, cj)
+		level1.Axpy(-t*level1.Dotu(vc, cj), v, cj)
 	}
 }
 
@@ -56,10 +57,10 @@ func applyRight[T scalar](t T, v []T, c mat[T], work []T) {
 	w := work[:c.rows]
 	clear(w)
 	for j := range c.cols {
-		axpy(v[j], c.col(j), w)
+		level1.Axpy(v[j], c.col(j), w)
 	}
 	for j := range c.cols {
-		axpy(-t*conj(v[j]), w, c.col(j))
+		level1.Axpy(-t*conj(v[j]), w, c.col(j))
 	}
 }
 
@@ -354,7 +355,7 @@ func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 		// upper triangular T[0:i, 0:i] (contiguous, unlike its rows).
 		ti, gi := t.col(i), g.col(i)
 		for c := range i {
-			axpy(gi[c], t.col(c)[:c+1], ti[:c+1])
+			level1.Axpy(gi[c], t.col(c)[:c+1], ti[:c+1])
 		}
 		scal(-taus[i], ti[:i])
 		ti[i] = taus[i]

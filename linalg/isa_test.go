@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/goferro/goferro/internal/isa"
+	"github.com/goferro/goferro/internal/level1"
 )
 
 // TestMain runs the tests on the kernel path GOFERRO_GEMM_ISA forces, so
@@ -36,13 +37,8 @@ func TestKernelPath(t *testing.T) {
 	if got != kernelPath {
 		t.Errorf("rotation kernel of the %s path in use, kernelPath %s", got, kernelPath)
 	}
-	for name, set := range map[string]bool{
-		"ddot": ddotAsm != nil, "daxpy": daxpyAsm != nil, "zdotu": zdotuAsm != nil, "zaxpy": zaxpyAsm != nil,
-		"sdot": sdotAsm != nil, "saxpy": saxpyAsm != nil, "cdotu": cdotuAsm != nil, "caxpy": caxpyAsm != nil,
-	} {
-		if set != (kernelPath != "generic") {
-			t.Errorf("level-1 assembly %s in use: %v, on the %s path", name, set, kernelPath)
-		}
+	if got := level1.Path(); got != kernelPath {
+		t.Errorf("level-1 loops of the %s path in use, kernelPath %s", got, kernelPath)
 	}
 	t.Logf("%s=%q: path %s, linalg kernel path %s", isa.Env, os.Getenv(isa.Env), isa.Active, kernelPath)
 }

@@ -275,7 +275,8 @@ var rotPanelsAsm func(z *float64, panels, stride, n int, c, s *float64)
 // AVX-512; tests check each.
 var rotKernels []func(z *float64, panels, stride, n int, c, s *float64)
 
-// kernelPath names the kernels rotPanelsAsm and the level-1 kernels use:
-// "avx512", "avx2" or "generic" (the Go loops). It follows isa.Active,
-// the path of every package with kernels, which GOFERRO_GEMM_ISA forces.
+// kernelPath names the kernels rotPanelsAsm uses: "avx512", "avx2" or
+// "generic" (the Go loops). It follows isa.Active, the path of every
+// package with kernels, which GOFERRO_GEMM_ISA forces (level1.Path names
+// those of the level-1 loops).
 var kernelPath = "generic"

@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"fmt"
+	"github.com/goferro/goferro/internal/level1"
 	"math"
 	"slices"
 	"testing"
@@ -109,11 +110,11 @@ func testLevel1[T scalar](t *testing.T, eps float64) {
 			want += xc[i] * yc[i]
 			bound += cmplxAbs(xc[i]) * cmplxAbs(yc[i])
 		}
-		got := dotu(x, y)
+		got := level1.Dotu(x, y)
 		if d := cmplxAbs(complex(re(got), im(got)) - want); d > float64(n+2)*eps*bound {
 			t.Errorf("%T dotu n=%d: %v, want %v", got, n, got, want)
 		}
-		axpy(a, x, y)
+		level1.Axpy(a, x, y)
 		for i := range n {
 			want := yc[i] + ac*xc[i]
 			d := cmplxAbs(complex(re(y[i]), im(y[i])) - want)

@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"context"
+	"github.com/goferro/goferro/internal/level1"
 	"slices"
 
 	"github.com/goferro/goferro/tensor"
@@ -76,12 +77,12 @@ func substitute[T scalar](a mat[T], x []T, lower bool) {
 	if lower {
 		for i := range n {
 			x[i] /= a.at(i, i)
-			axpy(-x[i], a.col(i)[i+1:], x[i+1:])
+			level1.Axpy(-x[i], a.col(i)[i+1:], x[i+1:])
 		}
 		return
 	}
 	for i := n - 1; i >= 0; i-- {
 		x[i] /= a.at(i, i)
-		axpy(-x[i], a.col(i)[:i], x[:i])
+		level1.Axpy(-x[i], a.col(i)[:i], x[:i])
 	}
 }

@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"context"
+	"github.com/goferro/goferro/internal/level1"
 	"math"
 	"slices"
 )
@@ -62,8 +63,8 @@ func latrd[T scalar](a mat[T], nb int, d, e []float64, taus []T, w mat[T]) {
 		// A(i:, i) −= A(i:, :i)·W(i, :i)ᴴ + W(i:, :i)·A(i, :i)ᴴ.
 		ci := a.col(i)[i:]
 		for j := range i {
-			axpy(-conj(w.at(i, j)), a.col(j)[i:], ci)
-			axpy(-conj(a.at(i, j)), w.col(j)[i:], ci)
+			level1.Axpy(-conj(w.at(i, j)), a.col(j)[i:], ci)
+			level1.Axpy(-conj(a.at(i, j)), w.col(j)[i:], ci)
 		}
 		d[i] = re(ci[0])
 		x := ci[1:]
@@ -73,32 +74,32 @@ func latrd[T scalar](a mat[T], nb int, d, e []float64, taus []T, w mat[T]) {
 		q := len(x)
 		v := vc[:q]
 		copy(v, x)
-		conjSlice(v) // v = conj(x), so that xᴴ·y = conj(dotu(y, v))
+		conjSlice(v) // v = conj(x), so that xᴴ·y = conj(level1.Dotu(y, v))
 		y := w.col(i)[i+1:]
 		// y = A(i+1:, i+1:)·x, a row of the Hermitian A being the
 		// conjugate of its column.
 		parallelFor(q, q, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
-				y[r] = conj(dotu(a.col(i + 1 + r)[i+1:], v))
+				y[r] = conj(level1.Dotu(a.col(i + 1 + r)[i+1:], v))
 			}
 		})
 		// y −= A(i+1:, :i)·(W(i+1:, :i)ᴴ·x) + W(i+1:, :i)·(A(i+1:, :i)ᴴ·x)
 		for j := range i {
-			tmp[j] = conj(dotu(w.col(j)[i+1:], v))
+			tmp[j] = conj(level1.Dotu(w.col(j)[i+1:], v))
 		}
 		for j := range i {
-			axpy(-tmp[j], a.col(j)[i+1:], y)
+			level1.Axpy(-tmp[j], a.col(j)[i+1:], y)
 		}
 		for j := range i {
-			tmp[j] = conj(dotu(a.col(j)[i+1:], v))
+			tmp[j] = conj(level1.Dotu(a.col(j)[i+1:], v))
 		}
 		for j := range i {
-			axpy(-tmp[j], w.col(j)[i+1:], y)
+			level1.Axpy(-tmp[j], w.col(j)[i+1:], y)
 		}
 		// w = τ·y − ½·τ²·(yᴴ·x)·x, as in hetd2.
 		scal(tau, y)
-		alpha := -tau * conj(dotu(y, v)) / 2
-		axpy(alpha, x, y)
+		alpha := -tau * conj(level1.Dotu(y, v)) / 2
+		level1.Axpy(alpha, x, y)
 	}
 }
 
@@ -122,7 +123,7 @@ func hetd2[T scalar](a mat[T], d, e []float64, taus []T) {
 		w := y[:p]
 		clear(w)
 		for j := range p {
-			axpy(x[j], h.col(j), w)
+			level1.Axpy(x[j], h.col(j), w)
 		}
 		scal(tau, w)
 		var yv T
@@ -130,11 +131,11 @@ func hetd2[T scalar](a mat[T], d, e []float64, taus []T) {
 			yv += conj(wi) * x[i]
 		}
 		alpha := -tau * yv / 2
-		axpy(alpha, x, w)
+		level1.Axpy(alpha, x, w)
 		for j := range p {
 			hj := h.col(j)
-			axpy(-conj(w[j]), x, hj)
-			axpy(-conj(x[j]), w, hj)
+			level1.Axpy(-conj(w[j]), x, hj)
+			level1.Axpy(-conj(x[j]), w, hj)
 		}
 		x[0] = beta
 	}

@@ -37,11 +37,11 @@ echo "== go build (CGO_ENABLED=0)"
 CGO_ENABLED=0 go build ./...
 echo "== go test"
 go test -count=1 -timeout 20m ./...
-echo "== go test (portable code without assembly, -tags purego: GEMM kernel, strided copy, linalg's level-1 kernels)"
-go test -count=1 -tags purego ./cpu/gemm/ ./internal/strided/ ./linalg/
+echo "== go test (portable code without assembly, -tags purego: GEMM kernel, strided copy, level-1 loops, linalg's rotations)"
+go test -count=1 -tags purego ./cpu/gemm/ ./internal/strided/ ./internal/level1/ ./linalg/
 for isa in avx512 avx2 generic; do
-	echo "== go test (kernel paths forced: GOFERRO_GEMM_ISA=$isa, GEMM, strided copies, linalg's rotations and level-1 kernels; skips where the CPU lacks it)"
-	GOFERRO_GEMM_ISA=$isa go test -count=1 ./cpu/gemm/ ./internal/strided/ ./linalg/
+	echo "== go test (kernel paths forced: GOFERRO_GEMM_ISA=$isa, GEMM, strided copies, level-1 loops, linalg's rotations; skips where the CPU lacks it)"
+	GOFERRO_GEMM_ISA=$isa go test -count=1 ./cpu/gemm/ ./internal/strided/ ./internal/level1/ ./linalg/
 done
 echo "== go test -race (runtime, its test engines, the OpenCL engine)"
 go test -count=1 -race -timeout 20m . ./goferrotest/... ./internal/... ./opencl/clengine/

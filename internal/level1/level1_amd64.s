@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// AVX2/FMA kernels for the level-1 loops of the reductions. The double
+// AVX2/FMA kernels for the level-1 loops (dot products and axpy). The double
 // precision ones take n a multiple of their loop's width (16 float64, 4
 // complex128); the single precision ones, whose loops of 32 float32 or 8
 // complex64 end with steps of one register, a multiple of a register's

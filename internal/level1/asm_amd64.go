@@ -1,0 +1,43 @@
+//go:build amd64 && !purego && !goferro_noasm
+
+package level1
+
+import "github.com/goferro/goferro/internal/isa"
+
+//go:noescape
+func ddot(n int, x, y *float64) float64
+
+//go:noescape
+func daxpy(n int, a float64, x, y *float64)
+
+//go:noescape
+func zdotu(n int, x, y *complex128) complex128
+
+//go:noescape
+func zaxpy(n int, a complex128, x, y *complex128)
+
+//go:noescape
+func sdot(n int, x, y *float32) float32
+
+//go:noescape
+func saxpy(n int, a float32, x, y *float32)
+
+//go:noescape
+func cdotu(n int, x, y *complex64) complex64
+
+//go:noescape
+func caxpy(n int, a complex64, x, y *complex64)
+
+func init() {
+	// The kernels follow the path every package runs (isa.Active, which
+	// GOFERRO_GEMM_ISA can force): both the AVX2 and the AVX-512 path
+	// imply AVX2 and FMA; the SSE2 and portable paths run the Go loops.
+	if isa.Active != isa.AVX512 && isa.Active != isa.AVX2 {
+		return
+	}
+	path = isa.Active.String()
+	ddotAsm, daxpyAsm = ddot, daxpy
+	zdotuAsm, zaxpyAsm = zdotu, zaxpy
+	sdotAsm, saxpyAsm = sdot, saxpy
+	cdotuAsm, caxpyAsm = cdotu, caxpy
+}

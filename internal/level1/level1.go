@@ -1,0 +1,120 @@
+// Package level1 has the vector loops that the factorisations of linalg
+// and the dot products of cpu/gemm run: Σ x·y and y += a·x, on AVX2/FMA
+// assembly where the kernel path in use (internal/isa) allows it, in Go
+// elsewhere.
+package level1
+
+// Scalar is the set of element types the loops take.
+type Scalar interface {
+	~float32 | ~float64 | ~complex64 | ~complex128
+}
+
+// The kernels in assembly, set at init on the AVX2 and AVX-512 paths; each
+// handles a multiple of its width and the Go loops below do the rest.
+var (
+	ddotAsm  func(n int, x, y *float64) float64
+	daxpyAsm func(n int, a float64, x, y *float64)
+	zdotuAsm func(n int, x, y *complex128) complex128
+	zaxpyAsm func(n int, a complex128, x, y *complex128)
+	sdotAsm  func(n int, x, y *float32) float32
+	saxpyAsm func(n int, a float32, x, y *float32)
+	cdotuAsm func(n int, x, y *complex64) complex64
+	caxpyAsm func(n int, a complex64, x, y *complex64)
+)
+
+// path names the kernel path whose loops run (see Path).
+var path = "generic"
+
+// Path names the kernel path whose loops run: "avx512" or "avx2" where
+// the assembly runs (the AVX-512 path runs the AVX2 kernels, there being
+// no AVX-512 ones), "generic" where the Go loops do.
+func Path() string { return path }
+
+// Dotu returns Σ x[i]·y[i] over the elements of x (y is at least as long),
+// without conjugation.
+func Dotu[T Scalar](x, y []T) T {
+	y = y[:len(x)]
+	var s, head T
+	i := 0
+	switch xs := any(x).(type) {
+	case []float64:
+		if ddotAsm != nil && len(x) >= 16 {
+			i = len(x) &^ 15
+			*any(&head).(*float64) = ddotAsm(i, &xs[0], &any(y).([]float64)[0])
+		}
+	case []complex128:
+		if zdotuAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			*any(&head).(*complex128) = zdotuAsm(i, &xs[0], &any(y).([]complex128)[0])
+		}
+	case []float32:
+		if sdotAsm != nil && len(x) >= 8 {
+			i = len(x) &^ 7
+			*any(&head).(*float32) = sdotAsm(i, &xs[0], &any(y).([]float32)[0])
+		}
+	case []complex64:
+		if cdotuAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			*any(&head).(*complex64) = cdotuAsm(i, &xs[0], &any(y).([]complex64)[0])
+		}
+	}
+	s = dotuGo(x[i:], y[i:])
+	return head + s
+}
+
+// dotuGo is Dotu in Go, with four partial sums so that the additions do
+// not wait on each other.
+func dotuGo[T Scalar](x, y []T) T {
+	var s0, s1, s2, s3 T
+	y = y[:len(x)]
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// Axpy computes y += a·x over the elements of x (y is at least as long).
+func Axpy[T Scalar](a T, x, y []T) {
+	y = y[:len(x)]
+	i := 0
+	switch xs := any(x).(type) {
+	case []float64:
+		if daxpyAsm != nil && len(x) >= 16 {
+			i = len(x) &^ 15
+			daxpyAsm(i, *any(&a).(*float64), &xs[0], &any(y).([]float64)[0])
+		}
+	case []complex128:
+		if zaxpyAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			zaxpyAsm(i, *any(&a).(*complex128), &xs[0], &any(y).([]complex128)[0])
+		}
+	case []float32:
+		if saxpyAsm != nil && len(x) >= 8 {
+			i = len(x) &^ 7
+			saxpyAsm(i, *any(&a).(*float32), &xs[0], &any(y).([]float32)[0])
+		}
+	case []complex64:
+		if caxpyAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			caxpyAsm(i, *any(&a).(*complex64), &xs[0], &any(y).([]complex64)[0])
+		}
+	}
+	x, y = x[i:], y[i:]
+	i = 0
+	for ; i+4 <= len(x); i += 4 {
+		y[i] += a * x[i]
+		y[i+1] += a * x[i+1]
+		y[i+2] += a * x[i+2]
+		y[i+3] += a * x[i+3]
+	}
+	for ; i < len(x); i++ {
+		y[i] += a * x[i]
+	}
+}
