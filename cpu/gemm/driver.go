@@ -37,6 +37,7 @@ type plan[R float] struct {
 	// packed.
 	directB bool
 	vector  bool // real matrix-vector product: see gemv
+	dots    bool // real product of a C smaller than a micro-tile: see dots
 	// Batch: user extents and strides, offsets of batch element zero (real
 	// units) and sc, the real elements per user element.
 	batch            []int
@@ -189,6 +190,10 @@ func (p *plan[R]) region(ws *workspace[R], sh *bShare[R], ao, bo, co, i0, i1, j0
 		}
 	}
 	if p.vector && i0 == 0 && i1 == p.m && j0 == 0 && j1 == p.n && p.gemv(ws, ao, bo, co) {
+		return
+	}
+	if p.dots && i0 == 0 && i1 == p.m && j0 == 0 && j1 == p.n {
+		p.dotProducts(ws, ao, bo, co)
 		return
 	}
 	mr, nr := p.kern.mr, p.kern.nr

@@ -153,6 +153,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	}
 	p.vector = !cplx && (p.m == 1 || p.n == 1) && !testNoDirect.Load()
 	p.kern = kernelFor[R]()
+	p.dots = !cplx && !p.vector && !p.scaleOnly && usesDots(p.m, p.n, p.k, p.kern) && !testNoDirect.Load()
 	// Small A blocks are read in place rather than packed.
 	if es := int(unsafe.Sizeof(rz)); p.m*p.k*es <= cacheL2/4 && p.m >= p.kern.mr && !p.a.gather() && !testNoDirect.Load() {
 		switch {
@@ -182,9 +183,9 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 
 	elem := float64(p.m) * float64(p.n) * float64(max(p.k, 1))
 	work := elem * float64(nbatch)
-	byBatch := nbatch >= threads && (p.vector || elem < smallElemWork || nbatch%threads == 0 || nbatch >= 4*threads)
+	byBatch := nbatch >= threads && (p.vector || p.dots || elem < smallElemWork || nbatch%threads == 0 || nbatch >= 4*threads)
 	// Matrix-vector products are memory-bound: split only over a batch.
-	if threads <= 1 || work < minParallelWork || p.scaleOnly || p.vector && !byBatch || !useWorkers(work) {
+	if threads <= 1 || work < minParallelWork || p.scaleOnly || (p.vector || p.dots) && !byBatch || !useWorkers(work) {
 		ws := getWorkspace[R]()
 		for l := 0; l < nbatch; l++ {
 			ao, bo, co := p.offsets(l)

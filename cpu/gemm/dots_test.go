@@ -1,0 +1,103 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDots covers products of a C smaller than a micro-tile over a long k,
+// which run as dot products (usesDots): every layout of A and B (rows or
+// columns in place along k, or gathered), offset tables, a k past
+// dotChunk (gathered in pieces), batches and threads, against the
+// reference of runCase. The cases are checked to take the dots path.
+func TestDots(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 11))
+	var cases []testCase
+	for _, k := range []int{18, 97, dotChunk + 37} {
+		for _, la := range layouts {
+			for _, lb := range layouts {
+				m, n := 2+rng.IntN(2), 2+rng.IntN(2) // below every kernel's tile
+				tc := testCase{m: m, n: n, k: k, la: la, lb: lb, lc: layouts[rng.IntN(len(layouts))],
+					alpha: 1 + rng.IntN(2), beta: rng.IntN(3), threads: 1 + rng.IntN(2)}
+				if rng.IntN(3) == 0 {
+					tc.nb = 1 + rng.IntN(3)
+				}
+				if rng.IntN(3) == 0 {
+					tc.tabA, tc.tabB = tables(rng.IntN(4)), tables(rng.IntN(4))
+				}
+				cases = append(cases, tc)
+			}
+		}
+	}
+	// Wider ones on the kernels whose tiles allow them.
+	for _, s := range [][3]int{{7, 7, 300}, {5, 11, 1000}, {8, 8, dotChunk + 1}} {
+		cases = append(cases, testCase{m: s[0], n: s[1], k: s[2], la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: 1})
+	}
+	kernels(t, func(t *testing.T) {
+		for _, tc := range cases[:len(cases)-3] {
+			if !usesDots(tc.m, tc.n, tc.k, kernelFor[float64]()) {
+				t.Fatalf("%v does not take the dots path", tc)
+			}
+		}
+		testAllTypes(t, cases)
+	})
+}
+
+// TestDotsNoAllocs checks that dot products, their gathered chunks
+// included, allocate nothing once the workspace has grown.
+func TestDotsNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
+	const m, n, k = 3, 3, dotChunk + 5
+	a := Matrix[float64]{Data: make([]float64, m*k), RowStride: k, ColStride: 1}
+	b := Matrix[float64]{Data: make([]float64, k*n), RowStride: n, ColStride: 1}
+	c := Matrix[float64]{Data: make([]float64, m*n), RowStride: n, ColStride: 1}
+	f := func() { _ = GemmThreads(1, nil, m, n, k, 1, a, b, 0, c) }
+	f()
+	if got := testing.AllocsPerRun(20, f); got > 0 {
+		t.Errorf("%v allocations per run, want 0", got)
+	}
+}
+
+// BenchmarkDots times products of a small C over a long k, float64, one
+// thread, as dot products and packed for the micro-kernels (usesDots
+// chooses), with B row-major (NN: its columns gathered) or column-major
+// (NT: read in place).
+func BenchmarkDots(b *testing.B) {
+	shapes := [][3]int{{2, 2, 65536}, {4, 4, 4096}, {8, 8, 1024}, {2, 3, 32}, {4, 4, 32}, {8, 8, 64}, {8, 8, 256},
+		{11, 11, 64}, {11, 11, 256}, {8, 15, 64}, {8, 15, 256}}
+	defer func(v int) { dotsKPerOutput = v }(dotsKPerOutput)
+	for _, s := range shapes {
+		m, n, k := s[0], s[1], s[2]
+		a := Matrix[float64]{Data: make([]float64, m*k), RowStride: k, ColStride: 1}
+		c := Matrix[float64]{Data: make([]float64, m*n), RowStride: n, ColStride: 1}
+		for i := range a.Data {
+			a.Data[i] = float64(i%7) - 3
+		}
+		bs := map[string]Matrix[float64]{
+			"NN": {Data: make([]float64, k*n), RowStride: n, ColStride: 1},
+			"NT": {Data: make([]float64, k*n), RowStride: 1, ColStride: k},
+		}
+		for _, lay := range []string{"NN", "NT"} {
+			for i := range bs[lay].Data {
+				bs[lay].Data[i] = float64(i%5) - 2
+			}
+			for _, how := range []string{"dots", "packed"} {
+				dotsKPerOutput = 1
+				if how == "packed" {
+					dotsKPerOutput = math.MaxInt32
+				}
+				b.Run(fmt.Sprintf("%dx%dx%d/%s/%s", m, n, k, lay, how), func(b *testing.B) {
+					for b.Loop() {
+						if err := GemmThreads(1, nil, m, n, k, 1, a, bs[lay], 0, c); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
