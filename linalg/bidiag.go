@@ -2,8 +2,9 @@ package linalg
 
 import (
 	"context"
-	"github.com/goferro/goferro/internal/level1"
 	"math"
+
+	"github.com/goferro/goferro/internal/level1"
 )
 
 // gebrd reduces the m×n matrix a (m ≥ n, overwritten) to real upper

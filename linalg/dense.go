@@ -1,13 +1,13 @@
 package linalg
 
 import (
-	"github.com/goferro/goferro/internal/level1"
 	"math"
 	"math/bits"
 	"math/cmplx"
 	"unsafe"
 
 	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/internal/level1"
 	"github.com/goferro/goferro/internal/reuse"
 )
 

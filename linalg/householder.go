@@ -2,9 +2,9 @@ package linalg
 
 import (
 	"context"
-	"github.com/goferro/goferro/internal/level1"
 	"math"
 
+	"github.com/goferro/goferro/internal/level1"
 	"github.com/goferro/goferro/internal/strided"
 )
 

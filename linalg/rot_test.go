@@ -2,12 +2,12 @@ package linalg
 
 import (
 	"fmt"
-	"github.com/goferro/goferro/internal/level1"
 	"math"
 	"slices"
 	"testing"
 
 	"github.com/goferro/goferro/cpu/gemm"
+	"github.com/goferro/goferro/internal/level1"
 )
 
 // TestRotSeq checks rotMat.seq, with each assembly kernel this CPU has and
@@ -80,11 +80,11 @@ func BenchmarkRotSeq(b *testing.B) {
 	}
 }
 
-// TestLevel1 checks dotu and axpy (assembly where there is one) for each
-// element type against sums in complex128 of the same values, for lengths
-// around the kernels' widths, within the rounding error bounds of the
-// element type: (n+2)·ε·Σ|xᵢ|·|yᵢ| for a dot product, 4·ε·(|yᵢ| + |a|·|xᵢ|)
-// for an element of an axpy.
+// TestLevel1 checks level1.Dotu and level1.Axpy (assembly where there is
+// one), on the path linalg runs, for each element type against sums in
+// complex128 of the same values, for lengths around the kernels' widths,
+// within the rounding error bounds of the element type: (n+2)·ε·Σ|xᵢ|·|yᵢ|
+// for a dot product, 4·ε·(|yᵢ| + |a|·|xᵢ|) for an element of an axpy.
 func TestLevel1(t *testing.T) {
 	testLevel1[float64](t, 0x1p-52)
 	testLevel1[complex128](t, 0x1p-52)

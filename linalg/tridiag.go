@@ -2,9 +2,10 @@ package linalg
 
 import (
 	"context"
-	"github.com/goferro/goferro/internal/level1"
 	"math"
 	"slices"
+
+	"github.com/goferro/goferro/internal/level1"
 )
 
 // hetrd reduces the Hermitian matrix a (both triangles stored) to real

@@ -37,10 +37,10 @@ echo "== go build (CGO_ENABLED=0)"
 CGO_ENABLED=0 go build ./...
 echo "== go test"
 go test -count=1 -timeout 20m ./...
-echo "== go test (portable code without assembly, -tags purego: GEMM kernel, strided copy, level-1 loops, linalg's rotations)"
+echo "== go test (portable code without assembly, -tags purego: GEMM kernel, strided copy, level-1 kernels in internal/level1, linalg's rotations)"
 go test -count=1 -tags purego ./cpu/gemm/ ./internal/strided/ ./internal/level1/ ./linalg/
 for isa in avx512 avx2 generic; do
-	echo "== go test (kernel paths forced: GOFERRO_GEMM_ISA=$isa, GEMM, strided copies, level-1 loops, linalg's rotations; skips where the CPU lacks it)"
+	echo "== go test (kernel paths forced: GOFERRO_GEMM_ISA=$isa, GEMM, strided copies, level-1 kernels in internal/level1, linalg's rotations; skips where the CPU lacks it)"
 	GOFERRO_GEMM_ISA=$isa go test -count=1 ./cpu/gemm/ ./internal/strided/ ./internal/level1/ ./linalg/
 done
 echo "== go test -race (runtime, its test engines, the OpenCL engine)"
