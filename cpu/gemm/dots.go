@@ -1,12 +1,17 @@
 package gemm
 
-import "github.com/goferro/goferro/internal/level1"
+import (
+	"unsafe"
+
+	"github.com/goferro/goferro/internal/level1"
+)
 
 // Products whose C is smaller than a micro-tile, over a long k (8×8×1024;
 // 2×2×65536), are dot products: each element of C is a row of A times a
-// column of B. Packed for the micro-kernels, such a product computes a
-// whole 12×16 tile for each of its few elements, mostly padding, and
-// packs both operands first (8×8×1024 took 18 µs, 2×2×65536 710 µs, where
+// column of B (complex products alike, on complex views of the real
+// plan). Packed for the micro-kernels, such a product computes a whole
+// 12×16 tile for each of its few elements, mostly padding, and packs both
+// operands first (float64 8×8×1024 took 18 µs, 2×2×65536 710 µs, where
 // numpy on OpenBLAS takes 5.7 and 117).
 
 // dotChunk is the length of k that dots gathers at a time, when a row of
@@ -14,7 +19,8 @@ import "github.com/goferro/goferro/internal/level1"
 // to dotChunk·n elements.
 const dotChunk = 8192
 
-// usesDots reports whether a real m×n×k product runs as dot products:
+// usesDots reports whether a product of real-view extents m×n×k (a
+// complex one's n and k doubled) runs as dot products:
 // where C fits in one micro-tile with room to spare and k is long enough
 // for a dot's fixed cost to be paid, k ≥ 2·m·n. One thread, float64,
 // AVX-512 kernel 12×16, B row-major, ns as dot products against packed
@@ -28,63 +34,112 @@ func usesDots[R float](m, n, k int, kern *kernel[R]) bool {
 // dotsKPerOutput is usesDots's least k per element of C (tests lower it).
 var dotsKPerOutput = 2
 
-// dotProducts computes one batch element of a real plan chosen for dot products
-// (see usesDots). Lines of A and B that are contiguous along k are read in
-// place; others are gathered, dotChunk elements of k at a time, into ws.
+// dotProducts computes one batch element of a plan chosen for dot
+// products (see usesDots). A complex plan's dots run on complex views of
+// its real operands, with alpha applied at the end.
 func (p *plan[R]) dotProducts(ws *workspace[R], ao, bo, co int) {
-	a, b, c := &p.a, &p.b, &p.c
-	inPlaceA := !a.gather() && a.cs == 1
-	inPlaceB := !b.gather() && b.rs == 1
-	chunk := p.k
+	if !p.cplx {
+		dotProductsOf(p, ws, p.a.data, p.b.data, p.c.data, 0, ao, bo, co, p.alpha, p.beta)
+		return
+	}
+	switch q := any(p).(type) {
+	case *plan[float64]:
+		w := any(ws).(*workspace[float64])
+		dotProductsOf(q, w, viewAs[complex128](q.a.data), viewAs[complex128](q.b.data), viewAs[complex128](q.c.data),
+			1, ao, bo, co, complex(q.ar, q.ai), complex(q.beta, 0))
+	case *plan[float32]:
+		w := any(ws).(*workspace[float32])
+		dotProductsOf(q, w, viewAs[complex64](q.a.data), viewAs[complex64](q.b.data), viewAs[complex64](q.c.data),
+			1, ao, bo, co, complex(q.ar, q.ai), complex(q.beta, 0))
+	}
+}
+
+// dotProductsOf is dotProducts on a, b and c, views of p's operands in
+// elements of E, each 2^shift of p's real elements: the plan's offsets,
+// strides and extents, in real elements, are shifted down to E's. Lines
+// of A and B that are contiguous along k are read in place; others are
+// gathered, dotChunk elements of k at a time, into ws.
+func dotProductsOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b, c []E, shift, ao, bo, co int, alpha, beta E) {
+	pa, pb, pc := &p.a, &p.b, &p.c
+	m, n, k := p.m, p.n>>shift, p.k>>shift
+	unit := 1 << shift
+	inPlaceA := !pa.gather() && pa.cs == unit
+	inPlaceB := !pb.gather() && pb.rs == unit
+	chunk := k
 	if !inPlaceA || !inPlaceB {
-		chunk = min(p.k, dotChunk)
+		chunk = min(k, dotChunk)
 	}
-	ws.tile = grow(ws.tile, p.m*p.n)
-	sums := ws.tile
+	sums := growAs[E](&ws.tile, m*n)
 	clear(sums)
-	for q0 := 0; q0 < p.k; q0 += chunk {
-		kb := min(chunk, p.k-q0)
+	for q0 := 0; q0 < k; q0 += chunk {
+		kb := min(chunk, k-q0)
+		var cols []E
 		if !inPlaceB {
-			ws.b = grow(ws.b, p.n*chunk)
-			for j := range p.n {
-				base := bo + offsetOf(b.co, b.cs, j)
-				gatherFrom(ws.b[j*chunk:j*chunk+kb], b.data, base, b.ro, b.rs, q0)
+			cols = growAs[E](&ws.b, n*chunk)
+			for j := range n {
+				gather(cols[j*chunk:j*chunk+kb], b, bo+offsetOf(pb.co, pb.cs, j), pb.ro, pb.rs, q0, shift)
 			}
 		}
-		for i := range p.m {
-			var row []R
-			if base := ao + offsetOf(a.ro, a.rs, i); inPlaceA {
-				row = a.data[base+q0 : base+q0+kb]
+		for i := range m {
+			var row []E
+			if base := (ao + offsetOf(pa.ro, pa.rs, i)) >> shift; inPlaceA {
+				row = a[base+q0 : base+q0+kb]
 			} else {
-				ws.a = grow(ws.a, chunk)
-				row = gatherFrom(ws.a[:kb], a.data, base, a.co, a.cs, q0)
+				row = gather(growAs[E](&ws.a, kb), a, ao+offsetOf(pa.ro, pa.rs, i), pa.co, pa.cs, q0, shift)
 			}
-			for j := range p.n {
-				var col []R
+			for j := range n {
+				var col []E
 				if inPlaceB {
-					base := bo + offsetOf(b.co, b.cs, j) + q0
-					col = b.data[base : base+kb]
+					base := (bo+offsetOf(pb.co, pb.cs, j))>>shift + q0
+					col = b[base : base+kb]
 				} else {
-					col = ws.b[j*chunk : j*chunk+kb]
+					col = cols[j*chunk : j*chunk+kb]
 				}
-				sums[i*p.n+j] += dotLine(row, col)
+				sums[i*n+j] += dotLine(row, col)
 			}
 		}
 	}
-	for i := range p.m {
-		for j := range p.n {
-			p.store(co+i*c.rs+j*c.cs, p.alpha*sums[i*p.n+j], p.beta)
+	for i := range m {
+		for j := range n {
+			x := (co + i*pc.rs + j*pc.cs) >> shift
+			if v := alpha * sums[i*n+j]; beta == 0 {
+				c[x] = v // C is not read: it may hold NaNs
+			} else {
+				c[x] = v + beta*c[x]
+			}
 		}
 	}
 }
 
-// gatherFrom gathers into dst the len(dst) elements of a line (see
-// gatherLine) from its q0-th on.
-func gatherFrom[R float](dst, src []R, base int, tab []int, stride, q0 int) []R {
+// gather fills dst with elements q0, q0+1, … of a line of src (its offsets
+// base+tab[q], or base+q·stride where tab is nil, in real elements, each
+// shifted down by shift to src's) and returns it.
+func gather[E any](dst, src []E, base int, tab []int, stride, q0, shift int) []E {
 	if tab != nil {
-		return gatherLine(dst, src, base, tab[q0:], stride)
+		for q, o := range tab[q0 : q0+len(dst)] {
+			dst[q] = src[(base+o)>>shift]
+		}
+		return dst
 	}
-	return gatherLine(dst, src, base+q0*stride, nil, stride)
+	for q := range dst {
+		dst[q] = src[(base+(q0+q)*stride)>>shift]
+	}
+	return dst
+}
+
+// viewAs returns the real elements x as a slice of E, each of which is
+// several of them (a complex number, two).
+func viewAs[E any, R float](x []R) []E {
+	f := int(unsafe.Sizeof(*new(E)) / unsafe.Sizeof(*new(R)))
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(x))), len(x)/f)
+}
+
+// growAs grows the real workspace buffer *buf to hold n elements of E and
+// returns them.
+func growAs[E any, R float](buf *[]R, n int) []E {
+	f := int(unsafe.Sizeof(*new(E)) / unsafe.Sizeof(*new(R)))
+	*buf = grow(*buf, n*f)
+	return viewAs[E](*buf)[:n]
 }
 
 // dotBlock is the length up to which dotLine sums on level1.Dotu alone.
@@ -94,7 +149,7 @@ const dotBlock = 512
 // level1.Dotu (whose vector kernels keep 16 or 32 partial sums), the
 // blocks' sums added pairwise, so that a long float32 dot stays about as
 // accurate as dot's pairwise sum.
-func dotLine[R float](x, y []R) R {
+func dotLine[E level1.Scalar](x, y []E) E {
 	if len(x) <= dotBlock {
 		return level1.Dotu(x, y)
 	}

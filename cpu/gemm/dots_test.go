@@ -101,3 +101,27 @@ func BenchmarkDots(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDotsComplex is BenchmarkDots for complex128, B row-major.
+func BenchmarkDotsComplex(b *testing.B) {
+	defer func(v int) { dotsKPerOutput = v }(dotsKPerOutput)
+	for _, s := range [][3]int{{2, 2, 65536}, {4, 4, 4096}, {4, 4, 64}} {
+		m, n, k := s[0], s[1], s[2]
+		a := Matrix[complex128]{Data: make([]complex128, m*k), RowStride: k, ColStride: 1}
+		bm := Matrix[complex128]{Data: make([]complex128, k*n), RowStride: n, ColStride: 1}
+		c := Matrix[complex128]{Data: make([]complex128, m*n), RowStride: n, ColStride: 1}
+		for _, how := range []string{"dots", "packed"} {
+			dotsKPerOutput = 1
+			if how == "packed" {
+				dotsKPerOutput = math.MaxInt32
+			}
+			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, n, k, how), func(b *testing.B) {
+				for b.Loop() {
+					if err := GemmThreads(1, nil, m, n, k, 1, a, bm, 0, c); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -153,7 +153,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	}
 	p.vector = !cplx && (p.m == 1 || p.n == 1) && !testNoDirect.Load()
 	p.kern = kernelFor[R]()
-	p.dots = !cplx && !p.vector && !p.scaleOnly && usesDots(p.m, p.n, p.k, p.kern) && !testNoDirect.Load()
+	p.dots = !p.vector && !p.scaleOnly && usesDots(p.m, p.n, p.k, p.kern) && !testNoDirect.Load()
 	// Small A blocks are read in place rather than packed.
 	if es := int(unsafe.Sizeof(rz)); p.m*p.k*es <= cacheL2/4 && p.m >= p.kern.mr && !p.a.gather() && !testNoDirect.Load() {
 		switch {
