@@ -71,34 +71,19 @@ func (p *plan[R]) gemvGather(ws *workspace[R], ao, bo, co int) {
 	ws.a, ws.b = grow(ws.a, p.k), grow(ws.b, p.k)
 	if p.n == 1 {
 		// c[i] = alpha·A[i,:]·b + beta·c[i]
-		x := gatherLine(ws.b, b.data, bo, b.ro, b.rs)
+		x := gather(ws.b, b.data, bo, b.ro, b.rs, 0, 0)
 		for i := 0; i < p.m; i++ {
-			row := gatherLine(ws.a, a.data, ao+offsetOf(a.ro, a.rs, i), a.co, a.cs)
+			row := gather(ws.a, a.data, ao+offsetOf(a.ro, a.rs, i), a.co, a.cs, 0, 0)
 			p.store(co+i*c.rs, p.alpha*dot(row, 0, x, 0, 1, p.k), p.beta)
 		}
 		return
 	}
 	// c[j] = alpha·a·B[:,j] + beta·c[j]
-	x := gatherLine(ws.a, a.data, ao, a.co, a.cs)
+	x := gather(ws.a, a.data, ao, a.co, a.cs, 0, 0)
 	for j := 0; j < p.n; j++ {
-		col := gatherLine(ws.b, b.data, bo+offsetOf(b.co, b.cs, j), b.ro, b.rs)
+		col := gather(ws.b, b.data, bo+offsetOf(b.co, b.cs, j), b.ro, b.rs, 0, 0)
 		p.store(co+j*c.cs, p.alpha*dot(col, 0, x, 0, 1, p.k), p.beta)
 	}
-}
-
-// gatherLine fills dst with the elements of src at base+tab[q], or at
-// base+q·stride where tab is nil, and returns it.
-func gatherLine[R float](dst, src []R, base int, tab []int, stride int) []R {
-	if tab != nil {
-		for q, o := range tab[:len(dst)] {
-			dst[q] = src[base+o]
-		}
-		return dst
-	}
-	for q := range dst {
-		dst[q] = src[base+q*stride]
-	}
-	return dst
 }
 
 // offsetOf is the offset of line i: tab[i], or i·stride where tab is nil.
@@ -117,10 +102,13 @@ func (p *plan[R]) store(x int, v, beta R) {
 	}
 }
 
-// dot returns Σ x[xo+q]·y[yo+q·ys] for q < n, summed pairwise
-// (xmath.Dot): a float32 dot of 10^7 elements is off by about 1e-7
+// dot returns Σ x[xo+q]·y[yo+q·ys] for q < n, summed pairwise (dotLine,
+// xmath.DotStrided): a float32 dot of 10^7 elements is off by about 1e-7
 // relative, not 1e-3 as summed in order.
 func dot[R float](x []R, xo int, y []R, yo, ys, n int) R {
+	if ys == 1 {
+		return dotLine(x[xo:xo+n], y[yo:yo+n]) // on the vector kernels
+	}
 	return xmath.DotStrided(x, xo, 1, y, yo, ys, n)
 }
 
