@@ -150,3 +150,28 @@ func randFloat32(n int) *tensor.Tensor {
 	x, _ := tensor.New(v, n)
 	return x
 }
+
+// BenchmarkSmallOutput times complex128 contractions whose output is small
+// and whose contracted index is long, which GEMM runs as dot products
+// (cpu/gemm's usesDots); run with GOFERRO_THREADS=1 to compare with numpy's
+// einsum on one thread.
+func BenchmarkSmallOutput(b *testing.B) {
+	for _, c := range []struct {
+		eq     string
+		sa, sb []int
+	}{
+		{"ik,kj->ij", []int{4, 4096}, []int{4096, 4}},
+		{"abk,k->ab", []int{2, 2, 65536}, []int{65536}},
+		{"xyk,xyk->", []int{64, 64, 64}, []int{64, 64, 64}},
+	} {
+		x, _ := tensor.Rand(tensor.NewRNG(1), tensor.Complex128, c.sa...)
+		y, _ := tensor.Rand(tensor.NewRNG(2), tensor.Complex128, c.sb...)
+		b.Run(c.eq, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Contract(c.eq, x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 // Package isa chooses, once at start-up, the instruction-set path of
-// every goferro package with assembly kernels (cpu/gemm, internal/strided,
-// linalg), so that one setting forces them all onto the same path.
+// every goferro package with assembly kernels (cpu/gemm, internal/level1,
+// internal/strided, linalg), so that one setting forces them all onto the
+// same path.
 //
 // The environment variable GOFERRO_GEMM_ISA (Env), read when the program
 // starts, names a path: avx512, avx2, sse2 or generic (the portable Go
