@@ -14,15 +14,15 @@ import (
 // operands first (float64 8×8×1024 took 18 µs, 2×2×65536 710 µs, where
 // numpy on OpenBLAS takes 5.7 and 117).
 
-// dotChunk is the length of k that dots gathers at a time, when a row of
-// A or a column of B is not contiguous: it bounds the gathered copy of B
-// to dotChunk·n elements.
+// dotChunk is the length of k that dotProducts gathers at a time, when a
+// row of A or a column of B is not contiguous: it bounds the gathered copy
+// of B to dotChunk·n elements.
 const dotChunk = 8192
 
 // usesDots reports whether a product of real-view extents m×n×k (a
-// complex one's n and k doubled) runs as dot products:
-// where C fits in one micro-tile with room to spare and k is long enough
-// for a dot's fixed cost to be paid, k ≥ 2·m·n. One thread, float64,
+// complex one's n and k doubled) runs as dot products: where C fits in
+// one micro-tile with room to spare and k is long enough for a dot's
+// fixed cost to be paid, k ≥ 2·m·n. One thread, float64,
 // AVX-512 kernel 12×16, B row-major, ns as dot products against packed
 // (BenchmarkDots): 8×8×64 1447 against 1451, 8×8×256 3125 against 5093;
 // 11×11×64 1723 against 1718, ×256 5106 against 6441; 8×15×64 1721
@@ -127,18 +127,10 @@ func gather[E any](dst, src []E, base int, tab []int, stride, q0, shift int) []E
 	return dst
 }
 
-// viewAs returns the real elements x as a slice of E, each of which is
-// several of them (a complex number, two).
-func viewAs[E any, R float](x []R) []E {
-	f := int(unsafe.Sizeof(*new(E)) / unsafe.Sizeof(*new(R)))
-	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(x))), len(x)/f)
-}
-
 // growAs grows the real workspace buffer *buf to hold n elements of E and
 // returns them.
 func growAs[E any, R float](buf *[]R, n int) []E {
-	f := int(unsafe.Sizeof(*new(E)) / unsafe.Sizeof(*new(R)))
-	*buf = grow(*buf, n*f)
+	*buf = grow(*buf, n*int(unsafe.Sizeof(*new(E))/unsafe.Sizeof(*new(R))))
 	return viewAs[E](*buf)[:n]
 }
 

@@ -29,15 +29,14 @@ const (
 	smallElemWork = 160 * 160 * 160
 )
 
-// realView returns x's buffer as real elements R (interleaved for complex).
-func realView[T Scalar, R float](x []T) []R {
+// viewAs returns x's buffer as elements of E: a complex buffer as its
+// real elements (interleaved), or a real one as complex numbers.
+func viewAs[E, X any](x []X) []E {
 	if len(x) == 0 {
 		return nil
 	}
-	var t T
-	var r R
-	f := int(unsafe.Sizeof(t) / unsafe.Sizeof(r))
-	return unsafe.Slice((*R)(unsafe.Pointer(unsafe.SliceData(x))), len(x)*f)
+	n := len(x) * int(unsafe.Sizeof(*new(X))) / int(unsafe.Sizeof(*new(E)))
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(x))), n)
 }
 
 // toReal splits a scalar into real and imaginary parts in R.
@@ -75,7 +74,7 @@ func operandOf[T Scalar, R float](x Matrix[T], sc int) operand[R] {
 		}
 		return s
 	}
-	return operand[R]{data: realView[T, R](x.Data), rs: x.RowStride * sc, cs: x.ColStride * sc,
+	return operand[R]{data: viewAs[R](x.Data), rs: x.RowStride * sc, cs: x.ColStride * sc,
 		ro: scale(x.RowOffsets), co: scale(x.ColOffsets)}
 }
 
@@ -116,7 +115,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 		k:      k * sc,
 		a:      operandOf[T, R](a, sc),
 		b:      operandOf[T, R](b, sc),
-		c:      operand[R]{data: realView[T, R](c.Data), rs: crs * sc, cs: ccs * sc},
+		c:      operand[R]{data: viewAs[R](c.Data), rs: crs * sc, cs: ccs * sc},
 		batch:  batch,
 		abs:    abs,
 		bbs:    bbs,
