@@ -1,6 +1,9 @@
 package gemm
 
-import "github.com/goferro/goferro/internal/xmath"
+import (
+	"github.com/goferro/goferro/internal/level1"
+	"github.com/goferro/goferro/internal/xmath"
+)
 
 // Matrix-vector products (n == 1 or m == 1) skip packing: packing would
 // touch every element of the matrix once more, as often as the product
@@ -112,20 +115,10 @@ func dot[R float](x []R, xo int, y []R, yo, ys, n int) R {
 	return xmath.DotStrided(x, xo, 1, y, yo, ys, n)
 }
 
-// axpy adds s·x to acc.
+// axpy adds s·x to acc, unless s is zero: then a column of A or row of B
+// whose b or a element is zero is not read, as BLAS's gemv skips it.
 func axpy[R float](acc []R, s R, x []R) {
-	if s == 0 {
-		return
-	}
-	x = x[:len(acc)]
-	q := 0
-	for ; q+4 <= len(acc); q += 4 {
-		acc[q] += s * x[q]
-		acc[q+1] += s * x[q+1]
-		acc[q+2] += s * x[q+2]
-		acc[q+3] += s * x[q+3]
-	}
-	for ; q < len(acc); q++ {
-		acc[q] += s * x[q]
+	if s != 0 {
+		level1.Axpy(s, x[:len(acc)], acc)
 	}
 }

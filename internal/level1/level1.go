@@ -4,13 +4,16 @@
 // elsewhere.
 package level1
 
+import "github.com/goferro/goferro/internal/xmath"
+
 // Scalar is the set of element types the loops take.
 type Scalar interface {
-	~float32 | ~float64 | ~complex64 | ~complex128
+	float32 | float64 | complex64 | complex128
 }
 
 // The kernels in assembly, set at init on the AVX2 and AVX-512 paths; each
-// handles a multiple of its width and the Go loops below do the rest.
+// handles a multiple of its width and Go (xmath.Dot, Axpy's loop) does the
+// rest.
 var (
 	ddotAsm  func(n int, x, y *float64) float64
 	daxpyAsm func(n int, a float64, x, y *float64)
@@ -58,26 +61,8 @@ func Dotu[T Scalar](x, y []T) T {
 			*any(&head).(*complex64) = cdotuAsm(i, &xs[0], &any(y).([]complex64)[0])
 		}
 	}
-	s = dotuGo(x[i:], y[i:])
+	s = xmath.Dot(x[i:], y[i:])
 	return head + s
-}
-
-// dotuGo is Dotu in Go, with four partial sums so that the additions do
-// not wait on each other.
-func dotuGo[T Scalar](x, y []T) T {
-	var s0, s1, s2, s3 T
-	y = y[:len(x)]
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // Axpy computes y += a·x over the elements of x (y is at least as long).
