@@ -51,9 +51,11 @@ const keptScratch = 1 << 20
 // that fits: with one pool for all sizes, a call that asks for matrices
 // of many sizes (an SVD of 32×16: 40 of them) mostly drew one too small,
 // dropped it and allocated afresh, 24 KB a call. Class c holds buffers of
-// at least 2ᶜ elements, each as a pointer to its first element, so that
-// handing one back allocates nothing. One buffer a class outlives garbage
-// collection: at most 2·keptScratch bytes for each element type.
+// at least 2ᶜ elements (those scratch makes, exactly 2ᶜ; one recycled
+// from newMat may hold up to twice that, the rest unused), each as a
+// pointer to its first element, so that handing one back allocates
+// nothing. One buffer a class outlives garbage collection: under
+// 3·keptScratch bytes for each element type.
 type scratchPools[T scalar] struct {
 	class [bits.UintSize]reuse.Pool[T]
 	large reuse.Pool[[]T]
@@ -78,19 +80,32 @@ func scratchPool[T scalar]() *scratchPools[T] {
 // pools' size classes.
 func kept[T scalar](n int) bool { return n*int(unsafe.Sizeof(*new(T))) <= keptScratch }
 
+// scratchLen returns the capacity of a buffer that scratch hands out for
+// n elements (n ≥ 1): the least power of two ≥ n for the size classes, n
+// itself above them. Memory estimates count matrices that outlive a
+// batch element at this size.
+func scratchLen[T scalar](n int) int {
+	if !kept[T](n) {
+		return n
+	}
+	return 1 << bits.Len(uint(n-1))
+}
+
 // scratch returns an r×c matrix whose elements are unspecified, on a
-// pooled buffer when the pool has one large enough.
+// buffer from the pool of its size class (a new one of scratchLen
+// elements when that is empty), or, above keptScratch, on a pooled buffer
+// large enough or a new one of r·c elements.
 func scratch[T scalar](r, c int) mat[T] {
 	n := r * c
 	out := mat[T]{rows: r, cols: c, ld: max(r, 1)}
 	switch p := scratchPool[T](); {
 	case n == 0:
 	case kept[T](n):
-		class := bits.Len(uint(n - 1)) // the least c with 2ᶜ ≥ n
-		if first := p.class[class].Get(); first != nil {
-			out.data = unsafe.Slice(first, 1<<class)[:n] // recycle reads the class from cap
+		size := scratchLen[T](n)
+		if first := p.class[bits.Len(uint(size))-1].Get(); first != nil {
+			out.data = unsafe.Slice(first, size)[:n] // recycle reads the class from cap
 		} else {
-			out.data = make([]T, n, 1<<class)
+			out.data = make([]T, n, size)
 		}
 		return out
 	default:

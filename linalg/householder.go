@@ -82,10 +82,9 @@ func geqr2[T scalar](a mat[T], taus []T, work []T) {
 // columns with geqrt and updates the columns right of each block with
 // applyBlock, and returns each block's triangular factor (see
 // triangularFactor; recycleAll hands them back) for applyQ and orgqr to
-// reuse; for few or short
-// reflectors (unblockedQR) it runs geqr2 alone and returns none. It
-// returns ctx's error, leaving a half done, when ctx is done before a
-// block.
+// reuse; for few or short reflectors (unblockedQR) it runs geqr2 alone
+// and returns none. It returns ctx's error, leaving a half done, when ctx
+// is done before a block.
 //
 // Each update looks ahead: the next block's columns are updated and the
 // block factored first, in a chunk of their own. With a team (tm, nil for

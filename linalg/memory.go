@@ -37,22 +37,35 @@ func qrNeed[T scalar](nb, m, n, qc, rr int) float64 {
 }
 
 // svdNeed: the singular values and vectors of every matrix, kept until the
-// truncation rank is known, and the results, at most as large; and the
+// truncation rank is known (on scratch buffers, whose capacity scratchLen
+// rounds up), and the results, at most as large as the vectors; and the
 // working copies of one matrix: the loaded matrix, a tall one's triangular
 // factor, the bidiagonal reduction's V, and the float64 matrices of the
 // rotations that the bidiagonal solver accumulates for U and V.
 func svdNeed[T scalar](nb, m, n int, full, vectors bool) float64 {
-	k := float64(min(m, n))
-	values, vecs := 8*k, 0.0
-	if vectors {
+	k := min(m, n)
+	values, vecs, keptVecs := 8*float64(k), 0.0, 0.0
+	if vectors && k > 0 {
 		uc, vc := k, k
 		if full {
-			uc, vc = float64(m), float64(n)
+			uc, vc = m, n
 		}
-		vecs = float64(m)*uc + vc*float64(n)
+		vecs = float64(m)*float64(uc) + float64(vc)*float64(n)
+		keptVecs = scratchElems[T](m, uc) + scratchElems[T](vc, n)
 	}
-	perMatrix := sizeOf[T]()*(float64(m)*float64(n)+3*k*k) + 8*3*k*k
-	return 2*float64(nb)*(values+vecs*sizeOf[T]()) + perMatrix
+	kk := float64(k) * float64(k)
+	perMatrix := sizeOf[T]()*(float64(m)*float64(n)+3*kk) + 8*3*kk
+	return float64(nb)*(2*values+(vecs+keptVecs)*sizeOf[T]()) + perMatrix
+}
+
+// scratchElems returns the capacity, in elements, of the scratch buffer
+// of a rows×cols matrix (scratchLen), in floating point: the product of
+// the extents of a Complete factor may overflow an int.
+func scratchElems[T scalar](rows, cols int) float64 {
+	if e := float64(rows) * float64(cols); e*sizeOf[T]() > keptScratch || e == 0 {
+		return e
+	}
+	return float64(scratchLen[T](rows * cols))
 }
 
 // eighNeed: the eigenvalues and vectors; the loaded matrix and the

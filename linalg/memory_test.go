@@ -198,3 +198,73 @@ func drain[T scalar](p *scratchPools[T]) {
 	for p.large.Get() != nil {
 	}
 }
+
+// TestSVDBatchMemory checks svdNeed against a batch of SVDs whose factors,
+// kept until the truncation rank is known, dominate what is live at
+// once: after the call and one garbage collection, the results and those
+// factors (recycled into the scratch pools, which keep them through one
+// collection) must fit in the estimate. Scratch rounds the kept factors'
+// buffers up to a power of two: an estimate that counted them at their
+// size fell 4–5 % short of what was live here, 60×100×100.
+func TestSVDBatchMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops items at random")
+	}
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex64} {
+		const nb, m, n = 60, 100, 100
+		x := memoryInput(t, false, dt, nb, m, n)
+		if _, err := SVD(x, SVDOptions{}); err != nil { // GEMM's workspaces warm
+			t.Fatal(err)
+		}
+		drainScratch()
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		r, err := SVD(x, SVDOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(r)
+		live := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+		var need float64
+		if dt == tensor.Float64 {
+			need = svdNeed[float64](nb, m, n, false, true)
+		} else {
+			need = svdNeed[complex64](nb, m, n, false, true)
+		}
+		t.Logf("%v: estimated %.0f bytes, %.0f live after the call (%.2f)", dt, need, live, live/need)
+		if live > need {
+			t.Errorf("%v: estimated %.0f bytes; %.0f live after the call", dt, need, live)
+		}
+	}
+}
+
+// TestScratchClasses checks scratch's size classes: a new buffer's
+// capacity is scratchLen (the least power of two that holds the request,
+// no more), a recycled one comes back for any request of its class, and
+// one above keptScratch is exactly as long as asked.
+func TestScratchClasses(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops items at random")
+	}
+	drainScratch()
+	for _, n := range []int{1, 2, 3, 5, 64, 65, 1000, 1 << 17} {
+		a := scratch[float64](1, n)
+		if c := cap(a.data); c != scratchLen[float64](n) || c < n || c >= 2*n && n > 1 {
+			t.Errorf("n=%d: new buffer of capacity %d, scratchLen %d", n, c, scratchLen[float64](n))
+		}
+		recycle(a)
+		lo := scratchLen[float64](n)/2 + 1 // the least request of the same class
+		if b := scratch[float64](1, lo); &b.data[0] != &a.data[0] {
+			t.Errorf("n=%d: a request for %d did not get the recycled buffer back", n, lo)
+		} else {
+			recycle(b)
+		}
+	}
+	big := (keptScratch >> 3) + 1
+	if c := cap(scratch[float64](1, big).data); c != big {
+		t.Errorf("above keptScratch: capacity %d for %d elements", c, big)
+	}
+}

@@ -37,7 +37,7 @@ type plan[R float] struct {
 	// packed.
 	directB bool
 	vector  bool // real matrix-vector product: see gemv
-	dots    bool // real product of a C smaller than a micro-tile: see dots
+	dots    bool // product of a C smaller than a micro-tile, real or complex: see dots.go
 	// Batch: user extents and strides, offsets of batch element zero (real
 	// units) and sc, the real elements per user element.
 	batch            []int

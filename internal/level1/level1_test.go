@@ -16,8 +16,8 @@ import (
 // that CI tests every path this machine runs (see isa.RunTests).
 func TestMain(m *testing.M) { os.Exit(isa.RunTests(m)) }
 
-// TestPath checks that the assembly runs exactly on the AVX2 and AVX-512
-// paths (which isa.Active takes only in a build with assembly, on amd64
+// TestPath checks that the assembly kernels are set exactly on the AVX2
+// and AVX-512 paths (which isa.Active takes only in a build with assembly, on amd64
 // without the purego tag), and that Path says which.
 func TestPath(t *testing.T) {
 	want := "generic"
