@@ -10,15 +10,20 @@ import (
 // TestDots covers products of a C smaller than a micro-tile over a long k,
 // which run as dot products (usesDots): every layout of A and B (rows or
 // columns in place along k, or gathered), offset tables, a k past
-// dotChunk (gathered in pieces), batches and threads, against the
-// reference of runCase. The cases are checked to take the dots path.
+// dotChunk (in pieces), batches, and batches large enough to be shared
+// among threads, against the reference of runCase, in every dtype on
+// each kernel set. The real cases are checked to take the dots path on
+// every kernel set, complex ones of one column (a real view of two) too.
 func TestDots(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 11))
 	var cases []testCase
 	for _, k := range []int{18, 97, dotChunk + 37} {
 		for _, la := range layouts {
 			for _, lb := range layouts {
-				m, n := 2+rng.IntN(2), 2+rng.IntN(2) // below every kernel's tile
+				// Within half the smallest tile (the portable 4×4) in
+				// real views; n = 1 is the complex case (m = 1 would
+				// be gemv's for real types).
+				m, n := 2, 1+rng.IntN(3)
 				tc := testCase{m: m, n: n, k: k, la: la, lb: lb, lc: layouts[rng.IntN(len(layouts))],
 					alpha: 1 + rng.IntN(2), beta: rng.IntN(3), threads: 1 + rng.IntN(2)}
 				if rng.IntN(3) == 0 {
@@ -31,18 +36,50 @@ func TestDots(t *testing.T) {
 			}
 		}
 	}
+	// Shared among threads a batch element at a time (work past
+	// minParallelWork).
+	for _, lb := range []layout{rowMajor, colMajor} {
+		cases = append(cases, testCase{m: 2, n: 2, k: 4096, la: rowMajor, lb: lb, lc: rowMajor, alpha: 2, beta: 2, threads: 2, nb: 40})
+	}
+	checked := len(cases)
 	// Wider ones on the kernels whose tiles allow them.
 	for _, s := range [][3]int{{7, 7, 300}, {5, 11, 1000}, {8, 8, dotChunk + 1}} {
 		cases = append(cases, testCase{m: s[0], n: s[1], k: s[2], la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: 1})
 	}
 	kernels(t, func(t *testing.T) {
-		for _, tc := range cases[:len(cases)-3] {
-			if !usesDots(tc.m, tc.n, tc.k, kernelFor[float64]()) {
+		for _, tc := range cases[:checked] {
+			m, n, k := tc.m, tc.n, tc.k
+			if n == 1 { // the complex dtypes' real view
+				n, k = 2, 2*k
+			}
+			if !usesDots(m, n, k, kernelFor[float64]()) || !usesDots(m, n, k, kernelFor[float32]()) {
 				t.Fatalf("%v does not take the dots path", tc)
 			}
 		}
 		testAllTypes(t, cases)
 	})
+}
+
+// TestDotsInfinity checks that the dot products scale a complex C by a
+// real beta, and their sums by a real alpha, part by part, as the packed
+// path does: Go's (1+0i)·(Inf+0i) is Inf+NaNi.
+func TestDotsInfinity(t *testing.T) {
+	const m, n, k = 2, 2, 64
+	a := Matrix[complex128]{Data: make([]complex128, m*k), RowStride: k, ColStride: 1}
+	b := Matrix[complex128]{Data: make([]complex128, k*n), RowStride: n, ColStride: 1}
+	c := Matrix[complex128]{Data: []complex128{complex(math.Inf(1), 0), 0, 0, 0}, RowStride: n, ColStride: 1}
+	for i := range a.Data {
+		a.Data[i] = 1
+	}
+	if !usesDots(m, 2*n, 2*k, kernelFor[float64]()) {
+		t.Skip("not a dots product on this kernel set")
+	}
+	if err := Gemm(nil, m, n, k, 2, a, b, 3, c); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Data[0]; !math.IsInf(real(got), 1) || imag(got) != 0 {
+		t.Errorf("C[0] = %v, want (+Inf+0i)", got)
+	}
 }
 
 // TestDotsNoAllocs checks that dot products, their gathered chunks
