@@ -27,12 +27,11 @@ const dotChunk = 2048
 // complex one's n and k doubled) runs as dot products: where C fits in
 // half a micro-tile (at most mr·nr/2 elements, neither extent a full
 // tile's) and k is long enough for a dot's fixed cost to be paid,
-// k ≥ 2·m·n. Nearer a full tile, the kernel's work per element beats the
-// dots' at long k (11×15×16384: 512 µs as dots against 421 packed). One thread, float64,
-// AVX-512 kernel 12×16, B row-major, ns as dot products against packed
-// (BenchmarkDots): 8×8×64 1447 against 1451, 8×8×256 3125 against 5093;
-// 11×11×64 1723 against 1718, ×256 5106 against 6441; 8×15×64 1721
-// against 1711, ×256 5742 against 6129; 4×4×32 488 against 696.
+// k ≥ 2·m·n. One thread, float64, AVX-512 kernel 12×16, B row-major, ns
+// as dot products against packed (BenchmarkDots): 8×8×64 1447 against
+// 1451, 8×8×256 3125 against 5093, 4×4×32 488 against 696. Nearer a full
+// tile the kernel's work per element beats the dots' at long k: 11×15×16384
+// took 512 µs as dots against 421 packed, 8×15×16384 439 against 377.
 func usesDots[R float](m, n, k int, kern *kernel[R]) bool {
 	return m < kern.mr && n < kern.nr && 2*m*n <= kern.mr*kern.nr && k >= dotsKPerOutput*m*n
 }
