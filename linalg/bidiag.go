@@ -172,8 +172,7 @@ func gebd2[T scalar](a mat[T], d, e []float64, tauq, taup []T) {
 // reads, on a scratch buffer (which the caller may recycle).
 func rightReflectors[T scalar](a mat[T]) mat[T] {
 	n := a.cols
-	v := scratch[T](n-1, n-1)
-	clear(v.data)
+	v := zeroScratch[T](n-1, n-1)
 	for j := range n - 1 {
 		for r := j; r < n-1; r++ {
 			v.set(r, j, a.at(j, r+1))

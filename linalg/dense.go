@@ -132,11 +132,20 @@ func recycle[T scalar](a mat[T]) {
 	}
 }
 
-// eye returns the r×c matrix with ones on its diagonal.
-func eye[T scalar](r, c int) mat[T] {
-	a := newMat[T](r, c)
-	for i := range min(r, c) {
-		a.data[i+i*a.ld] = 1
+// zeroScratch returns an r×c matrix of zeros, from scratch.
+func zeroScratch[T scalar](r, c int) mat[T] {
+	a := scratch[T](r, c)
+	clear(a.data)
+	return a
+}
+
+// eye returns the r×c matrix diag(0, I), from scratch: ones on its
+// diagonal from element (from, from) on, zeros elsewhere, the top-left
+// from×from corner for the caller to fill (from = 0: the identity).
+func eye[T scalar](r, c, from int) mat[T] {
+	a := zeroScratch[T](r, c)
+	for i := from; i < min(r, c); i++ {
+		a.set(i, i, 1)
 	}
 	return a
 }

@@ -255,8 +255,7 @@ func geqrt[T scalar](threads int, a mat[T], taus []T, work []T, ws *[]T) mat[T] 
 	// (I − V1·T1·V1ᴴ)·(I − V2·T2·V2ᴴ) = I − V·T·Vᴴ for V = [V1 V2] (V2
 	// zero in V1's first n1 rows) and T = [T1 T12; 0 T2] with
 	// T12 = −T1·(V1ᴴ·V2)·T2. V1's rows from n1 on are stored as they are.
-	t := scratch[T](n, n)
-	clear(t.data)
+	t := zeroScratch[T](n, n)
 	for j := range n1 {
 		copy(t.col(j), t1.col(j))
 	}
@@ -347,8 +346,7 @@ func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 	vc := conjugate(v)
 	mul(k, k, v.rows, 1, vc.gt(), v.g(), 0, g.g())
 	dropConjugate(vc)
-	t := scratch[T](k, k)
-	clear(t.data)
+	t := zeroScratch[T](k, k)
 	for i := range k {
 		// T[0:i, i] = −τᵢ·T[0:i, 0:i]·G[0:i, i], column by column of the
 		// upper triangular T[0:i, 0:i] (contiguous, unlike its rows).
@@ -393,8 +391,7 @@ func applyBlock[T scalar](threads int, adj bool, v, t mat[T], c mat[T], ws *[]T)
 // m×k matrix a (as geqrf leaves them), with q ≥ k, or ctx's error. ts are
 // the blocks' triangular factors geqrf returned, or nil (see applyQ).
 func orgqr[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], q int) (mat[T], error) {
-	out := scratch[T](a.rows, q)
-	clear(out.data)
+	out := zeroScratch[T](a.rows, q)
 	return out, orgqrInto(ctx, a, taus, ts, out)
 }
 
@@ -438,9 +435,8 @@ func orgqrTransposedInto[T scalar](ctx context.Context, tm *team, a mat[T], taus
 		// thread, 1024×8: 18.5 µs against 48 blocked). A complete Q
 		// takes the blocked path below instead: a copy of it would
 		// double what the call needs.
-		q := scratch[T](m, out.rows)
+		q := zeroScratch[T](m, out.rows)
 		defer recycle(q)
-		clear(q.data)
 		if err := orgqrInto(ctx, a, taus, nil, q); err != nil {
 			return err
 		}

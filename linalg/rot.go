@@ -29,8 +29,7 @@ const panelRows = 8
 
 // rotEye returns the n×n identity as a rotMat.
 func rotEye(n int) rotMat {
-	data := scratch[float64]((n+panelRows-1)/panelRows*panelRows, n).data
-	clear(data)
+	data := zeroScratch[float64]((n+panelRows-1)/panelRows*panelRows, n).data
 	z := rotMat{rows: n, cols: n, data: data, bottom: make([]int, n)}
 	for i := range n {
 		z.data[z.index(i, i)] = 1
@@ -239,11 +238,7 @@ func (z rotMat) permute(idx []int) {
 // toMat returns the m×c matrix diag(Z, I) of T (m ≥ rows, c ≥ cols): Z
 // in the top-left corner, ones on the rest of the diagonal, column-major.
 func toMat[T scalar](z rotMat, m, c int) mat[T] {
-	out := scratch[T](m, c)
-	clear(out.data)
-	for i := z.cols; i < min(m, c); i++ {
-		out.set(i, i, 1)
-	}
+	out := eye[T](m, c, z.cols)
 	writeRot(z, out)
 	return out
 }

@@ -279,7 +279,7 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 		uc = m
 	}
 	if n == 0 {
-		return svdFactors[T]{u: eye[T](m, uc), v: newMat[T](0, 0)}, nil
+		return svdFactors[T]{u: eye[T](m, uc, 0), v: newMat[T](0, 0)}, nil
 	}
 	if m >= 2*n {
 		// Factor A = Q·R first: the bidiagonal reduction then works on
@@ -290,8 +290,7 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 		if err != nil {
 			return svdFactors[T]{}, err
 		}
-		r := scratch[T](n, n)
-		clear(r.data)
+		r := zeroScratch[T](n, n)
 		for j := range n {
 			copy(r.col(j)[:j+1], a.col(j)[:j+1])
 		}
@@ -341,13 +340,9 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 // identity part covers what remains of the diagonal), from scratch, and
 // recycles x.
 func embed[T scalar](x mat[T], m, c int) mat[T] {
-	out := scratch[T](m, c)
-	clear(out.data)
+	out := eye[T](m, c, x.cols)
 	for j := range x.cols {
 		copy(out.col(j), x.col(j))
-	}
-	for i := x.cols; i < min(m, c); i++ {
-		out.set(i, i, 1)
 	}
 	recycle(x)
 	return out
