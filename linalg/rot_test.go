@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/goferro/goferro/cpu/gemm"
-	"github.com/goferro/goferro/internal/level1"
 )
 
 // TestRotSeq checks rotMat.seq, with each assembly kernel this CPU has and
@@ -78,67 +77,6 @@ func BenchmarkRotSeq(b *testing.B) {
 			reportCPU(b, start)
 		})
 	}
-}
-
-// TestLevel1 checks level1.Dotu and level1.Axpy (assembly where there is
-// one), on the path linalg runs, for each element type against sums in
-// complex128 of the same values, for lengths around the kernels' widths,
-// within the rounding error bounds of the element type: (n+2)·ε·Σ|xᵢ|·|yᵢ|
-// for a dot product, 4·ε·(|yᵢ| + |a|·|xᵢ|) for an element of an axpy.
-func TestLevel1(t *testing.T) {
-	testLevel1[float64](t, 0x1p-52)
-	testLevel1[complex128](t, 0x1p-52)
-	testLevel1[float32](t, 0x1p-23)
-	testLevel1[complex64](t, 0x1p-23)
-}
-
-func testLevel1[T scalar](t *testing.T, eps float64) {
-	rng := newRand(10)
-	cplx := isComplex[T]()
-	for n := range 80 {
-		xc, yc := randCM(rng, 1, n, cplx).v, randCM(rng, 1, n, cplx).v
-		x, y := make([]T, n), make([]T, n)
-		for i := range n {
-			x[i], y[i] = fromComplex[T](xc[i]), fromComplex[T](yc[i])
-			xc[i], yc[i] = complex(re(x[i]), im(x[i])), complex(re(y[i]), im(y[i]))
-		}
-		a := fromComplex[T](complex(rng.NormFloat64(), rng.NormFloat64()))
-		ac := complex(re(a), im(a))
-		var want complex128
-		bound := 0.0
-		for i := range n {
-			want += xc[i] * yc[i]
-			bound += cmplxAbs(xc[i]) * cmplxAbs(yc[i])
-		}
-		got := level1.Dotu(x, y)
-		if d := cmplxAbs(complex(re(got), im(got)) - want); d > float64(n+2)*eps*bound {
-			t.Errorf("%T dotu n=%d: %v, want %v", got, n, got, want)
-		}
-		level1.Axpy(a, x, y)
-		for i := range n {
-			want := yc[i] + ac*xc[i]
-			d := cmplxAbs(complex(re(y[i]), im(y[i])) - want)
-			if d > 4*eps*(cmplxAbs(yc[i])+cmplxAbs(ac)*cmplxAbs(xc[i])) {
-				t.Fatalf("%T axpy n=%d: [%d] = %v, want %v", got, n, i, y[i], want)
-			}
-		}
-	}
-}
-
-// fromComplex returns z as a T, dropping the imaginary part for a real T.
-func fromComplex[T scalar](z complex128) T {
-	var x T
-	switch p := any(&x).(type) {
-	case *float64:
-		*p = real(z)
-	case *float32:
-		*p = float32(real(z))
-	case *complex128:
-		*p = z
-	case *complex64:
-		*p = complex64(z)
-	}
-	return x
 }
 
 func cmplxAbs(z complex128) float64 { return math.Hypot(real(z), imag(z)) }
