@@ -193,6 +193,8 @@ func rightReflectors[T scalar](a mat[T]) mat[T] {
 func bdsqr(ctx context.Context, d, e []float64, u, v rotMat) error {
 	n := len(d)
 	ub, vb := newRotBatch(u, n), newRotBatch(v, n)
+	defer ub.release()
+	defer vb.release()
 	const eps = 0x1p-53
 	bnorm := 0.0
 	for i, x := range d {
