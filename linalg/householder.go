@@ -40,9 +40,12 @@ func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 	if t == 0 {
 		return
 	}
-	vc := work[:len(v)]
-	copy(vc, v)
-	conjSlice(vc)
+	vc := v // vᴴ·C is a plain dot product for real T
+	if isComplex[T]() {
+		vc = work[:len(v)]
+		copy(vc, v)
+		conjSlice(vc)
+	}
 	for j := range c.cols {
 		cj := c.col(j)
 		level1.Axpy(-t*level1.Dotu(vc, cj), v, cj)
