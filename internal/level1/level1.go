@@ -12,8 +12,8 @@ type Scalar interface {
 }
 
 // The kernels in assembly, set at init on the AVX2 and AVX-512 paths; each
-// handles a multiple of its width and Go (xmath.Dot, Axpy's loop) does the
-// rest.
+// handles a multiple of a register's width (4 float64, 8 float32; 4
+// complex numbers) and Go (xmath.Dot, Axpy's loop) does the rest.
 var (
 	ddotAsm  func(n int, x, y *float64) float64
 	daxpyAsm func(n int, a float64, x, y *float64)
@@ -41,8 +41,8 @@ func Dotu[T Scalar](x, y []T) T {
 	i := 0
 	switch xs := any(x).(type) {
 	case []float64:
-		if ddotAsm != nil && len(x) >= 16 {
-			i = len(x) &^ 15
+		if ddotAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
 			*any(&head).(*float64) = ddotAsm(i, &xs[0], &any(y).([]float64)[0])
 		}
 	case []complex128:
@@ -71,8 +71,8 @@ func Axpy[T Scalar](a T, x, y []T) {
 	i := 0
 	switch xs := any(x).(type) {
 	case []float64:
-		if daxpyAsm != nil && len(x) >= 16 {
-			i = len(x) &^ 15
+		if daxpyAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
 			daxpyAsm(i, *any(&a).(*float64), &xs[0], &any(y).([]float64)[0])
 		}
 	case []complex128:

@@ -2,11 +2,12 @@
 
 #include "textflag.h"
 
-// AVX2/FMA kernels for the level-1 loops (dot products and axpy). The double
-// precision ones take n a multiple of their loop's width (16 float64, 4
-// complex128); the single precision ones, whose loops of 32 float32 or 8
-// complex64 end with steps of one register, a multiple of a register's
-// width (8 float32, 4 complex64). The Go callers finish the tail.
+// AVX2/FMA kernels for the level-1 loops (dot products and axpy). The real
+// ones, whose loops of four registers (16 float64, 32 float32) end with
+// steps of one, take n a multiple of a register's width (4 float64, 8
+// float32); the complex ones a multiple of their loop's (4 complex128, 4
+// complex64, the latter in steps of one register). The Go callers finish
+// the tail.
 
 // func ddot(n int, x, y *float64) float64
 TEXT ·ddot(SB), NOSPLIT, $0-32
@@ -17,8 +18,9 @@ TEXT ·ddot(SB), NOSPLIT, $0-32
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
+	MOVQ CX, DX
 	SHRQ $4, CX
-	JZ   ddotsum
+	JZ   ddottail
 
 ddotloop:
 	VMOVUPD (SI), Y4
@@ -33,6 +35,19 @@ ddotloop:
 	ADDQ $128, DI
 	DECQ CX
 	JNZ  ddotloop
+
+ddottail:
+	ANDQ $15, DX
+	SHRQ $2, DX
+	JZ   ddotsum
+
+ddottailloop:
+	VMOVUPD (SI), Y4
+	VFMADD231PD (DI), Y4, Y0
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ DX
+	JNZ  ddottailloop
 
 ddotsum:
 	VADDPD Y1, Y0, Y0
@@ -51,8 +66,9 @@ TEXT ·daxpy(SB), NOSPLIT, $0-32
 	VBROADCASTSD a+8(FP), Y0
 	MOVQ x+16(FP), SI
 	MOVQ y+24(FP), DI
+	MOVQ CX, DX
 	SHRQ $4, CX
-	JZ   daxpydone
+	JZ   daxpytail
 
 daxpyloop:
 	VMOVUPD (DI), Y1
@@ -71,6 +87,20 @@ daxpyloop:
 	ADDQ $128, DI
 	DECQ CX
 	JNZ  daxpyloop
+
+daxpytail:
+	ANDQ $15, DX
+	SHRQ $2, DX
+	JZ   daxpydone
+
+daxpytailloop:
+	VMOVUPD (DI), Y1
+	VFMADD231PD (SI), Y0, Y1
+	VMOVUPD Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ DX
+	JNZ  daxpytailloop
 
 daxpydone:
 	VZEROUPPER
