@@ -151,21 +151,24 @@ func randFloat32(n int) *tensor.Tensor {
 	return x
 }
 
-// BenchmarkSmallOutput times complex128 contractions whose output is small
-// and whose contracted index is long, which GEMM runs as dot products
-// (cpu/gemm's usesDots); run with GOFERRO_THREADS=1 to compare with numpy's
-// einsum on one thread.
+// BenchmarkSmallOutput times contractions whose output is small and whose
+// contracted index is long, which GEMM runs as dot products (cpu/gemm's
+// usesDots): complex128, and a float64 one whose operands are strided
+// along the contracted index (gemv declines it); run with
+// GOFERRO_THREADS=1 to compare with numpy's einsum on one thread.
 func BenchmarkSmallOutput(b *testing.B) {
 	for _, c := range []struct {
 		eq     string
+		dt     tensor.DType
 		sa, sb []int
 	}{
-		{"ik,kj->ij", []int{4, 4096}, []int{4096, 4}},
-		{"abk,k->ab", []int{2, 2, 65536}, []int{65536}},
-		{"xyk,xyk->", []int{64, 64, 64}, []int{64, 64, 64}},
+		{"ik,kj->ij", tensor.Complex128, []int{4, 4096}, []int{4096, 4}},
+		{"abk,k->ab", tensor.Complex128, []int{2, 2, 65536}, []int{65536}},
+		{"xyk,xyk->", tensor.Complex128, []int{64, 64, 64}, []int{64, 64, 64}},
+		{"ijk,ijk->k", tensor.Float64, []int{1024, 1024, 2}, []int{1024, 1024, 2}},
 	} {
-		x, _ := tensor.Rand(tensor.NewRNG(1), tensor.Complex128, c.sa...)
-		y, _ := tensor.Rand(tensor.NewRNG(2), tensor.Complex128, c.sb...)
+		x, _ := tensor.Rand(tensor.NewRNG(1), c.dt, c.sa...)
+		y, _ := tensor.Rand(tensor.NewRNG(2), c.dt, c.sb...)
 		b.Run(c.eq, func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Contract(c.eq, x, y); err != nil {

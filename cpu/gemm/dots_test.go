@@ -21,8 +21,9 @@ func TestDots(t *testing.T) {
 		for _, la := range layouts {
 			for _, lb := range layouts {
 				// Within half the smallest tile (the portable 4×4) in
-				// real views; n = 1 is the complex case (m = 1 would
-				// be gemv's for real types).
+				// real views; n = 1 is two real columns for complex
+				// types, a matrix-vector product for real ones: gemv's,
+				// but for the layouts it declines (general A).
 				m, n := 2, 1+rng.IntN(3)
 				tc := testCase{m: m, n: n, k: k, la: la, lb: lb, lc: layouts[rng.IntN(len(layouts))],
 					alpha: 1 + rng.IntN(2), beta: rng.IntN(3), threads: 1 + rng.IntN(2)}
@@ -134,6 +135,32 @@ func BenchmarkDots(b *testing.B) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkDotsStrided times float64 matrix-vector products m×1×k whose
+// A and B are strided along k with no unit stride, a layout gemv declines:
+// as dot products (gathered) against packed.
+func BenchmarkDotsStrided(b *testing.B) {
+	defer func(v int) { dotsKPerOutput = v }(dotsKPerOutput)
+	for _, s := range [][2]int{{1, 1 << 20}, {4, 1 << 16}} {
+		m, k := s[0], s[1]
+		a := Matrix[float64]{Data: make([]float64, 2*m*k), RowStride: 2 * k, ColStride: 2}
+		x := Matrix[float64]{Data: make([]float64, 2*k), RowStride: 2, ColStride: 2 * k}
+		c := Matrix[float64]{Data: make([]float64, m), RowStride: 1, ColStride: 1}
+		for _, how := range []string{"dots", "packed"} {
+			dotsKPerOutput = 1
+			if how == "packed" {
+				dotsKPerOutput = math.MaxInt32
+			}
+			b.Run(fmt.Sprintf("%dx1x%d/%s", m, k, how), func(b *testing.B) {
+				for b.Loop() {
+					if err := GemmThreads(1, nil, m, 1, k, 1, a, x, 0, c); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }
