@@ -153,8 +153,9 @@ func randFloat32(n int) *tensor.Tensor {
 
 // BenchmarkSmallOutput times contractions whose output is small and whose
 // contracted index is long, which GEMM runs as dot products (cpu/gemm's
-// usesDots): complex128, and a float64 one whose operands are strided
-// along the contracted index (gemv declines it); run with
+// usesDots): complex128, and float64 ones whose operands are strided
+// along the contracted index (gemv declines ijk,ijk->k; ij,ij->j is a
+// batch of dot products along memory, see cpu/gemm's batchInner); run with
 // GOFERRO_THREADS=1 to compare with numpy's einsum on one thread.
 func BenchmarkSmallOutput(b *testing.B) {
 	for _, c := range []struct {
@@ -166,6 +167,7 @@ func BenchmarkSmallOutput(b *testing.B) {
 		{"abk,k->ab", tensor.Complex128, []int{2, 2, 65536}, []int{65536}},
 		{"xyk,xyk->", tensor.Complex128, []int{64, 64, 64}, []int{64, 64, 64}},
 		{"ijk,ijk->k", tensor.Float64, []int{1024, 1024, 2}, []int{1024, 1024, 2}},
+		{"ij,ij->j", tensor.Float64, []int{4096, 256}, []int{4096, 256}},
 	} {
 		x, _ := tensor.Rand(tensor.NewRNG(1), c.dt, c.sa...)
 		y, _ := tensor.Rand(tensor.NewRNG(2), c.dt, c.sb...)

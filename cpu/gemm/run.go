@@ -183,6 +183,12 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 		p.blk = blocking{mc: max(b.mc/p.kern.mr, 1) * p.kern.mr, kc: b.kc, nc: max(b.nc/p.kern.nr, 1) * p.kern.nr}
 	}
 
+	if p.batchInner() && !testNoDirect.Load() {
+		ws := getWorkspace[R]()
+		p.runBatchInner(ws)
+		putWorkspace(ws)
+		return
+	}
 	elem := float64(p.m) * float64(p.n) * float64(max(p.k, 1))
 	work := elem * float64(nbatch)
 	byBatch := nbatch >= threads && (p.vector || p.dots || elem < smallElemWork || nbatch%threads == 0 || nbatch >= 4*threads)
