@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -172,6 +173,30 @@ func BenchmarkSmallOutput(b *testing.B) {
 		x, _ := tensor.Rand(tensor.NewRNG(1), c.dt, c.sa...)
 		y, _ := tensor.Rand(tensor.NewRNG(2), c.dt, c.sb...)
 		b.Run(c.eq, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Contract(c.eq, x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkShortIndex times float64 contractions of a tensor with a vector
+// over a short index (a physical leg): the last index, whose lines GEMM
+// sums four at a time (cpu/gemm's shortLines), and the first.
+func BenchmarkShortIndex(b *testing.B) {
+	for _, c := range []struct {
+		eq     string
+		sa, sb []int
+	}{
+		{"ijk,k->ij", []int{512, 512, 4}, []int{4}},
+		{"ijk,k->ij", []int{512, 512, 12}, []int{12}},
+		{"kij,k->ij", []int{4, 512, 512}, []int{4}},
+	} {
+		x, _ := tensor.Rand(tensor.NewRNG(1), tensor.Float64, c.sa...)
+		y, _ := tensor.Rand(tensor.NewRNG(2), tensor.Float64, c.sb...)
+		b.Run(fmt.Sprintf("%s/%d", c.eq, c.sb[0]), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Contract(c.eq, x, y); err != nil {
 					b.Fatal(err)

@@ -26,6 +26,10 @@ func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
 	switch {
 	case p.n == 1 && (a.cs == 1 || a.rs == 1):
 		// c[i] = alpha·A[i,:]·b + beta·c[i]
+		if a.cs == 1 && p.k < gemvShortLine {
+			p.shortLines(ws, a.data, ao, a.rs, p.m, b.data, bo, b.rs, co, c.rs)
+			return true
+		}
 		if a.cs == 1 {
 			for i := 0; i < p.m; i++ {
 				s := dot(a.data, ao+i*a.rs, b.data, bo, b.rs, p.k)
@@ -45,6 +49,10 @@ func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
 		return true
 	case p.m == 1 && (b.cs == 1 || b.rs == 1):
 		// c[j] = alpha·a·B[:,j] + beta·c[j]
+		if b.rs == 1 && p.k < gemvShortLine {
+			p.shortLines(ws, b.data, bo, b.cs, p.n, a.data, ao, a.cs, co, c.cs)
+			return true
+		}
 		if b.rs == 1 {
 			for j := 0; j < p.n; j++ {
 				s := dot(b.data, bo+j*b.cs, a.data, ao, a.cs, p.k)
@@ -64,6 +72,47 @@ func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
 		return true
 	}
 	return false
+}
+
+// gemvShortLine is the length of the lines of A (n = 1) or B (m = 1),
+// contiguous along k, below which gemv sums them four at a time in Go
+// (shortLines).
+const gemvShortLine = 16
+
+// shortLines computes gemv's product for lines shorter than
+// gemvShortLine: c[co+i·cs] = alpha·line(i)·x + beta·c[co+i·cs] for i <
+// count, where line i is count's lines[base+i·stride:][:k] and x is the
+// vector's k elements from vec[vbase] vs apart. Four lines at a time,
+// their sums independent chains of additions: one at a time, through dot,
+// a line of four elements took 14 ns, mostly calls and a chain of
+// additions waiting on itself (float64 einsum ijk,k->ij over 512×512×4).
+func (p *plan[R]) shortLines(ws *workspace[R], lines []R, base, stride, count int, vec []R, vbase, vs, co, cs int) {
+	x := gather(grow(ws.b, p.k), vec, vbase, nil, vs, 0, 0)
+	ws.b = x
+	i := 0
+	for ; i+4 <= count; i += 4 {
+		at := base + i*stride
+		l0, l1 := lines[at:][:len(x)], lines[at+stride:][:len(x)]
+		l2, l3 := lines[at+2*stride:][:len(x)], lines[at+3*stride:][:len(x)]
+		var s0, s1, s2, s3 R
+		for q, v := range x {
+			s0 += l0[q] * v
+			s1 += l1[q] * v
+			s2 += l2[q] * v
+			s3 += l3[q] * v
+		}
+		for r, s := range [4]R{s0, s1, s2, s3} {
+			p.store(co+(i+r)*cs, p.alpha*s, p.beta)
+		}
+	}
+	for ; i < count; i++ {
+		line := lines[base+i*stride:][:len(x)]
+		var s R
+		for q, v := range x {
+			s += line[q] * v
+		}
+		p.store(co+i*cs, p.alpha*s, p.beta)
+	}
 }
 
 // gemvGather is gemv where A or B has offset tables: it gathers the vector
