@@ -169,10 +169,11 @@ func BenchmarkSmallOutput(b *testing.B) {
 		{"xyk,xyk->", tensor.Complex128, []int{64, 64, 64}, []int{64, 64, 64}},
 		{"ijk,ijk->k", tensor.Float64, []int{1024, 1024, 2}, []int{1024, 1024, 2}},
 		{"ij,ij->j", tensor.Float64, []int{4096, 256}, []int{4096, 256}},
+		{"ij,ij->j", tensor.Complex128, []int{4096, 256}, []int{4096, 256}},
 	} {
 		x, _ := tensor.Rand(tensor.NewRNG(1), c.dt, c.sa...)
 		y, _ := tensor.Rand(tensor.NewRNG(2), c.dt, c.sb...)
-		b.Run(c.eq, func(b *testing.B) {
+		b.Run(c.eq+"/"+c.dt.String(), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Contract(c.eq, x, y); err != nil {
 					b.Fatal(err)

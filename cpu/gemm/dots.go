@@ -105,15 +105,21 @@ func dotProductsOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b,
 	for i := range m {
 		for j := range n {
 			x := (co + i*pc.rs + j*pc.cs) >> shift
-			switch v := scaled(alpha, sums[i*n+j]); beta {
-			case 0:
-				c[x] = v // C is not read: it may hold NaNs
-			case 1:
-				c[x] += v
-			default:
-				c[x] = v + scaled(beta, c[x])
-			}
+			c[x] = scaledSum(alpha, sums[i*n+j], beta, c[x])
 		}
+	}
+}
+
+// scaledSum returns alpha·s + beta·old, old unread when beta is zero (C
+// may then hold NaNs), each product as scaled computes it.
+func scaledSum[E level1.Scalar](alpha, s, beta, old E) E {
+	switch v := scaled(alpha, s); beta {
+	case 0:
+		return v
+	case 1:
+		return old + v
+	default:
+		return v + scaled(beta, old)
 	}
 }
 

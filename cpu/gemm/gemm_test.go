@@ -103,6 +103,24 @@ func at[T Scalar](x Matrix[T], b, i, j int) complex128 {
 	return c128(x.Data[o])
 }
 
+// randomValue returns a T with real and imaginary parts (for complex T)
+// drawn uniformly from [−1, 1).
+func randomValue[T Scalar](rng *rand.Rand) T {
+	re, im := rng.Float64()*2-1, rng.Float64()*2-1
+	var v T
+	switch any(v).(type) {
+	case float64:
+		return any(re).(T)
+	case float32:
+		return any(float32(re)).(T)
+	case complex128:
+		return any(complex(re, im)).(T)
+	case complex64:
+		return any(complex64(complex(re, im))).(T)
+	}
+	return v
+}
+
 func c128[T Scalar](x T) complex128 {
 	switch v := any(x).(type) {
 	case float64:
@@ -180,28 +198,7 @@ func withTables[T Scalar](rng *rand.Rand, x Matrix[T], rows, cols int, tab table
 func runCase[T Scalar](t *testing.T, rng *rand.Rand, tc testCase) {
 	t.Helper()
 	var z T
-	_, isCplx := any(z).(complex128)
-	if _, ok := any(z).(complex64); ok {
-		isCplx = true
-	}
-	fill := func() T {
-		re, im := rng.Float64()*2-1, rng.Float64()*2-1
-		if !isCplx {
-			im = 0
-		}
-		var v T
-		switch any(v).(type) {
-		case float64:
-			return any(re).(T)
-		case float32:
-			return any(float32(re)).(T)
-		case complex128:
-			return any(complex(re, im)).(T)
-		case complex64:
-			return any(complex64(complex(re, im))).(T)
-		}
-		return v
-	}
+	fill := func() T { return randomValue[T](rng) }
 	nb := max(tc.nb, 1)
 	a := mkMatrix(rng, tc.la, tc.m, tc.k, tc.nb, false, fill)
 	b := mkMatrix(rng, tc.lb, tc.k, tc.n, tc.nb, tc.bcastB, fill)
