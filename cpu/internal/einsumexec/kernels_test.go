@@ -143,3 +143,35 @@ func checkMulRows[T num](t *testing.T, n0 int) {
 		}
 	}
 }
+
+// TestMulStridedTiles checks the tiled walk of mul2D (an operand strided
+// along the inner loop, another contiguous along the outer one) against a
+// naive loop: every operand transposed in turn, extents past mulTile with
+// ragged last tiles.
+func TestMulStridedTiles(t *testing.T) {
+	n1, n0 := 2*mulTile+5, mulTile+7
+	a := make([]float64, n1*n0)
+	b := make([]float64, n1*n0)
+	for i := range a {
+		a[i], b[i] = float64(i%97), float64(i%89+1)
+	}
+	rowMajor, colMajor := []int{n0, 1}, []int{1, n1}
+	for _, s := range [][3][]int{
+		{rowMajor, colMajor, rowMajor}, // ab,ba->ab
+		{colMajor, rowMajor, rowMajor}, // ab,ab->ba
+		{rowMajor, rowMajor, colMajor},
+		{colMajor, colMajor, rowMajor},
+	} {
+		ds, as, bs := s[0], s[1], s[2]
+		got, want := make([]float64, n1*n0), make([]float64, n1*n0)
+		mulStrided(got, 0, a, 0, b, 0, []int{n1, n0}, ds, as, bs)
+		for i := range n1 {
+			for j := range n0 {
+				want[i*ds[0]+j*ds[1]] = a[i*as[0]+j*as[1]] * b[i*bs[0]+j*bs[1]]
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("strides dst %v, a %v, b %v: wrong product", ds, as, bs)
+		}
+	}
+}
