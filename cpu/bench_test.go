@@ -1,9 +1,11 @@
 package cpu
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/goferro/goferro/tensor"
@@ -221,5 +223,46 @@ func BenchmarkTransposedProduct(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkLayouts times the two-operand contractions of
+// bench/einsum-layouts.json (index layouts that take different paths:
+// batches along memory, short indices, transposed outputs, matrix-vector
+// products) in float64 and complex128; bench/einsum-layouts.py times
+// numpy on the same list.
+func BenchmarkLayouts(b *testing.B) {
+	raw, err := os.ReadFile("../bench/einsum-layouts.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rows [][3]json.RawMessage // [equation, shape of A, shape of B]
+	if err := json.Unmarshal(raw, &rows); err != nil {
+		b.Fatal(err)
+	}
+	type layoutCase struct {
+		eq     string
+		sa, sb []int
+	}
+	var cases []layoutCase
+	for _, r := range rows {
+		var c layoutCase
+		if json.Unmarshal(r[0], &c.eq) != nil || json.Unmarshal(r[1], &c.sa) != nil || json.Unmarshal(r[2], &c.sb) != nil {
+			b.Fatalf("bad case %s", r)
+		}
+		cases = append(cases, c)
+	}
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
+		for _, c := range cases {
+			b.Run(fmt.Sprintf("%v/%s/%v", dt, c.eq, c.sa), func(b *testing.B) {
+				x, _ := tensor.Rand(tensor.NewRNG(1), dt, c.sa...)
+				y, _ := tensor.Rand(tensor.NewRNG(2), dt, c.sb...)
+				for b.Loop() {
+					if _, err := Contract(c.eq, x, y); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
