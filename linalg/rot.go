@@ -151,10 +151,13 @@ func newRotBatch(z rotMat, n int) *rotBatch {
 	if b == nil {
 		b = new(rotBatch)
 	}
+	// Capacities exactly size: push flushes when c is full, and a batch
+	// kept from a larger n would otherwise queue more than rotBatchLen
+	// sequences (and reach, of ints, may round up less than c).
 	size := rotBatchLen * n // a sequence has at least one rotation
 	b.z = z
-	b.c, b.s = slices.Grow(b.c[:0], size), slices.Grow(b.s[:0], size)
-	b.reach = slices.Grow(b.reach[:0], size)
+	b.c, b.s = slices.Grow(b.c[:0], size)[:0:size], slices.Grow(b.s[:0], size)[:0:size]
+	b.reach = slices.Grow(b.reach[:0], size)[:0:size]
 	b.first, b.end = slices.Grow(b.first[:0], size), slices.Grow(b.end[:0], size)
 	return b
 }

@@ -1,6 +1,10 @@
 package gemm
 
-import "github.com/goferro/goferro/internal/level1"
+import (
+	"sync/atomic"
+
+	"github.com/goferro/goferro/internal/level1"
+)
 
 // A batch of dot products whose last batch axis runs along memory in A,
 // B and C while k does not (einsum's ij,ij->j: 256 dots of 4096 elements
@@ -39,56 +43,73 @@ func batchInnerShape(m, n, k int, batch, abs, bbs, cbs []int, acs, brs int) bool
 		abs[last] == 1 && bbs[last] == 1 && cbs[last] == 1 && (acs != 1 || brs != 1)
 }
 
-// runBatchInner computes a batch for which batchInner holds, on complex
-// views of the operands for a complex plan.
-func (p *plan[R]) runBatchInner(ws *workspace[R]) {
+// batchInnerBlock is the length of the last batch axis's blocks, the
+// units batchInner's work is cut into and shared out in: their sums stay
+// in L1 while every k index adds to them, and the workspace stays small
+// whatever the axis's length.
+const batchInnerBlock = 1024
+
+// batchInnerUnits returns the number of blocks of a batchInner batch.
+func (p *plan[R]) batchInnerUnits() int {
+	nb := p.batch[len(p.batch)-1]
+	return p.nbatch / nb * ceilDiv(nb, batchInnerBlock)
+}
+
+// runBatchInner computes block u of a batch for which batchInner holds, on
+// complex views of the operands for a complex plan.
+func (p *plan[R]) runBatchInner(ws *workspace[R], u int) {
+	testBatchInnerUnits.Add(1)
 	if !p.cplx {
-		batchInnerOf(p, ws, p.a.data, p.b.data, p.c.data, 0, p.alpha, p.beta)
+		batchInnerOf(p, ws, p.a.data, p.b.data, p.c.data, 0, u, p.alpha, p.beta)
 		return
 	}
 	switch q := any(p).(type) {
 	case *plan[float64]:
 		w := any(ws).(*workspace[float64])
 		batchInnerOf(q, w, viewAs[complex128](q.a.data), viewAs[complex128](q.b.data), viewAs[complex128](q.c.data),
-			1, complex(q.ar, q.ai), complex(q.beta, 0))
+			1, u, complex(q.ar, q.ai), complex(q.beta, 0))
 	case *plan[float32]:
 		w := any(ws).(*workspace[float32])
 		batchInnerOf(q, w, viewAs[complex64](q.a.data), viewAs[complex64](q.b.data), viewAs[complex64](q.c.data),
-			1, complex(q.ar, q.ai), complex(q.beta, 0))
+			1, u, complex(q.ar, q.ai), complex(q.beta, 0))
 	}
 }
 
+// testBatchInnerUnits counts the blocks runBatchInner computed (read by
+// tests).
+var testBatchInnerUnits atomic.Int64
+
 // batchInnerOf is runBatchInner on a, b and c, views of p's operands in
-// elements of E, each 2^shift of p's real elements (see dotProductsOf), a
-// run of the last batch axis at a time.
-func batchInnerOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b, c []E, shift int, alpha, beta E) {
+// elements of E, each 2^shift of p's real elements (see dotProductsOf).
+func batchInnerOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b, c []E, shift, u int, alpha, beta E) {
 	nb, k := p.batch[len(p.batch)-1], p.k>>shift
+	perRun := ceilDiv(nb, batchInnerBlock)
+	l0 := u % perRun * batchInnerBlock
+	n := min(batchInnerBlock, nb-l0)
+	ao, bo, co := p.offsets(u/perRun*nb + l0)
+	ao, bo, co = ao>>shift, bo>>shift, co>>shift
 	acs, brs := p.a.cs>>shift, p.b.rs>>shift
-	sums, part := growAs[E](&ws.a, nb), growAs[E](&ws.b, nb)
-	for run := range p.nbatch / nb {
-		ao, bo, co := p.offsets(run * nb)
-		ao, bo, co = ao>>shift, bo>>shift, co>>shift
-		for q0 := 0; q0 < k; q0 += batchInnerChunk {
-			acc := sums // the first piece sums in place, later ones apart
-			if q0 > 0 {
-				acc = part
-			}
-			clear(acc)
-			for q := q0; q < min(q0+batchInnerChunk, k); q++ {
-				x, y := a[ao+q*acs:][:nb], b[bo+q*brs:][:nb]
-				for l := range acc {
-					acc[l] += x[l] * y[l]
-				}
-			}
-			if q0 > 0 {
-				for l, s := range part {
-					sums[l] += s
-				}
+	sums, part := growAs[E](&ws.a, n), growAs[E](&ws.b, n)
+	for q0 := 0; q0 < k; q0 += batchInnerChunk {
+		acc := sums // the first piece sums in place, later ones apart
+		if q0 > 0 {
+			acc = part
+		}
+		clear(acc)
+		for q := q0; q < min(q0+batchInnerChunk, k); q++ {
+			x, y := a[ao+q*acs:][:n], b[bo+q*brs:][:n]
+			for l := range acc {
+				acc[l] += x[l] * y[l]
 			}
 		}
-		out := c[co:][:nb]
-		for l, s := range sums {
-			out[l] = scaledSum(alpha, s, beta, out[l])
+		if q0 > 0 {
+			for l, s := range part {
+				sums[l] += s
+			}
 		}
+	}
+	out := c[co:][:n]
+	for l, s := range sums {
+		out[l] = scaledSum(alpha, s, beta, out[l])
 	}
 }

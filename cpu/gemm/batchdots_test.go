@@ -7,11 +7,13 @@ import (
 	"testing"
 )
 
-// TestBatchInner covers batches whose last batch axis is contiguous and
-// whose dot products run across it (batchInner), in every dtype: k's
-// stride in A and B dense, padded or negative, k past batchInnerChunk, an
-// outer batch axis, alpha and a real beta, against sums in complex128
-// within the dtype's rounding. Each case must take the path.
+// TestBatchInner covers batches of dot products whose last batch axis is
+// contiguous and whose k is not (batchInner), in every dtype: k's stride
+// in A and B dense, padded, negative or zero (B broadcast along k) and
+// apart, k past batchInnerChunk, a batch axis past batchInnerBlock shared
+// among threads, an outer batch axis, alpha, and beta zero (C holding
+// NaNs), one or real, against sums in complex128 within the dtype's
+// rounding. Each case must take the path, every block of it.
 func TestBatchInner(t *testing.T) {
 	t.Run("float64", testBatchInner[float64])
 	t.Run("float32", testBatchInner[float32])
@@ -21,12 +23,11 @@ func TestBatchInner(t *testing.T) {
 
 func testBatchInner[T Scalar](t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
-	type shape struct{ m, n, k, nb int }
-	var shapes []shape
-	for _, nb := range []int{2, 7, 300} {
-		for _, k := range []int{2, 5, batchInnerChunk + 77} {
-			shapes = append(shapes, shape{1, 1, k, nb})
-		}
+	type batchCase struct{ nb, k, apad, bpad, beta, threads int }
+	cases := []batchCase{
+		{2, 2, 1, 1, 2, 1}, {7, 5, 3, 1, 0, 1}, {300, batchInnerChunk + 77, 1, 3, 1, 1},
+		{300, 5, -1, 1, 2, 1}, {300, 5, 1, 0, 0, 1}, {7, batchInnerChunk + 77, -1, -2, 2, 1},
+		{2*batchInnerBlock + 77, 40, 1, 2, 2, 2}, {2*batchInnerBlock + 77, 3, 2, 1, 0, 1},
 	}
 	randoms := func(n int) []T {
 		v := make([]T, n)
@@ -35,54 +36,58 @@ func testBatchInner[T Scalar](t *testing.T) {
 		}
 		return v
 	}
-	for _, s := range shapes {
-		for _, pad := range []int{1, 3, -1} {
-			const outer = 2
-			m, n, k, nb := s.m, s.n, s.k, s.nb
-			ks := pad * nb // A's and B's stride along k
-			line := k * max(ks, -ks)
-			base := 0
-			if ks < 0 {
-				base = (k - 1) * -ks
+	for _, tc := range cases {
+		const outer = 2
+		nb, k := tc.nb, tc.k
+		aks, bks := tc.apad*nb, tc.bpad*nb // A's and B's strides along k
+		aline, bline := k*max(aks, -aks, nb), k*max(bks, -bks, nb)
+		abase, bbase := max(0, (1-k)*aks), max(0, (1-k)*bks)
+		a, b := randoms(outer*aline+nb), randoms(outer*bline+nb)
+		c := randoms(outer * nb)
+		if tc.beta == 0 {
+			for i := range c {
+				c[i] = nanOf[T]() // not read
 			}
-			a, b, c := randoms(outer*m*line+nb), randoms(outer*n*line+nb), randoms(outer*m*n*nb)
-			before := append([]T(nil), c...)
-			am := Matrix[T]{Data: a, Offset: base, RowStride: line, ColStride: ks, BatchStrides: []int{m * line, 1}}
-			bm := Matrix[T]{Data: b, Offset: base, RowStride: ks, ColStride: line, BatchStrides: []int{n * line, 1}}
-			cm := Matrix[T]{Data: c, RowStride: n * nb, ColStride: nb, BatchStrides: []int{m * n * nb, 1}}
-			alpha, beta := randomValue[T](rng), randomValue[T](rng)
-			if _, ok := any(beta).(complex128); ok {
-				beta = any(complex(real(c128(beta)), 0)).(T) // a real beta, as einsum's: no prescale
-			}
-			if _, ok := any(beta).(complex64); ok {
-				beta = any(complex64(complex(real(c128(beta)), 0))).(T)
-			}
-			name := fmt.Sprintf("%dx%dx%d_nb%d_pad%d", m, n, k, nb, pad)
-			if !batchInnerShape(m, n, k, []int{outer, nb}, am.BatchStrides, bm.BatchStrides, cm.BatchStrides, ks, ks) {
-				t.Fatalf("%s: not a batchInner product", name)
-			}
-			if err := GemmThreads(1, []int{outer, nb}, m, n, k, alpha, am, bm, beta, cm); err != nil {
-				t.Fatal(err)
-			}
-			for o := range outer {
-				for i := range m {
-					for j := range n {
-						for l := range nb {
-							var want complex128
-							var bound float64
-							for q := range k {
-								x := c128(a[base+o*m*line+i*line+q*ks+l]) * c128(b[base+o*n*line+j*line+q*ks+l])
-								want, bound = want+x, bound+cmplx.Abs(x)
-							}
-							at := o*m*n*nb + i*n*nb + j*nb + l
-							old := c128(before[at])
-							want = c128(alpha)*want + c128(beta)*old
-							bound = cmplx.Abs(c128(alpha))*bound + cmplx.Abs(c128(beta)*old)
-							if got := c128(c[at]); cmplx.Abs(got-want) > float64(2*k+8)*eps[T]()*bound {
-								t.Fatalf("%s: C[%d,%d,%d,%d] = %v, want %v", name, o, i, j, l, got, want)
-							}
-						}
-					}
+		}
+		before := append([]T(nil), c...)
+		am := Matrix[T]{Data: a, Offset: abase, RowStride: aline, ColStride: aks, BatchStrides: []int{aline, 1}}
+		bm := Matrix[T]{Data: b, Offset: bbase, RowStride: bks, ColStride: bline, BatchStrides: []int{bline, 1}}
+		cm := Matrix[T]{Data: c, RowStride: 1, ColStride: 1, BatchStrides: []int{nb, 1}}
+		alpha, beta := randomValue[T](rng), T(0)
+		switch tc.beta {
+		case 1:
+			beta = 1
+		case 2:
+			beta = 0.75
+		}
+		name := fmt.Sprintf("nb%d_k%d_ak%d_bk%d_beta%d_t%d", nb, k, aks, bks, tc.beta, tc.threads)
+		units := testBatchInnerUnits.Load()
+		testParallel.Add(1)
+		err := GemmThreads(tc.threads, []int{outer, nb}, 1, 1, k, alpha, am, bm, beta, cm)
+		testParallel.Add(-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := testBatchInnerUnits.Load()-units, int64(outer*ceilDiv(nb, batchInnerBlock)); got != want {
+			t.Fatalf("%s: %d blocks computed across the batch, want %d", name, got, want)
+		}
+		for o := range outer {
+			for l := range nb {
+				var want complex128
+				var bound float64
+				for q := range k {
+					x := c128(a[abase+o*aline+l+q*aks]) * c128(b[bbase+o*bline+l+q*bks])
+					want, bound = want+x, bound+cmplx.Abs(x)
+				}
+				want *= c128(alpha)
+				bound *= cmplx.Abs(c128(alpha))
+				if tc.beta != 0 {
+					old := c128(before[o*nb+l])
+					want += c128(beta) * old
+					bound += cmplx.Abs(c128(beta) * old)
+				}
+				if got := c128(c[o*nb+l]); cmplx.Abs(got-want) > float64(2*k+8)*eps[T]()*bound {
+					t.Fatalf("%s: C[%d,%d] = %v, want %v", name, o, l, got, want)
 				}
 			}
 		}

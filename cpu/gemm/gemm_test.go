@@ -52,17 +52,7 @@ func mkMatrix[T Scalar](rng *rand.Rand, l layout, rows, cols, nb int, bcast bool
 		total = max(nb, 1) * bs
 	}
 	data := make([]T, total)
-	var nan T
-	switch any(nan).(type) {
-	case float64:
-		nan = any(math.NaN()).(T)
-	case float32:
-		nan = any(float32(math.NaN())).(T)
-	case complex128:
-		nan = any(complex(math.NaN(), math.NaN())).(T)
-	case complex64:
-		nan = any(complex64(complex(math.NaN(), math.NaN()))).(T)
-	}
+	nan := nanOf[T]()
 	for i := range data {
 		data[i] = nan
 	}
@@ -101,6 +91,22 @@ func at[T Scalar](x Matrix[T], b, i, j int) complex128 {
 		o += b * x.BatchStrides[0]
 	}
 	return c128(x.Data[o])
+}
+
+// nanOf returns a NaN T (both parts NaN for complex T).
+func nanOf[T Scalar]() T {
+	var nan T
+	switch any(nan).(type) {
+	case float64:
+		nan = any(math.NaN()).(T)
+	case float32:
+		nan = any(float32(math.NaN())).(T)
+	case complex128:
+		nan = any(complex(math.NaN(), math.NaN())).(T)
+	case complex64:
+		nan = any(complex64(complex(math.NaN(), math.NaN()))).(T)
+	}
+	return nan
 }
 
 // randomValue returns a T with real and imaginary parts (for complex T)

@@ -228,18 +228,21 @@ var splits, wakes atomic.Int64
 // another on the calling goroutine (a test hook: as when the pool is busy).
 var testSerial atomic.Bool
 
-// job is a parallel GEMM: either whole batch elements per share (byBatch) or
-// a gm×gn grid of C blocks per share, repeated over the batch. With
+// job is a parallel GEMM: either whole batch elements per share (byBatch),
+// blocks of a batch computed across it (batchInner), or a gm×gn grid of C
+// blocks per share, repeated over the batch. With
 // shareB, the shares of each column block (a group) share packed B panels:
 // groups[wn] is column block wn's.
 type job[R float] struct {
 	shares
 	p       plan[R]
 	byBatch bool
-	gm, gn  int
-	next    atomic.Int64 // byBatch: the next batch element to take
-	shareB  bool
-	groups  []bGroup[R]
+	// batchInner: shares take blocks of the batch (see runBatchInner)
+	batchInner bool
+	gm, gn     int
+	next       atomic.Int64 // byBatch, batchInner: the next element or block to take
+	shareB     bool
+	groups     []bGroup[R]
 }
 
 var (
@@ -256,7 +259,7 @@ func getJob[R float]() *job[R] {
 
 func putJob[R float](j *job[R]) {
 	j.p = plan[R]{}
-	j.shareB = false
+	j.shareB, j.batchInner = false, false
 	j.next.Store(0)
 	poolOf[R, job[R]](&jobPool64, &jobPool32).Put(j)
 }
@@ -264,7 +267,16 @@ func putJob[R float](j *job[R]) {
 func (j *job[R]) runShare(w int) {
 	p := &j.p
 	ws := getWorkspace[R]()
-	if j.byBatch {
+	switch {
+	case j.batchInner:
+		for units := p.batchInnerUnits(); ; {
+			u := int(j.next.Add(1) - 1)
+			if u >= units {
+				break
+			}
+			p.runBatchInner(ws, u)
+		}
+	case j.byBatch:
 		// Elements are taken one at a time, so that a goroutine slowed
 		// down (by another process on its core, say) takes fewer.
 		for {
@@ -275,7 +287,7 @@ func (j *job[R]) runShare(w int) {
 			ao, bo, co := p.offsets(l)
 			p.region(ws, nil, ao, bo, co, 0, p.m, 0, p.n)
 		}
-	} else {
+	default:
 		wm, wn := w/j.gn, w%j.gn
 		i0, i1 := part(p.m, p.kern.mr, j.gm, wm)
 		j0, j1 := part(p.n, p.kern.nr, j.gn, wn)

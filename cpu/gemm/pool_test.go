@@ -118,12 +118,15 @@ func (s *square) runThreads(t *testing.T, threads int) {
 // does: they must reuse the packing workspace rather than allocate one
 // (a sync.Pool alone missed about every other time, when the goroutine
 // had moved to the other processor, and each fresh workspace faulted its
-// pages in: 25–40 µs instead of 6). A new workspace packs at least a
-// 64×64 block of A, 32 KiB; a product that allocated half of that made
-// one. Smaller allocations are the runtime's own (a thread started under
-// CI's load allocates its m, about 1 KiB).
+// pages in: 25–40 µs instead of 6). Packed (testNoDirect: 64³ would read
+// A in place), a new workspace holds a 64×64 block of A, 32 KiB; a
+// product that allocated half of that made one. Smaller allocations are
+// the runtime's own (a thread started under CI's load allocates its m,
+// about 1 KiB).
 func TestWorkspaceKeptThroughGC(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	testNoDirect.Store(true)
+	defer testNoDirect.Store(false)
 	s := newSquare(64)
 	s.runThreads(t, 1)
 	const runs, slack = 40, 16 << 10

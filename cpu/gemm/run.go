@@ -183,14 +183,24 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 		p.blk = blocking{mc: max(b.mc/p.kern.mr, 1) * p.kern.mr, kc: b.kc, nc: max(b.nc/p.kern.nr, 1) * p.kern.nr}
 	}
 
-	if p.batchInner() && !testNoDirect.Load() {
-		ws := getWorkspace[R]()
-		p.runBatchInner(ws)
-		putWorkspace(ws)
-		return
-	}
 	elem := float64(p.m) * float64(p.n) * float64(max(p.k, 1))
 	work := elem * float64(nbatch)
+	if p.batchInner() && !testNoDirect.Load() {
+		units := p.batchInnerUnits()
+		if threads <= 1 || units < 2 || work < minParallelWork || !useWorkers(work) {
+			ws := getWorkspace[R]()
+			for u := range units {
+				p.runBatchInner(ws, u)
+			}
+			putWorkspace(ws)
+			return
+		}
+		j := getJob[R]()
+		j.p, j.batchInner = p, true
+		runParallel(j, min(threads, units), threads)
+		putJob(j)
+		return
+	}
 	byBatch := nbatch >= threads && (p.vector || p.dots || elem < smallElemWork || nbatch%threads == 0 || nbatch >= 4*threads)
 	// Matrix-vector products are memory-bound: split only over a batch.
 	if threads <= 1 || work < minParallelWork || p.scaleOnly || (p.vector || p.dots) && !byBatch || !useWorkers(work) {
