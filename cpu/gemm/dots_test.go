@@ -12,8 +12,9 @@ import (
 // columns in place along k, or gathered), offset tables, a k past
 // dotChunk (in pieces), batches, and batches large enough to be shared
 // among threads, against the reference of runCase, in every dtype on
-// each kernel set. The real cases are checked to take the dots path on
-// every kernel set, complex ones of one column (a real view of two) too.
+// each kernel set. Each case is checked to be within the dots path's
+// bounds on every kernel set (a complex case in its real view); those of
+// one column (n = 1) run on gemv, but for the layouts gemv declines.
 func TestDots(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 11))
 	var cases []testCase
@@ -21,8 +22,7 @@ func TestDots(t *testing.T) {
 		for _, la := range layouts {
 			for _, lb := range layouts {
 				// Within half the smallest tile (the portable 4×4) in
-				// real views; n = 1 is two real columns for complex
-				// types, a matrix-vector product for real ones: gemv's,
+				// real views; n = 1 is a matrix-vector product, gemv's
 				// but for the layouts it declines (general A).
 				m, n := 2, 1+rng.IntN(3)
 				tc := testCase{m: m, n: n, k: k, la: la, lb: lb, lc: layouts[rng.IntN(len(layouts))],

@@ -36,8 +36,9 @@ type plan[R float] struct {
 	// row-major real B), rows p.b.rs apart; only a ragged last panel is
 	// packed.
 	directB bool
-	vector  bool // real matrix-vector product: see gemv
-	dots    bool // product of a C smaller than a micro-tile, real or complex: see dots.go
+	vector  bool       // matrix-vector product (of complex numbers for a complex plan): see gemv
+	rview   vecView[R] // a real vector plan's view for gemv
+	dots    bool       // product of a C smaller than a micro-tile, real or complex: see dots.go
 	// Batch: user extents and strides, offsets of batch element zero (real
 	// units) and sc, the real elements per user element.
 	batch            []int

@@ -1,77 +1,161 @@
 package gemm
 
-import (
-	"github.com/goferro/goferro/internal/level1"
-	"github.com/goferro/goferro/internal/xmath"
-)
+import "github.com/goferro/goferro/internal/level1"
 
 // Matrix-vector products (n == 1 or m == 1) skip packing: packing would
 // touch every element of the matrix once more, as often as the product
-// itself does, and the micro-tiles would be mostly padding.
+// itself does, and the micro-tiles would be mostly padding. Complex ones
+// run on complex views of the real plan, as dotProducts does (packed,
+// complex128 einsum ijk,k->ij over 512×512×4 took 3.8 ms, numpy 0.80).
+//
+// Alpha is applied to the vector's elements, once each, and beta to C
+// beforehand (scaleC) unless it is 0 or 1, so that storing a sum is an
+// assignment or an addition: applied to each sum, part by part for a
+// complex C (scaledSum), the store cost real products of short lines half
+// their speed.
 
-// gemv computes one batch element of a real plan with m == 1 or n == 1.
-// It reports false when the layout is not one it handles.
+// vecView is a plan's operands as gemv sees them: views in elements of E,
+// each 2^shift of the plan's real elements (see dotProductsOf), with the
+// extents and strides in those elements; offset tables stay in real
+// elements (gather shifts them).
+type vecView[E level1.Scalar] struct {
+	a, b, c                      []E
+	shift                        int
+	m, n, k                      int
+	ars, acs, brs, bcs, crs, ccs int
+	alpha                        E
+	add                          bool // C += the product (beta is not 0; C scaled first unless 1), else C = it
+}
+
+// put stores the sum s of element x of C.
+func (v *vecView[E]) put(x int, s E) {
+	if v.add {
+		v.c[x] += s
+	} else {
+		v.c[x] = s // C is not read: it may hold NaNs
+	}
+}
+
+// gemv computes one batch element of a plan with m == 1 or n == 1 (in
+// complex elements for a complex plan). It reports false, having changed
+// nothing, when the layout is not one it handles.
+func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
+	if !p.cplx {
+		return gemvOf(p, ws, &p.rview, ao, bo, co)
+	}
+	switch q := any(p).(type) {
+	case *plan[float64]:
+		v := viewOf(q, viewAs[complex128](q.a.data), viewAs[complex128](q.b.data), viewAs[complex128](q.c.data), 1, complex(q.ar, q.ai))
+		return gemvOf(q, any(ws).(*workspace[float64]), v, ao, bo, co)
+	case *plan[float32]:
+		v := viewOf(q, viewAs[complex64](q.a.data), viewAs[complex64](q.b.data), viewAs[complex64](q.c.data), 1, complex(q.ar, q.ai))
+		return gemvOf(q, any(ws).(*workspace[float32]), v, ao, bo, co)
+	}
+	return false
+}
+
+// viewOf returns p's operands as gemv's view a, b and c, p's real
+// elements or complex views of them (shift 1). A real plan keeps its view
+// (rview, set by run), made once for all its batch elements.
+func viewOf[E level1.Scalar, R float](p *plan[R], a, b, c []E, shift int, alpha E) *vecView[E] {
+	return &vecView[E]{a: a, b: b, c: c, shift: shift, m: p.m, n: p.n >> shift, k: p.k >> shift,
+		ars: p.a.rs >> shift, acs: p.a.cs >> shift, brs: p.b.rs >> shift, bcs: p.b.cs >> shift,
+		crs: p.c.rs >> shift, ccs: p.c.cs >> shift, alpha: alpha, add: p.beta != 0}
+}
+
+// gemvOf is gemv on the view v; ao, bo and co are in real elements.
 //
 // The m == 1 case is the n == 1 case for Bᵀ·aᵀ, written out again: one body
 // for both (through a helper, or choosing the operands first) measured 2–6%
 // more instructions per call in the tiny batched products einsum lowers to,
 // where gemv runs once per batch element.
-func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
-	a, b, c := &p.a, &p.b, &p.c
-	alpha, beta := p.alpha, p.beta
-	if a.gather() || b.gather() {
-		p.gemvGather(ws, ao, bo, co)
+func gemvOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], v *vecView[E], ao, bo, co int) bool {
+	gathered := p.a.gather() || p.b.gather()
+	rowsAlongK := v.n == 1 && (v.acs == 1 || v.ars == 1)
+	colsAlongK := v.m == 1 && (v.bcs == 1 || v.brs == 1)
+	if !gathered && !rowsAlongK && !colsAlongK {
+		return false
+	}
+	if p.beta != 0 && p.beta != 1 {
+		p.scaleC(co, 0, p.m, 0, p.n)
+	}
+	if gathered {
+		gemvGather(p, ws, v, ao, bo, co)
 		return true
 	}
+	ao, bo, co = ao>>v.shift, bo>>v.shift, co>>v.shift
+	a, b := v.a, v.b
 	switch {
-	case p.n == 1 && (a.cs == 1 || a.rs == 1):
+	case rowsAlongK:
 		// c[i] = alpha·A[i,:]·b + beta·c[i]
-		if a.cs == 1 && p.k < gemvShortLine {
-			p.shortLines(ws, a.data, ao, a.rs, p.m, b.data, bo, b.rs, co, c.rs)
-			return true
-		}
-		if a.cs == 1 {
-			for i := 0; i < p.m; i++ {
-				s := dot(a.data, ao+i*a.rs, b.data, bo, b.rs, p.k)
-				p.store(co+i*c.rs, alpha*s, beta)
+		if v.acs == 1 {
+			x := scaledVector(ws, b, bo, v.brs, v.k, v.alpha)
+			if v.k < gemvShortLine {
+				shortLines(v, a, ao, v.ars, v.m, x, co, v.crs)
+				return true
+			}
+			for i := 0; i < v.m; i++ {
+				at := ao + i*v.ars
+				v.put(co+i*v.crs, dotLine(a[at:at+v.k], x))
 			}
 			return true
 		}
-		acc := grow(ws.tile, p.m)
+		x := scaledVector(ws, b, bo, v.brs, v.k, v.alpha)
+		acc := growAs[E](&ws.tile, v.m)
 		clear(acc)
-		for q := 0; q < p.k; q++ {
-			axpy(acc, b.data[bo+q*b.rs], a.data[ao+q*a.cs:ao+q*a.cs+p.m])
+		for q, xq := range x {
+			axpy(acc, xq, a[ao+q*v.acs:ao+q*v.acs+v.m])
 		}
 		for i, s := range acc {
-			p.store(co+i*c.rs, alpha*s, beta)
+			v.put(co+i*v.crs, s)
 		}
-		ws.tile = acc
 		return true
-	case p.m == 1 && (b.cs == 1 || b.rs == 1):
+	default:
 		// c[j] = alpha·a·B[:,j] + beta·c[j]
-		if b.rs == 1 && p.k < gemvShortLine {
-			p.shortLines(ws, b.data, bo, b.cs, p.n, a.data, ao, a.cs, co, c.cs)
-			return true
-		}
-		if b.rs == 1 {
-			for j := 0; j < p.n; j++ {
-				s := dot(b.data, bo+j*b.cs, a.data, ao, a.cs, p.k)
-				p.store(co+j*c.cs, alpha*s, beta)
+		if v.brs == 1 {
+			x := scaledVector(ws, a, ao, v.acs, v.k, v.alpha)
+			if v.k < gemvShortLine {
+				shortLines(v, b, bo, v.bcs, v.n, x, co, v.ccs)
+				return true
+			}
+			for j := 0; j < v.n; j++ {
+				at := bo + j*v.bcs
+				v.put(co+j*v.ccs, dotLine(b[at:at+v.k], x))
 			}
 			return true
 		}
-		acc := grow(ws.tile, p.n)
+		x := scaledVector(ws, a, ao, v.acs, v.k, v.alpha)
+		acc := growAs[E](&ws.tile, v.n)
 		clear(acc)
-		for q := 0; q < p.k; q++ {
-			axpy(acc, a.data[ao+q*a.cs], b.data[bo+q*b.rs:bo+q*b.rs+p.n])
+		for q, xq := range x {
+			axpy(acc, xq, b[bo+q*v.brs:bo+q*v.brs+v.n])
 		}
 		for j, s := range acc {
-			p.store(co+j*c.cs, alpha*s, beta)
+			v.put(co+j*v.ccs, s)
 		}
-		ws.tile = acc
 		return true
 	}
-	return false
+}
+
+// scaledVector returns alpha times the k elements of vec from base, stride
+// apart: vec itself where that is them, else a copy in ws.
+func scaledVector[E level1.Scalar, R float](ws *workspace[R], vec []E, base, stride, k int, alpha E) []E {
+	if alpha == 1 && stride == 1 {
+		return vec[base : base+k]
+	}
+	x := growAs[E](&ws.b, k)
+	for q := range x {
+		x[q] = times(alpha, vec[base+q*stride])
+	}
+	return x
+}
+
+// times returns alpha·x (see scaled), x itself when alpha is one.
+func times[E level1.Scalar](alpha, x E) E {
+	if alpha == 1 {
+		return x
+	}
+	return scaled(alpha, x)
 }
 
 // gemvShortLine is the length of the lines of A (n = 1) or B (m = 1),
@@ -80,62 +164,70 @@ func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
 const gemvShortLine = 16
 
 // shortLines computes gemv's product for lines shorter than
-// gemvShortLine: c[co+i·cs] = alpha·line(i)·x + beta·c[co+i·cs] for i <
-// count, where line i is count's lines[base+i·stride:][:k] and x is the
-// vector's k elements from vec[vbase] vs apart. Four lines at a time,
-// their sums independent chains of additions: one at a time, through dot,
-// a line of four elements took 14 ns, mostly calls and a chain of
-// additions waiting on itself (float64 einsum ijk,k->ij over 512×512×4).
-func (p *plan[R]) shortLines(ws *workspace[R], lines []R, base, stride, count int, vec []R, vbase, vs, co, cs int) {
-	x := gather(grow(ws.b, p.k), vec, vbase, nil, vs, 0, 0)
-	ws.b = x
+// gemvShortLine: c[co+i·cs] (+)= line(i)·x for i < count, where line i is
+// lines[base+i·stride:][:len(x)] and x is the vector, alpha applied. Four
+// lines at a time, their sums independent chains of additions: one at a
+// time, through the vector kernels, a line of four elements took 14 ns,
+// mostly calls and a chain of additions waiting on itself (float64 einsum
+// ijk,k->ij over 512×512×4).
+func shortLines[E level1.Scalar](v *vecView[E], lines []E, base, stride, count int, x []E, co, cs int) {
 	i := 0
 	for ; i+4 <= count; i += 4 {
 		at := base + i*stride
 		l0, l1 := lines[at:][:len(x)], lines[at+stride:][:len(x)]
 		l2, l3 := lines[at+2*stride:][:len(x)], lines[at+3*stride:][:len(x)]
-		var s0, s1, s2, s3 R
-		for q, v := range x {
-			s0 += l0[q] * v
-			s1 += l1[q] * v
-			s2 += l2[q] * v
-			s3 += l3[q] * v
+		var s0, s1, s2, s3 E
+		for q, xq := range x {
+			s0 += l0[q] * xq
+			s1 += l1[q] * xq
+			s2 += l2[q] * xq
+			s3 += l3[q] * xq
 		}
-		for r, s := range [4]R{s0, s1, s2, s3} {
-			p.store(co+(i+r)*cs, p.alpha*s, p.beta)
-		}
+		v.put(co+i*cs, s0)
+		v.put(co+(i+1)*cs, s1)
+		v.put(co+(i+2)*cs, s2)
+		v.put(co+(i+3)*cs, s3)
 	}
 	for ; i < count; i++ {
 		line := lines[base+i*stride:][:len(x)]
-		var s R
-		for q, v := range x {
-			s += line[q] * v
+		var s E
+		for q, xq := range x {
+			s += line[q] * xq
 		}
-		p.store(co+i*cs, p.alpha*s, p.beta)
+		v.put(co+i*cs, s)
 	}
 }
 
 // gemvGather is gemv where A or B has offset tables: it gathers the vector
-// once, and each row of A (n == 1) or column of B (m == 1) in turn, into
-// contiguous buffers for dot.
-func (p *plan[R]) gemvGather(ws *workspace[R], ao, bo, co int) {
-	a, b, c := &p.a, &p.b, &p.c
-	ws.a, ws.b = grow(ws.a, p.k), grow(ws.b, p.k)
-	if p.n == 1 {
+// once, alpha applied, and each row of A (n == 1) or column of B (m == 1)
+// in turn, into contiguous buffers for dotLine. ao, bo and co are in real
+// elements.
+func gemvGather[E level1.Scalar, R float](p *plan[R], ws *workspace[R], v *vecView[E], ao, bo, co int) {
+	pa, pb, sh := &p.a, &p.b, v.shift
+	lines, vec := growAs[E](&ws.a, v.k), growAs[E](&ws.b, v.k)
+	if v.n == 1 {
 		// c[i] = alpha·A[i,:]·b + beta·c[i]
-		x := gather(ws.b, b.data, bo, b.ro, b.rs, 0, 0)
-		for i := 0; i < p.m; i++ {
-			row := gather(ws.a, a.data, ao+offsetOf(a.ro, a.rs, i), a.co, a.cs, 0, 0)
-			p.store(co+i*c.rs, p.alpha*dot(row, 0, x, 0, 1, p.k), p.beta)
+		x := scaleBy(gather(vec, v.b, bo, pb.ro, pb.rs, 0, sh), v.alpha)
+		for i := 0; i < v.m; i++ {
+			row := gather(lines, v.a, ao+offsetOf(pa.ro, pa.rs, i), pa.co, pa.cs, 0, sh)
+			v.put(co>>sh+i*v.crs, dotLine(row, x))
 		}
 		return
 	}
 	// c[j] = alpha·a·B[:,j] + beta·c[j]
-	x := gather(ws.a, a.data, ao, a.co, a.cs, 0, 0)
-	for j := 0; j < p.n; j++ {
-		col := gather(ws.b, b.data, bo+offsetOf(b.co, b.cs, j), b.ro, b.rs, 0, 0)
-		p.store(co+j*c.cs, p.alpha*dot(col, 0, x, 0, 1, p.k), p.beta)
+	x := scaleBy(gather(vec, v.a, ao, pa.co, pa.cs, 0, sh), v.alpha)
+	for j := 0; j < v.n; j++ {
+		col := gather(lines, v.b, bo+offsetOf(pb.co, pb.cs, j), pb.ro, pb.rs, 0, sh)
+		v.put(co>>sh+j*v.ccs, dotLine(col, x))
 	}
+}
+
+// scaleBy multiplies x by alpha (see times) and returns it.
+func scaleBy[E level1.Scalar](x []E, alpha E) []E {
+	for q, xq := range x {
+		x[q] = times(alpha, xq)
+	}
+	return x
 }
 
 // offsetOf is the offset of line i: tab[i], or i·stride where tab is nil.
@@ -146,27 +238,9 @@ func offsetOf(tab []int, stride, i int) int {
 	return i * stride
 }
 
-func (p *plan[R]) store(x int, v, beta R) {
-	if beta == 0 {
-		p.c.data[x] = v
-	} else {
-		p.c.data[x] = v + beta*p.c.data[x]
-	}
-}
-
-// dot returns Σ x[xo+q]·y[yo+q·ys] for q < n, summed pairwise (dotLine,
-// xmath.DotStrided): a float32 dot of 10^7 elements is off by about 1e-7
-// relative, not 1e-3 as summed in order.
-func dot[R float](x []R, xo int, y []R, yo, ys, n int) R {
-	if ys == 1 {
-		return dotLine(x[xo:xo+n], y[yo:yo+n]) // on the vector kernels
-	}
-	return xmath.DotStrided(x, xo, 1, y, yo, ys, n)
-}
-
 // axpy adds s·x to acc, unless s is zero: then a column of A or row of B
 // whose b or a element is zero is not read, as BLAS's gemv skips it.
-func axpy[R float](acc []R, s R, x []R) {
+func axpy[E level1.Scalar](acc []E, s E, x []E) {
 	if s != 0 {
 		level1.Axpy(s, x[:len(acc)], acc)
 	}

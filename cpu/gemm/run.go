@@ -150,7 +150,10 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	default:
 		p.alpha, p.beta = ar, br
 	}
-	p.vector = !cplx && (p.m == 1 || p.n == 1) && !testNoDirect.Load()
+	p.vector = (p.m == 1 || p.n == sc) && !testNoDirect.Load()
+	if p.vector && !cplx {
+		p.rview = *viewOf(&p, p.a.data, p.b.data, p.c.data, 0, p.alpha)
+	}
 	p.kern = kernelFor[R]()
 	// Also where gemv declines the layout (A's rows and columns both
 	// strided, n = 1): packed, float64 1×1×2²⁰ with strides of 2 took
