@@ -35,7 +35,8 @@ func reflector[T scalar](alpha T, x []T) (beta, tau T) {
 	return beta, tau
 }
 
-// applyLeft computes C = (I − t·v·vᴴ)·C, using work (len ≥ len(v)).
+// applyLeft computes C = (I − t·v·vᴴ)·C, using work (len ≥ len(v); nil
+// for real T, see leftWork).
 func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 	if t == 0 {
 		return
@@ -50,6 +51,15 @@ func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 		cj := c.col(j)
 		level1.Axpy(-t*level1.Dotu(vc, cj), v, cj)
 	}
+}
+
+// leftWork returns applyLeft's workspace for vectors of up to n elements:
+// room for vᴴ's conjugated copy for complex T, nothing for real T.
+func leftWork[T scalar](n int) []T {
+	if !isComplex[T]() {
+		return nil
+	}
+	return make([]T, max(n, 1))
 }
 
 // applyRight computes C = C·(I − t·v·vᴴ), using work (len ≥ c.rows).
@@ -105,12 +115,12 @@ func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T) ([]mat[T
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		geqr2(a, taus, make([]T, m))
+		geqr2(a, taus, leftWork[T](m))
 		return nil, nil
 	}
 	nb := qrBlockFor(k)
 	ts := make([]mat[T], (k+nb-1)/nb)
-	work := make([]T, m)
+	work := leftWork[T](m)
 	// geqrt's workspace for applyBlock, kept through the recursion.
 	wsm := scratch[T](2*nb, nb)
 	defer recycle(wsm)
@@ -237,7 +247,7 @@ var qrLeaf = 16
 // geqrt3): factor the left half, apply its reflectors to the right half
 // with GEMM, factor the lower part of the right half, and join the two
 // triangular factors, so that most of the panel's work is GEMM too. work
-// has length at least m; ws is applyBlock's workspace; threads is the
+// is applyLeft's (leftWork(m)); ws is applyBlock's workspace; threads is the
 // goroutine count of its products, as mulOn takes it.
 func geqrt[T scalar](threads int, a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 	m, n := a.rows, a.cols
@@ -581,7 +591,7 @@ func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c ma
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		work := make([]T, max(m, 1))
+		work := leftWork[T](m)
 		for j := k - 1; j >= 0; j-- {
 			cj := c.sub(j, 0, m-j, c.cols)
 			if identity {
