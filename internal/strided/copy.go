@@ -208,7 +208,7 @@ func copyBlocked[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 	// ext: extents of the current block; idx: its origin; iidx: the
 	// position inside it along the axes in.
 	iidx = iidx[:len(in)]
-	tb := tileSide(size)
+	tb := TileSide(size)
 	do, so := dOff, sOff
 	for {
 		for i := range ext {
@@ -312,9 +312,10 @@ const (
 // small copies down that path.
 var ntMinBytes = 1 << 20
 
-// tileSide is the side, in elements of size bytes, of copyTile's square
-// tiles: rows of about tileBytes, a multiple of 4.
-func tileSide(size int) int {
+// TileSide is the side, in elements of size bytes, of the square tiles a
+// transposing loop walks (copyTile's here, einsumexec's elementwise
+// products): rows of about tileBytes, a multiple of 4.
+func TileSide(size int) int {
 	return min(max(tileBytes/max(size, 1), minTile), maxTile) &^ 3
 }
 
@@ -332,22 +333,22 @@ func CopyPlane[T any](dst []T, dOff, d0, d1 int, src []T, sOff, s0, s1, n0, n1 i
 	switch size := plainSize[T](); size {
 	case 4:
 		if aligned(dst, src, 4) {
-			copyTile(as[uint32](dst), dOff, d0, d1, as[uint32](src), sOff, s0, s1, n0, n1, tileSide(size), false)
+			copyTile(as[uint32](dst), dOff, d0, d1, as[uint32](src), sOff, s0, s1, n0, n1, TileSide(size), false)
 			return
 		}
 	case 8:
 		if aligned(dst, src, 8) {
-			copyTile(as[uint64](dst), dOff, d0, d1, as[uint64](src), sOff, s0, s1, n0, n1, tileSide(size), false)
+			copyTile(as[uint64](dst), dOff, d0, d1, as[uint64](src), sOff, s0, s1, n0, n1, TileSide(size), false)
 			return
 		}
 	case 16:
 		if aligned(dst, src, 8) {
-			copyTile(as[[2]uint64](dst), dOff, d0, d1, as[[2]uint64](src), sOff, s0, s1, n0, n1, tileSide(size), false)
+			copyTile(as[[2]uint64](dst), dOff, d0, d1, as[[2]uint64](src), sOff, s0, s1, n0, n1, TileSide(size), false)
 			return
 		}
 	}
 	var zero T
-	copyTile(dst, dOff, d0, d1, src, sOff, s0, s1, n0, n1, tileSide(int(unsafe.Sizeof(zero))), false)
+	copyTile(dst, dOff, d0, d1, src, sOff, s0, s1, n0, n1, TileSide(int(unsafe.Sizeof(zero))), false)
 }
 
 // copyRow copies n elements, d and s apart.

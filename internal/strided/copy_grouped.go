@@ -87,7 +87,7 @@ func copyGrouped[T any](dst []T, dOff int, ds []int, src []T, sOff int, ss []int
 	if kernel {
 		runs = make([]T, nr*nc)
 	}
-	tb := tileSide(size)
+	tb := TileSide(size)
 	ForEach(pick(sh, outer), [][]int{pick(ds, outer), pick(ss, outer)}, []int{dOff, sOff}, func(o []int) {
 		// Source runs into the columns of buf, then the rows of buf out to
 		// the destination: each line is read and written whole, in

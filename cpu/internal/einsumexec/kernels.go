@@ -2,6 +2,7 @@ package einsumexec
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/goferro/goferro/cpu/gemm"
 	"github.com/goferro/goferro/internal/strided"
@@ -197,27 +198,24 @@ func mulStrided[T num](dst []T, do int, a []T, ao int, b []T, bo int, shape, ds,
 	})
 }
 
-// mulTile is the side of the tiles mul2D walks a block in when its inner
-// loop is strided in one operand and its outer loop is contiguous in
-// another (a transposition: ab,ab->ba).
-const mulTile = 32
-
 // mul2D computes an n1×n0 block of dst = a·b with the given strides. Where
 // an operand is strided along the inner loop and another contiguous along
-// the outer one, it goes tile by tile, so that each cache line either one
-// brings in is used whole before it is evicted: row by row, float64
-// ab,ab->ba over 2048×2048 took 29–65 ms (numpy 15), each element of the
-// strided operand a line of its own.
+// the outer one (a transposition: ab,ab->ba), it goes tile by tile
+// (strided.TileSide, as transposing copies do), so that each cache line
+// either one brings in is used whole before it is evicted: row by row,
+// float64 ab,ab->ba over 2048×2048 took 29–65 ms (numpy 15), each element
+// of the strided operand a line of its own.
 func mul2D[T num](dst []T, p, d0, d1 int, a []T, q, a0, a1 int, b []T, r, b0, b1, n0, n1 int) {
-	strided := d0 != 1 && d0 != 0 || a0 != 1 && a0 != 0 || b0 != 1 && b0 != 0
-	if !strided || n0 <= mulTile || n1 <= mulTile || d1 != 1 && a1 != 1 && b1 != 1 {
+	tile := strided.TileSide(int(unsafe.Sizeof(dst[0])))
+	stridedInner := d0 != 1 && d0 != 0 || a0 != 1 && a0 != 0 || b0 != 1 && b0 != 0
+	if !stridedInner || n0 <= tile || n1 <= tile || d1 != 1 && a1 != 1 && b1 != 1 {
 		mulRows(dst, p, d0, d1, a, q, a0, a1, b, r, b0, b1, n0, n1)
 		return
 	}
-	for t1 := 0; t1 < n1; t1 += mulTile {
-		for t0 := 0; t0 < n0; t0 += mulTile {
+	for t1 := 0; t1 < n1; t1 += tile {
+		for t0 := 0; t0 < n0; t0 += tile {
 			mulRows(dst, p+t1*d1+t0*d0, d0, d1, a, q+t1*a1+t0*a0, a0, a1, b, r+t1*b1+t0*b0, b0, b1,
-				min(mulTile, n0-t0), min(mulTile, n1-t1))
+				min(tile, n0-t0), min(tile, n1-t1))
 		}
 	}
 }

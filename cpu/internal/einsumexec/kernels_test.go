@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/goferro/goferro/internal/strided"
 )
 
 // TestCopyStridedTransposes checks copyStrided's transposing copies (the
@@ -146,10 +148,11 @@ func checkMulRows[T num](t *testing.T, n0 int) {
 
 // TestMulStridedTiles checks the tiled walk of mul2D (an operand strided
 // along the inner loop, another contiguous along the outer one) against a
-// naive loop: every operand transposed in turn, extents past mulTile with
-// ragged last tiles.
+// naive loop: every operand transposed in turn, extents past the tile
+// (strided.TileSide) with ragged last tiles.
 func TestMulStridedTiles(t *testing.T) {
-	n1, n0 := 2*mulTile+5, mulTile+7
+	tile := strided.TileSide(8)
+	n1, n0 := 2*tile+5, tile+7
 	a := make([]float64, n1*n0)
 	b := make([]float64, n1*n0)
 	for i := range a {
