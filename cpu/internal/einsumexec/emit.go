@@ -124,10 +124,22 @@ func (pl *planner) emitStep(ra, rb, rc int, g *groups, d *decision) int {
 		o.mc = mat{rs: crs, cs: ccs, bs: bs3[0]}
 		o.ma = mat{rs: ars, cs: acs, bs: bs3[1]}
 		o.mb = mat{rs: brs, cs: bcs, bs: bs3[2]}
+		if len(d.summed) > 0 {
+			var shape, sa, sb []int
+			for _, l := range d.summed {
+				x, _ := A.stride(l)
+				y, _ := B.stride(l)
+				shape, sa, sb = append(shape, pl.sizes[l]), append(sa, x), append(sb, y)
+			}
+			var st [][]int
+			o.sum, st = coalesce(shape, sa, sb)
+			o.suma, o.sumb = st[0], st[1]
+		}
 		if m > 1 && nn > 1 && abs(ccs) > abs(crs) || nn == 1 && m > 1 && abs(crs) == 1 {
 			// Compute Cᵀ = Bᵀ·Aᵀ so that the GEMM writes rows of unit
 			// stride.
 			o.a, o.b = o.b, o.a
+			o.suma, o.sumb = o.sumb, o.suma
 			o.m, o.n = o.n, o.m
 			o.ma, o.mb = mat{rs: o.mb.cs, cs: o.mb.rs, bs: o.mb.bs}, mat{rs: o.ma.cs, cs: o.ma.rs, bs: o.ma.bs}
 			o.mc = mat{rs: o.mc.cs, cs: o.mc.rs, bs: o.mc.bs}

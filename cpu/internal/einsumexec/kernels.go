@@ -318,30 +318,53 @@ func scaleVecLeft[T num](x []T, s T, z []T) {
 // runGemm executes a GEMM op: the gemm package for floating and complex
 // types, a portable loop for integers.
 func runGemm[T num](threads int, o *op, a []T, ao int, b []T, bo int, c []T, co int) error {
+	if len(o.sum) == 0 {
+		return gemmOnce(threads, o, a, ao, b, bo, c, co, false)
+	}
+	// The first index of the summed loops assigns C, the others add.
+	var err error
+	add := false
+	forOuter(o.sum, o.suma, o.sumb, nil, ao, bo, 0, func(ao, bo, _ int) {
+		if err == nil {
+			err = gemmOnce(threads, o, a, ao, b, bo, c, co, add)
+		}
+		add = true
+	})
+	return err
+}
+
+// gemmOnce runs o's batched GEMM once, over its k alone, assigning the
+// product to C or, when add is set, adding it.
+func gemmOnce[T num](threads int, o *op, a []T, ao int, b []T, bo int, c []T, co int, add bool) error {
 	switch cc := any(c).(type) {
 	case []float32:
-		return callGemm(threads, o, any(a).([]float32), ao, any(b).([]float32), bo, cc, co)
+		return callGemm(threads, o, any(a).([]float32), ao, any(b).([]float32), bo, cc, co, add)
 	case []float64:
-		return callGemm(threads, o, any(a).([]float64), ao, any(b).([]float64), bo, cc, co)
+		return callGemm(threads, o, any(a).([]float64), ao, any(b).([]float64), bo, cc, co, add)
 	case []complex64:
-		return callGemm(threads, o, any(a).([]complex64), ao, any(b).([]complex64), bo, cc, co)
+		return callGemm(threads, o, any(a).([]complex64), ao, any(b).([]complex64), bo, cc, co, add)
 	case []complex128:
-		return callGemm(threads, o, any(a).([]complex128), ao, any(b).([]complex128), bo, cc, co)
+		return callGemm(threads, o, any(a).([]complex128), ao, any(b).([]complex128), bo, cc, co, add)
 	}
-	intGemm(o, a, ao, b, bo, c, co)
+	intGemm(o, a, ao, b, bo, c, co, add)
 	return nil
 }
 
-func callGemm[S gemm.Scalar](threads int, o *op, a []S, ao int, b []S, bo int, c []S, co int) error {
+func callGemm[S gemm.Scalar](threads int, o *op, a []S, ao int, b []S, bo int, c []S, co int, add bool) error {
+	var beta S
+	if add {
+		beta = 1
+	}
 	return gemm.GemmThreads(threads, o.batch, o.m, o.n, o.k, S(1),
 		gemm.Matrix[S]{Data: a, Offset: ao + o.ma.off, RowStride: o.ma.rs, ColStride: o.ma.cs, BatchStrides: o.ma.bs},
 		gemm.Matrix[S]{Data: b, Offset: bo + o.mb.off, RowStride: o.mb.rs, ColStride: o.mb.cs, BatchStrides: o.mb.bs},
-		S(0),
+		beta,
 		gemm.Matrix[S]{Data: c, Offset: co + o.mc.off, RowStride: o.mc.rs, ColStride: o.mc.cs, BatchStrides: o.mc.bs})
 }
 
-// intGemm is the batched strided product for integer types.
-func intGemm[T num](o *op, a []T, ao int, b []T, bo int, c []T, co int) {
+// intGemm is the batched strided product for integer types, added to C
+// when add is set.
+func intGemm[T num](o *op, a []T, ao int, b []T, bo int, c []T, co int, add bool) {
 	forOuter(o.batch, o.mc.bs, o.ma.bs, o.mb.bs, co+o.mc.off, ao+o.ma.off, bo+o.mb.off, func(co, ao, bo int) {
 		for i := 0; i < o.m; i++ {
 			for j := 0; j < o.n; j++ {
@@ -352,6 +375,9 @@ func intGemm[T num](o *op, a []T, ao int, b []T, bo int, c []T, co int) {
 					s += a[pa] * b[pb]
 					pa += o.ma.cs
 					pb += o.mb.rs
+				}
+				if add {
+					s += c[co+i*o.mc.rs+j*o.mc.cs]
 				}
 				c[co+i*o.mc.rs+j*o.mc.cs] = s
 			}

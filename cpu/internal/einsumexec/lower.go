@@ -187,7 +187,7 @@ func (pl *planner) lowerBinary(si int, st absStep) error {
 	pl.layouts = append(pl.layouts, StepLayout{
 		LeftLabels: slices.Clone(A.labels), RightLabels: slices.Clone(B.labels), OutLabels: slices.Clone(C.labels),
 		Batch: sortByStride(&C, d.bt), Contracted: d.oK, LeftFree: d.oM, RightFree: d.oN,
-		Copies: copies,
+		Summed: d.summed, Copies: copies,
 	})
 	return nil
 }

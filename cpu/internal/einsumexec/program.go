@@ -34,6 +34,11 @@ type StepLayout struct {
 	// Batch, Contracted, LeftFree and RightFree are the step's label
 	// groups (einsum.Groups) in the order the GEMM walks them.
 	Batch, Contracted, LeftFree, RightFree []int
+	// Summed are contracted labels that no single stride walks together
+	// with Contracted in both operands: the step loops over them, adding
+	// one GEMM over Contracted into the result per index, rather than
+	// copying an operand. Batch may likewise hold free labels.
+	Summed []int
 	// Copies counts the operand or result layouts the step copies (0 means
 	// the GEMM reads and writes in place).
 	Copies int
@@ -107,6 +112,10 @@ type op struct {
 	m, n, k int
 	ma, mb  mat
 	mc      mat
+	// sum, for opGemm: the extents of contracted loops outside k, and
+	// their strides in a (suma) and b (sumb): the GEMM runs once per
+	// index, the first assigning C and the others adding to it.
+	sum, suma, sumb []int
 }
 
 // program is the executable form of a plan.

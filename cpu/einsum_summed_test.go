@@ -1,0 +1,57 @@
+package cpu_test
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/goferro/goferro/cpu"
+	"github.com/goferro/goferro/einsum"
+	"github.com/goferro/goferro/tensor"
+)
+
+// TestSummedContraction covers contractions whose contracted labels are no
+// single run in both operands, large enough that the program sums GEMMs
+// over the outer ones rather than copying an operand: each checks the
+// layout (the summed labels, no copy) and the result against the naive
+// einsum, in every dtype (integers and booleans on the portable product).
+func TestSummedContraction(t *testing.T) {
+	cases := []struct {
+		eq     string
+		shapes [][]int
+		summed string // the labels summed outside the GEMM
+	}{
+		// The benchmark layout (bench/einsum-layouts.json), scaled down.
+		{"ijk,ik->j", [][]int{{4, 4096, 16}, {4, 16}}, "i"},
+		// Two summed loops that no stride merges.
+		{"hijk,ihk->j", [][]int{{2, 3, 2048, 16}, {3, 2, 16}}, "hi"},
+		// A result written transposed (the GEMM computes Cᵀ = Bᵀ·Aᵀ).
+		{"ijk,ikl->lj", [][]int{{2, 2048, 64}, {2, 64, 4}}, "i"},
+		// With a batch label.
+		{"bijk,bik->bj", [][]int{{3, 4, 2048, 16}, {3, 4, 16}}, "i"},
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range cases {
+		p, err := einsum.NewPlan(c.eq, c.shapes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := cpu.NewContraction(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := x.Layouts()[0]
+		var summed []string
+		for _, s := range l.Summed {
+			summed = append(summed, p.Labels[s])
+		}
+		slices.Sort(summed)
+		if got := strings.Join(summed, ""); got != c.summed || l.Copies != 0 {
+			t.Errorf("%s: summed %q, %d copies; want %q, none", c.eq, got, l.Copies, c.summed)
+		}
+		for _, dt := range tensor.DTypes {
+			checkCase(t, r, genCase{eq: c.eq, shapes: c.shapes, desc: "summed"}, dt)
+		}
+	}
+}
