@@ -18,7 +18,7 @@ import (
 func TestDots(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 11))
 	var cases []testCase
-	for _, k := range []int{18, 97, dotChunk + 37} {
+	for _, k := range []int{18, 32, 33, 97, dotChunk + 37} {
 		for _, la := range layouts {
 			for _, lb := range layouts {
 				// Within half the smallest tile (the portable 4×4) in
