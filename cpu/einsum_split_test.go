@@ -55,3 +55,43 @@ func TestSummedContraction(t *testing.T) {
 		}
 	}
 }
+
+// TestMatrixVectorSplit covers matrix-vector products whose free labels
+// are no single run in the matrix (contracting the middle index of a
+// matrix product state's tensor): the program runs a batch of them over
+// the outer label, reading the tensor in place, rather than copying it.
+func TestMatrixVectorSplit(t *testing.T) {
+	cases := []struct {
+		eq     string
+		shapes [][]int
+		batch  string // the free labels looped over as a batch
+	}{
+		{"ijk,j->ik", [][]int{{64, 4, 64}, {4}}, "i"},
+		{"j,ijk->ik", [][]int{{2}, {64, 2, 256}}, "i"},
+		// The kept run is the longer one, the unit-stride one looped.
+		{"ijk,j->ik", [][]int{{256, 64, 4}, {64}}, "k"},
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, c := range cases {
+		p, err := einsum.NewPlan(c.eq, c.shapes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := cpu.NewContraction(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := x.Layouts()[0]
+		var batch []string
+		for _, s := range l.Batch {
+			batch = append(batch, p.Labels[s])
+		}
+		slices.Sort(batch)
+		if got := strings.Join(batch, ""); got != c.batch || l.Copies != 0 {
+			t.Errorf("%s %v: batch %q, %d copies; want %q, none", c.eq, c.shapes, got, l.Copies, c.batch)
+		}
+		for _, dt := range tensor.DTypes {
+			checkCase(t, r, genCase{eq: c.eq, shapes: c.shapes, desc: "matrix-vector"}, dt)
+		}
+	}
+}
