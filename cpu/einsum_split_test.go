@@ -56,11 +56,12 @@ func TestSummedContraction(t *testing.T) {
 	}
 }
 
-// TestMatrixVectorSplit covers matrix-vector products whose free labels
-// are no single run in the matrix (contracting the middle index of a
-// matrix product state's tensor): the program runs a batch of them over
-// the outer label, reading the tensor in place, rather than copying it.
-func TestMatrixVectorSplit(t *testing.T) {
+// TestFreeGroupSplit covers small products whose free labels are no
+// single run in an operand (contracting the middle index of a matrix
+// product state's tensor with a vector, or with a gate): the program runs
+// a batch of them over the outer label, reading the tensor in place and
+// writing the result in place, rather than copying them.
+func TestFreeGroupSplit(t *testing.T) {
 	cases := []struct {
 		eq     string
 		shapes [][]int
@@ -70,6 +71,9 @@ func TestMatrixVectorSplit(t *testing.T) {
 		{"j,ijk->ik", [][]int{{2}, {64, 2, 256}}, "i"},
 		// The kept run is the longer one, the unit-stride one looped.
 		{"ijk,j->ik", [][]int{{256, 64, 4}, {64}}, "k"},
+		// Gates on the physical indices.
+		{"ijk,jl->ilk", [][]int{{128, 2, 128}, {2, 2}}, "i"},
+		{"ijkl,jkmn->imnl", [][]int{{64, 2, 2, 64}, {2, 2, 2, 2}}, "i"},
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, c := range cases {
@@ -91,7 +95,7 @@ func TestMatrixVectorSplit(t *testing.T) {
 			t.Errorf("%s %v: batch %q, %d copies; want %q, none", c.eq, c.shapes, got, l.Copies, c.batch)
 		}
 		for _, dt := range tensor.DTypes {
-			checkCase(t, r, genCase{eq: c.eq, shapes: c.shapes, desc: "matrix-vector"}, dt)
+			checkCase(t, r, genCase{eq: c.eq, shapes: c.shapes, desc: "split free group"}, dt)
 		}
 	}
 }

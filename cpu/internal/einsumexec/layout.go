@@ -148,33 +148,36 @@ func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bo
 				// and y, the one of size s) can keep its largest common run
 				// and loop over the rest as batch axes (stride 0 in the
 				// operand that lacks them); not when one of them is free.
-				//
-				// A matrix-vector product (mv: one free group empty) reads
-				// its matrix once however its free group is split: it
-				// keeps the inner run on a tie, smaller products waste no
-				// tiles (no pen), and each more batch element costs gemv's
-				// overhead (mvElemCost), not a call's.
+				if !ok2 && (a == nil || c == nil) || !ok3 && (b == nil || c == nil) {
+					continue
+				}
 				var demoted []int
-				mv := len(g.m) == 0 || len(g.n) == 0
-				split := func(o []int, ok bool, x, y *lay, g []int, s float64) ([]int, bool) {
+				splitPen := 0.0
+				split := func(o []int, ok bool, x, y *lay, g []int, s float64, inner bool) []int {
 					if ok {
-						return o, true
+						return o
 					}
-					if x == nil || y == nil {
-						return nil, false
-					}
-					o, rest, pen := pl.splitRun(x, y, g, mv)
+					o, rest, pen := pl.splitRun(x, y, g, inner)
 					demoted = append(demoted, rest...)
-					if !mv {
-						cost += pen * s
-					}
-					return o, true
+					splitPen += pen * s
+					return o
 				}
-				if oM, ok2 = split(oM, ok2, a, c, g.m, sa); !ok2 {
-					continue
-				}
-				if oN, ok3 = split(oN, ok3, b, c, g.n, sb); !ok3 {
-					continue
+				// A small product, a matrix-vector product or one of at
+				// most smallWork multiply-adds a batch element looping over
+				// one more label, wastes no tiles when split (no pen),
+				// keeps the inner run of a free group on a tie, and each
+				// more batch element costs the GEMM's overhead for one
+				// (smallElemCost), not a call's. Which of two runs of equal
+				// extent is kept does not change the work: a first split,
+				// keeping outer runs, tells.
+				oM0, oN0 := split(oM, ok2, a, c, g.m, sa, false), split(oN, ok3, b, c, g.n, sb, false)
+				work := float64(pl.elems(oM0)) * float64(pl.elems(oN0)) * float64(pl.elems(oK))
+				small := len(g.m) == 0 || len(g.n) == 0 ||
+					len(summed) == 0 && len(demoted) <= 1 && work <= smallWork
+				demoted, splitPen = nil, 0
+				oM, oN = split(oM, ok2, a, c, g.m, sa, small), split(oN, ok3, b, c, g.n, sb, small)
+				if !small {
+					cost += splitPen
 				}
 				bt := g.bt
 				if len(demoted) > 0 {
@@ -191,8 +194,8 @@ func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bo
 						extra *= float64(pl.sizes[l])
 					}
 					per := float64(callCost)
-					if mv {
-						per = mvElemCost
+					if small {
+						per = smallElemCost
 					}
 					cost += (extra - 1) * calls * per
 				}
@@ -283,8 +286,8 @@ func abs(x int) int {
 // free group) or summed loops (of the contracted one). It returns the run,
 // the other labels and a cost factor (per element of the operand) for the
 // extra, smaller GEMMs. Of runs of equal extent it keeps the outermost, or
-// with inner the innermost (of smaller strides: as the GEMM's k, the
-// run whose elements lie closest together).
+// with inner the innermost (of smaller strides, whose elements lie
+// closest together).
 func (pl *planner) splitRun(x, y *lay, g []int, inner bool) ([]int, []int, float64) {
 	o := sortByStride(x, g)
 	var best []int
@@ -319,11 +322,15 @@ func (pl *planner) splitRun(x, y *lay, g []int, inner bool) ([]int, []int, float
 // callCost is the overhead of one GEMM call, in copied elements.
 const callCost = 8192
 
-// mvElemCost is the overhead of one batch element of a matrix-vector
-// product, in copied elements: one thread, AMD EPYC, float64, gemv took
-// about 250 ns an element (bij,bj->bi over 4096×4×4, 10.9M instructions a
-// call), a transposing copy about 1 ns an element.
-const mvElemCost = 256
+// smallElemCost is the overhead of one batch element of a small product
+// (see decide), in copied elements: one thread, AMD EPYC, float64, gemv
+// took about 250 ns an element (bij,bj->bi over 4096×4×4, 10.9M
+// instructions a call), a transposing copy about 1 ns an element.
+const smallElemCost = 256
+
+// smallWork is the most multiply-adds of a batch element of a product
+// that decide counts small.
+const smallWork = 4096
 
 // demotePenalty is the cost, in copies of the operand, of looping over free
 // labels as batch axes, or over contracted ones as summed loops, instead of
