@@ -13,9 +13,7 @@ import (
 
 // TestSummedContraction covers contractions whose contracted labels are no
 // single run in both operands, large enough that the program sums GEMMs
-// over the outer ones rather than copying an operand: each checks the
-// layout (the summed labels, no copy) and the result against the naive
-// einsum, in every dtype (integers and booleans on the portable product).
+// over the outer ones rather than copying an operand.
 func TestSummedContraction(t *testing.T) {
 	cases := []struct {
 		eq     string
@@ -33,26 +31,7 @@ func TestSummedContraction(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, c := range cases {
-		p, err := einsum.NewPlan(c.eq, c.shapes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x, err := cpu.NewContraction(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l := x.Layouts()[0]
-		var summed []string
-		for _, s := range l.Summed {
-			summed = append(summed, p.Labels[s])
-		}
-		slices.Sort(summed)
-		if got := strings.Join(summed, ""); got != c.summed || l.Copies != 0 {
-			t.Errorf("%s: summed %q, %d copies; want %q, none", c.eq, got, l.Copies, c.summed)
-		}
-		for _, dt := range tensor.DTypes {
-			checkCase(t, r, genCase{eq: c.eq, shapes: c.shapes, desc: "summed"}, dt)
-		}
+		checkInPlace(t, r, c.eq, c.shapes, func(l cpu.StepLayout) []int { return l.Summed }, c.summed)
 	}
 }
 
@@ -77,25 +56,34 @@ func TestFreeGroupSplit(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, c := range cases {
-		p, err := einsum.NewPlan(c.eq, c.shapes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x, err := cpu.NewContraction(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l := x.Layouts()[0]
-		var batch []string
-		for _, s := range l.Batch {
-			batch = append(batch, p.Labels[s])
-		}
-		slices.Sort(batch)
-		if got := strings.Join(batch, ""); got != c.batch || l.Copies != 0 {
-			t.Errorf("%s %v: batch %q, %d copies; want %q, none", c.eq, c.shapes, got, l.Copies, c.batch)
-		}
-		for _, dt := range tensor.DTypes {
-			checkCase(t, r, genCase{eq: c.eq, shapes: c.shapes, desc: "split free group"}, dt)
-		}
+		checkInPlace(t, r, c.eq, c.shapes, func(l cpu.StepLayout) []int { return l.Batch }, c.batch)
+	}
+}
+
+// checkInPlace plans a one-step contraction, checks that it copies
+// nothing and that the labels loops picks from its layout are want's, and
+// compares its result with the naive einsum in every dtype (integers and
+// booleans on the portable product).
+func checkInPlace(t *testing.T, r *rand.Rand, eq string, shapes [][]int, loops func(cpu.StepLayout) []int, want string) {
+	t.Helper()
+	p, err := einsum.NewPlan(eq, shapes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := cpu.NewContraction(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := x.Layouts()[0]
+	var names []string
+	for _, s := range loops(l) {
+		names = append(names, p.Labels[s])
+	}
+	slices.Sort(names)
+	if got := strings.Join(names, ""); got != want || l.Copies != 0 {
+		t.Errorf("%s %v: loops over %q, %d copies; want %q, none", eq, shapes, got, l.Copies, want)
+	}
+	for _, dt := range tensor.DTypes {
+		checkCase(t, r, genCase{eq: eq, shapes: shapes, desc: "read in place"}, dt)
 	}
 }
