@@ -53,6 +53,7 @@ func TestFreeGroupSplit(t *testing.T) {
 		// Gates on the physical indices.
 		{"ijk,jl->ilk", [][]int{{128, 2, 128}, {2, 2}}, "i"},
 		{"ijkl,jkmn->imnl", [][]int{{64, 2, 2, 64}, {2, 2, 2, 2}}, "i"},
+		{"ijkl,jkmn->imnl", [][]int{{64, 4, 4, 64}, {4, 4, 4, 4}}, "i"},
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, c := range cases {
