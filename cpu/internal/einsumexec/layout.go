@@ -168,17 +168,20 @@ func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bo
 				// keeps the inner run of a free group on a tie, and each
 				// more batch element costs the GEMM's overhead for one
 				// (smallElemCost), not a call's. Which of two runs of equal
-				// extent is kept does not change the work: a first split,
-				// keeping outer runs, tells.
-				oM0, oN0 := split(oM, ok2, a, c, g.m, sa, false), split(oN, ok3, b, c, g.n, sb, false)
-				work := float64(pl.elems(oM0)) * float64(pl.elems(oN0)) * float64(pl.elems(oK))
+				// extent is kept does not change the work: the split
+				// keeping outer runs tells, then a small product splits
+				// again keeping inner ones.
+				oM1, oN1 := split(oM, ok2, a, c, g.m, sa, false), split(oN, ok3, b, c, g.n, sb, false)
+				work := float64(pl.elems(oM1)) * float64(pl.elems(oN1)) * float64(pl.elems(oK))
 				small := len(g.m) == 0 || len(g.n) == 0 ||
 					len(summed) == 0 && len(demoted) <= 1 && work <= smallWork
-				demoted, splitPen = nil, 0
-				oM, oN = split(oM, ok2, a, c, g.m, sa, small), split(oN, ok3, b, c, g.n, sb, small)
-				if !small {
+				if small {
+					demoted = nil
+					oM1, oN1 = split(oM, ok2, a, c, g.m, sa, true), split(oN, ok3, b, c, g.n, sb, true)
+				} else {
 					cost += splitPen
 				}
+				oM, oN = oM1, oN1
 				bt := g.bt
 				if len(demoted) > 0 {
 					bt = append(slices.Clone(g.bt), demoted...)
