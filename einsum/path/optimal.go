@@ -24,6 +24,12 @@ func Optimal(ctx context.Context, n Network, o Options) (Path, error) {
 	if nt == 1 {
 		return Path{{0}}, nil
 	}
+	if nt == 2 && o.MemoryLimit <= 0 {
+		// The one path. The programme's tables cost more than a small
+		// contraction: NewPlan of ij,jk->ik over 8×8 matrices took 19 µs
+		// with them and 3.6 without (AMD EPYC), the product 1 µs.
+		return Path{{0, 1}}, nil
+	}
 	if nt > MaxOptimal {
 		return nil, fmt.Errorf("%w: %d inputs (optimal handles at most %d)", ErrTooLarge, nt, MaxOptimal)
 	}
