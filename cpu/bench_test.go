@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/goferro/goferro/einsum"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -264,5 +266,56 @@ func BenchmarkLayouts(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkContractSmall times one-shot Contract calls on the small
+// float64 operands of bench/einsum-small.json (contractions of a tensor
+// network's sweep), which after the first call run the Contraction kept
+// for the equation and shapes (ContractContext); "planned" plans and
+// lowers on every call, as a call with planning options does.
+// bench/einsum-small.py times numpy on the same list.
+func BenchmarkContractSmall(b *testing.B) {
+	raw, err := os.ReadFile("../bench/einsum-small.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	type smallCase struct {
+		eq     string
+		shapes [][]int
+	}
+	var rows [][2]json.RawMessage // [equation, operand shapes]
+	if err := json.Unmarshal(raw, &rows); err != nil {
+		b.Fatal(err)
+	}
+	var cases []smallCase
+	for _, r := range rows {
+		var c smallCase
+		if json.Unmarshal(r[0], &c.eq) != nil || json.Unmarshal(r[1], &c.shapes) != nil {
+			b.Fatalf("bad case %s", r)
+		}
+		cases = append(cases, c)
+	}
+	for _, c := range cases {
+		var ops []*tensor.Tensor
+		for i, s := range c.shapes {
+			x, _ := tensor.Rand(tensor.NewRNG(uint64(i)), tensor.Float64, s...)
+			ops = append(ops, x)
+		}
+		b.Run("cached/"+c.eq, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Contract(c.eq, ops...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("planned/"+c.eq, func(b *testing.B) {
+			opt := einsum.WithOptimizer(einsum.OptimizeAuto)
+			for b.Loop() {
+				if _, err := ContractContext(context.Background(), c.eq, ops, opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

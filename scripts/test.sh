@@ -47,8 +47,8 @@ echo "== go test -race (runtime, its test engines, the OpenCL engine)"
 go test -count=1 -race -timeout 20m . ./goferrotest/... ./internal/... ./opencl/clengine/
 echo "== go test -race (linalg: its teams of goroutines and parallel loops)"
 go test -count=1 -race ./linalg/
-echo "== go test -race (the conformance suite on the CPU engine)"
-go test -count=1 -race -run Conformance ./cpu/
+echo "== go test -race (the conformance suite on the CPU engine; Contract's cache of contractions)"
+go test -count=1 -race -run 'Conformance|ContractCacheConcurrent' ./cpu/
 echo "== go test -race (an MPI rank as an engine: 2 processes under mpirun, the conformance suite among its tests)"
 go test -count=1 -race -run TestRemote ./mpi/
 echo "== bench/plot module (go vet, go build, go test; gofmt above covers it)"

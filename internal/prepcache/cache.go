@@ -1,6 +1,7 @@
-// Package prepcache is the runtime's cache of prepared programs: a
-// size-bounded, least-recently-used map from string keys, with hit, miss
-// and entry counters. It is safe for concurrent use.
+// Package prepcache is a cache of prepared values (the runtime's
+// programs, the cpu package's contractions): a size-bounded,
+// least-recently-used map from string keys, with hit, miss and entry
+// counters. It is safe for concurrent use.
 package prepcache
 
 import (
