@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/goferro/goferro/graph"
+	"github.com/goferro/goferro/internal/prepcache"
 	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
@@ -253,5 +254,59 @@ func TestOffsetTable(t *testing.T) {
 		if got := offsetTable(shape, strides); !slices.Equal(got, want) {
 			t.Fatalf("offsetTable(%v, %v) = %v, want %v", shape, strides, got, want)
 		}
+	}
+}
+
+// TestDotPlans checks which dot_general calls reuse a kept plan: the same
+// attributes, shapes and strides do; other strides, or the same axes as
+// batch rather than contracted, do not, and give their own right result;
+// plans with long offset tables are not kept.
+func TestDotPlans(t *testing.T) {
+	dotPlans.Reset(256)
+	check := func(what string, a graph.Attrs, l, r *tensor.Tensor, out tensor.Shape, lLabels, rLabels, outLabels, contract, ext []int, want prepcache.Stats) {
+		t.Helper()
+		before := dotPlans.Stats()
+		got, ok, err := dotGeneral(&a, l, r, out)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v %v", what, ok, err)
+		}
+		now := dotPlans.Stats()
+		if d := (prepcache.Stats{Hits: now.Hits - before.Hits, Misses: now.Misses - before.Misses, Entries: now.Entries - before.Entries}); d != want {
+			t.Errorf("%s: cache moved by %+v, want %+v", what, d, want)
+		}
+		for i, w := range naiveDot(l, r, lLabels, rLabels, outLabels, contract, ext) {
+			if g := got.Complex128Values()[i]; cmplx.Abs(g-w) > 1e-12*(1+cmplx.Abs(w)) {
+				t.Fatalf("%s: element %d is %v, want %v", what, i, g, w)
+			}
+		}
+	}
+	miss, hit := prepcache.Stats{Misses: 1, Entries: 1}, prepcache.Stats{Hits: 1}
+	ext := []int{3, 4, 5} // labels: free of l, contracted, free of r
+	l := tensor.Must(tensor.Rand(tensor.NewRNG(1), tensor.Float64, 3, 4))
+	r := tensor.Must(tensor.Rand(tensor.NewRNG(2), tensor.Float64, 4, 5))
+	mm := graph.Attrs{LhsContract: []int{1}, RhsContract: []int{0}}
+	check("a product", mm, l, r, tensor.Shape{3, 5}, []int{0, 1}, []int{1, 2}, []int{0, 2}, []int{1}, ext, miss)
+	check("the product again", mm, l, r, tensor.Shape{3, 5}, []int{0, 1}, []int{1, 2}, []int{0, 2}, []int{1}, ext, hit)
+	lt := tensor.Must(tensor.Must(tensor.Rand(tensor.NewRNG(3), tensor.Float64, 4, 3)).Permute(1, 0))
+	check("a transposed lhs", mm, lt, r, tensor.Shape{3, 5}, []int{0, 1}, []int{1, 2}, []int{0, 2}, []int{1}, ext, miss)
+
+	// The same operand shapes, the shared axis a batch axis.
+	sq := tensor.Must(tensor.Rand(tensor.NewRNG(4), tensor.Float64, 4, 4))
+	sq2 := tensor.Must(tensor.Rand(tensor.NewRNG(5), tensor.Float64, 4, 4))
+	ext = []int{4, 4, 4}
+	check("a square product", graph.Attrs{LhsContract: []int{1}, RhsContract: []int{0}}, sq, sq2, tensor.Shape{4, 4},
+		[]int{0, 1}, []int{1, 2}, []int{0, 2}, []int{1}, ext, miss)
+	check("a batch of outer products", graph.Attrs{LhsBatch: []int{1}, RhsBatch: []int{0}}, sq, sq2, tensor.Shape{4, 4, 4},
+		[]int{0, 1}, []int{1, 2}, []int{1, 0, 2}, nil, ext, miss)
+
+	// Contracted axes (80, 64) that are no one run: a table of 5120
+	// entries, too long to keep, the operand not copied.
+	x := tensor.Must(tensor.Rand(tensor.NewRNG(6), tensor.Float64, 80, 64, 64))
+	big := tensor.Must(x.Permute(1, 0, 2))
+	rb := tensor.Must(tensor.Rand(tensor.NewRNG(7), tensor.Float64, 80, 64, 2))
+	ext = []int{64, 80, 64, 2}
+	for range 2 {
+		check("long tables", graph.Attrs{LhsContract: []int{1, 2}, RhsContract: []int{0, 1}}, big, rb, tensor.Shape{64, 2},
+			[]int{0, 1, 2}, []int{1, 2, 3}, []int{0, 3}, []int{1, 2}, ext, prepcache.Stats{Misses: 1})
 	}
 }

@@ -28,8 +28,8 @@
 // seeds, checked against numpy; converged two-site DMRG reaches 3.48e-6).
 // χ = 12 can (6.7e-7 here; the truncated SVD of the exact ground state has
 // 6.8e-7) and χ = 16 can reach about 6e-10, hence the default χ = 16: it
-// stops at about 1.6e-8 after some 4,300 iterations, in 8 s on the CPU
-// engine and 19 s on the fake device (2-core AMD EPYC VM).
+// stops at about 1.6e-8 after some 4,300 iterations, in 5.6 s on the CPU
+// engine and 20 s on the fake device (2-core AMD EPYC VM).
 //
 // -engines chooses the runtime: cpu (the CPU engine alone), cpu+fake (the
 // CPU engine and a goferrotest fake device running every instruction,
