@@ -16,6 +16,8 @@ import (
 // bounds on every kernel set (a complex case in its real view); those of
 // one column (n = 1) run on gemv, but for the layouts gemv declines.
 func TestDots(t *testing.T) {
+	testNoFewVectors.Store(true) // many of these layouts are fewDots' otherwise
+	defer testNoFewVectors.Store(false)
 	rng := rand.New(rand.NewPCG(3, 11))
 	var cases []testCase
 	for _, k := range []int{18, 32, 33, 97, dotChunk + 37} {
@@ -61,26 +63,59 @@ func TestDots(t *testing.T) {
 	})
 }
 
-// TestDotsInfinity checks that the dot products scale a complex C by a
-// real beta, and their sums by a real alpha, part by part, as the packed
-// path does: Go's (1+0i)·(Inf+0i) is Inf+NaNi.
-func TestDotsInfinity(t *testing.T) {
-	const m, n, k = 2, 2, 64
-	a := Matrix[complex128]{Data: make([]complex128, m*k), RowStride: k, ColStride: 1}
-	b := Matrix[complex128]{Data: make([]complex128, k*n), RowStride: n, ColStride: 1}
-	c := Matrix[complex128]{Data: []complex128{complex(math.Inf(1), 0), 0, 0, 0}, RowStride: n, ColStride: 1}
-	for i := range a.Data {
-		a.Data[i] = 1
+// TestRealBetaInfinity checks that the paths that skip packing (dot
+// products, products of a few vectors, matrix-vector products) scale a
+// complex C by a real beta, and their sums by a real alpha, part by part,
+// as the packed path does: Go's (3+0i)·(Inf+0i) is Inf+NaNi.
+func TestRealBetaInfinity(t *testing.T) {
+	for _, s := range []struct {
+		m, n, k int
+		path    string
+		aCols   bool // A column-major (no few-vector layout)
+	}{{2, 2, 64, "dots", true}, {8, 2, 64, "few vectors", false}, {1, 2, 64, "matrix-vector", false}} {
+		a := Matrix[complex128]{Data: make([]complex128, s.m*s.k), RowStride: s.k, ColStride: 1}
+		if s.aCols {
+			a.RowStride, a.ColStride = 1, s.m
+		}
+		b := Matrix[complex128]{Data: make([]complex128, s.k*s.n), RowStride: s.n, ColStride: 1}
+		c := Matrix[complex128]{Data: make([]complex128, s.m*s.n), RowStride: s.n, ColStride: 1}
+		c.Data[0] = complex(math.Inf(1), 0)
+		for i := range a.Data {
+			a.Data[i] = 1
+		}
+		if err := Gemm(nil, s.m, s.n, s.k, 2, a, b, 3, c); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Data[0]; !math.IsInf(real(got), 1) || imag(got) != 0 {
+			t.Errorf("%s: C[0] = %v, want (+Inf+0i)", s.path, got)
+		}
 	}
-	if !usesDots(m, 2*n, 2*k, kernelFor[float64]()) {
-		t.Skip("not a dots product on this kernel set")
+}
+
+// TestFewVectors checks products of a few rows or columns (fewDots, and
+// one past their bound) in every layout against the naive sums, with
+// lines longer and shorter than dotLine's blocks.
+func TestFewVectors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 13))
+	var cases []testCase
+	for _, few := range []int{2, 3, maxFewVectors, maxFewVectors + 1} {
+		for _, k := range []int{33, 97, dotBlock + 37} {
+			for _, la := range layouts {
+				for _, lb := range layouts {
+					tc := testCase{m: few, n: 40 + rng.IntN(20), k: k, la: la, lb: lb, lc: layouts[rng.IntN(len(layouts))],
+						alpha: 1 + rng.IntN(2), beta: rng.IntN(3), threads: 1 + rng.IntN(2)}
+					if rng.IntN(2) == 0 {
+						tc.m, tc.n = tc.n, tc.m
+					}
+					if rng.IntN(4) == 0 {
+						tc.nb = 1 + rng.IntN(3)
+					}
+					cases = append(cases, tc)
+				}
+			}
+		}
 	}
-	if err := Gemm(nil, m, n, k, 2, a, b, 3, c); err != nil {
-		t.Fatal(err)
-	}
-	if got := c.Data[0]; !math.IsInf(real(got), 1) || imag(got) != 0 {
-		t.Errorf("C[0] = %v, want (+Inf+0i)", got)
-	}
+	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
 }
 
 // TestDotsNoAllocs checks that dot products, their gathered chunks

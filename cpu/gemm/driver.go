@@ -366,7 +366,9 @@ func (p *plan[R]) merge(t []R, co, i, j, mm, nn int, beta R) {
 }
 
 // scaleC sets C = beta·C over a region (C = 0 when beta is zero, without
-// reading C). For complex, beta is br+i·bi.
+// reading C). For complex, beta is br+i·bi; a real one scales the parts
+// one by one, as the packed path does: as a complex product, (3+0i) times
+// (Inf+0i) is Inf+NaNi.
 func (p *plan[R]) scaleC(co, i0, i1, j0, j1 int) {
 	cd := p.c.data
 	if p.cplx {
@@ -374,12 +376,15 @@ func (p *plan[R]) scaleC(co, i0, i1, j0, j1 int) {
 		for i := i0; i < i1; i++ {
 			for j := j0; j < j1; j += 2 {
 				x := p.cIndex(co, i, j)
-				if br == 0 && bi == 0 {
+				switch {
+				case br == 0 && bi == 0:
 					cd[x], cd[x+1] = 0, 0
-					continue
+				case bi == 0:
+					cd[x], cd[x+1] = cd[x]*br, cd[x+1]*br
+				default:
+					re, im := cd[x], cd[x+1]
+					cd[x], cd[x+1] = re*br-im*bi, re*bi+im*br
 				}
-				re, im := cd[x], cd[x+1]
-				cd[x], cd[x+1] = re*br-im*bi, re*bi+im*br
 			}
 		}
 		return

@@ -15,6 +15,10 @@ var testNoDirect atomic.Bool
 // testNoDirectB, when set, makes every call pack B (a test hook).
 var testNoDirectB atomic.Bool
 
+// testNoFewVectors, when set, leaves products of a few vectors to the
+// paths they took before fewDots (a test hook).
+var testNoFewVectors atomic.Bool
+
 // testNoShareB, when set, makes every share of a parallel call pack its own
 // B panels (a test hook).
 var testNoShareB atomic.Bool
@@ -150,7 +154,7 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	default:
 		p.alpha, p.beta = ar, br
 	}
-	p.vector = (p.m == 1 || p.n == sc) && !testNoDirect.Load()
+	p.vector = (p.m == 1 || p.n == sc || p.fewVectors() && !testNoFewVectors.Load()) && !testNoDirect.Load()
 	if p.vector && !cplx {
 		p.rview = *viewOf(&p, p.a.data, p.b.data, p.c.data, 0, p.alpha)
 	}
