@@ -2,9 +2,10 @@ package gemm
 
 import "github.com/goferro/goferro/internal/level1"
 
-// Matrix-vector products (n == 1 or m == 1) skip packing: packing would
-// touch every element of the matrix once more, as often as the product
-// itself does, and the micro-tiles would be mostly padding. Complex ones
+// Matrix-vector products (n == 1 or m == 1), and products of a few
+// vectors along a long k (fewDots), skip packing: packing would touch
+// every element of the matrix once more, as often as the product itself
+// does, and the micro-tiles would be mostly padding. Complex ones
 // run on complex views of the real plan, as dotProducts does (packed,
 // complex128 einsum ijk,k->ij over 512×512×4 took 3.8 ms, numpy 0.80).
 //
@@ -37,7 +38,7 @@ func (v *vecView[E]) put(x int, s E) {
 }
 
 // gemv computes one batch element of a plan with m == 1 or n == 1 (in
-// complex elements for a complex plan). It reports false, having changed
+// complex elements for a complex plan), or of a few vectors (fewVectors). It reports false, having changed
 // nothing, when the layout is not one it handles.
 func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
 	if !p.cplx {
