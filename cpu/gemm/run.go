@@ -159,9 +159,9 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 		p.rview = *viewOf(&p, p.a.data, p.b.data, p.c.data, 0, p.alpha)
 	}
 	p.kern = kernelFor[R]()
-	// Also where gemv declines the layout (A's rows and columns both
-	// strided, n = 1): packed, float64 1×1×2²⁰ with strides of 2 took
-	// 16 ms, a 12×16 tile for each multiply-add.
+	// Also where A's rows and columns are both strided and n = 1, which
+	// gemv leaves to the dots: packed, float64 1×1×2²⁰ with strides of 2
+	// took 16 ms, a 12×16 tile for each multiply-add.
 	p.dots = !p.scaleOnly && usesDots(p.m, p.n, p.k, p.kern) && !testNoDirect.Load()
 	// Small A blocks are read in place rather than packed.
 	if es := int(unsafe.Sizeof(rz)); p.m*p.k*es <= cacheL2/4 && p.m >= p.kern.mr && !p.a.gather() && !testNoDirect.Load() {
