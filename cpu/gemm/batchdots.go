@@ -28,8 +28,27 @@ func (p *plan[R]) batchInner() bool {
 	if p.cplx {
 		shift = 1
 	}
-	return !p.scaleOnly && !p.prescale && !p.a.gather() && !p.b.gather() &&
-		batchInnerShape(p.m, p.n>>shift, p.k>>shift, p.batch, p.abs, p.bbs, p.cbs, p.a.cs>>shift, p.b.rs>>shift)
+	if p.scaleOnly || p.prescale || p.a.gather() || p.b.gather() {
+		return false
+	}
+	acs, brs := p.a.cs>>shift, p.b.rs>>shift
+	if batchInnerShape(p.m, p.n>>shift, p.k>>shift, p.batch, p.abs, p.bbs, p.cbs, acs, brs) {
+		p.tiles = false
+		return true
+	}
+	p.tiles = batchTileShape(p.m, p.n>>shift, p.k>>shift, p.batch, p.abs, p.bbs, acs, brs)
+	return p.tiles
+}
+
+// batchTileShape reports whether a batch of m×n×k products is one of dot
+// products (m = n = 1, k ≥ 2) whose last batch axis, of two or more, is
+// contiguous in one operand, whose k is not, while the other's k is
+// (einsum's ji,ij->i: 4096 dots of 256 elements, A's 4096 apart, B's
+// contiguous). batchTilesOf computes them.
+func batchTileShape(m, n, k int, batch, abs, bbs []int, acs, brs int) bool {
+	last := len(batch) - 1
+	return m == 1 && n == 1 && k >= 2 && last >= 0 && batch[last] >= 2 &&
+		(abs[last] == 1 && acs != 1 && brs == 1 || bbs[last] == 1 && brs != 1 && acs == 1)
 }
 
 // batchInnerShape reports whether a batch of m×n×k products is one of dot
@@ -60,18 +79,72 @@ func (p *plan[R]) batchInnerUnits() int {
 func (p *plan[R]) runBatchInner(ws *workspace[R], u int) {
 	testBatchInnerUnits.Add(1)
 	if !p.cplx {
-		batchInnerOf(p, ws, p.a.data, p.b.data, p.c.data, 0, u, p.alpha, p.beta)
+		batchBlockOf(p, ws, p.a.data, p.b.data, p.c.data, 0, u, p.alpha, p.beta)
 		return
 	}
 	switch q := any(p).(type) {
 	case *plan[float64]:
 		w := any(ws).(*workspace[float64])
-		batchInnerOf(q, w, viewAs[complex128](q.a.data), viewAs[complex128](q.b.data), viewAs[complex128](q.c.data),
+		batchBlockOf(q, w, viewAs[complex128](q.a.data), viewAs[complex128](q.b.data), viewAs[complex128](q.c.data),
 			1, u, complex(q.ar, q.ai), complex(q.beta, 0))
 	case *plan[float32]:
 		w := any(ws).(*workspace[float32])
-		batchInnerOf(q, w, viewAs[complex64](q.a.data), viewAs[complex64](q.b.data), viewAs[complex64](q.c.data),
+		batchBlockOf(q, w, viewAs[complex64](q.a.data), viewAs[complex64](q.b.data), viewAs[complex64](q.c.data),
 			1, u, complex(q.ar, q.ai), complex(q.beta, 0))
+	}
+}
+
+// batchBlockOf computes block u on views of p's operands in elements of E
+// (see batchInnerOf): by batchTilesOf for a tiled batch, else by
+// batchInnerOf.
+func batchBlockOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b, c []E, shift, u int, alpha, beta E) {
+	if p.tiles {
+		batchTilesOf(p, ws, a, b, c, shift, u, alpha, beta)
+		return
+	}
+	batchInnerOf(p, ws, a, b, c, shift, u, alpha, beta)
+}
+
+// batchTile is the number of dots batchTilesOf gathers at a time: a 64-byte
+// cache line of float64s.
+const batchTile = 8
+
+// batchTilesOf computes block u of a batch for which batchTileShape holds:
+// the operand contiguous along the batch has its block's k-vectors
+// gathered batchTile at a time, each k index's batchTile elements a run
+// (a cache line in float64), then dotted with the other operand's
+// contiguous lines. A dot at a time gathered its vector an element per
+// line, the lines of one column often in one set of L1 (A's k stride a
+// multiple of 4 KiB) and evicted before the next dots used them.
+func batchTilesOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b, c []E, shift, u int, alpha, beta E) {
+	nb, k := p.batch[len(p.batch)-1], p.k>>shift
+	perRun := ceilDiv(nb, batchInnerBlock)
+	l0 := u % perRun * batchInnerBlock
+	n := min(batchInnerBlock, nb-l0)
+	ao, bo, co := p.offsets(u/perRun*nb + l0)
+	ao, bo, co = ao>>shift, bo>>shift, co>>shift
+	last := len(p.batch) - 1
+	cbs := p.cbs[last] // batch strides are in user elements, as the views'
+	// x: the operand contiguous along the batch, its k stride xks; y: the
+	// other, its batch stride ybs, k contiguous.
+	x, xo, xks, y, yo, ybs := a, ao, p.a.cs>>shift, b, bo, p.bbs[last]
+	if p.abs[last] != 1 {
+		x, xo, xks, y, yo, ybs = b, bo, p.b.rs>>shift, a, ao, p.abs[last]
+	}
+	vecs := growAs[E](&ws.a, batchTile*k)
+	for t0 := 0; t0 < n; t0 += batchTile {
+		tn := min(batchTile, n-t0)
+		for q := range k {
+			run := x[xo+t0+q*xks:][:tn]
+			for l, e := range run {
+				vecs[l*k+q] = e
+			}
+		}
+		for l := range tn {
+			s := dotLine(vecs[l*k:(l+1)*k], y[yo+(t0+l)*ybs:][:k])
+			at := co + (t0+l)*cbs
+			c[at] = scaledSum(alpha, s, beta, c[at])
+		}
 	}
 }
 

@@ -93,3 +93,101 @@ func testBatchInner[T Scalar](t *testing.T) {
 		}
 	}
 }
+
+// TestBatchTiles covers batches of dot products whose last batch axis is
+// contiguous in one operand, whose k is not, and whose other operand has
+// k contiguous (batchTilesOf), in every dtype: either operand tiled, its k
+// stride dense, padded or negative, batch extents that leave a partial
+// tile, k past dotBlock, a batch axis past batchInnerBlock shared among
+// threads, C's batch stride one or two, alpha, and beta zero (C holding
+// NaNs), one or real, against sums in complex128 within the dtype's
+// rounding. Each case must take the path, every block of it.
+func TestBatchTiles(t *testing.T) {
+	t.Run("float64", testBatchTiles[float64])
+	t.Run("float32", testBatchTiles[float32])
+	t.Run("complex128", testBatchTiles[complex128])
+	t.Run("complex64", testBatchTiles[complex64])
+}
+
+func testBatchTiles[T Scalar](t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 9))
+	type tileCase struct {
+		nb, k, xpad, ypad, cs, beta, threads int
+		bTiled                              bool
+	}
+	cases := []tileCase{
+		{2, 2, 1, 0, 1, 2, 1, false}, {13, 5, 3, 1, 2, 0, 1, true}, {300, dotBlock + 77, 1, 2, 1, 1, 1, false},
+		{300, 5, -1, 0, 1, 2, 1, true}, {7, dotBlock + 77, -2, 3, 2, 2, 1, false},
+		{2*batchInnerBlock + 77, 40, 1, 1, 1, 2, 2, true}, {2*batchInnerBlock + 77, 3, 2, 0, 2, 0, 1, false},
+	}
+	randoms := func(n int) []T {
+		v := make([]T, n)
+		for i := range v {
+			v[i] = randomValue[T](rng)
+		}
+		return v
+	}
+	for _, tc := range cases {
+		const outer = 2
+		nb, k := tc.nb, tc.k
+		xks := tc.xpad * nb // the tiled operand's k stride; its batch stride is 1
+		xline := k * max(xks, -xks)
+		xbase := max(0, (1-k)*xks)
+		ybs := k + tc.ypad // the other's batch stride; its k stride is 1
+		yline := nb * ybs
+		x, y := randoms(outer*xline+nb), randoms(outer*yline)
+		c := randoms(outer * nb * tc.cs)
+		if tc.beta == 0 {
+			for i := range c {
+				c[i] = nanOf[T]() // not read
+			}
+		}
+		before := append([]T(nil), c...)
+		xm := Matrix[T]{Data: x, Offset: xbase, RowStride: xks, ColStride: xks, BatchStrides: []int{xline, 1}}
+		ym := Matrix[T]{Data: y, RowStride: 1, ColStride: 1, BatchStrides: []int{yline, ybs}}
+		am, bm := xm, ym
+		if tc.bTiled {
+			am, bm = ym, xm
+		}
+		cm := Matrix[T]{Data: c, RowStride: 1, ColStride: 1, BatchStrides: []int{nb * tc.cs, tc.cs}}
+		alpha, beta := randomValue[T](rng), T(0)
+		switch tc.beta {
+		case 1:
+			beta = 1
+		case 2:
+			beta = 0.75
+		}
+		name := fmt.Sprintf("nb%d_k%d_xk%d_ybs%d_cs%d_beta%d_t%d_b%v", nb, k, xks, ybs, tc.cs, tc.beta, tc.threads, tc.bTiled)
+		units := testBatchInnerUnits.Load()
+		testParallel.Add(1)
+		err := GemmThreads(tc.threads, []int{outer, nb}, 1, 1, k, alpha, am, bm, beta, cm)
+		testParallel.Add(-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := testBatchInnerUnits.Load()-units, int64(outer*ceilDiv(nb, batchInnerBlock)); got != want {
+			t.Fatalf("%s: %d blocks computed across the batch, want %d", name, got, want)
+		}
+		for o := range outer {
+			for l := range nb {
+				var want complex128
+				var bound float64
+				for q := range k {
+					p := c128(x[xbase+o*xline+l+q*xks]) * c128(y[o*yline+l*ybs+q])
+					want, bound = want+p, bound+cmplx.Abs(p)
+				}
+				want *= c128(alpha)
+				bound *= cmplx.Abs(c128(alpha))
+				at := (o*nb + l) * tc.cs
+				if tc.beta != 0 {
+					old := c128(before[at])
+					want += c128(beta) * old
+					bound += cmplx.Abs(c128(beta) * old)
+				}
+				if got := c128(c[at]); cmplx.Abs(got-want) > float64(2*k+8)*eps[T]()*bound {
+					t.Fatalf("%s: C[%d,%d] = %v, want %v", name, o, l, got, want)
+				}
+			}
+		}
+	}
+}
