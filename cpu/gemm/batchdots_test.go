@@ -113,7 +113,7 @@ func testBatchTiles[T Scalar](t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 9))
 	type tileCase struct {
 		nb, k, xpad, ypad, cs, beta, threads int
-		bTiled                              bool
+		bTiled                               bool
 	}
 	cases := []tileCase{
 		{2, 2, 1, 0, 1, 2, 1, false}, {13, 5, 3, 1, 2, 0, 1, true}, {300, dotBlock + 77, 1, 2, 1, 1, 1, false},
