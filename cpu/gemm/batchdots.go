@@ -74,6 +74,17 @@ func (p *plan[R]) batchInnerUnits() int {
 	return p.nbatch / nb * ceilDiv(nb, batchInnerBlock)
 }
 
+// batchBlock returns the length of block u of a batchInner batch and the
+// offsets of its first element in elements of views each 2^shift of p's
+// real elements.
+func (p *plan[R]) batchBlock(u, shift int) (n, ao, bo, co int) {
+	nb := p.batch[len(p.batch)-1]
+	perRun := ceilDiv(nb, batchInnerBlock)
+	l0 := u % perRun * batchInnerBlock
+	ao, bo, co = p.offsets(u/perRun*nb + l0)
+	return min(batchInnerBlock, nb-l0), ao >> shift, bo >> shift, co >> shift
+}
+
 // runBatchInner computes block u of a batch for which batchInner holds, on
 // complex views of the operands for a complex plan.
 func (p *plan[R]) runBatchInner(ws *workspace[R], u int) {
@@ -117,13 +128,8 @@ const batchTile = 8
 // line, the lines of one column often in one set of L1 (A's k stride a
 // multiple of 4 KiB) and evicted before the next dots used them.
 func batchTilesOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b, c []E, shift, u int, alpha, beta E) {
-	nb, k := p.batch[len(p.batch)-1], p.k>>shift
-	perRun := ceilDiv(nb, batchInnerBlock)
-	l0 := u % perRun * batchInnerBlock
-	n := min(batchInnerBlock, nb-l0)
-	ao, bo, co := p.offsets(u/perRun*nb + l0)
-	ao, bo, co = ao>>shift, bo>>shift, co>>shift
-	last := len(p.batch) - 1
+	k, last := p.k>>shift, len(p.batch)-1
+	n, ao, bo, co := p.batchBlock(u, shift)
 	cbs := p.cbs[last] // batch strides are in user elements, as the views'
 	// x: the operand contiguous along the batch, its k stride xks; y: the
 	// other, its batch stride ybs, k contiguous.
@@ -155,12 +161,8 @@ var testBatchInnerUnits atomic.Int64
 // batchInnerOf is runBatchInner on a, b and c, views of p's operands in
 // elements of E, each 2^shift of p's real elements (see dotProductsOf).
 func batchInnerOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b, c []E, shift, u int, alpha, beta E) {
-	nb, k := p.batch[len(p.batch)-1], p.k>>shift
-	perRun := ceilDiv(nb, batchInnerBlock)
-	l0 := u % perRun * batchInnerBlock
-	n := min(batchInnerBlock, nb-l0)
-	ao, bo, co := p.offsets(u/perRun*nb + l0)
-	ao, bo, co = ao>>shift, bo>>shift, co>>shift
+	k := p.k >> shift
+	n, ao, bo, co := p.batchBlock(u, shift)
 	acs, brs := p.a.cs>>shift, p.b.rs>>shift
 	sums, part := growAs[E](&ws.a, n), growAs[E](&ws.b, n)
 	for q0 := 0; q0 < k; q0 += batchInnerChunk {

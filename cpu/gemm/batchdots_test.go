@@ -29,66 +29,85 @@ func testBatchInner[T Scalar](t *testing.T) {
 		{300, 5, -1, 1, 2, 1}, {300, 5, 1, 0, 0, 1}, {7, batchInnerChunk + 77, -1, -2, 2, 1},
 		{2*batchInnerBlock + 77, 40, 1, 2, 2, 2}, {2*batchInnerBlock + 77, 3, 2, 1, 0, 1},
 	}
-	randoms := func(n int) []T {
-		v := make([]T, n)
-		for i := range v {
-			v[i] = randomValue[T](rng)
-		}
-		return v
-	}
 	for _, tc := range cases {
 		const outer = 2
 		nb, k := tc.nb, tc.k
 		aks, bks := tc.apad*nb, tc.bpad*nb // A's and B's strides along k
 		aline, bline := k*max(aks, -aks, nb), k*max(bks, -bks, nb)
 		abase, bbase := max(0, (1-k)*aks), max(0, (1-k)*bks)
-		a, b := randoms(outer*aline+nb), randoms(outer*bline+nb)
-		c := randoms(outer * nb)
-		if tc.beta == 0 {
-			for i := range c {
-				c[i] = nanOf[T]() // not read
-			}
-		}
-		before := append([]T(nil), c...)
+		a, b := randoms[T](rng, outer*aline+nb), randoms[T](rng, outer*bline+nb)
+		c := randoms[T](rng, outer*nb)
 		am := Matrix[T]{Data: a, Offset: abase, RowStride: aline, ColStride: aks, BatchStrides: []int{aline, 1}}
 		bm := Matrix[T]{Data: b, Offset: bbase, RowStride: bks, ColStride: bline, BatchStrides: []int{bline, 1}}
 		cm := Matrix[T]{Data: c, RowStride: 1, ColStride: 1, BatchStrides: []int{nb, 1}}
-		alpha, beta := randomValue[T](rng), T(0)
-		switch tc.beta {
-		case 1:
-			beta = 1
-		case 2:
-			beta = 0.75
-		}
 		name := fmt.Sprintf("nb%d_k%d_ak%d_bk%d_beta%d_t%d", nb, k, aks, bks, tc.beta, tc.threads)
-		units := testBatchInnerUnits.Load()
-		testParallel.Add(1)
-		err := GemmThreads(tc.threads, []int{outer, nb}, 1, 1, k, alpha, am, bm, beta, cm)
-		testParallel.Add(-1)
-		if err != nil {
-			t.Fatal(err)
+		runBatchDots(t, rng, name, tc.threads, outer, nb, k, tc.beta, am, bm, cm,
+			func(o, l, q int) complex128 {
+				return c128(a[abase+o*aline+l+q*aks]) * c128(b[bbase+o*bline+l+q*bks])
+			},
+			func(o, l int) int { return o*nb + l })
+	}
+}
+
+// randoms returns n random values.
+func randoms[T Scalar](rng *rand.Rand, n int) []T {
+	v := make([]T, n)
+	for i := range v {
+		v[i] = randomValue[T](rng)
+	}
+	return v
+}
+
+// runBatchDots runs the batch [outer, nb] of 1×1×k products of am and bm
+// into cm, alpha random and beta zero (C first set to NaNs, which must not
+// be read), one or 0.75 (betaMode 0, 1, 2), and checks that batchInner
+// computed every block of it and that element cAt(o, l) of C is
+// alpha·Σ_q prod(o, l, q) plus beta times its old value, within the
+// dtype's rounding.
+func runBatchDots[T Scalar](t *testing.T, rng *rand.Rand, name string, threads, outer, nb, k, betaMode int, am, bm, cm Matrix[T],
+	prod func(o, l, q int) complex128, cAt func(o, l int) int) {
+	t.Helper()
+	if betaMode == 0 {
+		for i := range cm.Data {
+			cm.Data[i] = nanOf[T]() // not read
 		}
-		if got, want := testBatchInnerUnits.Load()-units, int64(outer*ceilDiv(nb, batchInnerBlock)); got != want {
-			t.Fatalf("%s: %d blocks computed across the batch, want %d", name, got, want)
-		}
-		for o := range outer {
-			for l := range nb {
-				var want complex128
-				var bound float64
-				for q := range k {
-					x := c128(a[abase+o*aline+l+q*aks]) * c128(b[bbase+o*bline+l+q*bks])
-					want, bound = want+x, bound+cmplx.Abs(x)
-				}
-				want *= c128(alpha)
-				bound *= cmplx.Abs(c128(alpha))
-				if tc.beta != 0 {
-					old := c128(before[o*nb+l])
-					want += c128(beta) * old
-					bound += cmplx.Abs(c128(beta) * old)
-				}
-				if got := c128(c[o*nb+l]); cmplx.Abs(got-want) > float64(2*k+8)*eps[T]()*bound {
-					t.Fatalf("%s: C[%d,%d] = %v, want %v", name, o, l, got, want)
-				}
+	}
+	before := append([]T(nil), cm.Data...)
+	alpha, beta := randomValue[T](rng), T(0)
+	switch betaMode {
+	case 1:
+		beta = 1
+	case 2:
+		beta = 0.75
+	}
+	units := testBatchInnerUnits.Load()
+	testParallel.Add(1)
+	err := GemmThreads(threads, []int{outer, nb}, 1, 1, k, alpha, am, bm, beta, cm)
+	testParallel.Add(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := testBatchInnerUnits.Load()-units, int64(outer*ceilDiv(nb, batchInnerBlock)); got != want {
+		t.Fatalf("%s: %d blocks computed across the batch, want %d", name, got, want)
+	}
+	for o := range outer {
+		for l := range nb {
+			var want complex128
+			var bound float64
+			for q := range k {
+				x := prod(o, l, q)
+				want, bound = want+x, bound+cmplx.Abs(x)
+			}
+			want *= c128(alpha)
+			bound *= cmplx.Abs(c128(alpha))
+			at := cAt(o, l)
+			if betaMode != 0 {
+				old := c128(before[at])
+				want += c128(beta) * old
+				bound += cmplx.Abs(c128(beta) * old)
+			}
+			if got := c128(cm.Data[at]); cmplx.Abs(got-want) > float64(2*k+8)*eps[T]()*bound {
+				t.Fatalf("%s: C[%d,%d] = %v, want %v", name, o, l, got, want)
 			}
 		}
 	}
@@ -120,13 +139,6 @@ func testBatchTiles[T Scalar](t *testing.T) {
 		{300, 5, -1, 0, 1, 2, 1, true}, {7, dotBlock + 77, -2, 3, 2, 2, 1, false},
 		{2*batchInnerBlock + 77, 40, 1, 1, 1, 2, 2, true}, {2*batchInnerBlock + 77, 3, 2, 0, 2, 0, 1, false},
 	}
-	randoms := func(n int) []T {
-		v := make([]T, n)
-		for i := range v {
-			v[i] = randomValue[T](rng)
-		}
-		return v
-	}
 	for _, tc := range cases {
 		const outer = 2
 		nb, k := tc.nb, tc.k
@@ -135,14 +147,8 @@ func testBatchTiles[T Scalar](t *testing.T) {
 		xbase := max(0, (1-k)*xks)
 		ybs := k + tc.ypad // the other's batch stride; its k stride is 1
 		yline := nb * ybs
-		x, y := randoms(outer*xline+nb), randoms(outer*yline)
-		c := randoms(outer * nb * tc.cs)
-		if tc.beta == 0 {
-			for i := range c {
-				c[i] = nanOf[T]() // not read
-			}
-		}
-		before := append([]T(nil), c...)
+		x, y := randoms[T](rng, outer*xline+nb), randoms[T](rng, outer*yline)
+		c := randoms[T](rng, outer*nb*tc.cs)
 		xm := Matrix[T]{Data: x, Offset: xbase, RowStride: xks, ColStride: xks, BatchStrides: []int{xline, 1}}
 		ym := Matrix[T]{Data: y, RowStride: 1, ColStride: 1, BatchStrides: []int{yline, ybs}}
 		am, bm := xm, ym
@@ -150,44 +156,9 @@ func testBatchTiles[T Scalar](t *testing.T) {
 			am, bm = ym, xm
 		}
 		cm := Matrix[T]{Data: c, RowStride: 1, ColStride: 1, BatchStrides: []int{nb * tc.cs, tc.cs}}
-		alpha, beta := randomValue[T](rng), T(0)
-		switch tc.beta {
-		case 1:
-			beta = 1
-		case 2:
-			beta = 0.75
-		}
 		name := fmt.Sprintf("nb%d_k%d_xk%d_ybs%d_cs%d_beta%d_t%d_b%v", nb, k, xks, ybs, tc.cs, tc.beta, tc.threads, tc.bTiled)
-		units := testBatchInnerUnits.Load()
-		testParallel.Add(1)
-		err := GemmThreads(tc.threads, []int{outer, nb}, 1, 1, k, alpha, am, bm, beta, cm)
-		testParallel.Add(-1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := testBatchInnerUnits.Load()-units, int64(outer*ceilDiv(nb, batchInnerBlock)); got != want {
-			t.Fatalf("%s: %d blocks computed across the batch, want %d", name, got, want)
-		}
-		for o := range outer {
-			for l := range nb {
-				var want complex128
-				var bound float64
-				for q := range k {
-					p := c128(x[xbase+o*xline+l+q*xks]) * c128(y[o*yline+l*ybs+q])
-					want, bound = want+p, bound+cmplx.Abs(p)
-				}
-				want *= c128(alpha)
-				bound *= cmplx.Abs(c128(alpha))
-				at := (o*nb + l) * tc.cs
-				if tc.beta != 0 {
-					old := c128(before[at])
-					want += c128(beta) * old
-					bound += cmplx.Abs(c128(beta) * old)
-				}
-				if got := c128(c[at]); cmplx.Abs(got-want) > float64(2*k+8)*eps[T]()*bound {
-					t.Fatalf("%s: C[%d,%d] = %v, want %v", name, o, l, got, want)
-				}
-			}
-		}
+		runBatchDots(t, rng, name, tc.threads, outer, nb, k, tc.beta, am, bm, cm,
+			func(o, l, q int) complex128 { return c128(x[xbase+o*xline+l+q*xks]) * c128(y[o*yline+l*ybs+q]) },
+			func(o, l int) int { return (o*nb + l) * tc.cs })
 	}
 }
