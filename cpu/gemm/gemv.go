@@ -38,8 +38,9 @@ func (v *vecView[E]) put(x int, s E) {
 }
 
 // gemv computes one batch element of a plan with m == 1 or n == 1 (in
-// complex elements for a complex plan), or of a few vectors (fewVectors). It reports false, having changed
-// nothing, when the layout is not one it handles.
+// complex elements for a complex plan), or of a few vectors (fewVectors).
+// It reports false, having changed nothing, when the layout is not one it
+// handles.
 func (p *plan[R]) gemv(ws *workspace[R], ao, bo, co int) bool {
 	if !p.cplx {
 		return gemvOf(p, ws, &p.rview, ao, bo, co)
