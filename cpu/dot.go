@@ -35,6 +35,8 @@ func dotGeneral(a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.
 	return nil, false, nil
 }
 
+// gemmDot is dotGeneral in element type T, by the plan kept for the
+// operands' layouts (dotPlanFor).
 func gemmDot[T gemm.Scalar](a *graph.Attrs, l, r *tensor.Tensor, out tensor.Shape) (*tensor.Tensor, bool, error) {
 	p, err := dotPlanFor(a, l, r)
 	if err != nil {
