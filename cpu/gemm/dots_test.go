@@ -94,12 +94,13 @@ func TestRealBetaInfinity(t *testing.T) {
 
 // TestFewVectors checks products of a few rows or columns (fewDots, and
 // one past their bound) in every layout against the naive sums, with
-// lines longer and shorter than dotLine's blocks.
+// lines on either side of fewDotsK a vector and longer than dotLine's
+// blocks.
 func TestFewVectors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 13))
 	var cases []testCase
 	for _, few := range []int{2, 3, maxFewVectors, maxFewVectors + 1} {
-		for _, k := range []int{33, 97, dotBlock + 37} {
+		for _, k := range []int{33, 64, 97, 128, dotBlock + 37} {
 			for _, la := range layouts {
 				for _, lb := range layouts {
 					tc := testCase{m: few, n: 40 + rng.IntN(20), k: k, la: la, lb: lb, lc: layouts[rng.IntN(len(layouts))],

@@ -80,8 +80,11 @@ func gemvOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], v *vecView[E
 	// sixteen: complex128 einsum ijk,j->ik over 256×1024×4, a batch of
 	// four products with A's lines 4 apart, took 8.8 ms, 82% packing.
 	gathered := p.a.gather() || p.b.gather() || (v.n == 1 || v.m == 1) && !rowsAlongK && !colsAlongK && !p.dots
-	few := !gathered && !rowsAlongK && !colsAlongK && v.fewVectors()
-	if !gathered && !rowsAlongK && !colsAlongK && !few {
+	few := fewNone
+	if !gathered && !rowsAlongK && !colsAlongK {
+		few = v.fewVectors()
+	}
+	if !gathered && !rowsAlongK && !colsAlongK && few == fewNone {
 		return false
 	}
 	if p.beta != 0 && p.beta != 1 {
@@ -92,8 +95,8 @@ func gemvOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], v *vecView[E
 		return true
 	}
 	ao, bo, co = ao>>v.shift, bo>>v.shift, co>>v.shift
-	if few {
-		fewDots(ws, v, ao, bo, co)
+	if few != fewNone {
+		fewDots(ws, v, few, ao, bo, co)
 		return true
 	}
 	a, b := v.a, v.b
@@ -136,16 +139,41 @@ func gemvOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], v *vecView[E
 }
 
 // maxFewVectors is the most rows of A (or columns of B) that gemv takes
-// as vectors (fewDots).
-const maxFewVectors = 4
+// as vectors (fewDots), and fewDotsK the fewest real elements (two a
+// complex one) of k per vector: each dot of a line with a vector costs a
+// call and the reduction of the kernel's partial sums, which short lines
+// do not repay. One thread, AMD EPYC, four rows of A over 1024 columns of
+// B: float64 k = 64 took 61 µs as dots against 41 packed, k = 128 114
+// against 121; complex128 k = 16 89 against 41, k = 64 162 against 192;
+// two rows, float64 k = 64, 49 against 61.
+const (
+	maxFewVectors = 4
+	fewDotsK      = 32
+)
 
-// fewVectors reports whether gemv computes v's product as fewDots does: a
+// Which operand fewDots takes its vectors from.
+const (
+	fewNone = iota // fewDots does not compute the product
+	fewRows        // A's rows, B's columns the lines
+	fewCols        // B's columns, A's rows the lines
+)
+
+// fewVectors returns how gemv computes v's product as fewDots does: a
 // product of at most maxFewVectors rows of A whose other operand B has
 // its columns along k, or of as many columns of B with A's rows along k,
-// the lines longer than short ones (shortLine).
-func (v *vecView[E]) fewVectors() bool {
-	return v.m > 1 && v.n > 1 && !v.shortLine() &&
-		(v.m <= maxFewVectors && v.brs == 1 || v.n <= maxFewVectors && v.acs == 1)
+// k at least fewDotsK real elements a vector; or fewNone.
+func (v *vecView[E]) fewVectors() int {
+	if v.m <= 1 || v.n <= 1 {
+		return fewNone
+	}
+	k := v.k << v.shift
+	switch {
+	case v.m <= maxFewVectors && v.brs == 1 && k >= fewDotsK*v.m:
+		return fewRows
+	case v.n <= maxFewVectors && v.acs == 1 && k >= fewDotsK*v.n:
+		return fewCols
+	}
+	return fewNone
 }
 
 // fewVectors reports whether gemv computes p as fewDots does, in the
@@ -159,10 +187,10 @@ func (p *plan[R]) fewVectors() bool {
 		shift = 1
 	}
 	v := vecView[R]{shift: shift, m: p.m, n: p.n >> shift, k: p.k >> shift, acs: p.a.cs >> shift, brs: p.b.rs >> shift}
-	return v.fewVectors()
+	return v.fewVectors() != fewNone
 }
 
-// fewDots computes a product that fewVectors accepts as dot products: each
+// fewDots computes a product that fewVectors accepts (side) as dot products: each
 // line of the large operand (B's columns, or A's rows), read from memory
 // once, is dotted with every vector (A's rows, or B's columns; alpha
 // applied) in turn while it is in L1. Packed, the large operand would be
@@ -170,13 +198,13 @@ func (p *plan[R]) fewVectors() bool {
 // micro-tiles mostly of padding: float64 einsum ij,kj->ki over 2048×2048
 // and 3×2048, one thread, AMD EPYC, spent 84% of its 6.5–7.3 ms packing.
 // ao, bo and co are in v's elements.
-func fewDots[E level1.Scalar, R float](ws *workspace[R], v *vecView[E], ao, bo, co int) {
+func fewDots[E level1.Scalar, R float](ws *workspace[R], v *vecView[E], side, ao, bo, co int) {
 	// The vectors, from vecs at vbase + r·vstep, elements vstride apart;
 	// line i of lines at lbase + i·lstride; the sum of line i and vector
 	// r goes to c[co + i·cl + r·cr].
 	lines, lbase, lstride, nlines, cl := v.b, bo, v.bcs, v.n, v.ccs
 	vecs, vbase, vstep, vstride, nv, cr := v.a, ao, v.ars, v.acs, v.m, v.crs
-	if !(v.m <= maxFewVectors && v.brs == 1) {
+	if side == fewCols {
 		lines, lbase, lstride, nlines, cl = v.a, ao, v.ars, v.m, v.crs
 		vecs, vbase, vstep, vstride, nv, cr = v.b, bo, v.bcs, v.brs, v.n, v.ccs
 	}
