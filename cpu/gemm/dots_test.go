@@ -94,7 +94,7 @@ func TestRealBetaInfinity(t *testing.T) {
 
 // TestFewVectors checks products of a few rows or columns (fewDots, and
 // one past their bound) in every layout against the naive sums, with
-// lines on either side of fewDotsK a vector and longer than dotLine's
+// lines on either side of minDotK a vector and longer than dotLine's
 // blocks.
 func TestFewVectors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 13))
@@ -223,4 +223,19 @@ func BenchmarkDotsComplex(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestStridedVector checks matrix-vector products whose matrix is strided
+// both ways (gathered a line at a time from minDotK on, packed below it),
+// n = 1 and m = 1, against the naive sums.
+func TestStridedVector(t *testing.T) {
+	var cases []testCase
+	for _, k := range []int{4, 16, 33, 64, dotBlock + 37} {
+		for be := range 3 {
+			cases = append(cases,
+				testCase{m: 70, n: 1, k: k, la: general, lb: layouts[k%len(layouts)], lc: rowMajor, alpha: 2, beta: be, threads: 1},
+				testCase{m: 1, n: 70, k: k, la: layouts[be], lb: general, lc: colMajor, alpha: 2, beta: be, threads: 1, nb: be})
+		}
+	}
+	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
 }

@@ -75,11 +75,13 @@ func gemvOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], v *vecView[E
 	rowsAlongK := v.n == 1 && (v.acs == 1 || v.ars == 1)
 	colsAlongK := v.m == 1 && (v.bcs == 1 || v.brs == 1)
 	// Offset tables, or a matrix strided both ways (but for the small
-	// outputs of dotProducts): each line is gathered. Packed, such a
-	// matrix was gathered as much, into micro-tiles of one column used in
-	// sixteen: complex128 einsum ijk,j->ik over 256×1024×4, a batch of
-	// four products with A's lines 4 apart, took 8.8 ms, 82% packing.
-	gathered := p.a.gather() || p.b.gather() || (v.n == 1 || v.m == 1) && !rowsAlongK && !colsAlongK && !p.dots
+	// outputs of dotProducts, and short lines, see minDotK): each line is
+	// gathered. Packed, such a matrix was gathered as much, into
+	// micro-tiles of one column used in sixteen: complex128 einsum
+	// ijk,j->ik over 256×1024×4, a batch of four products with A's lines
+	// 4 apart, took 8.8 ms, 82% packing.
+	gathered := p.a.gather() || p.b.gather() ||
+		(v.n == 1 || v.m == 1) && !rowsAlongK && !colsAlongK && !p.dots && v.k<<v.shift >= minDotK
 	few := fewNone
 	if !gathered && !rowsAlongK && !colsAlongK {
 		few = v.fewVectors()
@@ -139,16 +141,20 @@ func gemvOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], v *vecView[E
 }
 
 // maxFewVectors is the most rows of A (or columns of B) that gemv takes
-// as vectors (fewDots), and fewDotsK the fewest real elements (two a
-// complex one) of k per vector: each dot of a line with a vector costs a
-// call and the reduction of the kernel's partial sums, which short lines
-// do not repay. One thread, AMD EPYC, four rows of A over 1024 columns of
-// B: float64 k = 64 took 61 µs as dots against 41 packed, k = 128 114
-// against 121; complex128 k = 16 89 against 41, k = 64 162 against 192;
-// two rows, float64 k = 64, 49 against 61.
+// as vectors (fewDots), and minDotK the fewest real elements (two a
+// complex one) of k a vector for gemv to dot lines one by one where the
+// packed product would also do (fewDots, and gathered strided lines):
+// each dot of a line costs a call and the reduction of the kernel's
+// partial sums, which short lines do not repay. One thread, AMD EPYC,
+// four rows of A over 1024 columns of B: float64 k = 64 took 61 µs as
+// dots against 41 packed, k = 128 114 against 121; complex128 k = 16 89
+// against 41, k = 64 162 against 192; two rows, float64 k = 64, 49
+// against 61. A strided 1024×k matrix times a vector, gathered against
+// packed: float64 k = 4 12.0 against 8.9 µs, k = 16 30 against 24, k = 64
+// 71 against 83; complex128 k = 8 26 against 22, k = 16 34 against 36.
 const (
 	maxFewVectors = 4
-	fewDotsK      = 32
+	minDotK       = 32
 )
 
 // Which operand fewDots takes its vectors from.
@@ -161,16 +167,16 @@ const (
 // fewVectors returns how gemv computes v's product as fewDots does: a
 // product of at most maxFewVectors rows of A whose other operand B has
 // its columns along k, or of as many columns of B with A's rows along k,
-// k at least fewDotsK real elements a vector; or fewNone.
+// k at least minDotK real elements a vector; or fewNone.
 func (v *vecView[E]) fewVectors() int {
 	if v.m <= 1 || v.n <= 1 {
 		return fewNone
 	}
 	k := v.k << v.shift
 	switch {
-	case v.m <= maxFewVectors && v.brs == 1 && k >= fewDotsK*v.m:
+	case v.m <= maxFewVectors && v.brs == 1 && k >= minDotK*v.m:
 		return fewRows
-	case v.n <= maxFewVectors && v.acs == 1 && k >= fewDotsK*v.n:
+	case v.n <= maxFewVectors && v.acs == 1 && k >= minDotK*v.n:
 		return fewCols
 	}
 	return fewNone
