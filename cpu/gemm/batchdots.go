@@ -138,6 +138,9 @@ func batchTilesOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b, 
 		x, xo, xks, y, yo, ybs = b, bo, p.b.rs>>shift, a, ao, p.abs[last]
 	}
 	vecs := growAs[E](&ws.a, batchTile*k)
+	// Short dots are summed in Go: through the vector kernels, a call and
+	// the reduction of their partial sums cost more than the sum.
+	short := k<<shift < minDotK
 	for t0 := 0; t0 < n; t0 += batchTile {
 		tn := min(batchTile, n-t0)
 		for q := range k {
@@ -147,7 +150,15 @@ func batchTilesOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b, 
 			}
 		}
 		for l := range tn {
-			s := dotLine(vecs[l*k:(l+1)*k], y[yo+(t0+l)*ybs:][:k])
+			x, line := vecs[l*k:(l+1)*k], y[yo+(t0+l)*ybs:][:k]
+			var s E
+			if short {
+				for q, xq := range x {
+					s += xq * line[q]
+				}
+			} else {
+				s = dotLine(x, line)
+			}
 			at := co + (t0+l)*cbs
 			c[at] = scaledSum(alpha, s, beta, c[at])
 		}
