@@ -1,23 +1,19 @@
 package einsumexec
 
-import (
-	"fmt"
-	"slices"
-)
+import "slices"
 
 // candidates proposes result layouts for a step whose result is free: the
 // groups of this step and of the next one (ng) as blocks in every priority
 // order, so that some candidate keeps both steps' groups contiguous.
 func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []lay {
 	var out []lay
-	seen := map[string]bool{}
+	var seen [][]int // the label orders added: a few dozen, compared one by one
 	add := func(ls []int) {
 		ls = append(slices.Clone(ls), g.trivial...)
-		key := fmt.Sprint(ls)
-		if seen[key] {
+		if slices.ContainsFunc(seen, func(x []int) bool { return slices.Equal(x, ls) }) {
 			return
 		}
-		seen[key] = true
+		seen = append(seen, ls)
 		out = append(out, pl.contig(ls))
 	}
 	oM, okM := pl.groupOrder(A, nil, g.m)
