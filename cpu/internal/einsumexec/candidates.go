@@ -8,8 +8,8 @@ import "slices"
 func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []lay {
 	var out []lay
 	var seen [][]int // the label orders added: a few dozen, compared one by one
-	add := func(ls []int) {
-		ls = append(slices.Clone(ls), g.trivial...)
+	add := func(ls []int) { // ls is the caller's fresh slice, kept
+		ls = append(ls, g.trivial...)
 		if slices.ContainsFunc(seen, func(x []int) bool { return slices.Equal(x, ls) }) {
 			return
 		}
@@ -25,7 +25,11 @@ func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []
 		oN = sortByStride(B, g.n)
 	}
 	cat := func(blocks ...[]int) []int {
-		var ls []int
+		n := len(g.trivial) // room for add's
+		for _, b := range blocks {
+			n += len(b)
+		}
+		ls := make([]int, 0, n)
 		for _, b := range blocks {
 			ls = append(ls, b...)
 		}
@@ -75,10 +79,11 @@ func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []
 	// Sort keys: role in this step, role in the next, and a position that
 	// follows the default layout (and the partner's order for the labels
 	// the next step contracts).
-	def := cat(sortByStride(A, g.bt), oM, oN)
-	all := slices.Clone(def)
-	pos := make(map[int]int, len(all))
-	for i, l := range def {
+	all := cat(sortByStride(A, g.bt), oM, oN) // the default layout's order
+	// Per label (the plan's labels are 0, 1, …): its sort keys.
+	nl := len(pl.p.Sizes)
+	pos, rThis, rNext := make([]int, nl), make([]int, nl), make([]int, nl)
+	for i, l := range all {
 		pos[l] = i
 	}
 	if partner != nil {
@@ -97,8 +102,6 @@ func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []
 		}
 		return 0
 	}
-	rThis := make(map[int]int, len(all))
-	rNext := make(map[int]int, len(all))
 	for _, l := range all {
 		rThis[l] = role(l, g.bt, g.m, g.n)
 		rNext[l] = role(l, ng.bt, ng.m, ng.k)
@@ -107,7 +110,8 @@ func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []
 	for _, pn := range perms {
 		for _, pt := range perms {
 			for _, nextFirst := range []bool{true, false} {
-				ls := slices.Clone(all)
+				ls := make([]int, len(all), len(all)+len(g.trivial))
+				copy(ls, all)
 				slices.SortStableFunc(ls, func(x, y int) int {
 					kx := [3]int{pn[rNext[x]], pt[rThis[x]], pos[x]}
 					ky := [3]int{pn[rNext[y]], pt[rThis[y]], pos[y]}
