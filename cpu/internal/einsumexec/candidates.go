@@ -7,7 +7,7 @@ import "slices"
 // order, so that some candidate keeps both steps' groups contiguous.
 func (pl *planner) candidates(A, B *lay, g *groups, partner *lay, ng *groups) []lay {
 	var out []lay
-	var seen [][]int // the label orders added: a few dozen, compared one by one
+	var seen [][]int        // the label orders added: a few dozen, compared one by one
 	add := func(ls []int) { // ls is the caller's fresh slice, kept
 		ls = append(ls, g.trivial...)
 		if slices.ContainsFunc(seen, func(x []int) bool { return slices.Equal(x, ls) }) {
