@@ -80,14 +80,14 @@ func gemvOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], v *vecView[E
 	// micro-tiles of one column used in sixteen: complex128 einsum
 	// ijk,j->ik over 256×1024×4, a batch of four products with A's lines
 	// 4 apart, took 8.8 ms, 82% packing.
+	inPlace := rowsAlongK || colsAlongK
 	gathered := p.a.gather() || p.b.gather() ||
-		(v.n == 1 || v.m == 1) && !rowsAlongK && !colsAlongK && !p.dots && v.k<<v.shift >= minDotK
+		(v.n == 1 || v.m == 1) && !inPlace && !p.dots && v.k<<v.shift >= minDotK
 	few := fewNone
-	if !gathered && !rowsAlongK && !colsAlongK {
-		few = v.fewVectors()
-	}
-	if !gathered && !rowsAlongK && !colsAlongK && few == fewNone {
-		return false
+	if !gathered && !inPlace {
+		if few = v.fewVectors(); few == fewNone {
+			return false
+		}
 	}
 	if p.beta != 0 && p.beta != 1 {
 		p.scaleC(co, 0, p.m, 0, p.n)
@@ -196,10 +196,10 @@ func (p *plan[R]) fewVectors() bool {
 	return v.fewVectors() != fewNone
 }
 
-// fewDots computes a product that fewVectors accepts (side) as dot products: each
-// line of the large operand (B's columns, or A's rows), read from memory
-// once, is dotted with every vector (A's rows, or B's columns; alpha
-// applied) in turn while it is in L1. Packed, the large operand would be
+// fewDots computes a product that fewVectors accepts (side) as dot
+// products: each line of the large operand (B's columns, or A's rows),
+// read from memory once, is dotted with every vector (A's rows, or B's
+// columns; alpha applied) in turn while it is in L1. Packed, the large operand would be
 // copied once more than the product reads it, and transposed, into
 // micro-tiles mostly of padding: float64 einsum ij,kj->ki over 2048×2048
 // and 3×2048, one thread, AMD EPYC, spent 84% of its 6.5–7.3 ms packing.
