@@ -193,7 +193,10 @@ func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bo
 					for _, l := range g.bt {
 						calls *= float64(pl.sizes[l])
 					}
-					for _, l := range append(slices.Clone(demoted), summed...) {
+					for _, l := range demoted {
+						extra *= float64(pl.sizes[l])
+					}
+					for _, l := range summed {
 						extra *= float64(pl.sizes[l])
 					}
 					per := float64(callCost)
@@ -215,12 +218,11 @@ func (pl *planner) decide(A, B, C *lay, g *groups, sa, sb, sc float64, allowC bo
 				// A GEMM operand read in place whose unit-stride axis is a
 				// batch or summed axis is walked with poor locality:
 				// charge it.
-				loops := append(slices.Clone(bt), summed...)
 				for _, x := range [...]struct {
 					l    *lay
 					size float64
 				}{{a, sa}, {b, sb}, {c, sc}} {
-					if x.l != nil && pl.batchInnermost(x.l, loops) {
+					if x.l != nil && (pl.batchInnermost(x.l, bt) || pl.batchInnermost(x.l, summed)) {
 						cost += batchPenalty * x.size
 					}
 				}
@@ -260,7 +262,7 @@ func (pl *planner) compatible(x, y *lay) bool {
 }
 
 // batchInnermost reports whether the smallest-stride non-trivial axis of l
-// is one of the labels bt (batch or summed).
+// is one of the labels bt.
 func (pl *planner) batchInnermost(l *lay, bt []int) bool {
 	if len(bt) == 0 {
 		return false
