@@ -192,8 +192,7 @@ func (p *plan[R]) fewVectors() bool {
 	if p.cplx {
 		shift = 1
 	}
-	v := vecView[R]{shift: shift, m: p.m, n: p.n >> shift, k: p.k >> shift, acs: p.a.cs >> shift, brs: p.b.rs >> shift}
-	return v.fewVectors() != fewNone
+	return viewOf[R](p, nil, nil, nil, shift, 0).fewVectors() != fewNone
 }
 
 // fewDots computes a product that fewVectors accepts (side) as dot
@@ -217,16 +216,7 @@ func fewDots[E level1.Scalar, R float](ws *workspace[R], v *vecView[E], side, ao
 	var xs [maxFewVectors][]E
 	buf := growAs[E](&ws.b, nv*v.k)
 	for r := range nv {
-		at := vbase + r*vstep
-		if v.alpha == 1 && vstride == 1 {
-			xs[r] = vecs[at : at+v.k]
-			continue
-		}
-		x := buf[r*v.k : (r+1)*v.k]
-		for q := range x {
-			x[q] = times(v.alpha, vecs[at+q*vstride])
-		}
-		xs[r] = x
+		xs[r] = scaledVectorIn(buf[r*v.k:(r+1)*v.k], vecs, vbase+r*vstep, vstride, v.alpha)
 	}
 	for i := range nlines {
 		at := lbase + i*lstride
@@ -243,20 +233,29 @@ func scaledVector[E level1.Scalar, R float](ws *workspace[R], vec []E, base, str
 	if alpha == 1 && stride == 1 {
 		return vec[base : base+k]
 	}
-	x := growAs[E](&ws.b, k)
+	return scaledVectorIn(growAs[E](&ws.b, k), vec, base, stride, alpha)
+}
+
+// scaledVectorIn returns alpha times the len(dst) elements of vec from
+// base, stride apart: vec itself where that is them, else dst holding
+// them.
+func scaledVectorIn[E level1.Scalar](dst, vec []E, base, stride int, alpha E) []E {
+	if alpha == 1 && stride == 1 {
+		return vec[base : base+len(dst)]
+	}
 	if alpha == 1 {
 		// times is not inlined: a call per element took most of
 		// float64 einsum ji,ij->i's time over 256×4096 (4096
 		// products of 256 with A's column strided).
-		for q := range x {
-			x[q] = vec[base+q*stride]
+		for q := range dst {
+			dst[q] = vec[base+q*stride]
 		}
-		return x
+		return dst
 	}
-	for q := range x {
-		x[q] = times(alpha, vec[base+q*stride])
+	for q := range dst {
+		dst[q] = times(alpha, vec[base+q*stride])
 	}
-	return x
+	return dst
 }
 
 // times returns alpha·x (see scaled), x itself when alpha is one.
