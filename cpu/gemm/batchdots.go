@@ -21,23 +21,23 @@ import (
 // in pieces, as dotProducts sums it in chunks.
 const batchInnerChunk = 512
 
-// batchInner reports whether p is such a batch (see batchInnerShape), with
-// no offset tables and no complex beta to apply beforehand.
-func (p *plan[R]) batchInner() bool {
+// batchInner reports whether p is such a batch (see batchInnerShape), or
+// one batchTilesOf computes (tiles, see batchTileShape), with no offset
+// tables and no complex beta to apply beforehand.
+func (p *plan[R]) batchInner() (ok, tiles bool) {
 	shift := 0
 	if p.cplx {
 		shift = 1
 	}
 	if p.scaleOnly || p.prescale || p.a.gather() || p.b.gather() {
-		return false
+		return false, false
 	}
 	acs, brs := p.a.cs>>shift, p.b.rs>>shift
 	if batchInnerShape(p.m, p.n>>shift, p.k>>shift, p.batch, p.abs, p.bbs, p.cbs, acs, brs) {
-		p.tiles = false
-		return true
+		return true, false
 	}
-	p.tiles = batchTileShape(p.m, p.n>>shift, p.k>>shift, p.batch, p.abs, p.bbs, acs, brs)
-	return p.tiles
+	tiles = batchTileShape(p.m, p.n>>shift, p.k>>shift, p.batch, p.abs, p.bbs, acs, brs)
+	return tiles, tiles
 }
 
 // batchTileShape reports whether a batch of m×n×k products is one of dot

@@ -39,7 +39,7 @@ type plan[R float] struct {
 	vector  bool       // matrix-vector product (of complex numbers for a complex plan): see gemv
 	rview   vecView[R] // a real vector plan's view for gemv
 	dots    bool       // product of a C smaller than a micro-tile, real or complex: see dots.go
-	tiles   bool       // a batchInner batch computed by batchTilesOf (set by batchInner)
+	tiles   bool       // a batchInner batch computed by batchTilesOf (set by run)
 	// Batch: user extents and strides, offsets of batch element zero (real
 	// units) and sc, the real elements per user element.
 	batch            []int

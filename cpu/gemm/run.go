@@ -192,7 +192,8 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 
 	elem := float64(p.m) * float64(p.n) * float64(max(p.k, 1))
 	work := elem * float64(nbatch)
-	if p.batchInner() && !testNoDirect.Load() {
+	if ok, tiles := p.batchInner(); ok && !testNoDirect.Load() {
+		p.tiles = tiles
 		units := p.batchInnerUnits()
 		if threads <= 1 || units < 2 || work < minParallelWork || !useWorkers(work) {
 			ws := getWorkspace[R]()
