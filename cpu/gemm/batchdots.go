@@ -183,10 +183,7 @@ func batchInnerOf[E level1.Scalar, R float](p *plan[R], ws *workspace[R], a, b, 
 		}
 		clear(acc)
 		for q := q0; q < min(q0+batchInnerChunk, k); q++ {
-			x, y := a[ao+q*acs:][:n], b[bo+q*brs:][:n]
-			for l := range acc {
-				acc[l] += x[l] * y[l]
-			}
+			level1.MulAdd(a[ao+q*acs:][:n], b[bo+q*brs:][:n], acc)
 		}
 		if q0 > 0 {
 			for l, s := range part {

@@ -28,6 +28,18 @@ func cdotu(n int, x, y *complex64) complex64
 //go:noescape
 func caxpy(n int, a complex64, x, y *complex64)
 
+//go:noescape
+func dmuladd(n int, x, y, z *float64)
+
+//go:noescape
+func smuladd(n int, x, y, z *float32)
+
+//go:noescape
+func zmuladd(n int, x, y, z *complex128)
+
+//go:noescape
+func cmuladd(n int, x, y, z *complex64)
+
 func init() {
 	// The kernels follow the path every package runs (isa.Active, which
 	// GOFERRO_GEMM_ISA can force): both the AVX2 and the AVX-512 path
@@ -40,4 +52,6 @@ func init() {
 	zdotuAsm, zaxpyAsm = zdotu, zaxpy
 	sdotAsm, saxpyAsm = sdot, saxpy
 	cdotuAsm, caxpyAsm = cdotu, caxpy
+	dmuladdAsm, smuladdAsm = dmuladd, smuladd
+	zmuladdAsm, cmuladdAsm = zmuladd, cmuladd
 }

@@ -1,5 +1,5 @@
 // Package level1 has the vector loops that the factorisations of linalg
-// and the dot products of cpu/gemm run: Σ x·y and y += a·x, on AVX2/FMA
+// and the dot products of cpu/gemm run: Σ x·y, y += a·x and z += x⊙y, on AVX2/FMA
 // assembly where the kernel path in use (internal/isa) allows it, in Go
 // elsewhere.
 package level1
@@ -25,6 +25,11 @@ var (
 	saxpyAsm func(n int, a float32, x, y *float32)
 	cdotuAsm func(n int, x, y *complex64) complex64
 	caxpyAsm func(n int, a complex64, x, y *complex64)
+
+	dmuladdAsm func(n int, x, y, z *float64)
+	smuladdAsm func(n int, x, y, z *float32)
+	zmuladdAsm func(n int, x, y, z *complex128)
+	cmuladdAsm func(n int, x, y, z *complex64)
 )
 
 // path names the kernel path whose loops run (see Path).
@@ -103,5 +108,39 @@ func Axpy[T Scalar](a T, x, y []T) {
 	}
 	for ; i < len(x); i++ {
 		y[i] += a * x[i]
+	}
+}
+
+// MulAdd computes z += x⊙y, z[i] += x[i]·y[i], over the elements of x (y
+// and z are at least as long): the sums of a batch of dot products taken
+// a k index at a time (cpu/gemm's batchInnerOf).
+func MulAdd[T Scalar](x, y, z []T) {
+	y, z = y[:len(x)], z[:len(x)]
+	i := 0
+	switch xs := any(x).(type) {
+	case []float64:
+		if dmuladdAsm != nil && len(x) >= 8 {
+			i = len(x) &^ 3
+			dmuladdAsm(i, &xs[0], &any(y).([]float64)[0], &any(z).([]float64)[0])
+		}
+	case []complex128:
+		if zmuladdAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			zmuladdAsm(i, &xs[0], &any(y).([]complex128)[0], &any(z).([]complex128)[0])
+		}
+	case []float32:
+		if smuladdAsm != nil && len(x) >= 16 {
+			i = len(x) &^ 7
+			smuladdAsm(i, &xs[0], &any(y).([]float32)[0], &any(z).([]float32)[0])
+		}
+	case []complex64:
+		if cmuladdAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			cmuladdAsm(i, &xs[0], &any(y).([]complex64)[0], &any(z).([]complex64)[0])
+		}
+	}
+	x, y, z = x[i:], y[i:], z[i:]
+	for i := range x {
+		z[i] += x[i] * y[i]
 	}
 }

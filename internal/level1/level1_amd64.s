@@ -386,3 +386,184 @@ caxpytail:
 caxpydone:
 	VZEROUPPER
 	RET
+
+// func dmuladd(n int, x, y, z *float64)
+//
+// z += x·y element by element; n a multiple of 4.
+TEXT ·dmuladd(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	MOVQ z+24(FP), R8
+	MOVQ CX, DX
+	SHRQ $4, CX
+	JZ   dmuladdtail
+
+dmuladdloop:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VMOVUPD (R8), Y4
+	VMOVUPD 32(R8), Y5
+	VMOVUPD 64(R8), Y6
+	VMOVUPD 96(R8), Y7
+	VFMADD231PD (DI), Y0, Y4
+	VFMADD231PD 32(DI), Y1, Y5
+	VFMADD231PD 64(DI), Y2, Y6
+	VFMADD231PD 96(DI), Y3, Y7
+	VMOVUPD Y4, (R8)
+	VMOVUPD Y5, 32(R8)
+	VMOVUPD Y6, 64(R8)
+	VMOVUPD Y7, 96(R8)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	ADDQ $128, R8
+	DECQ CX
+	JNZ  dmuladdloop
+
+dmuladdtail:
+	ANDQ $15, DX
+	SHRQ $2, DX
+	JZ   dmuladddone
+
+dmuladdtailloop:
+	VMOVUPD (SI), Y0
+	VMOVUPD (R8), Y4
+	VFMADD231PD (DI), Y0, Y4
+	VMOVUPD Y4, (R8)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	DECQ DX
+	JNZ  dmuladdtailloop
+
+dmuladddone:
+	VZEROUPPER
+	RET
+
+// func smuladd(n int, x, y, z *float32)
+//
+// z += x·y element by element; n a multiple of 8.
+TEXT ·smuladd(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	MOVQ z+24(FP), R8
+	MOVQ CX, DX
+	SHRQ $5, CX
+	JZ   smuladdtail
+
+smuladdloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS (R8), Y4
+	VMOVUPS 32(R8), Y5
+	VMOVUPS 64(R8), Y6
+	VMOVUPS 96(R8), Y7
+	VFMADD231PS (DI), Y0, Y4
+	VFMADD231PS 32(DI), Y1, Y5
+	VFMADD231PS 64(DI), Y2, Y6
+	VFMADD231PS 96(DI), Y3, Y7
+	VMOVUPS Y4, (R8)
+	VMOVUPS Y5, 32(R8)
+	VMOVUPS Y6, 64(R8)
+	VMOVUPS Y7, 96(R8)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	ADDQ $128, R8
+	DECQ CX
+	JNZ  smuladdloop
+
+smuladdtail:
+	ANDQ $31, DX
+	SHRQ $3, DX
+	JZ   smuladddone
+
+smuladdtailloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS (R8), Y4
+	VFMADD231PS (DI), Y0, Y4
+	VMOVUPS Y4, (R8)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	DECQ DX
+	JNZ  smuladdtailloop
+
+smuladddone:
+	VZEROUPPER
+	RET
+
+// func zmuladd(n int, x, y, z *complex128)
+//
+// z += x·y element by element, two complex128 to a register, as zaxpy
+// multiplies: x·y = x·yr ∓ swap(x)·yi (subtract in the real lanes, add in
+// the imaginary ones), with y's parts duplicated across each element's
+// lanes. n a multiple of 4.
+TEXT ·zmuladd(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	MOVQ z+24(FP), R8
+	SHRQ $2, CX
+	JZ   zmuladddone
+
+zmuladdloop:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVDDUP (DI), Y2
+	VMOVDDUP 32(DI), Y3
+	VPERMILPD $15, (DI), Y4
+	VPERMILPD $15, 32(DI), Y5
+	VPERMILPD $5, Y0, Y6
+	VPERMILPD $5, Y1, Y7
+	VMULPD Y4, Y6, Y6
+	VMULPD Y5, Y7, Y7
+	VFMADDSUB231PD Y2, Y0, Y6
+	VFMADDSUB231PD Y3, Y1, Y7
+	VADDPD (R8), Y6, Y6
+	VADDPD 32(R8), Y7, Y7
+	VMOVUPD Y6, (R8)
+	VMOVUPD Y7, 32(R8)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ  zmuladdloop
+
+zmuladddone:
+	VZEROUPPER
+	RET
+
+// func cmuladd(n int, x, y, z *complex64)
+//
+// zmuladd's scheme with four complex64 to a register; n a multiple of 4.
+TEXT ·cmuladd(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	MOVQ z+24(FP), R8
+	SHRQ $2, CX
+	JZ   cmuladddone
+
+cmuladdloop:
+	VMOVUPS (SI), Y0
+	VMOVSLDUP (DI), Y2
+	VMOVSHDUP (DI), Y4
+	VPERMILPS $0xB1, Y0, Y6
+	VMULPS Y4, Y6, Y6
+	VFMADDSUB231PS Y2, Y0, Y6
+	VADDPS (R8), Y6, Y6
+	VMOVUPS Y6, (R8)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  cmuladdloop
+
+cmuladddone:
+	VZEROUPPER
+	RET

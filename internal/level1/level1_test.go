@@ -30,6 +30,8 @@ func TestPath(t *testing.T) {
 	for name, set := range map[string]bool{
 		"ddot": ddotAsm != nil, "daxpy": daxpyAsm != nil, "zdotu": zdotuAsm != nil, "zaxpy": zaxpyAsm != nil,
 		"sdot": sdotAsm != nil, "saxpy": saxpyAsm != nil, "cdotu": cdotuAsm != nil, "caxpy": caxpyAsm != nil,
+		"dmuladd": dmuladdAsm != nil, "smuladd": smuladdAsm != nil,
+		"zmuladd": zmuladdAsm != nil, "cmuladd": cmuladdAsm != nil,
 	} {
 		if set != (Path() != "generic") {
 			t.Errorf("%s in assembly: %v, on the %s path", name, set, Path())
@@ -58,7 +60,8 @@ func TestDotuAxpy(t *testing.T) {
 // same values, at different offsets into longer slices, within the
 // rounding error bounds of the element type whatever the order of the
 // sums: (n+2)·ε·Σ|xᵢ|·|yᵢ| for a dot product, 4·ε·(|yᵢ| + |a|·|xᵢ|) for an
-// element of an axpy. Axpy must leave y past len(x), and x, untouched.
+// element of an axpy or of MulAdd. Axpy and MulAdd must leave y and z past
+// len(x), and x, untouched.
 func testType[T Scalar](t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	draw := func(n int) []T {
@@ -105,6 +108,34 @@ func testType[T Scalar](t *testing.T) {
 			if d := cmplx.Abs(c128(yb[i]) - (w + ac*xi)); d > 4*eps*(cmplx.Abs(w)+cmplx.Abs(ac)*cmplx.Abs(xi)) {
 				t.Fatalf("n=%d: after Axpy y[%d] = %v, want %v", n, i-yo, yb[i], w+ac*xi)
 			}
+		}
+		testMulAdd(t, x, y, draw(n + 3)[1:])
+	}
+}
+
+// testMulAdd checks z += x⊙y against complex128 arithmetic over the first
+// len(x) elements of z, and that it leaves x, y and the rest of z alone.
+func testMulAdd[T Scalar](t *testing.T, x, y, z []T) {
+	t.Helper()
+	n := len(x)
+	eps := 0x1p-52
+	switch any(*new(T)).(type) {
+	case float32, complex64:
+		eps = 0x1p-23
+	}
+	xBefore, yBefore, zBefore := slices.Clone(x), slices.Clone(y), slices.Clone(z)
+	MulAdd(x, y, z)
+	if !slices.Equal(x, xBefore) || !slices.Equal(y, yBefore) {
+		t.Fatalf("n=%d: MulAdd changed x or y", n)
+	}
+	if !slices.Equal(z[n:], zBefore[n:]) {
+		t.Fatalf("n=%d: MulAdd wrote z past z[:%d]", n, n)
+	}
+	for i := range n {
+		xi, yi, w := c128(x[i]), c128(y[i]), c128(zBefore[i])
+		want := w + xi*yi
+		if d := cmplx.Abs(c128(z[i]) - want); d > 4*eps*(cmplx.Abs(w)+cmplx.Abs(xi)*cmplx.Abs(yi)) {
+			t.Fatalf("n=%d: after MulAdd z[%d] = %v, want %v", n, i, z[i], want)
 		}
 	}
 }
