@@ -231,9 +231,45 @@ func BenchmarkTransposedProduct(b *testing.B) {
 // BenchmarkLayouts times the two-operand contractions of
 // bench/einsum-layouts.json (index layouts that take different paths:
 // batches along memory, short indices, transposed outputs, matrix-vector
-// products) in float64 and complex128; bench/einsum-layouts.py times
-// numpy on the same list.
+// products) in float64 and complex128, one-shot Contract calls;
+// bench/einsum-layouts.py times numpy on the same list.
 func BenchmarkLayouts(b *testing.B) {
+	forLayouts(b, func(b *testing.B, eq string, x, y *tensor.Tensor) {
+		for b.Loop() {
+			if _, err := Contract(eq, x, y); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkLayoutsInto times BenchmarkLayouts's contractions planned once,
+// each call writing the result of the one before (ExecuteInto): the
+// contraction alone, where a one-shot call also pays for its result's
+// fresh memory (page faults cost microseconds each on a virtual machine).
+func BenchmarkLayoutsInto(b *testing.B) {
+	forLayouts(b, func(b *testing.B, eq string, x, y *tensor.Tensor) {
+		p, err := einsum.NewPlan(eq, [][]int{x.Shape(), y.Shape()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := NewContraction(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out *tensor.Tensor
+		for b.Loop() {
+			if out, err = c.ExecuteInto(context.Background(), out, x, y); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// forLayouts runs f as a sub-benchmark for each case of
+// bench/einsum-layouts.json in float64 and complex128, on seeded random
+// operands.
+func forLayouts(b *testing.B, f func(b *testing.B, eq string, x, y *tensor.Tensor)) {
 	raw, err := os.ReadFile("../bench/einsum-layouts.json")
 	if err != nil {
 		b.Fatal(err)
@@ -259,11 +295,7 @@ func BenchmarkLayouts(b *testing.B) {
 			b.Run(fmt.Sprintf("%v/%s/%v", dt, c.eq, c.sa), func(b *testing.B) {
 				x, _ := tensor.Rand(tensor.NewRNG(1), dt, c.sa...)
 				y, _ := tensor.Rand(tensor.NewRNG(2), dt, c.sb...)
-				for b.Loop() {
-					if _, err := Contract(c.eq, x, y); err != nil {
-						b.Fatal(err)
-					}
-				}
+				f(b, c.eq, x, y)
 			})
 		}
 	}
