@@ -1,20 +1,8 @@
 package main
 
 import (
-	"fmt"
-
-	"github.com/goferro/goferro/linalg"
+	"github.com/goferro/goferro/examples/internal/spinchain"
 	"github.com/goferro/goferro/tensor"
-)
-
-// The spin-1/2 operators in the basis (|↑⟩, |↓⟩): S⁺ = |↑⟩⟨↓|,
-// S⁻ = |↓⟩⟨↑|, Sᶻ = diag(½, −½). S·S' = ½(S⁺S'⁻ + S⁻S'⁺) + SᶻS'ᶻ keeps
-// every matrix element real.
-var (
-	identity = [2][2]float64{{1, 0}, {0, 1}}
-	sPlus    = [2][2]float64{{0, 1}, {0, 0}}
-	sMinus   = [2][2]float64{{0, 0}, {1, 0}}
-	sZ       = [2][2]float64{{0.5, 0}, {0, -0.5}}
 )
 
 // mpoBond is the bond dimension of the Heisenberg MPO.
@@ -44,52 +32,13 @@ func heisenbergMPO() *tensor.Tensor {
 			}
 		}
 	}
-	set(0, 0, identity, 1)
-	set(1, 0, sPlus, 1)
-	set(2, 0, sMinus, 1)
-	set(3, 0, sZ, 1)
-	set(4, 1, sMinus, 0.5)
-	set(4, 2, sPlus, 0.5)
-	set(4, 3, sZ, 1)
-	set(4, 4, identity, 1)
+	set(0, 0, spinchain.Identity, 1)
+	set(1, 0, spinchain.SPlus, 1)
+	set(2, 0, spinchain.SMinus, 1)
+	set(3, 0, spinchain.SZ, 1)
+	set(4, 1, spinchain.SMinus, 0.5)
+	set(4, 2, spinchain.SPlus, 0.5)
+	set(4, 3, spinchain.SZ, 1)
+	set(4, 4, spinchain.Identity, 1)
 	return tensor.Must(tensor.New(data, mpoBond, mpoBond, 2, 2))
-}
-
-// maxExactSites bounds the chain length: the exact diagonalisation holds
-// the dense 2^L × 2^L Hamiltonian (L = 12: 128 MiB).
-const maxExactSites = 12
-
-// heisenbergMatrix returns the dense Hamiltonian of the open chain of L
-// spins, shape (2^L, 2^L), in the basis of the product states |s₀…s_{L−1}⟩
-// numbered by the bits of their index (bit L−1−i set when spin i is down,
-// so that site 0 is the slowest index, as in the MPS). Each bond (i, i+1)
-// adds ¼ to the diagonal of the states where the two spins are parallel;
-// where they are antiparallel it adds −¼ and ½ between the state and the
-// one with both spins flipped.
-func heisenbergMatrix(L int) *tensor.Tensor {
-	n := 1 << L
-	data := make([]float64, n*n)
-	for s := range n {
-		for i := range L - 1 {
-			pair := 1<<(L-1-i) | 1<<(L-2-i)
-			if bits := s & pair; bits == 0 || bits == pair {
-				data[s*n+s] += 0.25
-			} else {
-				data[s*n+s] -= 0.25
-				data[s*n+(s^pair)] += 0.5
-			}
-		}
-	}
-	return tensor.Must(tensor.New(data, n, n))
-}
-
-// exactGroundEnergy returns the lowest eigenvalue of the Hamiltonian of the
-// open chain of L spins, found by diagonalising it with linalg.Eigh.
-func exactGroundEnergy(L int) (float64, error) {
-	w, _, err := linalg.Eigh(heisenbergMatrix(L))
-	if err != nil {
-		return 0, fmt.Errorf("exact diagonalisation: %w", err)
-	}
-	e0, err := w.Complex128At(0)
-	return real(e0), err
 }

@@ -55,6 +55,7 @@ import (
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/goferro/goferro/examples/internal/spinchain"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -96,7 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("heisenberg-mps", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.IntVar(&c.sites, "L", 10, fmt.Sprintf("number of spins, 2 to %d", maxExactSites))
+	fs.IntVar(&c.sites, "L", 10, fmt.Sprintf("number of spins, 2 to %d", spinchain.MaxExactSites))
 	fs.IntVar(&c.chi, "chi", 16, "bond dimension of the MPS, at least 1")
 	fs.StringVar(&c.engines, "engines", "cpu", "runtime: cpu, cpu+fake or cpu+opencl")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random initial MPS")
@@ -111,8 +112,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	switch {
 	case fs.NArg() > 0:
 		return c, fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
-	case c.sites < 2 || c.sites > maxExactSites:
-		return c, fmt.Errorf("%w: -L %d: want 2 to %d", errUsage, c.sites, maxExactSites)
+	case c.sites < 2 || c.sites > spinchain.MaxExactSites:
+		return c, fmt.Errorf("%w: -L %d: want 2 to %d", errUsage, c.sites, spinchain.MaxExactSites)
 	case c.chi < 1:
 		return c, fmt.Errorf("%w: -chi %d: want at least 1", errUsage, c.chi)
 	case !(c.tol > 0):
@@ -173,7 +174,7 @@ func solve(ctx context.Context, c config, log io.Writer) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	exact, err := exactGroundEnergy(c.sites)
+	exact, err := spinchain.GroundEnergy(c.sites)
 	if err != nil {
 		return nil, err
 	}

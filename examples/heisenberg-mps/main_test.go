@@ -11,84 +11,13 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/goferro/goferro/examples/internal/spinchain"
 	"github.com/goferro/goferro/opencl"
 	"github.com/goferro/goferro/tensor"
 )
 
-// kron returns the Kronecker product of the square matrices a and b.
-func kron(a, b [][]float64) [][]float64 {
-	n, m := len(a), len(b)
-	k := make([][]float64, n*m)
-	for i := range k {
-		k[i] = make([]float64, n*m)
-		for j := range k[i] {
-			k[i][j] = a[i/m][j/m] * b[i%m][j%m]
-		}
-	}
-	return k
-}
-
-func matrix(op [2][2]float64) [][]float64 { return [][]float64{op[0][:], op[1][:]} }
-
-// The dense Hamiltonian equals Σᵢ I⊗…⊗(Sˣ⊗Sˣ + Sʸ⊗Sʸ + Sᶻ⊗Sᶻ)⊗…⊗I built
-// from Kronecker products, with Sˣ⊗Sˣ + Sʸ⊗Sʸ = ½(S⁺⊗S⁻ + S⁻⊗S⁺), and its
-// lowest eigenvalue is the exact ground-state energy of the short chains:
-// −3/4 (the singlet) for two spins, −3/4 − √3/2 for four.
-func TestHeisenbergMatrix(t *testing.T) {
-	const L = 4
-	n := 1 << L
-	want := make([][]float64, n)
-	for i := range want {
-		want[i] = make([]float64, n)
-	}
-	for i := range L - 1 {
-		for _, term := range [][2][2][2]float64{{sPlus, sMinus}, {sMinus, sPlus}, {sZ, sZ}} {
-			c := 1.0
-			if term[0] != sZ {
-				c = 0.5
-			}
-			k := [][]float64{{c}}
-			for j := range L {
-				op := identity
-				switch j {
-				case i:
-					op = term[0]
-				case i + 1:
-					op = term[1]
-				}
-				k = kron(k, matrix(op))
-			}
-			for r := range n {
-				for s := range n {
-					want[r][s] += k[r][s]
-				}
-			}
-		}
-	}
-	h := heisenbergMatrix(L).Data().([]float64)
-	for r := range n {
-		for s := range n {
-			if h[r*n+s] != want[r][s] {
-				t.Fatalf("H[%d, %d] = %g, want %g", r, s, h[r*n+s], want[r][s])
-			}
-		}
-	}
-	for _, c := range []struct {
-		L    int
-		want float64
-	}{{2, -0.75}, {4, -0.75 - math.Sqrt(3)/2}} {
-		got, err := exactGroundEnergy(c.L)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(got-c.want) > 1e-14 {
-			t.Errorf("L = %d: E0 = %.17g, want %.17g", c.L, got, c.want)
-		}
-	}
-}
-
 // denseState contracts the MPS x with bond dimensions dims into its 2^L
-// amplitudes, in the basis of heisenbergMatrix.
+// amplitudes, in the basis of spinchain.Hamiltonian.
 func denseState(x []float64, dims []int) []float64 {
 	L := len(dims) - 1
 	psi := make([]float64, 1<<L)
@@ -115,7 +44,7 @@ func denseState(x []float64, dims []int) []float64 {
 func rayleigh(x []float64, dims []int) float64 {
 	psi := denseState(x, dims)
 	n := len(psi)
-	h := heisenbergMatrix(len(dims) - 1).Data().([]float64)
+	h := spinchain.Hamiltonian(len(dims) - 1).Data().([]float64)
 	var num, den float64
 	for r := range n {
 		den += psi[r] * psi[r]
