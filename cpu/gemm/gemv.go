@@ -267,54 +267,28 @@ func times[E level1.Scalar](alpha, x E) E {
 }
 
 // shortLine reports whether gemv sums the lines of A (n = 1) or B
-// (m = 1), contiguous along k, four at a time in Go (shortLines) rather
-// than one at a time on the vector kernels: real lines of up to 32
-// elements, complex ones of fewer than 16, whose products Go computes
-// slowly. One thread, AMD EPYC, einsum ij,j->i over 2¹⁸ elements, three
-// alternating runs: float64 lines of 16 took 164–179 µs in Go against
-// 273–292 on the kernels, of 32 164–180 against 195–218, of 48 the same
-// either way; complex128 ijk,ik->j over 16×4096×16 (lines of 16) 1.8 ms
-// in Go against 1.1.
+// (m = 1), contiguous along k, a few at a time (shortLines) rather than
+// one at a time on the vector kernels: real lines of up to 32 elements,
+// complex ones of up to 64, whose products Go, or a call and a reduction a
+// line, computes slowly. One thread, AMD EPYC, einsum ij,j->i over 2¹⁸
+// elements, three alternating runs: float64 lines of 16 took 164–179 µs
+// in Go against 273–292 on the kernels, of 32 164–180 against 195–218, of
+// 48 the same either way; complex128 lines (five alternating runs, results
+// reused) of 16 took 77–79 µs with level1.DotLines's assembly against
+// 225–230, of 64 86–94 against 112–116, of 128 103–109 against 95–99.
 func (v *vecView[E]) shortLine() bool {
 	if v.shift == 1 {
-		return v.k < 16
+		return v.k <= 64
 	}
 	return v.k <= 32
 }
 
 // shortLines computes gemv's product for short lines (shortLine):
 // c[co+i·cs] (+)= line(i)·x for i < count, where line i is
-// lines[base+i·stride:][:len(x)] and x is the vector, alpha applied. Four
-// lines at a time, their sums independent chains of additions: one at a
-// time, through the vector kernels, a line of four elements took 14 ns,
-// mostly calls and a chain of additions waiting on itself (float64 einsum
-// ijk,k->ij over 512×512×4).
+// lines[base+i·stride:][:len(x)] and x is the vector, alpha applied
+// (level1.DotLines).
 func shortLines[E level1.Scalar](v *vecView[E], lines []E, base, stride, count int, x []E, co, cs int) {
-	i := 0
-	for ; i+4 <= count; i += 4 {
-		at := base + i*stride
-		l0, l1 := lines[at:][:len(x)], lines[at+stride:][:len(x)]
-		l2, l3 := lines[at+2*stride:][:len(x)], lines[at+3*stride:][:len(x)]
-		var s0, s1, s2, s3 E
-		for q, xq := range x {
-			s0 += l0[q] * xq
-			s1 += l1[q] * xq
-			s2 += l2[q] * xq
-			s3 += l3[q] * xq
-		}
-		v.put(co+i*cs, s0)
-		v.put(co+(i+1)*cs, s1)
-		v.put(co+(i+2)*cs, s2)
-		v.put(co+(i+3)*cs, s3)
-	}
-	for ; i < count; i++ {
-		line := lines[base+i*stride:][:len(x)]
-		var s E
-		for q, xq := range x {
-			s += line[q] * xq
-		}
-		v.put(co+i*cs, s)
-	}
+	level1.DotLines(lines, base, stride, count, x, v.c, co, cs, v.add)
 }
 
 // axpyLines computes gemv's product when the lines run along C, not k:

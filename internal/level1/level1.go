@@ -1,7 +1,7 @@
 // Package level1 has the vector loops that the factorisations of linalg
-// and the dot products of cpu/gemm run: Σ x·y, y += a·x and z += x⊙y, on AVX2/FMA
-// assembly where the kernel path in use (internal/isa) allows it, in Go
-// elsewhere.
+// and the dot products of cpu/gemm run: Σ x·y, y += a·x, z += x⊙y and the
+// dot products of short lines with one vector, on AVX2/FMA assembly where
+// the kernel path in use (internal/isa) allows it, in Go elsewhere.
 package level1
 
 import "github.com/goferro/goferro/internal/xmath"
@@ -30,6 +30,8 @@ var (
 	smuladdAsm func(n int, x, y, z *float32)
 	zmuladdAsm func(n int, x, y, z *complex128)
 	cmuladdAsm func(n int, x, y, z *complex64)
+
+	zdotlinesAsm func(count, k int, lines *complex128, stride int, x, out *complex128, os int, add bool)
 )
 
 // path names the kernel path whose loops run (see Path).
@@ -142,5 +144,59 @@ func MulAdd[T Scalar](x, y, z []T) {
 	x, y, z = x[i:], y[i:], z[i:]
 	for i := range x {
 		z[i] += x[i] * y[i]
+	}
+}
+
+// DotLines computes the dot products of count lines with the vector x,
+// out[co+i·os] = Σ_q lines[base+i·stride+q]·x[q] for i < count, or adds
+// them to out when add is set (otherwise out is not read: it may hold
+// NaNs): a matrix of short rows times a vector. Strides are in elements
+// and may be negative. complex128 lines run in AVX2/FMA assembly where the
+// strides are not negative; the rest in Go, four lines at a time, their
+// sums independent chains of additions (one line at a time, through Dotu,
+// a float64 line of four elements took 14 ns, mostly calls and a chain of
+// additions waiting on itself).
+func DotLines[T Scalar](lines []T, base, stride, count int, x, out []T, co, os int, add bool) {
+	if count <= 0 {
+		return
+	}
+	if zl, ok := any(lines).([]complex128); ok && zdotlinesAsm != nil && len(x) > 0 && stride >= 0 && os >= 0 {
+		last := base + (count-1)*stride
+		_ = lines[last : last+len(x)] // the assembly reads no further
+		_ = out[co+(count-1)*os]
+		zdotlinesAsm(count, len(x), &zl[base], stride, &any(x).([]complex128)[0], &any(out).([]complex128)[co], os, add)
+		return
+	}
+	put := func(at int, s T) {
+		if add {
+			out[at] += s
+		} else {
+			out[at] = s
+		}
+	}
+	i := 0
+	for ; i+4 <= count; i += 4 {
+		at := base + i*stride
+		l0, l1 := lines[at:][:len(x)], lines[at+stride:][:len(x)]
+		l2, l3 := lines[at+2*stride:][:len(x)], lines[at+3*stride:][:len(x)]
+		var s0, s1, s2, s3 T
+		for q, xq := range x {
+			s0 += l0[q] * xq
+			s1 += l1[q] * xq
+			s2 += l2[q] * xq
+			s3 += l3[q] * xq
+		}
+		put(co+i*os, s0)
+		put(co+(i+1)*os, s1)
+		put(co+(i+2)*os, s2)
+		put(co+(i+3)*os, s3)
+	}
+	for ; i < count; i++ {
+		line := lines[base+i*stride:][:len(x)]
+		var s T
+		for q, xq := range x {
+			s += line[q] * xq
+		}
+		put(co+i*os, s)
 	}
 }

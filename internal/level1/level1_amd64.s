@@ -567,3 +567,74 @@ cmuladdloop:
 cmuladddone:
 	VZEROUPPER
 	RET
+
+// func zdotlines(count, k int, lines *complex128, stride int, x, out *complex128, os int, add bool)
+//
+// out[i·os] = (or +=, when add is set) Σ_q lines[i·stride+q]·x[q] for
+// i < count, k ≥ 1, strides in elements: zdotu's two accumulators, the
+// second with the line's halves swapped, two complex numbers to a register
+// and one more for an odd k, reduced to one number a line.
+TEXT ·zdotlines(SB), NOSPLIT, $0-57
+	MOVQ count+0(FP), BX
+	MOVQ k+8(FP), DX
+	MOVQ lines+16(FP), SI
+	MOVQ stride+24(FP), R8
+	SHLQ $4, R8
+	MOVQ x+32(FP), DI
+	MOVQ out+40(FP), R12
+	MOVQ os+48(FP), R13
+	SHLQ $4, R13
+	MOVBQZX add+56(FP), R14
+	TESTQ BX, BX
+	JZ    zdotlinesdone
+
+zdotlinesrow:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	MOVQ   SI, R9
+	MOVQ   DI, R10
+	MOVQ   DX, CX
+	SHRQ   $1, CX
+	JZ     zdotlinesfold
+
+zdotlinespair:
+	VMOVUPD     (R9), Y2
+	VFMADD231PD (R10), Y2, Y0
+	VPERMILPD   $5, Y2, Y2
+	VFMADD231PD (R10), Y2, Y1
+	ADDQ        $32, R9
+	ADDQ        $32, R10
+	DECQ        CX
+	JNZ         zdotlinespair
+
+zdotlinesfold:
+	// Y0 gathers (lr·xr, li·xi), Y1 (li·xr, lr·xi) for each element.
+	VEXTRACTF128 $1, Y0, X2
+	VADDPD       X2, X0, X0
+	VEXTRACTF128 $1, Y1, X3
+	VADDPD       X3, X1, X1
+	TESTQ        $1, DX
+	JZ           zdotlinesreduce
+	VMOVUPD      (R9), X2
+	VFMADD231PD  (R10), X2, X0
+	VPERMILPD    $1, X2, X2
+	VFMADD231PD  (R10), X2, X1
+
+zdotlinesreduce:
+	VHSUBPD   X0, X0, X0
+	VHADDPD   X1, X1, X1
+	VUNPCKLPD X1, X0, X0
+	TESTQ     R14, R14
+	JZ        zdotlinesstore
+	VADDPD    (R12), X0, X0
+
+zdotlinesstore:
+	VMOVUPD X0, (R12)
+	ADDQ    R8, SI
+	ADDQ    R13, R12
+	DECQ    BX
+	JNZ     zdotlinesrow
+
+zdotlinesdone:
+	VZEROUPPER
+	RET

@@ -31,7 +31,7 @@ func TestPath(t *testing.T) {
 		"ddot": ddotAsm != nil, "daxpy": daxpyAsm != nil, "zdotu": zdotuAsm != nil, "zaxpy": zaxpyAsm != nil,
 		"sdot": sdotAsm != nil, "saxpy": saxpyAsm != nil, "cdotu": cdotuAsm != nil, "caxpy": caxpyAsm != nil,
 		"dmuladd": dmuladdAsm != nil, "smuladd": smuladdAsm != nil,
-		"zmuladd": zmuladdAsm != nil, "cmuladd": cmuladdAsm != nil,
+		"zmuladd": zmuladdAsm != nil, "cmuladd": cmuladdAsm != nil, "zdotlines": zdotlinesAsm != nil,
 	} {
 		if set != (Path() != "generic") {
 			t.Errorf("%s in assembly: %v, on the %s path", name, set, Path())
@@ -185,3 +185,78 @@ func BenchmarkDotu(b *testing.B) {
 		})
 	}
 }
+
+func TestDotLines(t *testing.T) {
+	t.Run("float64", testDotLines[float64])
+	t.Run("float32", testDotLines[float32])
+	t.Run("complex128", testDotLines[complex128])
+	t.Run("complex64", testDotLines[complex64])
+}
+
+// testDotLines checks DotLines against complex128 sums over lines of every
+// length up to 17 (each tail of the kernel's pairs), counts past and short
+// of its four lines at a time, padded and negative strides, storing and
+// adding; out's other elements must stay as they were.
+func testDotLines[T Scalar](t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	draw := func(n int) []T {
+		v := make([]T, n)
+		for i := range v {
+			v[i] = value[T](rng.NormFloat64(), rng.NormFloat64())
+		}
+		return v
+	}
+	eps := 0x1p-52
+	switch any(*new(T)).(type) {
+	case float32, complex64:
+		eps = 0x1p-23
+	}
+	for k := 1; k <= 17; k++ {
+		for _, count := range []int{0, 1, 3, 4, 5, 9} {
+			for _, c := range []struct{ pad, os int }{{0, 1}, {3, 2}, {1, -1}, {-2 * k, 1}} {
+				stride := k + c.pad // -2k+k = -k: lines backwards
+				n := count*(k+abs(c.pad)) + k
+				base := 0
+				if stride < 0 {
+					base = (count - 1) * -stride
+				}
+				co, on := 0, count*abs(c.os)+1
+				if c.os < 0 {
+					co = (count - 1) * -c.os
+				}
+				lines, x := draw(n), draw(k)
+				for _, add := range []bool{false, true} {
+					out := draw(on)
+					before := slices.Clone(out)
+					DotLines(lines, base, stride, count, x, out, co, c.os, add)
+					touched := map[int]bool{}
+					for i := range count {
+						var want complex128
+						var bound float64
+						for q := range k {
+							l, xq := c128(lines[base+i*stride+q]), c128(x[q])
+							want += l * xq
+							bound += cmplx.Abs(l) * cmplx.Abs(xq)
+						}
+						at := co + i*c.os
+						if add {
+							want += c128(before[at])
+							bound += cmplx.Abs(c128(before[at]))
+						}
+						touched[at] = true
+						if d := cmplx.Abs(c128(out[at]) - want); d > float64(k+2)*eps*bound {
+							t.Fatalf("k=%d count=%d stride=%d os=%d add=%v: out[%d] = %v, want %v", k, count, stride, c.os, add, at, out[at], want)
+						}
+					}
+					for i := range out {
+						if !touched[i] && out[i] != before[i] {
+							t.Fatalf("k=%d count=%d stride=%d os=%d: DotLines wrote out[%d]", k, count, stride, c.os, i)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func abs(x int) int { return max(x, -x) }
