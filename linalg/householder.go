@@ -95,9 +95,10 @@ func geqr2[T scalar](a mat[T], taus []T, work []T) {
 // columns with geqrt and updates the columns right of each block with
 // applyBlock, and returns each block's triangular factor (see
 // triangularFactor; recycleAll hands them back) for applyQ and orgqr to
-// reuse; for few or short reflectors (unblockedQR) it runs geqr2 alone
-// and returns none. It returns ctx's error, leaving a half done, when ctx
-// is done before a block.
+// reuse; when unblocked is set (unblockedQR, or unblockedApply where the
+// reflectors are then applied to something other than the identity) it
+// runs geqr2 alone and returns none. It returns ctx's error, leaving a
+// half done, when ctx is done before a block.
 //
 // Each update looks ahead: the next block's columns are updated and the
 // block factored first, in a chunk of their own. With a team (tm, nil for
@@ -105,13 +106,13 @@ func geqr2[T scalar](a mat[T], taus []T, work []T) {
 // the team's other goroutines take meanwhile (qrChunks), so that the next
 // block's factorisation, mostly level-2 work on one thread, runs beside
 // the update instead of between updates.
-func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T) ([]mat[T], error) {
+func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T, unblocked bool) ([]mat[T], error) {
 	m, n := a.rows, a.cols
 	k := min(m, n)
 	if k == 0 {
 		return nil, nil
 	}
-	if unblockedQR(m, k) {
+	if unblocked {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -220,21 +221,43 @@ func qrBlockFor(k int) int {
 
 var qrBlock = 0
 
-// unblockedQR reports whether geqrf factors an m×n matrix, k = min(m, n),
-// with geqr2 alone, and applyQ applies k reflectors of length m one at a
-// time (LAPACK's geqr2 and orm2r): for a few reflectors, or short ones,
-// the blocked form's triangular factors and small products cost more than
-// they save. geqrf then returns no triangular factors. On the AMD EPYC of
-// bench/linalg-report.md, float64, one thread, in a loop, medians of
-// three: QR 8×4 5.0 → 2.0 µs, 12×12 14.8 → 9.0; SVD 8×4 16.2 → 8.4,
-// 16×8 38.7 → 28.9, 256×8 49.8 → 39.7, 1024×8 122 → 93. Not further:
-// with every k ≤ 16 so, QR 128×16 took 75 µs against 29, and with
-// m ≤ 16 SVD 16×16 43.1 against 40.2.
-func unblockedQR(m, k int) bool { return k <= qrUnblockedK || m <= qrUnblockedRows }
+// unblockedQR reports whether geqrf factors a matrix of T with k = min(m,
+// n) reflectors by geqr2 alone (LAPACK's geqr2), and whether applyQ may
+// apply them one at a time (see unblockedApply): for a few reflectors
+// (short ones among them: k ≤ m), the blocked form's triangular factors
+// and small products cost more than they save, and for more of them in
+// complex numbers, whose level-2 loops do four times the work per
+// element. geqrf then returns no triangular factors. On the AMD EPYC
+// (Zen 5) of bench/linalg-report.md, one thread, in a loop, QR's time
+// blocked against unblocked: float64 24×24 22.5 against 17.7 µs, 48×24
+// 26.0 against 20.7, but 32×32 27.5 against 29.2 and 128×32 47 against
+// 55; complex128 32×32 56 against 43, 40×40 88 against 72, 128×32 147
+// against 124, but 64×64 187 against 222. (Both bounds were 8, from
+// earlier measures that forming Q has since outgrown.)
+func unblockedQR[T scalar](k int) bool {
+	if isComplex[T]() {
+		return k <= qrUnblockedKComplex
+	}
+	return k <= qrUnblockedK
+}
 
-// qrUnblockedK and qrUnblockedRows are unblockedQR's bounds (tests set
-// them to zero to run the blocked paths on small matrices).
-var qrUnblockedK, qrUnblockedRows = 8, 12
+// unblockedApply reports whether applyQ applies k reflectors of length m
+// one at a time: as unblockedQR, but to a matrix other than the identity's
+// columns (whose columns left of each reflector it skips) only when they
+// are at most 8 or at least half as many as they are long. Longer ones go
+// faster blocked, their products long enough for GEMM: complex128 SVD of
+// 80×40 (a QR, then U = Q·U_R) took 472 µs applied one at a time against
+// 426 blocked, 256×32 490 against 465, while square ones gained (40×40 279
+// against 288).
+func unblockedApply[T scalar](m, k int, identity bool) bool {
+	return unblockedQR[T](k) && (identity || k <= 8 || 2*k > m)
+}
+
+// qrUnblockedK and qrUnblockedKComplex are unblockedQR's bounds, and
+// qrUnblockedRows the most rows of Q that orgqrTransposedInto forms with
+// its reflectors one at a time (tests set them to zero to run the blocked
+// paths on small matrices).
+var qrUnblockedK, qrUnblockedKComplex, qrUnblockedRows = 24, 40, 12
 
 // qrLeaf is the width at and below which geqrt factors a panel with the
 // unblocked geqr2 instead of splitting it further.
@@ -579,7 +602,7 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], ws []T) 
 
 // applyQ computes c = Q·c for Q = H(0)·H(1)···H(k−1), the reflectors
 // stored below the diagonal of the m×k matrix a, qrBlockFor(k) at a time
-// from the last block, or one at a time when unblockedQR(m, k). ts are
+// from the last block, or one at a time when unblockedApply. ts are
 // the blocks' triangular factors as geqrf returns them for the same k, or
 // nil to compute them here. When c starts as the identity's first columns
 // (identity is set), the columns left of each block (or reflector) are
@@ -587,7 +610,7 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], ws []T) 
 // ctx is done before a block.
 func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c mat[T], identity bool) error {
 	m, k := a.rows, a.cols
-	if unblockedQR(m, k) {
+	if unblockedApply[T](m, k, identity) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

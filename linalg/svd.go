@@ -285,7 +285,7 @@ func svdCore[T scalar](ctx context.Context, a mat[T], vectors, full bool) (svdFa
 		// Factor A = Q·R first: the bidiagonal reduction then works on
 		// the small n×n R.
 		taus := make([]T, n)
-		ts, err := geqrf(ctx, nil, a, taus)
+		ts, err := geqrf(ctx, nil, a, taus, unblockedApply[T](m, n, false))
 		defer recycleAll(ts)
 		if err != nil {
 			return svdFactors[T]{}, err
