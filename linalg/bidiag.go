@@ -139,7 +139,7 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 // applied to the whole trailing matrix.
 func gebd2[T scalar](a mat[T], d, e []float64, tauq, taup []T) {
 	m, n := a.rows, a.cols
-	work := make([]T, max(m, n))
+	work := make([]T, m+n) // applyLeft's (leftWork(m, n)) and applyRight's
 	y := make([]T, n)
 	for i := range n {
 		col := a.col(i)

@@ -35,10 +35,15 @@ func reflector[T scalar](alpha T, x []T) (beta, tau T) {
 	return beta, tau
 }
 
-// applyLeft computes C = (I − t·v·vᴴ)·C, using work (len ≥ len(v); nil
-// for real T, see leftWork).
+// applyLeft computes C = (I − t·v·vᴴ)·C, using work (see leftWork).
+// complex128 runs it as two passes over C's columns, w = vᴴ·C and then
+// C −= t·v·w, each one call of level1's line kernels; the others a column
+// at a time, a dot product and an axpy, whose calls and Go tails took most
+// of the time of small complex factorisations (one thread, QR of 32×32
+// complex128, unblocked: 48–51 µs a column at a time, 30 by lines; SVD
+// 165–173 against 128–131).
 func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
-	if t == 0 {
+	if t == 0 || c.rows == 0 || c.cols == 0 {
 		return
 	}
 	vc := v // vᴴ·C is a plain dot product for real T
@@ -47,19 +52,27 @@ func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 		copy(vc, v)
 		conjSlice(vc)
 	}
+	if _, ok := any(v).([]complex128); ok {
+		w := work[len(v):][:c.cols]
+		level1.DotLines(c.data, 0, c.ld, c.cols, vc, w, 0, 1, false)
+		scal(-t, w)
+		level1.AxpyLines(c.data, 0, c.ld, c.cols, w, v)
+		return
+	}
 	for j := range c.cols {
 		cj := c.col(j)
 		level1.Axpy(-t*level1.Dotu(vc, cj), v, cj)
 	}
 }
 
-// leftWork returns applyLeft's workspace for vectors of up to n elements:
-// room for vᴴ's conjugated copy for complex T, nothing for real T.
-func leftWork[T scalar](n int) []T {
+// leftWork returns applyLeft's workspace for vectors of up to m elements
+// and matrices of up to n columns: room for vᴴ's conjugated copy and vᴴ·C
+// for complex T, nothing for real T.
+func leftWork[T scalar](m, n int) []T {
 	if !isComplex[T]() {
 		return nil
 	}
-	return make([]T, max(n, 1))
+	return make([]T, max(m+n, 1))
 }
 
 // applyRight computes C = C·(I − t·v·vᴴ), using work (len ≥ c.rows).
@@ -78,7 +91,8 @@ func applyRight[T scalar](t T, v []T, c mat[T], work []T) {
 }
 
 // geqr2 computes the unblocked QR factorisation of a in place: R on and
-// above the diagonal, the reflector vectors below it, their τ in taus.
+// above the diagonal, the reflector vectors below it, their τ in taus;
+// work is applyLeft's (leftWork(a.rows, a.cols)).
 func geqr2[T scalar](a mat[T], taus []T, work []T) {
 	for j := range min(a.rows, a.cols) {
 		col := a.col(j)
@@ -116,12 +130,12 @@ func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T, unblocke
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		geqr2(a, taus, leftWork[T](m))
+		geqr2(a, taus, leftWork[T](m, n))
 		return nil, nil
 	}
 	nb := qrBlockFor(k)
 	ts := make([]mat[T], (k+nb-1)/nb)
-	work := leftWork[T](m)
+	work := leftWork[T](m, n)
 	// geqrt's workspace for applyBlock, kept through the recursion.
 	wsm := scratch[T](2*nb, nb)
 	defer recycle(wsm)
@@ -221,22 +235,25 @@ func qrBlockFor(k int) int {
 
 var qrBlock = 0
 
-// unblockedQR reports whether geqrf factors a matrix of T with k = min(m,
-// n) reflectors by geqr2 alone (LAPACK's geqr2), and whether applyQ may
-// apply them one at a time (see unblockedApply): for a few reflectors
-// (short ones among them: k ≤ m), the blocked form's triangular factors
-// and small products cost more than they save, and for more of them in
-// complex numbers, whose level-2 loops do four times the work per
-// element. geqrf then returns no triangular factors. On the AMD EPYC
-// (Zen 5) of bench/linalg-report.md, one thread, in a loop, QR's time
-// blocked against unblocked: float64 24×24 22.5 against 17.7 µs, 48×24
-// 26.0 against 20.7, but 32×32 27.5 against 29.2 and 128×32 47 against
-// 55; complex128 32×32 56 against 43, 40×40 88 against 72, 128×32 147
-// against 124, but 64×64 187 against 222. (Both bounds were 8, from
-// earlier measures that forming Q has since outgrown.)
-func unblockedQR[T scalar](k int) bool {
+// unblockedQR reports whether geqrf factors an m×n matrix of T, k =
+// min(m, n), by geqr2 alone (LAPACK's geqr2), and whether applyQ may apply
+// its k reflectors one at a time (see unblockedApply): for a few
+// reflectors (short ones among them: k ≤ m), the blocked form's triangular
+// factors and small products cost more than they save, and for more of
+// them in complex numbers, whose level-2 loops do four times the work per
+// element, more still for a squarish matrix (m < 2k). geqrf then returns
+// no triangular factors. On the AMD EPYC (Zen 5) of
+// bench/linalg-report.md, one thread, in a loop, QR's time blocked against
+// unblocked: float64 24×24 22.5 against 17.7 µs, 48×24 26.0 against 20.7,
+// but 32×32 27.5 against 29.2 and 128×32 47 against 55; complex128 (with
+// applyLeft's line kernels) 48×48 113–133 against 71–76, 64×64 178–180
+// against 148–150, 128×32 147 against 124, but 80×80 271–280 against
+// 285–291, 128×48 213–222 against 222–232 and 128×64 316–332 against
+// 361–376. (Both bounds were 8, from earlier measures that forming Q has
+// since outgrown.)
+func unblockedQR[T scalar](m, k int) bool {
 	if isComplex[T]() {
-		return k <= qrUnblockedKComplex
+		return k <= qrUnblockedKComplex || k <= qrUnblockedKSquarish && m < 2*k
 	}
 	return k <= qrUnblockedK
 }
@@ -250,14 +267,14 @@ func unblockedQR[T scalar](k int) bool {
 // 426 blocked, 256×32 490 against 465, while square ones gained (40×40 279
 // against 288).
 func unblockedApply[T scalar](m, k int, identity bool) bool {
-	return unblockedQR[T](k) && (identity || k <= 8 || 2*k > m)
+	return unblockedQR[T](m, k) && (identity || k <= 8 || 2*k > m)
 }
 
-// qrUnblockedK and qrUnblockedKComplex are unblockedQR's bounds, and
-// qrUnblockedRows the most rows of Q that orgqrTransposedInto forms with
-// its reflectors one at a time (tests set them to zero to run the blocked
-// paths on small matrices).
-var qrUnblockedK, qrUnblockedKComplex, qrUnblockedRows = 24, 40, 12
+// qrUnblockedK, qrUnblockedKComplex and qrUnblockedKSquarish are
+// unblockedQR's bounds, and qrUnblockedRows the most rows of Q that
+// orgqrTransposedInto forms with its reflectors one at a time (tests set
+// them to zero to run the blocked paths on small matrices).
+var qrUnblockedK, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows = 24, 40, 64, 12
 
 // qrLeaf is the width at and below which geqrt factors a panel with the
 // unblocked geqr2 instead of splitting it further.
@@ -270,7 +287,7 @@ var qrLeaf = 16
 // geqrt3): factor the left half, apply its reflectors to the right half
 // with GEMM, factor the lower part of the right half, and join the two
 // triangular factors, so that most of the panel's work is GEMM too. work
-// is applyLeft's (leftWork(m)); ws is applyBlock's workspace; threads is the
+// is applyLeft's (leftWork(m, n)); ws is applyBlock's workspace; threads is the
 // goroutine count of its products, as mulOn takes it.
 func geqrt[T scalar](threads int, a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 	m, n := a.rows, a.cols
@@ -614,7 +631,7 @@ func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c ma
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		work := leftWork[T](m)
+		work := leftWork[T](m, c.cols)
 		for j := k - 1; j >= 0; j-- {
 			cj := c.sub(j, 0, m-j, c.cols)
 			if identity {

@@ -173,7 +173,7 @@ func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int, q []T, lq boo
 		tm = newTeam(1)
 	}
 	defer tm.stop()
-	ts, err := geqrf(ctx, tm, a, taus, unblockedQR[T](k))
+	ts, err := geqrf(ctx, tm, a, taus, unblockedQR[T](m, k))
 	defer recycleAll(ts)
 	if err != nil {
 		return r, err

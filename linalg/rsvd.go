@@ -166,7 +166,7 @@ func rsvdMatrix[T scalar](ctx context.Context, a mat[T], r int, opts RandomizedO
 func orthonormalize[T scalar](ctx context.Context, x mat[T]) (mat[T], error) {
 	k := x.cols
 	taus := make([]T, k)
-	ts, err := geqrf(ctx, nil, x, taus, unblockedQR[T](k))
+	ts, err := geqrf(ctx, nil, x, taus, unblockedQR[T](x.rows, k))
 	defer recycleAll(ts)
 	if err != nil {
 		return mat[T]{}, err

@@ -43,6 +43,9 @@ func cmuladd(n int, x, y, z *complex64)
 //go:noescape
 func zdotlines(count, k int, lines *complex128, stride int, x, out *complex128, os int, add bool)
 
+//go:noescape
+func zaxpylines(count, k int, lines *complex128, stride int, a, x *complex128)
+
 func init() {
 	// The kernels follow the path every package runs (isa.Active, which
 	// GOFERRO_GEMM_ISA can force): both the AVX2 and the AVX-512 path
@@ -57,5 +60,5 @@ func init() {
 	cdotuAsm, caxpyAsm = cdotu, caxpy
 	dmuladdAsm, smuladdAsm = dmuladd, smuladd
 	zmuladdAsm, cmuladdAsm = zmuladd, cmuladd
-	zdotlinesAsm = zdotlines
+	zdotlinesAsm, zaxpylinesAsm = zdotlines, zaxpylines
 }

@@ -31,7 +31,8 @@ var (
 	zmuladdAsm func(n int, x, y, z *complex128)
 	cmuladdAsm func(n int, x, y, z *complex64)
 
-	zdotlinesAsm func(count, k int, lines *complex128, stride int, x, out *complex128, os int, add bool)
+	zdotlinesAsm  func(count, k int, lines *complex128, stride int, x, out *complex128, os int, add bool)
+	zaxpylinesAsm func(count, k int, lines *complex128, stride int, a, x *complex128)
 )
 
 // path names the kernel path whose loops run (see Path).
@@ -198,5 +199,26 @@ func DotLines[T Scalar](lines []T, base, stride, count int, x, out []T, co, os i
 			s += line[q] * xq
 		}
 		put(co+i*os, s)
+	}
+}
+
+// AxpyLines adds a multiple of the vector x to each of count lines,
+// lines[base+i·stride+q] += a[i]·x[q] for i < count (a rank-one update of
+// the matrix of the lines). Strides are in elements and may be negative.
+// complex128 lines run in one call of AVX2/FMA assembly where the stride
+// is not negative, the rest an Axpy a line.
+func AxpyLines[T Scalar](lines []T, base, stride, count int, a, x []T) {
+	if count <= 0 || len(x) == 0 {
+		return
+	}
+	a = a[:count]
+	if zl, ok := any(lines).([]complex128); ok && zaxpylinesAsm != nil && stride >= 0 {
+		last := base + (count-1)*stride
+		_ = lines[last : last+len(x)] // the assembly writes no further
+		zaxpylinesAsm(count, len(x), &zl[base], stride, &any(a).([]complex128)[0], &any(x).([]complex128)[0])
+		return
+	}
+	for i, ai := range a {
+		Axpy(ai, x, lines[base+i*stride:])
 	}
 }

@@ -638,3 +638,60 @@ zdotlinesstore:
 zdotlinesdone:
 	VZEROUPPER
 	RET
+
+// func zaxpylines(count, k int, lines *complex128, stride int, a, x *complex128)
+//
+// lines[i·stride+q] += a[i]·x[q] for i < count, q < k, k ≥ 1, the stride in
+// elements: zaxpy for each line, with a[i] broadcast, two complex numbers
+// to a register and one more for an odd k.
+TEXT ·zaxpylines(SB), NOSPLIT, $0-48
+	MOVQ  count+0(FP), BX
+	MOVQ  k+8(FP), DX
+	MOVQ  lines+16(FP), SI
+	MOVQ  stride+24(FP), R8
+	SHLQ  $4, R8
+	MOVQ  a+32(FP), R11
+	MOVQ  x+40(FP), DI
+	TESTQ BX, BX
+	JZ    zaxpylinesdone
+
+zaxpylinesrow:
+	VBROADCASTSD (R11), Y0
+	VBROADCASTSD 8(R11), Y1
+	MOVQ         SI, R9
+	MOVQ         DI, R10
+	MOVQ         DX, CX
+	SHRQ         $1, CX
+	JZ           zaxpylinesodd
+
+zaxpylinespair:
+	VMOVUPD        (R10), Y4
+	VPERMILPD      $5, Y4, Y6
+	VMULPD         Y1, Y6, Y6
+	VFMADDSUB231PD Y4, Y0, Y6
+	VADDPD         (R9), Y6, Y6
+	VMOVUPD        Y6, (R9)
+	ADDQ           $32, R9
+	ADDQ           $32, R10
+	DECQ           CX
+	JNZ            zaxpylinespair
+
+zaxpylinesodd:
+	TESTQ          $1, DX
+	JZ             zaxpylinesnext
+	VMOVUPD        (R10), X4
+	VPERMILPD      $1, X4, X6
+	VMULPD         X1, X6, X6
+	VFMADDSUB231PD X4, X0, X6
+	VADDPD         (R9), X6, X6
+	VMOVUPD        X6, (R9)
+
+zaxpylinesnext:
+	ADDQ R8, SI
+	ADDQ $16, R11
+	DECQ BX
+	JNZ  zaxpylinesrow
+
+zaxpylinesdone:
+	VZEROUPPER
+	RET

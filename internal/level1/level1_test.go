@@ -31,7 +31,8 @@ func TestPath(t *testing.T) {
 		"ddot": ddotAsm != nil, "daxpy": daxpyAsm != nil, "zdotu": zdotuAsm != nil, "zaxpy": zaxpyAsm != nil,
 		"sdot": sdotAsm != nil, "saxpy": saxpyAsm != nil, "cdotu": cdotuAsm != nil, "caxpy": caxpyAsm != nil,
 		"dmuladd": dmuladdAsm != nil, "smuladd": smuladdAsm != nil,
-		"zmuladd": zmuladdAsm != nil, "cmuladd": cmuladdAsm != nil, "zdotlines": zdotlinesAsm != nil,
+		"zmuladd": zmuladdAsm != nil, "cmuladd": cmuladdAsm != nil,
+		"zdotlines": zdotlinesAsm != nil, "zaxpylines": zaxpylinesAsm != nil,
 	} {
 		if set != (Path() != "generic") {
 			t.Errorf("%s in assembly: %v, on the %s path", name, set, Path())
@@ -260,3 +261,59 @@ func testDotLines[T Scalar](t *testing.T) {
 }
 
 func abs(x int) int { return max(x, -x) }
+
+func TestAxpyLines(t *testing.T) {
+	t.Run("float64", testAxpyLines[float64])
+	t.Run("float32", testAxpyLines[float32])
+	t.Run("complex128", testAxpyLines[complex128])
+	t.Run("complex64", testAxpyLines[complex64])
+}
+
+// testAxpyLines checks AxpyLines against complex128 arithmetic over lines
+// of every length up to 17, padded and negative strides; the elements
+// between and around the lines must stay as they were.
+func testAxpyLines[T Scalar](t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	draw := func(n int) []T {
+		v := make([]T, n)
+		for i := range v {
+			v[i] = value[T](rng.NormFloat64(), rng.NormFloat64())
+		}
+		return v
+	}
+	eps := 0x1p-52
+	switch any(*new(T)).(type) {
+	case float32, complex64:
+		eps = 0x1p-23
+	}
+	for k := 1; k <= 17; k++ {
+		for _, count := range []int{0, 1, 2, 5} {
+			for _, pad := range []int{0, 3, -2 * k} {
+				stride := k + pad
+				base := 0
+				if stride < 0 {
+					base = (count - 1) * -stride
+				}
+				lines, a, x := draw(count*(k+abs(pad))+k+2), draw(count), draw(k)
+				before := slices.Clone(lines)
+				AxpyLines(lines, base, stride, count, a, x)
+				touched := map[int]bool{}
+				for i := range count {
+					for q := range k {
+						at := base + i*stride + q
+						touched[at] = true
+						w, ai, xq := c128(before[at]), c128(a[i]), c128(x[q])
+						if d := cmplx.Abs(c128(lines[at]) - (w + ai*xq)); d > 4*eps*(cmplx.Abs(w)+cmplx.Abs(ai)*cmplx.Abs(xq)) {
+							t.Fatalf("k=%d count=%d stride=%d: lines[%d] = %v, want %v", k, count, stride, at, lines[at], w+ai*xq)
+						}
+					}
+				}
+				for i := range lines {
+					if !touched[i] && lines[i] != before[i] {
+						t.Fatalf("k=%d count=%d stride=%d: AxpyLines wrote lines[%d]", k, count, stride, i)
+					}
+				}
+			}
+		}
+	}
+}
