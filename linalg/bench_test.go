@@ -118,27 +118,45 @@ var benchDTypes = []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float
 // bond dimension factors many times over (a two-site tensor of bond χ and
 // physical dimension 2 is 2χ×2χ; its QR for the canonical form 2χ×χ),
 // and tall ones with few columns.
-var smallShapes = [][2]int{{8, 4}, {8, 8}, {16, 8}, {32, 16}, {64, 32}, {128, 64}, {256, 8}, {1024, 8}}
+var smallShapes = [][2]int{{8, 4}, {8, 8}, {16, 8}, {16, 16}, {32, 16}, {32, 32}, {64, 32}, {64, 64}, {128, 64}, {256, 8}, {1024, 8}}
 
-// BenchmarkSmall times float64 QR and thin SVD of smallShapes, where fixed
-// costs and the choice between blocked and unblocked reflectors show.
-// numpy's figures for the same shapes: bench/linalg-report.md.
+// BenchmarkSmall times QR and thin SVD of smallShapes, in float64 (named
+// QR/m×n) and complex128 (QR/complex128/m×n), and Eigh of Hermitian
+// matrices of 8 to 128 rows (Eigh/dtype/n), where fixed costs and the
+// choice between blocked and unblocked reflectors show.
+// bench/linalg-small.py times numpy on the same list.
 func BenchmarkSmall(b *testing.B) {
-	for _, sh := range smallShapes {
-		x := toTensor(b, []cm{testMatrix("random", sh[0], sh[1], tensor.Float64, 1)}, tensor.Float64)
-		b.Run(fmt.Sprintf("QR/%dx%d", sh[0], sh[1]), func(b *testing.B) {
-			for b.Loop() {
-				if _, _, err := QR(x, Reduced); err != nil {
-					b.Fatal(err)
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
+		prefix := ""
+		if dt != tensor.Float64 {
+			prefix = dt.String() + "/"
+		}
+		for _, sh := range smallShapes {
+			x := toTensor(b, []cm{testMatrix("random", sh[0], sh[1], dt, 1)}, dt)
+			b.Run(fmt.Sprintf("QR/%s%dx%d", prefix, sh[0], sh[1]), func(b *testing.B) {
+				for b.Loop() {
+					if _, _, err := QR(x, Reduced); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
-		b.Run(fmt.Sprintf("SVD/%dx%d", sh[0], sh[1]), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := SVD(x, SVDOptions{}); err != nil {
-					b.Fatal(err)
+			})
+			b.Run(fmt.Sprintf("SVD/%s%dx%d", prefix, sh[0], sh[1]), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := SVD(x, SVDOptions{}); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
+		for _, n := range []int{8, 16, 32, 64, 128} {
+			h := toTensor(b, []cm{hermitianMatrix("random", n, dt, 1)}, dt)
+			b.Run(fmt.Sprintf("Eigh/%v/%d", dt, n), func(b *testing.B) {
+				for b.Loop() {
+					if _, _, err := Eigh(h); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -572,8 +572,9 @@ cmuladddone:
 //
 // out[i·os] = (or +=, when add is set) Σ_q lines[i·stride+q]·x[q] for
 // i < count, k ≥ 1, strides in elements: zdotu's two accumulators, the
-// second with the line's halves swapped, two complex numbers to a register
-// and one more for an odd k, reduced to one number a line.
+// second with the line's halves swapped, in two sets for four complex
+// numbers a step (one set waits on its additions over long lines), then a
+// step of two and one of one for the rest, reduced to one number a line.
 TEXT ·zdotlines(SB), NOSPLIT, $0-57
 	MOVQ count+0(FP), BX
 	MOVQ k+8(FP), DX
@@ -591,21 +592,39 @@ TEXT ·zdotlines(SB), NOSPLIT, $0-57
 zdotlinesrow:
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
 	MOVQ   SI, R9
 	MOVQ   DI, R10
 	MOVQ   DX, CX
-	SHRQ   $1, CX
-	JZ     zdotlinesfold
+	SHRQ   $2, CX
+	JZ     zdotlinespair
+
+zdotlinesquad:
+	VMOVUPD     (R9), Y2
+	VMOVUPD     32(R9), Y4
+	VFMADD231PD (R10), Y2, Y0
+	VFMADD231PD 32(R10), Y4, Y5
+	VPERMILPD   $5, Y2, Y2
+	VPERMILPD   $5, Y4, Y4
+	VFMADD231PD (R10), Y2, Y1
+	VFMADD231PD 32(R10), Y4, Y6
+	ADDQ        $64, R9
+	ADDQ        $64, R10
+	DECQ        CX
+	JNZ         zdotlinesquad
+	VADDPD      Y5, Y0, Y0
+	VADDPD      Y6, Y1, Y1
 
 zdotlinespair:
+	TESTQ       $2, DX
+	JZ          zdotlinesfold
 	VMOVUPD     (R9), Y2
 	VFMADD231PD (R10), Y2, Y0
 	VPERMILPD   $5, Y2, Y2
 	VFMADD231PD (R10), Y2, Y1
 	ADDQ        $32, R9
 	ADDQ        $32, R10
-	DECQ        CX
-	JNZ         zdotlinespair
 
 zdotlinesfold:
 	// Y0 gathers (lr·xr, li·xi), Y1 (li·xr, lr·xi) for each element.
