@@ -232,21 +232,13 @@ func secularRoots(d, z []float64, rho float64) (origin []int, mu []float64) {
 }
 
 // secularRoot returns root t of secularRoots as origin and mu, using delta
-// (len(d)) as scratch.
+// (len(d)) as scratch. Each step fits g with the two poles that bound the
+// root and solves the fit (secularStep), which takes a root in a few
+// evaluations where Newton's method on g took some tens; the last root,
+// bounded by one pole, takes Newton's steps. Steps that leave the bracket
+// the signs of g keep become bisections.
 func secularRoot(d, z []float64, rho float64, t int, delta []float64) (origin int, mu float64) {
 	k := len(d)
-	// g(μ) = 1 + ρ·Σ z_j²/(δ_j − μ), δ_j = d_j − d_o; its derivative and
-	// the sum of the absolute terms (for the rounding bound).
-	g := func(m float64) (v, dv, abs float64) {
-		v = 1
-		for j, dj := range delta {
-			q := z[j] / (dj - m)
-			v += rho * z[j] * q
-			dv += rho * q * q
-			abs += math.Abs(rho * z[j] * q)
-		}
-		return v, dv, abs
-	}
 	o := t
 	lo, hi := 0.0, rho
 	if t+1 < k {
@@ -254,7 +246,7 @@ func secularRoot(d, z []float64, rho float64, t int, delta []float64) (origin in
 		for j := range delta {
 			delta[j] = d[j] - d[t]
 		}
-		if v, _, _ := g(hi / 2); v < 0 {
+		if psi, _, phi, _, _ := secularTerms(delta, z, rho, t, hi/2); 1+psi+phi < 0 {
 			// The root is in the upper half: measure from d_{t+1}.
 			o = t + 1
 			lo, hi = -hi/2, 0
@@ -267,7 +259,8 @@ func secularRoot(d, z []float64, rho float64, t int, delta []float64) (origin in
 	}
 	m := (lo + hi) / 2
 	for range 200 {
-		v, dv, abs := g(m)
+		psi, dpsi, phi, dphi, abs := secularTerms(delta, z, rho, t, m)
+		v := 1 + psi + phi
 		if math.Abs(v) <= 4*0x1p-53*float64(k)*(1+abs) {
 			break
 		}
@@ -276,7 +269,10 @@ func secularRoot(d, z []float64, rho float64, t int, delta []float64) (origin in
 		} else {
 			lo = m
 		}
-		next := m - v/dv
+		next := m - v/(dpsi+dphi)
+		if t+1 < k {
+			next = m + secularStep(v, psi, dpsi, phi, dphi, delta[t]-m, delta[t+1]-m)
+		}
 		if !(next > lo && next < hi) {
 			next = (lo + hi) / 2
 		}
@@ -287,6 +283,47 @@ func secularRoot(d, z []float64, rho float64, t int, delta []float64) (origin in
 		m = next
 	}
 	return o, m
+}
+
+// secularTerms evaluates the secular function's sums at μ, with δ_j =
+// d_j − d_origin: ψ = ρ·Σ_{j≤t} z_j²/(δ_j − μ) over the poles at and left
+// of root t's interval, φ the same over those right of it, their
+// derivatives, and the sum of the absolute terms (for the rounding bound),
+// for μ between the poles; g(μ) = 1 + ψ + φ.
+func secularTerms(delta, z []float64, rho float64, t int, m float64) (psi, dpsi, phi, dphi, abs float64) {
+	for j, dj := range delta[:t+1] {
+		q := z[j] / (dj - m)
+		psi += rho * z[j] * q
+		dpsi += rho * q * q
+	}
+	for j, dj := range delta[t+1:] {
+		q := z[t+1+j] / (dj - m)
+		phi += rho * z[t+1+j] * q
+		dphi += rho * q * q
+	}
+	// Between the poles ψ's terms are negative and φ's positive.
+	return psi, dpsi, phi, dphi, phi - psi
+}
+
+// secularStep returns the step η from μ to the root of the fit of g = 1 +
+// ψ + φ (value v) by c + b₁/(d₁ − η) + b₂/(d₂ − η), d₁ and d₂ the bounding
+// poles less μ, matching ψ and φ and their derivatives at μ (the fixed
+// weight fit of Gragg, and LAPACK's dlaed4): the root of
+// c·η² − A·η + d₁·d₂·v = 0 that lies between the poles, taken in the form
+// without cancellation.
+func secularStep(v, psi, dpsi, phi, dphi, d1, d2 float64) float64 {
+	b1, b2 := dpsi*d1*d1, dphi*d2*d2
+	c := 1 + (psi - dpsi*d1) + (phi - dphi*d2)
+	a := c*(d1+d2) + b1 + b2
+	b := d1 * d2 * v
+	if c == 0 {
+		return b / a
+	}
+	disc := math.Sqrt(math.Abs(a*a - 4*c*b))
+	if a > 0 {
+		return 2 * b / (a + disc)
+	}
+	return (a - disc) / (2 * c)
 }
 
 // secularVectors writes into v (k×k) the unit eigenvectors of D + ρ·z·zᵀ
