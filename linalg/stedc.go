@@ -241,23 +241,31 @@ func secularRoot(d, z []float64, rho float64, t int, delta []float64) (origin in
 	k := len(d)
 	o := t
 	lo, hi := 0.0, rho
+	m := rho / 2
 	if t+1 < k {
-		hi = d[t+1] - d[t]
+		gap := d[t+1] - d[t]
 		for j := range delta {
 			delta[j] = d[j] - d[t]
 		}
-		if psi, _, phi, _, _ := secularTerms(delta, z, rho, t, hi/2); 1+psi+phi < 0 {
+		// g at the interval's midpoint says which half holds the root,
+		// and the fit there takes the first step.
+		psi, dpsi, phi, dphi, _ := secularTerms(delta, z, rho, t, gap/2)
+		v := 1 + psi + phi
+		eta := secularStep(v, psi, dpsi, phi, dphi, -gap/2, gap/2)
+		if v < 0 {
 			// The root is in the upper half: measure from d_{t+1}.
 			o = t + 1
-			lo, hi = -hi/2, 0
+			lo, hi, m = -gap/2, 0, -gap/2+eta
 		} else {
-			hi /= 2
+			lo, hi, m = 0, gap/2, gap/2+eta
+		}
+		if !(m > lo && m < hi) {
+			m = (lo + hi) / 2
 		}
 	}
 	for j := range delta {
 		delta[j] = d[j] - d[o]
 	}
-	m := (lo + hi) / 2
 	for range 200 {
 		psi, dpsi, phi, dphi, abs := secularTerms(delta, z, rho, t, m)
 		v := 1 + psi + phi
