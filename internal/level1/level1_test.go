@@ -65,18 +65,8 @@ func TestDotuAxpy(t *testing.T) {
 // len(x), and x, untouched.
 func testType[T Scalar](t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	draw := func(n int) []T {
-		v := make([]T, n)
-		for i := range v {
-			v[i] = value[T](rng.NormFloat64(), rng.NormFloat64())
-		}
-		return v
-	}
-	eps := 0x1p-52
-	switch any(*new(T)).(type) {
-	case float32, complex64:
-		eps = 0x1p-23
-	}
+	draw := func(n int) []T { return normals[T](rng, n) }
+	eps := epsilon[T]()
 	for _, n := range lengths {
 		xo, yo := rng.IntN(3), rng.IntN(3)
 		xb, yb := draw(n+xo+2), draw(n+yo+2)
@@ -119,11 +109,7 @@ func testType[T Scalar](t *testing.T) {
 func testMulAdd[T Scalar](t *testing.T, x, y, z []T) {
 	t.Helper()
 	n := len(x)
-	eps := 0x1p-52
-	switch any(*new(T)).(type) {
-	case float32, complex64:
-		eps = 0x1p-23
-	}
+	eps := epsilon[T]()
 	xBefore, yBefore, zBefore := slices.Clone(x), slices.Clone(y), slices.Clone(z)
 	MulAdd(x, y, z)
 	if !slices.Equal(x, xBefore) || !slices.Equal(y, yBefore) {
@@ -139,6 +125,25 @@ func testMulAdd[T Scalar](t *testing.T, x, y, z []T) {
 			t.Fatalf("n=%d: after MulAdd z[%d] = %v, want %v", n, i, z[i], want)
 		}
 	}
+}
+
+// normals returns n values of T with standard normal parts.
+func normals[T Scalar](rng *rand.Rand, n int) []T {
+	v := make([]T, n)
+	for i := range v {
+		v[i] = value[T](rng.NormFloat64(), rng.NormFloat64())
+	}
+	return v
+}
+
+// epsilon returns the gap between 1 and the next number of T's real
+// parts: 2⁻⁵² or 2⁻²³.
+func epsilon[T Scalar]() float64 {
+	switch any(*new(T)).(type) {
+	case float32, complex64:
+		return 0x1p-23
+	}
+	return 0x1p-52
 }
 
 // value returns re (and im, for complex T) as a T.
@@ -200,18 +205,8 @@ func TestDotLines(t *testing.T) {
 // adding; out's other elements must stay as they were.
 func testDotLines[T Scalar](t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	draw := func(n int) []T {
-		v := make([]T, n)
-		for i := range v {
-			v[i] = value[T](rng.NormFloat64(), rng.NormFloat64())
-		}
-		return v
-	}
-	eps := 0x1p-52
-	switch any(*new(T)).(type) {
-	case float32, complex64:
-		eps = 0x1p-23
-	}
+	draw := func(n int) []T { return normals[T](rng, n) }
+	eps := epsilon[T]()
 	for k := 1; k <= 17; k++ {
 		for _, count := range []int{0, 1, 3, 4, 5, 9} {
 			for _, c := range []struct{ pad, os int }{{0, 1}, {3, 2}, {1, -1}, {-2 * k, 1}} {
@@ -274,18 +269,8 @@ func TestAxpyLines(t *testing.T) {
 // between and around the lines must stay as they were.
 func testAxpyLines[T Scalar](t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	draw := func(n int) []T {
-		v := make([]T, n)
-		for i := range v {
-			v[i] = value[T](rng.NormFloat64(), rng.NormFloat64())
-		}
-		return v
-	}
-	eps := 0x1p-52
-	switch any(*new(T)).(type) {
-	case float32, complex64:
-		eps = 0x1p-23
-	}
+	draw := func(n int) []T { return normals[T](rng, n) }
+	eps := epsilon[T]()
 	for k := 1; k <= 17; k++ {
 		for _, count := range []int{0, 1, 2, 5} {
 			for _, pad := range []int{0, 3, -2 * k} {
