@@ -14,8 +14,10 @@ type Scalar interface {
 // The kernels in assembly, set at init on the AVX2 and AVX-512 paths; each
 // handles a multiple of a register's width (4 float64, 8 float32; 4
 // complex numbers) and Go (xmath.Dot, Axpy's loop) does the rest. The
-// float64 ones run from 16 elements on: below, a call cost more than the
-// Go loop (batched einsum ijk,j->ik over 256×1024×4, axpys of four).
+// float64 dot and axpy run from 16 elements on (MulAdd's from 8): below,
+// a call cost more than the Go loop (batched einsum ijk,j->ik over
+// 256×1024×4, axpys of four). The line kernels (DotLines, AxpyLines) take
+// every line of a matrix in one call.
 var (
 	ddotAsm  func(n int, x, y *float64) float64
 	daxpyAsm func(n int, a float64, x, y *float64)
@@ -148,6 +150,17 @@ func MulAdd[T Scalar](x, y, z []T) {
 	}
 }
 
+// within reports whether count runs of n elements, the first at base and
+// each stride after the one before (stride ≥ 0), lie in a slice of length
+// size, without overflow whatever the arguments: the assembly's bounds.
+// Where it does not, the Go loops run and index out of range as Go does.
+func within(size, base, stride, count, n int) bool {
+	if base < 0 || stride < 0 || n < 0 || base > size || n > size-base {
+		return false
+	}
+	return count <= 1 || stride <= (size-base-n)/(count-1)
+}
+
 // DotLines computes the dot products of count lines with the vector x,
 // out[co+i·os] = Σ_q lines[base+i·stride+q]·x[q] for i < count, or adds
 // them to out when add is set (otherwise out is not read: it may hold
@@ -161,10 +174,8 @@ func DotLines[T Scalar](lines []T, base, stride, count int, x, out []T, co, os i
 	if count <= 0 {
 		return
 	}
-	if zl, ok := any(lines).([]complex128); ok && zdotlinesAsm != nil && len(x) > 0 && stride >= 0 && os >= 0 {
-		last := base + (count-1)*stride
-		_ = lines[last : last+len(x)] // the assembly reads no further
-		_ = out[co+(count-1)*os]
+	if zl, ok := any(lines).([]complex128); ok && zdotlinesAsm != nil && len(x) > 0 &&
+		within(len(lines), base, stride, count, len(x)) && within(len(out), co, os, count, 1) {
 		zdotlinesAsm(count, len(x), &zl[base], stride, &any(x).([]complex128)[0], &any(out).([]complex128)[co], os, add)
 		return
 	}
@@ -211,14 +222,12 @@ func AxpyLines[T Scalar](lines []T, base, stride, count int, a, x []T) {
 	if count <= 0 || len(x) == 0 {
 		return
 	}
-	a = a[:count]
-	if zl, ok := any(lines).([]complex128); ok && zaxpylinesAsm != nil && stride >= 0 {
-		last := base + (count-1)*stride
-		_ = lines[last : last+len(x)] // the assembly writes no further
+	_ = a[count-1] // a multiple for every line: len, not cap, bounds it
+	if zl, ok := any(lines).([]complex128); ok && zaxpylinesAsm != nil && within(len(lines), base, stride, count, len(x)) {
 		zaxpylinesAsm(count, len(x), &zl[base], stride, &any(a).([]complex128)[0], &any(x).([]complex128)[0])
 		return
 	}
-	for i, ai := range a {
+	for i, ai := range a[:count] {
 		Axpy(ai, x, lines[base+i*stride:])
 	}
 }

@@ -277,9 +277,9 @@ func testAxpyLines[T Scalar](t *testing.T) {
 				stride := k + pad
 				base := 0
 				if stride < 0 {
-					base = (count - 1) * -stride
+					base = (count + 1) * -stride
 				}
-				lines, a, x := draw(count*(k+abs(pad))+k+2), draw(count), draw(k)
+				lines, a, x := draw((count+2)*(k+abs(pad))+k+2), draw(count+2), draw(k) // a past count: unread
 				before := slices.Clone(lines)
 				AxpyLines(lines, base, stride, count, a, x)
 				touched := map[int]bool{}
@@ -300,5 +300,31 @@ func testAxpyLines[T Scalar](t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLinesOutOfRange hands the line kernels strides whose products
+// overflow (3·stride wraps around to 2) and lines past the slice: they
+// must panic as Go's indexing does, never reach memory past the slice.
+func TestLinesOutOfRange(t *testing.T) {
+	stride := int(^uint(0)/3 + 1)
+	lines, x, out := make([]complex128, 16), make([]complex128, 1), make([]complex128, 4)
+	for name, f := range map[string]func(){
+		"DotLines overflow":   func() { DotLines(lines, 0, stride, 4, x, out, 0, 1, false) },
+		"DotLines out":        func() { DotLines(lines, 0, 1, 4, x, out, 0, stride, true) },
+		"DotLines past":       func() { DotLines(lines, 0, 6, 4, x, out, 0, 1, false) },
+		"AxpyLines overflow":  func() { AxpyLines(lines, 0, stride, 4, out, x) },
+		"AxpyLines past":      func() { AxpyLines(lines, 10, 2, 4, out, x) },
+		"AxpyLines short a":   func() { AxpyLines(lines, 0, 1, 4, out[:3], x) },
+		"DotLines long lines": func() { DotLines(lines, 0, 1, 2, make([]complex128, 16), out, 0, 1, false) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
 	}
 }
