@@ -10,6 +10,7 @@ import (
 	"github.com/goferro/goferro"
 	"github.com/goferro/goferro/cpu"
 	"github.com/goferro/goferro/driver"
+	"github.com/goferro/goferro/examples/internal/cli"
 	"github.com/goferro/goferro/goferrotest"
 	"github.com/goferro/goferro/opencl"
 	"github.com/goferro/goferro/opencl/clengine"
@@ -81,7 +82,7 @@ func newEngines(ctx context.Context, setup string) (*engines, error) {
 		}
 		return &engines{rt: rt, opts: []goferro.RunOption{goferro.OnEngines(id)}, close: func() { eng.Close() }}, nil
 	}
-	return nil, fmt.Errorf("%w: -engines %q: want one of %s", errUsage, setup, strings.Join(engineSetups, ", "))
+	return nil, cli.Usagef("-engines %q: want one of %s", setup, strings.Join(engineSetups, ", "))
 }
 
 // placement summarises where a prepared program runs: the number of

@@ -48,39 +48,21 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/goferro/goferro/examples/internal/cli"
 	"github.com/goferro/goferro/examples/internal/spinchain"
 	"github.com/goferro/goferro/tensor"
 )
-
-// errUsage marks an error in the command line.
-var errUsage = errors.New("usage")
 
 // errNotConverged is returned when the optimised energy misses the exact one
 // by more than the tolerance.
 var errNotConverged = errors.New("not converged")
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.Is(err, errUsage):
-		fmt.Fprintln(os.Stderr, "heisenberg-mps:", err)
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "heisenberg-mps:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("heisenberg-mps", run) }
 
 // config is the command line.
 type config struct {
@@ -91,7 +73,7 @@ type config struct {
 	maxIter    int     // the largest number of L-BFGS iterations
 }
 
-// parseFlags parses and checks the command line; its errors wrap errUsage,
+// parseFlags parses and checks the command line; its errors wrap cli.ErrUsage,
 // or are flag.ErrHelp for -h.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
@@ -103,23 +85,18 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random initial MPS")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "relative error |energy - exact| / |exact| required")
 	fs.IntVar(&c.maxIter, "maxiter", 10000, "L-BFGS iterations at most")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, fmt.Errorf("%w: %v", errUsage, err)
+	if err := cli.Parse(fs, args); err != nil {
+		return c, err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return c, fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	case c.sites < 2 || c.sites > spinchain.MaxExactSites:
-		return c, fmt.Errorf("%w: -L %d: want 2 to %d", errUsage, c.sites, spinchain.MaxExactSites)
+		return c, cli.Usagef("-L %d: want 2 to %d", c.sites, spinchain.MaxExactSites)
 	case c.chi < 1:
-		return c, fmt.Errorf("%w: -chi %d: want at least 1", errUsage, c.chi)
+		return c, cli.Usagef("-chi %d: want at least 1", c.chi)
 	case !(c.tol > 0):
-		return c, fmt.Errorf("%w: -tol %g: want a positive number", errUsage, c.tol)
+		return c, cli.Usagef("-tol %g: want a positive number", c.tol)
 	case c.maxIter < 1:
-		return c, fmt.Errorf("%w: -maxiter %d: want at least 1", errUsage, c.maxIter)
+		return c, cli.Usagef("-maxiter %d: want at least 1", c.maxIter)
 	}
 	return c, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/goferro/goferro/examples/internal/cli"
 	"github.com/goferro/goferro/examples/internal/spinchain"
 	"github.com/goferro/goferro/opencl"
 	"github.com/goferro/goferro/tensor"
@@ -211,14 +212,14 @@ func TestRun(t *testing.T) {
 		args []string
 		want error
 	}{
-		{[]string{"-L", "1"}, errUsage},
-		{[]string{"-L", "13"}, errUsage},
-		{[]string{"-chi", "0"}, errUsage},
-		{[]string{"-engines", "gpu"}, errUsage},
-		{[]string{"-tol", "NaN"}, errUsage},
-		{[]string{"-maxiter", "0"}, errUsage},
-		{[]string{"-L"}, errUsage},
-		{[]string{"extra"}, errUsage},
+		{[]string{"-L", "1"}, cli.ErrUsage},
+		{[]string{"-L", "13"}, cli.ErrUsage},
+		{[]string{"-chi", "0"}, cli.ErrUsage},
+		{[]string{"-engines", "gpu"}, cli.ErrUsage},
+		{[]string{"-tol", "NaN"}, cli.ErrUsage},
+		{[]string{"-maxiter", "0"}, cli.ErrUsage},
+		{[]string{"-L"}, cli.ErrUsage},
+		{[]string{"extra"}, cli.ErrUsage},
 		{[]string{"-h"}, flag.ErrHelp},
 		{[]string{"-L", "6", "-chi", "2"}, errNotConverged},
 	} {

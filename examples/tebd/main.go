@@ -42,35 +42,17 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"time"
 
+	"github.com/goferro/goferro/examples/internal/cli"
 	"github.com/goferro/goferro/examples/internal/spinchain"
 )
-
-// errUsage marks an error in the command line.
-var errUsage = errors.New("usage")
 
 // errInaccurate is returned when the evolved state misses the exact one by
 // more than the tolerance.
 var errInaccurate = errors.New("inaccurate")
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.Is(err, errUsage):
-		fmt.Fprintln(os.Stderr, "tebd:", err)
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "tebd:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("tebd", run) }
 
 // config is the command line.
 type config struct {
@@ -82,7 +64,7 @@ type config struct {
 // steps returns the number of time steps: duration/dt, rounded.
 func (c config) steps() int { return int(math.Round(c.duration / c.dt)) }
 
-// parseFlags parses and checks the command line; its errors wrap errUsage,
+// parseFlags parses and checks the command line; its errors wrap cli.ErrUsage,
 // or are flag.ErrHelp for -h.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
@@ -94,29 +76,24 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Float64Var(&c.duration, "t", 4, "time to evolve for, a whole number of steps")
 	fs.Float64Var(&c.cutoff, "cutoff", 1e-10, "largest relative discarded weight of a truncation")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "largest infidelity accepted")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, fmt.Errorf("%w: %v", errUsage, err)
+	if err := cli.Parse(fs, args); err != nil {
+		return c, err
 	}
 	switch {
-	case fs.NArg() > 0:
-		return c, fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	case c.sites < 2 || c.sites > spinchain.MaxExactSites:
-		return c, fmt.Errorf("%w: -L %d: want 2 to %d", errUsage, c.sites, spinchain.MaxExactSites)
+		return c, cli.Usagef("-L %d: want 2 to %d", c.sites, spinchain.MaxExactSites)
 	case c.chi < 1:
-		return c, fmt.Errorf("%w: -chi %d: want at least 1", errUsage, c.chi)
+		return c, cli.Usagef("-chi %d: want at least 1", c.chi)
 	case !(c.dt > 0) || math.IsInf(c.dt, 0):
-		return c, fmt.Errorf("%w: -dt %g: want a positive number", errUsage, c.dt)
+		return c, cli.Usagef("-dt %g: want a positive number", c.dt)
 	case !(c.duration >= 0) || math.IsInf(c.duration, 0):
-		return c, fmt.Errorf("%w: -t %g: want a number ≥ 0", errUsage, c.duration)
+		return c, cli.Usagef("-t %g: want a number ≥ 0", c.duration)
 	case math.Abs(float64(c.steps())*c.dt-c.duration) > 1e-9*c.duration:
-		return c, fmt.Errorf("%w: -t %g is not a whole number of steps of %g", errUsage, c.duration, c.dt)
+		return c, cli.Usagef("-t %g is not a whole number of steps of %g", c.duration, c.dt)
 	case !(c.cutoff >= 0) || c.cutoff >= 1:
-		return c, fmt.Errorf("%w: -cutoff %g: want 0 ≤ cutoff < 1", errUsage, c.cutoff)
+		return c, cli.Usagef("-cutoff %g: want 0 ≤ cutoff < 1", c.cutoff)
 	case !(c.tol > 0):
-		return c, fmt.Errorf("%w: -tol %g: want a positive number", errUsage, c.tol)
+		return c, cli.Usagef("-tol %g: want a positive number", c.tol)
 	}
 	return c, nil
 }

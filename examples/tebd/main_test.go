@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/goferro/goferro/examples/internal/cli"
 )
 
 // field returns the value of key in the result line out.
@@ -142,8 +144,8 @@ func TestFlags(t *testing.T) {
 		{"-L", "1"}, {"-L", "13"}, {"-chi", "0"}, {"-dt", "0"}, {"-dt", "NaN"}, {"-t", "-1"},
 		{"-t", "1", "-dt", "0.3"}, {"-cutoff", "1"}, {"-tol", "0"}, {"extra"}, {"-bogus"},
 	} {
-		if _, err := parseFlags(args, io.Discard); !errors.Is(err, errUsage) {
-			t.Errorf("%s: err = %v, want errUsage", strings.Join(args, " "), err)
+		if _, err := parseFlags(args, io.Discard); !errors.Is(err, cli.ErrUsage) {
+			t.Errorf("%s: err = %v, want cli.ErrUsage", strings.Join(args, " "), err)
 		}
 	}
 	if _, err := parseFlags([]string{"-h"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
