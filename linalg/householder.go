@@ -36,12 +36,13 @@ func reflector[T scalar](alpha T, x []T) (beta, tau T) {
 }
 
 // applyLeft computes C = (I − t·v·vᴴ)·C, using work (see leftWork).
-// complex128 runs it as two passes over C's columns, w = vᴴ·C and then
-// C −= t·v·w, each one call of level1's line kernels; the others a column
-// at a time, a dot product and an axpy, whose calls and Go tails took most
-// of the time of small complex factorisations (one thread, QR of 32×32
-// complex128, unblocked: 48–51 µs a column at a time, 30 by lines; SVD
-// 165–173 against 128–131).
+// float64 and complex128 run it as two passes over C's columns, w = vᴴ·C
+// and then C −= t·v·w, each one call of level1's line kernels; the others
+// a column at a time, a dot product and an axpy, whose calls and Go tails
+// took most of the time of small factorisations (one thread, unblocked QR
+// of 32×32 complex128: 48–51 µs a column at a time, 30 by lines, SVD
+// 165–173 against 128–131; float64 QR 32×32 31–33 against 26–28, 16×8
+// 4.5–5.0 against 3.6–3.8, SVD 16×16 39–44 against 33).
 func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 	if t == 0 || c.rows == 0 || c.cols == 0 {
 		return
@@ -51,9 +52,11 @@ func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 		vc = work[:len(v)]
 		copy(vc, v)
 		conjSlice(vc)
+		work = work[len(v):]
 	}
-	if _, ok := any(v).([]complex128); ok {
-		w := work[len(v):][:c.cols]
+	switch any(v).(type) {
+	case []complex128, []float64:
+		w := work[:c.cols]
 		level1.DotLines(c.data, 0, c.ld, c.cols, vc, w, 0, 1, false)
 		scal(-t, w)
 		level1.AxpyLines(c.data, 0, c.ld, c.cols, w, v)
@@ -66,11 +69,11 @@ func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 }
 
 // leftWork returns applyLeft's workspace for vectors of up to m elements
-// and matrices of up to n columns: room for vᴴ's conjugated copy and vᴴ·C
-// for complex T, nothing for real T.
+// and matrices of up to n columns: room for vᴴ·C, and for vᴴ's conjugated
+// copy for complex T.
 func leftWork[T scalar](m, n int) []T {
 	if !isComplex[T]() {
-		return nil
+		return make([]T, max(n, 1))
 	}
 	return make([]T, max(m+n, 1))
 }

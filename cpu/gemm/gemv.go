@@ -267,22 +267,35 @@ func times[E level1.Scalar](alpha, x E) E {
 }
 
 // shortLine reports whether gemv sums the lines of A (n = 1) or B
-// (m = 1), contiguous along k, a few at a time (shortLines) rather than
-// one at a time on the vector kernels: real lines of up to 32 elements,
-// complex128 ones of up to 64 (level1.DotLines's assembly) and complex64
-// ones of fewer than 16 (Go's loop: 4096 lines of 64 took 384 µs against
-// 92 a line at a time), whose products Go, or a call and a reduction a
-// line, computes slowly. One thread, AMD EPYC, einsum ij,j->i over 2¹⁸
-// elements, three alternating runs: float64 lines of 16 took 164–179 µs
-// in Go against 273–292 on the kernels, of 32 164–180 against 195–218, of
-// 48 the same either way; complex128 lines (five alternating runs, results
-// reused) of 16 took 77–79 µs with level1.DotLines's assembly against
-// 225–230, of 64 86–94 against 112–116, of 128 103–109 against 95–99.
+// (m = 1), contiguous along k, all in one call of level1.DotLines
+// (shortLines) rather than one at a time on the vector kernels. Where
+// DotLines has assembly (float64 and complex128 on the AVX2 and AVX-512
+// paths), a line at a time costs a call and a reduction it saves: float64
+// lines of any length up to dotBlock (past it dotLine sums in halves, for
+// accuracy), complex128 ones of up to 64. Elsewhere DotLines runs Go four
+// lines at a time, which pays for short lines only: real ones of up to 32
+// elements, complex ones of fewer than 16. One thread, AMD EPYC (Zen 5),
+// einsum ij,j->i over 2¹⁸ elements, results reused, a line at a time
+// against DotLines: float64 lines of 32 63–68 µs against 26–27 (Go's
+// four-line loop 62–63), of 128 43–44 against 25–27, of 2048 34 against
+// 28; complex128 lines of 16 225–230 against 77–79, of 64 112–116
+// against 86–94, of 128 95–99 against 103–109 (before zdotlines's second
+// set of accumulators); float64 in Go, lines of 16 164–179 against
+// 273–292 a line at a time, of 48 the same either way; complex64 in Go,
+// lines of 64, 384 against 92.
 func (v *vecView[E]) shortLine() bool {
-	if v.shift == 1 {
-		if _, ok := any(v.a).([]complex128); ok {
+	asm := level1.Path() != "generic"
+	switch any(v.a).(type) {
+	case []float64:
+		if asm {
+			return v.k <= dotBlock
+		}
+	case []complex128:
+		if asm {
 			return v.k <= 64
 		}
+		return v.k < 16
+	case []complex64:
 		return v.k < 16
 	}
 	return v.k <= 32

@@ -46,6 +46,12 @@ func zdotlines(count, k int, lines *complex128, stride int, x, out *complex128, 
 //go:noescape
 func zaxpylines(count, k int, lines *complex128, stride int, a, x *complex128)
 
+//go:noescape
+func ddotlines(count, k int, lines *float64, stride int, x, out *float64, os int, add bool)
+
+//go:noescape
+func daxpylines(count, k int, lines *float64, stride int, a, x *float64)
+
 func init() {
 	// The kernels follow the path every package runs (isa.Active, which
 	// GOFERRO_GEMM_ISA can force): both the AVX2 and the AVX-512 path
@@ -61,4 +67,5 @@ func init() {
 	dmuladdAsm, smuladdAsm = dmuladd, smuladd
 	zmuladdAsm, cmuladdAsm = zmuladd, cmuladd
 	zdotlinesAsm, zaxpylinesAsm = zdotlines, zaxpylines
+	ddotlinesAsm, daxpylinesAsm = ddotlines, daxpylines
 }

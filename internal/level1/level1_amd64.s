@@ -714,3 +714,177 @@ zaxpylinesnext:
 zaxpylinesdone:
 	VZEROUPPER
 	RET
+
+// func ddotlines(count, k int, lines *float64, stride int, x, out *float64, os int, add bool)
+//
+// out[i·os] = (or +=, when add is set) Σ_q lines[i·stride+q]·x[q] for
+// i < count, k ≥ 1, strides in elements: ddot's four accumulators a line
+// (sixteen elements a step), then steps of four and of one.
+TEXT ·ddotlines(SB), NOSPLIT, $0-57
+	MOVQ    count+0(FP), BX
+	MOVQ    k+8(FP), DX
+	MOVQ    lines+16(FP), SI
+	MOVQ    stride+24(FP), R8
+	SHLQ    $3, R8
+	MOVQ    x+32(FP), DI
+	MOVQ    out+40(FP), R12
+	MOVQ    os+48(FP), R13
+	SHLQ    $3, R13
+	MOVBQZX add+56(FP), R14
+	TESTQ   BX, BX
+	JZ      ddotlinesdone
+
+ddotlinesrow:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   SI, R9
+	MOVQ   DI, R10
+	MOVQ   DX, CX
+	SHRQ   $4, CX
+	JZ     ddotlinesfour
+
+ddotlinessixteen:
+	VMOVUPD     (R9), Y4
+	VMOVUPD     32(R9), Y5
+	VMOVUPD     64(R9), Y6
+	VMOVUPD     96(R9), Y7
+	VFMADD231PD (R10), Y4, Y0
+	VFMADD231PD 32(R10), Y5, Y1
+	VFMADD231PD 64(R10), Y6, Y2
+	VFMADD231PD 96(R10), Y7, Y3
+	ADDQ        $128, R9
+	ADDQ        $128, R10
+	DECQ        CX
+	JNZ         ddotlinessixteen
+	VADDPD      Y1, Y0, Y0
+	VADDPD      Y3, Y2, Y2
+	VADDPD      Y2, Y0, Y0
+
+ddotlinesfour:
+	MOVQ DX, CX
+	ANDQ $15, CX
+	SHRQ $2, CX
+	JZ   ddotlinesfold
+
+ddotlinesfourloop:
+	VMOVUPD     (R9), Y4
+	VFMADD231PD (R10), Y4, Y0
+	ADDQ        $32, R9
+	ADDQ        $32, R10
+	DECQ        CX
+	JNZ         ddotlinesfourloop
+
+ddotlinesfold:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VHADDPD      X0, X0, X0
+	MOVQ         DX, CX
+	ANDQ         $3, CX
+	JZ           ddotlinesput
+
+ddotlinesone:
+	VMOVSD      (R9), X4
+	VFMADD231SD (R10), X4, X0
+	ADDQ        $8, R9
+	ADDQ        $8, R10
+	DECQ        CX
+	JNZ         ddotlinesone
+
+ddotlinesput:
+	TESTQ  R14, R14
+	JZ     ddotlinesstore
+	VADDSD (R12), X0, X0
+
+ddotlinesstore:
+	VMOVSD X0, (R12)
+	ADDQ   R8, SI
+	ADDQ   R13, R12
+	DECQ   BX
+	JNZ    ddotlinesrow
+
+ddotlinesdone:
+	VZEROUPPER
+	RET
+
+// func daxpylines(count, k int, lines *float64, stride int, a, x *float64)
+//
+// lines[i·stride+q] += a[i]·x[q] for i < count, q < k, k ≥ 1, the stride
+// in elements: daxpy for each line with a[i] broadcast, sixteen elements
+// a step, then steps of four and of one.
+TEXT ·daxpylines(SB), NOSPLIT, $0-48
+	MOVQ  count+0(FP), BX
+	MOVQ  k+8(FP), DX
+	MOVQ  lines+16(FP), SI
+	MOVQ  stride+24(FP), R8
+	SHLQ  $3, R8
+	MOVQ  a+32(FP), R11
+	MOVQ  x+40(FP), DI
+	TESTQ BX, BX
+	JZ    daxpylinesdone
+
+daxpylinesrow:
+	VBROADCASTSD (R11), Y0
+	MOVQ         SI, R9
+	MOVQ         DI, R10
+	MOVQ         DX, CX
+	SHRQ         $4, CX
+	JZ           daxpylinesfour
+
+daxpylinessixteen:
+	VMOVUPD     (R9), Y4
+	VMOVUPD     32(R9), Y5
+	VMOVUPD     64(R9), Y6
+	VMOVUPD     96(R9), Y7
+	VFMADD231PD (R10), Y0, Y4
+	VFMADD231PD 32(R10), Y0, Y5
+	VFMADD231PD 64(R10), Y0, Y6
+	VFMADD231PD 96(R10), Y0, Y7
+	VMOVUPD     Y4, (R9)
+	VMOVUPD     Y5, 32(R9)
+	VMOVUPD     Y6, 64(R9)
+	VMOVUPD     Y7, 96(R9)
+	ADDQ        $128, R9
+	ADDQ        $128, R10
+	DECQ        CX
+	JNZ         daxpylinessixteen
+
+daxpylinesfour:
+	MOVQ DX, CX
+	ANDQ $15, CX
+	SHRQ $2, CX
+	JZ   daxpylinestail
+
+daxpylinesfourloop:
+	VMOVUPD     (R9), Y4
+	VFMADD231PD (R10), Y0, Y4
+	VMOVUPD     Y4, (R9)
+	ADDQ        $32, R9
+	ADDQ        $32, R10
+	DECQ        CX
+	JNZ         daxpylinesfourloop
+
+daxpylinestail:
+	MOVQ DX, CX
+	ANDQ $3, CX
+	JZ   daxpylinesnext
+
+daxpylinesone:
+	VMOVSD      (R9), X4
+	VFMADD231SD (R10), X0, X4
+	VMOVSD      X4, (R9)
+	ADDQ        $8, R9
+	ADDQ        $8, R10
+	DECQ        CX
+	JNZ         daxpylinesone
+
+daxpylinesnext:
+	ADDQ R8, SI
+	ADDQ $8, R11
+	DECQ BX
+	JNZ  daxpylinesrow
+
+daxpylinesdone:
+	VZEROUPPER
+	RET
