@@ -52,6 +52,18 @@ func ddotlines(count, k int, lines *float64, stride int, x, out *float64, os int
 //go:noescape
 func daxpylines(count, k int, lines *float64, stride int, a, x *float64)
 
+//go:noescape
+func sdotlines(count, k int, lines *float32, stride int, x, out *float32, os int, add bool)
+
+//go:noescape
+func saxpylines(count, k int, lines *float32, stride int, a, x *float32)
+
+//go:noescape
+func cdotlines(count, k int, lines *complex64, stride int, x, out *complex64, os int, add bool)
+
+//go:noescape
+func caxpylines(count, k int, lines *complex64, stride int, a, x *complex64)
+
 func init() {
 	// The kernels follow the path every package runs (isa.Active, which
 	// GOFERRO_GEMM_ISA can force): both the AVX2 and the AVX-512 path
@@ -68,4 +80,6 @@ func init() {
 	zmuladdAsm, cmuladdAsm = zmuladd, cmuladd
 	zdotlinesAsm, zaxpylinesAsm = zdotlines, zaxpylines
 	ddotlinesAsm, daxpylinesAsm = ddotlines, daxpylines
+	sdotlinesAsm, saxpylinesAsm = sdotlines, saxpylines
+	cdotlinesAsm, caxpylinesAsm = cdotlines, caxpylines
 }

@@ -16,8 +16,8 @@ type Scalar interface {
 // complex numbers) and Go (xmath.Dot, Axpy's loop) does the rest. The
 // float64 dot and axpy run from 16 elements on (MulAdd's from 8): below,
 // a call cost more than the Go loop (batched einsum ijk,j->ik over
-// 256×1024×4, axpys of four). The line kernels (DotLines, AxpyLines) take
-// every line of a matrix in one call.
+// 256×1024×4, axpys of four). The line kernels (DotLines, AxpyLines, in
+// every dtype) take every line of a matrix in one call.
 var (
 	ddotAsm  func(n int, x, y *float64) float64
 	daxpyAsm func(n int, a float64, x, y *float64)
@@ -37,6 +37,10 @@ var (
 	zaxpylinesAsm func(count, k int, lines *complex128, stride int, a, x *complex128)
 	ddotlinesAsm  func(count, k int, lines *float64, stride int, x, out *float64, os int, add bool)
 	daxpylinesAsm func(count, k int, lines *float64, stride int, a, x *float64)
+	sdotlinesAsm  func(count, k int, lines *float32, stride int, x, out *float32, os int, add bool)
+	saxpylinesAsm func(count, k int, lines *float32, stride int, a, x *float32)
+	cdotlinesAsm  func(count, k int, lines *complex64, stride int, x, out *complex64, os int, add bool)
+	caxpylinesAsm func(count, k int, lines *complex64, stride int, a, x *complex64)
 )
 
 // path names the kernel path whose loops run (see Path).
@@ -163,23 +167,26 @@ func within(size, base, stride, count, n int) bool {
 	return count <= 1 || stride <= (size-base-n)/(count-1)
 }
 
-// minLinesAsm is the shortest float64 line DotLines sums in assembly:
-// shorter ones go faster four at a time in Go (one thread, AMD EPYC, 2¹⁸
-// elements in lines of 2: 170 µs in Go against 219, of 4 104 against 101,
-// of 8 77 against 59).
-const minLinesAsm = 4
+// minLinesAsm and minLinesAsm32 are the shortest float64 and float32
+// lines DotLines sums in assembly, a register's worth: shorter ones go
+// faster four at a time in Go (one thread, AMD EPYC, 2¹⁸ elements in
+// lines of 2: float64 170 µs in Go against 219, float32 166–177 against
+// 246–257; of 4: float64 104 against 101, float32 106–109 against
+// 166–173; of 8: float64 77 against 59, float32 78–82 against 60–69).
+const minLinesAsm, minLinesAsm32 = 4, 8
 
 // DotLines computes the dot products of count lines with the vector x,
 // out[co+i·os] = Σ_q lines[base+i·stride+q]·x[q] for i < count, or adds
 // them to out when add is set (otherwise out is not read: it may hold
 // NaNs): a matrix of rows times a vector, without a call and a reduction
-// a row. Strides are in elements and may be negative. complex128 lines,
-// and float64 ones of minLinesAsm elements or more, run in AVX2/FMA
-// assembly where the strides are not negative; the rest in Go, four lines
+// a row. Strides are in elements and may be negative. Complex lines, and
+// real ones of a register's length or more, run in AVX2/FMA assembly
+// where the strides are not negative; the rest in Go, four lines
 // at a time, their sums independent chains of additions (one line at a
 // time, through Dotu, a float64 line of four elements took 14 ns, mostly
 // calls and a chain of additions waiting on itself). The sums run in
-// order along each line (in 16 float64 or 8 complex128 partial sums): a
+// order along each line (in 16 float64, 32 float32 or 8 complex partial
+// sums): a
 // caller that wants long lines summed in halves splits them.
 func DotLines[T Scalar](lines []T, base, stride, count int, x, out []T, co, os int, add bool) {
 	if count <= 0 {
@@ -195,6 +202,16 @@ func DotLines[T Scalar](lines []T, base, stride, count int, x, out []T, co, os i
 		case []float64:
 			if ddotlinesAsm != nil && len(x) >= minLinesAsm {
 				ddotlinesAsm(count, len(x), &l[base], stride, &any(x).([]float64)[0], &any(out).([]float64)[co], os, add)
+				return
+			}
+		case []complex64:
+			if cdotlinesAsm != nil {
+				cdotlinesAsm(count, len(x), &l[base], stride, &any(x).([]complex64)[0], &any(out).([]complex64)[co], os, add)
+				return
+			}
+		case []float32:
+			if sdotlinesAsm != nil && len(x) >= minLinesAsm32 {
+				sdotlinesAsm(count, len(x), &l[base], stride, &any(x).([]float32)[0], &any(out).([]float32)[co], os, add)
 				return
 			}
 		}
@@ -236,8 +253,8 @@ func DotLines[T Scalar](lines []T, base, stride, count int, x, out []T, co, os i
 // AxpyLines adds a multiple of the vector x to each of count lines,
 // lines[base+i·stride+q] += a[i]·x[q] for i < count (a rank-one update of
 // the matrix of the lines). Strides are in elements and may be negative.
-// float64 and complex128 lines run in one call of AVX2/FMA assembly where
-// the stride is not negative, the rest an Axpy a line.
+// They run in one call of AVX2/FMA assembly where the stride is not
+// negative, an Axpy a line elsewhere.
 func AxpyLines[T Scalar](lines []T, base, stride, count int, a, x []T) {
 	if count <= 0 || len(x) == 0 {
 		return
@@ -253,6 +270,16 @@ func AxpyLines[T Scalar](lines []T, base, stride, count int, a, x []T) {
 		case []float64:
 			if daxpylinesAsm != nil {
 				daxpylinesAsm(count, len(x), &l[base], stride, &any(a).([]float64)[0], &any(x).([]float64)[0])
+				return
+			}
+		case []complex64:
+			if caxpylinesAsm != nil {
+				caxpylinesAsm(count, len(x), &l[base], stride, &any(a).([]complex64)[0], &any(x).([]complex64)[0])
+				return
+			}
+		case []float32:
+			if saxpylinesAsm != nil {
+				saxpylinesAsm(count, len(x), &l[base], stride, &any(a).([]float32)[0], &any(x).([]float32)[0])
 				return
 			}
 		}

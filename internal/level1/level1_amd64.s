@@ -888,3 +888,353 @@ daxpylinesnext:
 daxpylinesdone:
 	VZEROUPPER
 	RET
+
+// func sdotlines(count, k int, lines *float32, stride int, x, out *float32, os int, add bool)
+//
+// out[i·os] = (or +=, when add is set) Σ_q lines[i·stride+q]·x[q] for
+// i < count, k ≥ 1, strides in elements: sdot's four accumulators a line
+// (thirty-two elements a step), then steps of eight and of one.
+TEXT ·sdotlines(SB), NOSPLIT, $0-57
+	MOVQ    count+0(FP), BX
+	MOVQ    k+8(FP), DX
+	MOVQ    lines+16(FP), SI
+	MOVQ    stride+24(FP), R8
+	SHLQ    $2, R8
+	MOVQ    x+32(FP), DI
+	MOVQ    out+40(FP), R12
+	MOVQ    os+48(FP), R13
+	SHLQ    $2, R13
+	MOVBQZX add+56(FP), R14
+	TESTQ   BX, BX
+	JZ      sdotlinesdone
+
+sdotlinesrow:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   SI, R9
+	MOVQ   DI, R10
+	MOVQ   DX, CX
+	SHRQ   $5, CX
+	JZ     sdotlineseight
+
+sdotlinesthirtytwo:
+	VMOVUPS     (R9), Y4
+	VMOVUPS     32(R9), Y5
+	VMOVUPS     64(R9), Y6
+	VMOVUPS     96(R9), Y7
+	VFMADD231PS (R10), Y4, Y0
+	VFMADD231PS 32(R10), Y5, Y1
+	VFMADD231PS 64(R10), Y6, Y2
+	VFMADD231PS 96(R10), Y7, Y3
+	ADDQ        $128, R9
+	ADDQ        $128, R10
+	DECQ        CX
+	JNZ         sdotlinesthirtytwo
+	VADDPS      Y1, Y0, Y0
+	VADDPS      Y3, Y2, Y2
+	VADDPS      Y2, Y0, Y0
+
+sdotlineseight:
+	MOVQ DX, CX
+	ANDQ $31, CX
+	SHRQ $3, CX
+	JZ   sdotlinesfold
+
+sdotlineseightloop:
+	VMOVUPS     (R9), Y4
+	VFMADD231PS (R10), Y4, Y0
+	ADDQ        $32, R9
+	ADDQ        $32, R10
+	DECQ        CX
+	JNZ         sdotlineseightloop
+
+sdotlinesfold:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	MOVQ         DX, CX
+	ANDQ         $7, CX
+	JZ           sdotlinesput
+
+sdotlinesone:
+	VMOVSS      (R9), X4
+	VFMADD231SS (R10), X4, X0
+	ADDQ        $4, R9
+	ADDQ        $4, R10
+	DECQ        CX
+	JNZ         sdotlinesone
+
+sdotlinesput:
+	TESTQ  R14, R14
+	JZ     sdotlinesstore
+	VADDSS (R12), X0, X0
+
+sdotlinesstore:
+	VMOVSS X0, (R12)
+	ADDQ   R8, SI
+	ADDQ   R13, R12
+	DECQ   BX
+	JNZ    sdotlinesrow
+
+sdotlinesdone:
+	VZEROUPPER
+	RET
+
+// func saxpylines(count, k int, lines *float32, stride int, a, x *float32)
+//
+// lines[i·stride+q] += a[i]·x[q] for i < count, q < k, k ≥ 1, the stride
+// in elements: saxpy for each line with a[i] broadcast, thirty-two
+// elements a step, then steps of eight and of one.
+TEXT ·saxpylines(SB), NOSPLIT, $0-48
+	MOVQ  count+0(FP), BX
+	MOVQ  k+8(FP), DX
+	MOVQ  lines+16(FP), SI
+	MOVQ  stride+24(FP), R8
+	SHLQ  $2, R8
+	MOVQ  a+32(FP), R11
+	MOVQ  x+40(FP), DI
+	TESTQ BX, BX
+	JZ    saxpylinesdone
+
+saxpylinesrow:
+	VBROADCASTSS (R11), Y0
+	MOVQ         SI, R9
+	MOVQ         DI, R10
+	MOVQ         DX, CX
+	SHRQ         $5, CX
+	JZ           saxpylineseight
+
+saxpylinesthirtytwo:
+	VMOVUPS     (R9), Y4
+	VMOVUPS     32(R9), Y5
+	VMOVUPS     64(R9), Y6
+	VMOVUPS     96(R9), Y7
+	VFMADD231PS (R10), Y0, Y4
+	VFMADD231PS 32(R10), Y0, Y5
+	VFMADD231PS 64(R10), Y0, Y6
+	VFMADD231PS 96(R10), Y0, Y7
+	VMOVUPS     Y4, (R9)
+	VMOVUPS     Y5, 32(R9)
+	VMOVUPS     Y6, 64(R9)
+	VMOVUPS     Y7, 96(R9)
+	ADDQ        $128, R9
+	ADDQ        $128, R10
+	DECQ        CX
+	JNZ         saxpylinesthirtytwo
+
+saxpylineseight:
+	MOVQ DX, CX
+	ANDQ $31, CX
+	SHRQ $3, CX
+	JZ   saxpylinestail
+
+saxpylineseightloop:
+	VMOVUPS     (R9), Y4
+	VFMADD231PS (R10), Y0, Y4
+	VMOVUPS     Y4, (R9)
+	ADDQ        $32, R9
+	ADDQ        $32, R10
+	DECQ        CX
+	JNZ         saxpylineseightloop
+
+saxpylinestail:
+	MOVQ DX, CX
+	ANDQ $7, CX
+	JZ   saxpylinesnext
+
+saxpylinesone:
+	VMOVSS      (R9), X4
+	VFMADD231SS (R10), X0, X4
+	VMOVSS      X4, (R9)
+	ADDQ        $4, R9
+	ADDQ        $4, R10
+	DECQ        CX
+	JNZ         saxpylinesone
+
+saxpylinesnext:
+	ADDQ R8, SI
+	ADDQ $4, R11
+	DECQ BX
+	JNZ  saxpylinesrow
+
+saxpylinesdone:
+	VZEROUPPER
+	RET
+
+// func cdotlines(count, k int, lines *complex64, stride int, x, out *complex64, os int, add bool)
+//
+// out[i·os] = (or +=, when add is set) Σ_q lines[i·stride+q]·x[q] for
+// i < count, k ≥ 1, strides in elements: cdotu's two accumulators (the
+// second with the line's halves swapped) in two sets, eight complex
+// numbers a step, then steps of four, two and one, reduced to one number
+// a line.
+TEXT ·cdotlines(SB), NOSPLIT, $0-57
+	MOVQ    count+0(FP), BX
+	MOVQ    k+8(FP), DX
+	MOVQ    lines+16(FP), SI
+	MOVQ    stride+24(FP), R8
+	SHLQ    $3, R8
+	MOVQ    x+32(FP), DI
+	MOVQ    out+40(FP), R12
+	MOVQ    os+48(FP), R13
+	SHLQ    $3, R13
+	MOVBQZX add+56(FP), R14
+	TESTQ   BX, BX
+	JZ      cdotlinesdone
+
+cdotlinesrow:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	MOVQ   SI, R9
+	MOVQ   DI, R10
+	MOVQ   DX, CX
+	SHRQ   $3, CX
+	JZ     cdotlinesfour
+
+cdotlineseight:
+	VMOVUPS     (R9), Y2
+	VMOVUPS     32(R9), Y4
+	VFMADD231PS (R10), Y2, Y0
+	VFMADD231PS 32(R10), Y4, Y5
+	VPERMILPS   $0xB1, Y2, Y2
+	VPERMILPS   $0xB1, Y4, Y4
+	VFMADD231PS (R10), Y2, Y1
+	VFMADD231PS 32(R10), Y4, Y6
+	ADDQ        $64, R9
+	ADDQ        $64, R10
+	DECQ        CX
+	JNZ         cdotlineseight
+	VADDPS      Y5, Y0, Y0
+	VADDPS      Y6, Y1, Y1
+
+cdotlinesfour:
+	TESTQ       $4, DX
+	JZ          cdotlinesfold
+	VMOVUPS     (R9), Y2
+	VFMADD231PS (R10), Y2, Y0
+	VPERMILPS   $0xB1, Y2, Y2
+	VFMADD231PS (R10), Y2, Y1
+	ADDQ        $32, R9
+	ADDQ        $32, R10
+
+cdotlinesfold:
+	// Y0 gathers (lr·xr, li·xi), Y1 (li·xr, lr·xi) for each element.
+	VEXTRACTF128 $1, Y0, X2
+	VADDPS       X2, X0, X0
+	VEXTRACTF128 $1, Y1, X3
+	VADDPS       X3, X1, X1
+	TESTQ        $2, DX
+	JZ           cdotlinesone
+	VMOVUPS      (R9), X2
+	VMOVUPS      (R10), X3
+	VFMADD231PS  X3, X2, X0
+	VPERMILPS    $0xB1, X2, X2
+	VFMADD231PS  X3, X2, X1
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+
+cdotlinesone:
+	TESTQ       $1, DX
+	JZ          cdotlinesreduce
+	VMOVSD      (R9), X2
+	VMOVSD      (R10), X3
+	VFMADD231PS X3, X2, X0
+	VPERMILPS   $0xB1, X2, X2
+	VFMADD231PS X3, X2, X1
+
+cdotlinesreduce:
+	VHSUBPS     X0, X0, X0
+	VHADDPS     X0, X0, X0
+	VHADDPS     X1, X1, X1
+	VHADDPS     X1, X1, X1
+	VUNPCKLPS   X1, X0, X0
+	TESTQ       R14, R14
+	JZ          cdotlinesstore
+	VMOVSD      (R12), X2
+	VADDPS      X2, X0, X0
+
+cdotlinesstore:
+	VMOVSD X0, (R12)
+	ADDQ   R8, SI
+	ADDQ   R13, R12
+	DECQ   BX
+	JNZ    cdotlinesrow
+
+cdotlinesdone:
+	VZEROUPPER
+	RET
+
+// func caxpylines(count, k int, lines *complex64, stride int, a, x *complex64)
+//
+// lines[i·stride+q] += a[i]·x[q] for i < count, q < k, k ≥ 1, the stride in
+// elements: caxpy for each line, with a[i] broadcast, four complex numbers
+// to a register, then two and one more.
+TEXT ·caxpylines(SB), NOSPLIT, $0-48
+	MOVQ  count+0(FP), BX
+	MOVQ  k+8(FP), DX
+	MOVQ  lines+16(FP), SI
+	MOVQ  stride+24(FP), R8
+	SHLQ  $3, R8
+	MOVQ  a+32(FP), R11
+	MOVQ  x+40(FP), DI
+	TESTQ BX, BX
+	JZ    caxpylinesdone
+
+caxpylinesrow:
+	VBROADCASTSS (R11), Y0
+	VBROADCASTSS 4(R11), Y1
+	MOVQ         SI, R9
+	MOVQ         DI, R10
+	MOVQ         DX, CX
+	SHRQ         $2, CX
+	JZ           caxpylinestwo
+
+caxpylinesfour:
+	VMOVUPS        (R10), Y4
+	VPERMILPS      $0xB1, Y4, Y6
+	VMULPS         Y1, Y6, Y6
+	VFMADDSUB231PS Y4, Y0, Y6
+	VADDPS         (R9), Y6, Y6
+	VMOVUPS        Y6, (R9)
+	ADDQ           $32, R9
+	ADDQ           $32, R10
+	DECQ           CX
+	JNZ            caxpylinesfour
+
+caxpylinestwo:
+	TESTQ          $2, DX
+	JZ             caxpylinesone
+	VMOVUPS        (R10), X4
+	VPERMILPS      $0xB1, X4, X6
+	VMULPS         X1, X6, X6
+	VFMADDSUB231PS X4, X0, X6
+	VADDPS         (R9), X6, X6
+	VMOVUPS        X6, (R9)
+	ADDQ           $16, R9
+	ADDQ           $16, R10
+
+caxpylinesone:
+	TESTQ          $1, DX
+	JZ             caxpylinesnext
+	VMOVSD         (R10), X4
+	VPERMILPS      $0xB1, X4, X6
+	VMULPS         X1, X6, X6
+	VFMADDSUB231PS X4, X0, X6
+	VMOVSD         (R9), X7
+	VADDPS         X7, X6, X6
+	VMOVSD         X6, (R9)
+
+caxpylinesnext:
+	ADDQ R8, SI
+	ADDQ $8, R11
+	DECQ BX
+	JNZ  caxpylinesrow
+
+caxpylinesdone:
+	VZEROUPPER
+	RET

@@ -33,6 +33,9 @@ func TestPath(t *testing.T) {
 		"dmuladd": dmuladdAsm != nil, "smuladd": smuladdAsm != nil,
 		"zmuladd": zmuladdAsm != nil, "cmuladd": cmuladdAsm != nil,
 		"zdotlines": zdotlinesAsm != nil, "zaxpylines": zaxpylinesAsm != nil,
+		"ddotlines": ddotlinesAsm != nil, "daxpylines": daxpylinesAsm != nil,
+		"sdotlines": sdotlinesAsm != nil, "saxpylines": saxpylinesAsm != nil,
+		"cdotlines": cdotlinesAsm != nil, "caxpylines": caxpylinesAsm != nil,
 	} {
 		if set != (Path() != "generic") {
 			t.Errorf("%s in assembly: %v, on the %s path", name, set, Path())
@@ -199,15 +202,15 @@ func TestDotLines(t *testing.T) {
 	t.Run("complex64", testDotLines[complex64])
 }
 
-// testDotLines checks DotLines against complex128 sums over lines of every
-// length up to 17 (each tail of the kernel's pairs), counts past and short
+// testDotLines checks DotLines against complex128 sums over lines of
+// lineLengths, counts past and short
 // of its four lines at a time, padded and negative strides, storing and
 // adding; out's other elements must stay as they were.
 func testDotLines[T Scalar](t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	draw := func(n int) []T { return normals[T](rng, n) }
 	eps := epsilon[T]()
-	for k := 1; k <= 17; k++ {
+	for _, k := range lineLengths {
 		for _, count := range []int{0, 1, 3, 4, 5, 9} {
 			for _, c := range []struct{ pad, os int }{{0, 1}, {3, 2}, {1, -1}, {-2 * k, 1}} {
 				stride := k + c.pad // -2k+k = -k: lines backwards
@@ -257,6 +260,11 @@ func testDotLines[T Scalar](t *testing.T) {
 
 func abs(x int) int { return max(x, -x) }
 
+// lineLengths covers each tail of the line kernels (steps of one, two,
+// four and eight elements) and a step or two of their widest loops (16
+// float64, 32 float32, 8 complex numbers).
+var lineLengths = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 39, 40, 71}
+
 func TestAxpyLines(t *testing.T) {
 	t.Run("float64", testAxpyLines[float64])
 	t.Run("float32", testAxpyLines[float32])
@@ -265,13 +273,13 @@ func TestAxpyLines(t *testing.T) {
 }
 
 // testAxpyLines checks AxpyLines against complex128 arithmetic over lines
-// of every length up to 17, padded and negative strides; the elements
+// of lineLengths, padded and negative strides; the elements
 // between and around the lines must stay as they were.
 func testAxpyLines[T Scalar](t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	draw := func(n int) []T { return normals[T](rng, n) }
 	eps := epsilon[T]()
-	for k := 1; k <= 17; k++ {
+	for _, k := range lineLengths {
 		for _, count := range []int{0, 1, 2, 5} {
 			for _, pad := range []int{0, 3, -2 * k} {
 				stride := k + pad
