@@ -121,12 +121,12 @@ var benchDTypes = []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float
 var smallShapes = [][2]int{{8, 4}, {8, 8}, {16, 8}, {16, 16}, {32, 16}, {32, 32}, {64, 32}, {64, 64}, {128, 64}, {256, 8}, {1024, 8}}
 
 // BenchmarkSmall times QR and thin SVD of smallShapes, in float64 (named
-// QR/m×n) and complex128 (QR/complex128/m×n), and Eigh of Hermitian
+// QR/m×n) and the other dtypes (QR/complex128/m×n), and Eigh of Hermitian
 // matrices of 8 to 128 rows (Eigh/dtype/n), where fixed costs and the
 // choice between blocked and unblocked reflectors show.
 // bench/linalg-small.py times numpy on the same list.
 func BenchmarkSmall(b *testing.B) {
-	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float32, tensor.Complex64} {
 		prefix := ""
 		if dt != tensor.Float64 {
 			prefix = dt.String() + "/"

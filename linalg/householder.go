@@ -35,14 +35,14 @@ func reflector[T scalar](alpha T, x []T) (beta, tau T) {
 	return beta, tau
 }
 
-// applyLeft computes C = (I − t·v·vᴴ)·C, using work (see leftWork).
-// float64 and complex128 run it as two passes over C's columns, w = vᴴ·C
-// and then C −= t·v·w, each one call of level1's line kernels; the others
-// a column at a time, a dot product and an axpy, whose calls and Go tails
-// took most of the time of small factorisations (one thread, unblocked QR
-// of 32×32 complex128: 48–51 µs a column at a time, 30 by lines, SVD
-// 165–173 against 128–131; float64 QR 32×32 31–33 against 26–28, 16×8
-// 4.5–5.0 against 3.6–3.8, SVD 16×16 39–44 against 33).
+// applyLeft computes C = (I − t·v·vᴴ)·C, using work (see leftWork), as
+// two passes over C's columns, w = vᴴ·C and then C −= t·v·w, each one
+// call of level1's line kernels. A column at a time, a dot product and an
+// axpy, the calls and Go tails took most of the time of small
+// factorisations (one thread, AMD EPYC, unblocked QR of 32×32 complex128:
+// 48–51 µs a column at a time, 30 by lines, SVD 165–173 against 128–131;
+// float64 QR 32×32 31–33 against 26–28, 16×8 4.5–5.0 against 3.6–3.8, SVD
+// 16×16 39–44 against 33).
 func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 	if t == 0 || c.rows == 0 || c.cols == 0 {
 		return
@@ -54,18 +54,10 @@ func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 		conjSlice(vc)
 		work = work[len(v):]
 	}
-	switch any(v).(type) {
-	case []complex128, []float64:
-		w := work[:c.cols]
-		level1.DotLines(c.data, 0, c.ld, c.cols, vc, w, 0, 1, false)
-		scal(-t, w)
-		level1.AxpyLines(c.data, 0, c.ld, c.cols, w, v)
-		return
-	}
-	for j := range c.cols {
-		cj := c.col(j)
-		level1.Axpy(-t*level1.Dotu(vc, cj), v, cj)
-	}
+	w := work[:c.cols]
+	level1.DotLines(c.data, 0, c.ld, c.cols, vc, w, 0, 1, false)
+	scal(-t, w)
+	level1.AxpyLines(c.data, 0, c.ld, c.cols, w, v)
 }
 
 // leftWork returns applyLeft's workspace for vectors of up to m elements
@@ -242,23 +234,27 @@ var qrBlock = 0
 // min(m, n), by geqr2 alone (LAPACK's geqr2), and whether applyQ may apply
 // its k reflectors one at a time (see unblockedApply): for a few
 // reflectors (short ones among them: k ≤ m), the blocked form's triangular
-// factors and small products cost more than they save, and for more of
-// them in complex numbers, whose level-2 loops do four times the work per
-// element, more still for a squarish matrix (m < 2k). geqrf then returns
-// no triangular factors. On the AMD EPYC (Zen 5) of
-// bench/linalg-report.md, one thread, in a loop, QR's time blocked against
-// unblocked: float64 24×24 22.5 against 17.7 µs, 48×24 26.0 against 20.7,
-// but 32×32 27.5 against 29.2 and 128×32 47 against 55; complex128 (with
-// applyLeft's line kernels) 48×48 113–133 against 71–76, 64×64 178–180
-// against 148–150, 128×32 147 against 124, but 80×80 271–280 against
-// 285–291, 128×48 213–222 against 222–232 and 128×64 316–332 against
-// 361–376. (Both bounds were 8, from earlier measures that forming Q has
-// since outgrown.)
+// factors and small products cost more than they save; more of them in
+// single precision, whose line kernels take twice the elements a
+// register, and for complex128 more still for a squarish matrix
+// (m < 2k). geqrf then returns no triangular factors. On the AMD EPYC
+// (Zen 5) of bench/linalg-report.md, one thread, in a loop, with
+// applyLeft's line kernels, QR's time blocked against unblocked (µs,
+// medians of three): float64 32×32 28.7 against 23.6, 48×48 49.8 against
+// 41.8, 64×64 91.9 against 86.5 and 128×32 62.4 against 61.1, but 128×64
+// 147 against 169 and 96×96 218 against 250; float32 64×64 72 against 62,
+// 128×64 108 against 103, but 96×96 132 against 154; complex64 128×64 266
+// against 246, 96×96 317 against 294; complex128 48×48 149 against 111,
+// 64×64 213 against 189, 128×32 155 against 133, but 128×64 368 against
+// 427 and 96×96 460 against 486.
 func unblockedQR[T scalar](m, k int) bool {
-	if isComplex[T]() {
+	switch any(*new(T)).(type) {
+	case complex128:
 		return k <= qrUnblockedKComplex || k <= qrUnblockedKSquarish && m < 2*k
+	case float64:
+		return k <= qrUnblockedK
 	}
-	return k <= qrUnblockedK
+	return k <= qrUnblockedKSingle
 }
 
 // unblockedApply reports whether applyQ applies k reflectors of length m
@@ -273,11 +269,12 @@ func unblockedApply[T scalar](m, k int, identity bool) bool {
 	return unblockedQR[T](m, k) && (identity || k <= 8 || 2*k > m)
 }
 
-// qrUnblockedK, qrUnblockedKComplex and qrUnblockedKSquarish are
+// qrUnblockedK (float64), qrUnblockedKSingle (float32, complex64),
+// qrUnblockedKComplex and qrUnblockedKSquarish (complex128) are
 // unblockedQR's bounds, and qrUnblockedRows the most rows of Q that
 // orgqrTransposedInto forms with its reflectors one at a time (tests set
 // them to zero to run the blocked paths on small matrices).
-var qrUnblockedK, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows = 24, 40, 64, 12
+var qrUnblockedK, qrUnblockedKSingle, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows = 48, 64, 40, 64, 12
 
 // qrLeaf is the width at and below which geqrt factors a panel with the
 // unblocked geqr2 instead of splitting it further.

@@ -168,17 +168,17 @@ func TestQRBlocks(t *testing.T) {
 // on the blocked ones, at the tuned bounds of unblockedQR and with every
 // matrix on one side or the other.
 func TestQRUnblocked(t *testing.T) {
-	defer func(k, kc, ks, r int) {
-		qrUnblockedK, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows = k, kc, ks, r
-	}(qrUnblockedK, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows)
-	for _, bounds := range [][4]int{
-		{qrUnblockedK, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows}, {0, 0, 0, 0}, {100, 100, 100, 100},
+	defer func(k, k1, kc, ks, r int) {
+		qrUnblockedK, qrUnblockedKSingle, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows = k, k1, kc, ks, r
+	}(qrUnblockedK, qrUnblockedKSingle, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows)
+	for _, bounds := range [][5]int{
+		{qrUnblockedK, qrUnblockedKSingle, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows}, {0, 0, 0, 0, 0}, {100, 100, 100, 100, 100},
 	} {
-		qrUnblockedK, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows = bounds[0], bounds[1], bounds[2], bounds[3]
+		qrUnblockedK, qrUnblockedKSingle, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows = bounds[0], bounds[1], bounds[2], bounds[3], bounds[4]
 		for _, dt := range allDTypes {
-			for _, sh := range [][2]int{{4, 4}, {8, 4}, {12, 12}, {16, 8}, {70, 5}, {5, 70}, {40, 12}, {30, 30}, {45, 41}, {90, 50}} {
+			for _, sh := range [][2]int{{4, 4}, {8, 4}, {12, 12}, {16, 8}, {70, 5}, {5, 70}, {40, 12}, {30, 30}, {45, 41}, {90, 50}, {80, 66}} {
 				m, n := sh[0], sh[1]
-				t.Run(fmt.Sprintf("k%d/rows%d/%v/%dx%d", bounds[0], bounds[3], dt, m, n), func(t *testing.T) {
+				t.Run(fmt.Sprintf("k%d/rows%d/%v/%dx%d", bounds[0], bounds[4], dt, m, n), func(t *testing.T) {
 					a := roundTo(testMatrix("random", m, n, dt, 4), dt)
 					for _, mode := range []Mode{Reduced, Complete} {
 						q, r, err := QR(toTensor(t, []cm{a}, dt), mode)
