@@ -211,6 +211,39 @@ func BenchmarkShortIndex(b *testing.B) {
 	}
 }
 
+// BenchmarkLines times matrix-vector products ij,j->i over 2¹⁸ elements
+// in lines of 16 to 2048, in every dtype, planned once and each call
+// writing the result of the one before: the lines that GEMM's
+// matrix-vector path sums all in one call of level1.DotLines (cpu/gemm's
+// shortLine) and the longer ones it sums a line at a time.
+func BenchmarkLines(b *testing.B) {
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32, tensor.Complex128, tensor.Complex64} {
+		for _, k := range []int{16, 32, 64, 128, 512, 2048} {
+			x, _ := tensor.Rand(tensor.NewRNG(1), dt, 1<<18/k, k)
+			y, _ := tensor.Rand(tensor.NewRNG(2), dt, k)
+			b.Run(fmt.Sprintf("%v/%d", dt, k), func(b *testing.B) {
+				p, err := einsum.NewPlan("ij,j->i", [][]int{x.Shape(), y.Shape()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				c, err := NewContraction(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out, err := c.Execute(context.Background(), x, y)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if out, err = c.ExecuteInto(context.Background(), out, x, y); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkTransposedProduct times an elementwise product whose output is
 // transposed against its operands, which the product walks tile by tile
 // (einsumexec's mul2D).

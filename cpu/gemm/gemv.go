@@ -268,37 +268,24 @@ func times[E level1.Scalar](alpha, x E) E {
 
 // shortLine reports whether gemv sums the lines of A (n = 1) or B
 // (m = 1), contiguous along k, all in one call of level1.DotLines
-// (shortLines) rather than one at a time on the vector kernels. Where
-// DotLines has assembly (float64 and complex128 on the AVX2 and AVX-512
-// paths), a line at a time costs a call and a reduction it saves: float64
-// lines of any length up to dotBlock (past it dotLine sums in halves, for
-// accuracy), complex128 ones of up to 64. Elsewhere DotLines runs Go four
-// lines at a time, which pays for short lines only: real ones of up to 32
-// elements, complex ones of fewer than 16. One thread, AMD EPYC (Zen 5),
-// einsum ij,j->i over 2¹⁸ elements, results reused, a line at a time
-// against DotLines: float64 lines of 32 63–68 µs against 26–27 (Go's
-// four-line loop 62–63), of 128 43–44 against 25–27, of 2048 34 against
-// 28; complex128 lines of 16 225–230 against 77–79, of 64 112–116
-// against 86–94, of 128 95–99 against 103–109 (before zdotlines's second
-// set of accumulators); float64 in Go, lines of 16 164–179 against
-// 273–292 a line at a time, of 48 the same either way; complex64 in Go,
-// lines of 64, 384 against 92.
+// (shortLines) rather than one at a time on the vector kernels: lines of
+// up to dotBlock elements (past it dotLine sums in blocks, for accuracy).
+// A line at a time costs a call and a reduction that DotLines saves, in
+// its assembly (every dtype on the AVX2 and AVX-512 paths) and, for real
+// lines, even in its Go loop of four lines at a time; complex lines go
+// about as fast either way there. One thread, AMD EPYC (Zen 5),
+// BenchmarkLines (ij,j->i over 2¹⁸ elements, results reused), µs a line
+// at a time against DotLines: float64 lines of 32 63–68 against 26–27, of
+// 128 43–44 against 25–27; float32 of 64 48–50 against 13, of 128 29–30
+// against 12, of 512 17 against 12; complex128 of 128 93–95 against
+// 64–67, of 512 82–84 against 76–82; complex64 of 16 229–232 against
+// 58–59, of 64 74–75 against 34–36, of 512 40 against 36–39. On the
+// generic path (Go): float64 of 64 110 against 61–79, of 512 105 against
+// 60–80; float32 of 128 93–98 against 61–66; complex128 of 16 320–400
+// against 280, of 512 300–310 against 270–320; complex64 of 64 430–450
+// against 360–390.
 func (v *vecView[E]) shortLine() bool {
-	asm := level1.Path() != "generic"
-	switch any(v.a).(type) {
-	case []float64:
-		if asm {
-			return v.k <= dotBlock
-		}
-	case []complex128:
-		if asm {
-			return v.k <= 64
-		}
-		return v.k < 16
-	case []complex64:
-		return v.k < 16
-	}
-	return v.k <= 32
+	return v.k <= dotBlock
 }
 
 // shortLines computes gemv's product for short lines (shortLine):
