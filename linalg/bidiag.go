@@ -77,19 +77,13 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		yi := y.col(i)
 		clear(yi[:i+1])
 		parallelFor(n-i-1, m-i, func(lo, hi int) {
-			for c := i + 1 + lo; c < i+1+hi; c++ {
-				yi[c] = conj(level1.Dotu(a.col(c)[i:], uc))
-			}
+			adjointDots(a.sub(i, i+1+lo, m-i, hi-lo), uc, yi[i+1+lo:])
 		})
-		for j := range i {
-			tmp[j] = conj(level1.Dotu(a.col(j)[i:], uc))
-		}
+		adjointDots(a.sub(i, 0, m-i, i), uc, tmp)
 		for j := range i {
 			level1.Axpy(-tmp[j], y.col(j)[i+1:], yi[i+1:])
 		}
-		for j := range i {
-			tmp[j] = conj(level1.Dotu(x.col(j)[i:], uc))
-		}
+		adjointDots(x.sub(i, 0, m-i, i), uc, tmp)
 		for j := range i {
 			level1.Axpy(-tmp[j], v.col(j)[i+1:], yi[i+1:])
 		}
@@ -122,12 +116,11 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		clear(xi)
 		xr := xi[i+1:]
 		matVec(a.sub(i+1, i+1, len(xr), len(r)), r, xr, partial)
+		adjointDots(y.sub(i+1, 0, len(r), i+1), rc, tmp)
 		for j := 0; j <= i; j++ {
-			level1.Axpy(-conj(level1.Dotu(y.col(j)[i+1:], rc)), a.col(j)[i+1:], xr)
+			level1.Axpy(-tmp[j], a.col(j)[i+1:], xr)
 		}
-		for j := range i {
-			tmp[j] = conj(level1.Dotu(v.col(j)[i+1:], rc))
-		}
+		adjointDots(v.sub(i+1, 0, len(r), i), rc, tmp)
 		for j := range i {
 			level1.Axpy(-tmp[j], x.col(j)[i+1:], xr)
 		}

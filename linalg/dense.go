@@ -328,6 +328,20 @@ func conjSlice[T scalar](x []T) {
 	}
 }
 
+// adjointDots sets out[c] = A(:, c)ᴴ·x for each column c of a, given xc,
+// the conjugate of x (x itself for real T): every column in one call of
+// level1.DotLines, conj(Σ A·conj(x)), instead of a call and a reduction a
+// column.
+func adjointDots[T scalar](a mat[T], xc, out []T) {
+	out = out[:a.cols]
+	if a.rows == 0 {
+		clear(out)
+		return
+	}
+	level1.DotLines(a.data, 0, a.ld, a.cols, xc[:a.rows], out, 0, 1, false)
+	conjSlice(out)
+}
+
 // matVec sets y = a·x. The columns of a go in blocks of matVecCols, each
 // block's product to its own partial sum in work (at least
 // matVecWork(a.rows, a.cols) long), the blocks split among the threads;

@@ -70,19 +70,20 @@ func leftWork[T scalar](m, n int) []T {
 	return make([]T, max(m+n, 1))
 }
 
-// applyRight computes C = C·(I − t·v·vᴴ), using work (len ≥ c.rows).
+// applyRight computes C = C·(I − t·v·vᴴ), using work (len ≥ c.rows +
+// c.cols): w = C·v a column at a time, then C −= w·(t·v)ᴴ in one call of
+// the line kernels.
 func applyRight[T scalar](t T, v []T, c mat[T], work []T) {
-	if t == 0 {
+	if t == 0 || c.rows == 0 || c.cols == 0 {
 		return
 	}
-	w := work[:c.rows]
+	w, tv := work[:c.rows], work[c.rows:c.rows+c.cols]
 	clear(w)
 	for j := range c.cols {
 		level1.Axpy(v[j], c.col(j), w)
+		tv[j] = -t * conj(v[j])
 	}
-	for j := range c.cols {
-		level1.Axpy(-t*conj(v[j]), w, c.col(j))
-	}
+	level1.AxpyLines(c.data, 0, c.ld, c.cols, tv, w)
 }
 
 // geqr2 computes the unblocked QR factorisation of a in place: R on and
@@ -545,7 +546,7 @@ func orgqrTransposedUnblocked[T scalar](ctx context.Context, a mat[T], taus []T,
 	}
 	m, k := a.rows, a.cols
 	vc := make([]T, m)
-	work := make([]T, max(out.rows, 1))
+	work := make([]T, out.rows+m)
 	for j := k - 1; j >= 0; j-- {
 		if j >= out.rows {
 			continue

@@ -80,20 +80,14 @@ func latrd[T scalar](a mat[T], nb int, d, e []float64, taus []T, w mat[T]) {
 		// y = A(i+1:, i+1:)·x, a row of the Hermitian A being the
 		// conjugate of its column.
 		parallelFor(q, q, func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				y[r] = conj(level1.Dotu(a.col(i + 1 + r)[i+1:], v))
-			}
+			adjointDots(a.sub(i+1, i+1+lo, q, hi-lo), v, y[lo:])
 		})
 		// y −= A(i+1:, :i)·(W(i+1:, :i)ᴴ·x) + W(i+1:, :i)·(A(i+1:, :i)ᴴ·x)
-		for j := range i {
-			tmp[j] = conj(level1.Dotu(w.col(j)[i+1:], v))
-		}
+		adjointDots(w.sub(i+1, 0, q, i), v, tmp)
 		for j := range i {
 			level1.Axpy(-tmp[j], a.col(j)[i+1:], y)
 		}
-		for j := range i {
-			tmp[j] = conj(level1.Dotu(a.col(j)[i+1:], v))
-		}
+		adjointDots(a.sub(i+1, 0, q, i), v, tmp)
 		for j := range i {
 			level1.Axpy(-tmp[j], w.col(j)[i+1:], y)
 		}
@@ -108,7 +102,8 @@ func latrd[T scalar](a mat[T], nb int, d, e []float64, taus []T, w mat[T]) {
 // the whole trailing matrix as a rank-2 update.
 func hetd2[T scalar](a mat[T], d, e []float64, taus []T) {
 	n := a.rows
-	y := make([]T, n)
+	y, xc := make([]T, n), make([]T, n)
+	cw, cx := make([]T, n), make([]T, n)
 	for k := range n - 1 {
 		x := a.col(k)[k+1:]
 		beta, tau := reflector(x[0], x[1:])
@@ -121,11 +116,12 @@ func hetd2[T scalar](a mat[T], d, e []float64, taus []T) {
 		p := n - k - 1
 		h := a.sub(k+1, k+1, p, p)
 		// y = τ·H·v, α = −½·τ·(yᴴ·v), w = y + α·v, H −= v·wᴴ + w·vᴴ.
+		// H·v by H's columns: row r of the Hermitian H is the conjugate
+		// of its column r.
 		w := y[:p]
-		clear(w)
-		for j := range p {
-			level1.Axpy(x[j], h.col(j), w)
-		}
+		copy(xc, x)
+		conjSlice(xc[:p])
+		adjointDots(h, xc[:p], w)
 		scal(tau, w)
 		var yv T
 		for i, wi := range w {
@@ -134,10 +130,10 @@ func hetd2[T scalar](a mat[T], d, e []float64, taus []T) {
 		alpha := -tau * yv / 2
 		level1.Axpy(alpha, x, w)
 		for j := range p {
-			hj := h.col(j)
-			level1.Axpy(-conj(w[j]), x, hj)
-			level1.Axpy(-conj(x[j]), w, hj)
+			cw[j], cx[j] = -conj(w[j]), -conj(x[j])
 		}
+		level1.AxpyLines(h.data, 0, h.ld, p, cw[:p], x)
+		level1.AxpyLines(h.data, 0, h.ld, p, cx[:p], w)
 		x[0] = beta
 	}
 	if n > 0 {
