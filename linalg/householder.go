@@ -71,7 +71,7 @@ func leftWork[T scalar](m, n int) []T {
 }
 
 // applyRight computes C = C·(I − t·v·vᴴ), using work (len ≥ c.rows +
-// c.cols): w = C·v a column at a time, then C −= w·(t·v)ᴴ in one call of
+// c.cols): w = C·v a column at a time, then C −= t·w·vᴴ in one call of
 // the line kernels.
 func applyRight[T scalar](t T, v []T, c mat[T], work []T) {
 	if t == 0 || c.rows == 0 || c.cols == 0 {
@@ -245,7 +245,8 @@ var qrBlock = 0
 // 41.8, 64×64 91.9 against 86.5 and 128×32 62.4 against 61.1, but 128×64
 // 147 against 169 and 96×96 218 against 250; float32 64×64 72 against 62,
 // 128×64 108 against 103, but 96×96 132 against 154; complex64 128×64 266
-// against 246, 96×96 317 against 294; complex128 48×48 149 against 111,
+// against 246 (and 96×96 317 against 294, but the bound stays at
+// float32's: nothing past 96 was measured); complex128 48×48 149 against 111,
 // 64×64 213 against 189, 128×32 155 against 133, but 128×64 368 against
 // 427 and 96×96 460 against 486.
 func unblockedQR[T scalar](m, k int) bool {

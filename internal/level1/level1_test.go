@@ -263,7 +263,7 @@ func abs(x int) int { return max(x, -x) }
 // lineLengths covers each tail of the line kernels (steps of one, two,
 // four and eight elements) and a step or two of their widest loops (16
 // float64, 32 float32, 8 complex numbers).
-var lineLengths = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 39, 40, 71}
+var lineLengths = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 39, 40, 41, 47, 71}
 
 func TestAxpyLines(t *testing.T) {
 	t.Run("float64", testAxpyLines[float64])
