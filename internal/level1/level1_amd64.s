@@ -600,6 +600,8 @@ zdotlinesrow:
 	SHRQ   $2, CX
 	JZ     zdotlinespair
 
+	PCALIGN $64
+
 zdotlinesquad:
 	VMOVUPD     (R9), Y2
 	VMOVUPD     32(R9), Y4
@@ -683,6 +685,8 @@ zaxpylinesrow:
 	SHRQ         $1, CX
 	JZ           zaxpylinesodd
 
+	PCALIGN $64
+
 zaxpylinespair:
 	VMOVUPD        (R10), Y4
 	VPERMILPD      $5, Y4, Y6
@@ -744,6 +748,8 @@ ddotlinesrow:
 	MOVQ   DX, CX
 	SHRQ   $4, CX
 	JZ     ddotlinesfour
+
+	PCALIGN $64
 
 ddotlinessixteen:
 	VMOVUPD     (R9), Y4
@@ -832,6 +838,8 @@ daxpylinesrow:
 	SHRQ         $4, CX
 	JZ           daxpylinesfour
 
+	PCALIGN $64
+
 daxpylinessixteen:
 	VMOVUPD     (R9), Y4
 	VMOVUPD     32(R9), Y5
@@ -918,6 +926,8 @@ sdotlinesrow:
 	MOVQ   DX, CX
 	SHRQ   $5, CX
 	JZ     sdotlineseight
+
+	PCALIGN $64
 
 sdotlinesthirtytwo:
 	VMOVUPS     (R9), Y4
@@ -1007,6 +1017,8 @@ saxpylinesrow:
 	SHRQ         $5, CX
 	JZ           saxpylineseight
 
+	PCALIGN $64
+
 saxpylinesthirtytwo:
 	VMOVUPS     (R9), Y4
 	VMOVUPS     32(R9), Y5
@@ -1095,6 +1107,8 @@ cdotlinesrow:
 	MOVQ   DX, CX
 	SHRQ   $3, CX
 	JZ     cdotlinesfour
+
+	PCALIGN $64
 
 cdotlineseight:
 	VMOVUPS     (R9), Y2
@@ -1193,6 +1207,8 @@ caxpylinesrow:
 	MOVQ         DX, CX
 	SHRQ         $2, CX
 	JZ           caxpylinestwo
+
+	PCALIGN $64
 
 caxpylinesfour:
 	VMOVUPS        (R10), Y4
