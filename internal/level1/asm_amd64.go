@@ -53,6 +53,18 @@ func ddotlines(count, k int, lines *float64, stride int, x, out *float64, os int
 func daxpylines(count, k int, lines *float64, stride int, a, x *float64)
 
 //go:noescape
+func zscal(n int, a complex128, x *complex128)
+
+//go:noescape
+func cscal(n int, a complex64, x *complex64)
+
+//go:noescape
+func zconj(n int, dst, src *complex128)
+
+//go:noescape
+func cconj(n int, dst, src *complex64)
+
+//go:noescape
 func sdotlines(count, k int, lines *float32, stride int, x, out *float32, os int, add bool)
 
 //go:noescape
@@ -82,4 +94,6 @@ func init() {
 	ddotlinesAsm, daxpylinesAsm = ddotlines, daxpylines
 	sdotlinesAsm, saxpylinesAsm = sdotlines, saxpylines
 	cdotlinesAsm, caxpylinesAsm = cdotlines, caxpylines
+	zscalAsm, cscalAsm = zscal, cscal
+	zconjAsm, cconjAsm = zconj, cconj
 }

@@ -1,7 +1,8 @@
 // Package level1 has the vector loops that the factorisations of linalg
-// and the dot products of cpu/gemm run: Σ x·y, y += a·x, z += x⊙y and the
-// dot products of short lines with one vector, on AVX2/FMA assembly where
-// the kernel path in use (internal/isa) allows it, in Go elsewhere.
+// and the dot products of cpu/gemm run: Σ x·y, y += a·x, z += x⊙y, x *= a,
+// conjugates, and the dot products and axpys of many short lines in one
+// call, on AVX2/FMA assembly where the kernel path in use (internal/isa)
+// allows it, in Go elsewhere.
 package level1
 
 import "github.com/goferro/goferro/internal/xmath"
@@ -41,6 +42,11 @@ var (
 	saxpylinesAsm func(count, k int, lines *float32, stride int, a, x *float32)
 	cdotlinesAsm  func(count, k int, lines *complex64, stride int, x, out *complex64, os int, add bool)
 	caxpylinesAsm func(count, k int, lines *complex64, stride int, a, x *complex64)
+
+	zscalAsm func(n int, a complex128, x *complex128)
+	cscalAsm func(n int, a complex64, x *complex64)
+	zconjAsm func(n int, dst, src *complex128)
+	cconjAsm func(n int, dst, src *complex64)
 )
 
 // path names the kernel path whose loops run (see Path).
@@ -153,6 +159,56 @@ func MulAdd[T Scalar](x, y, z []T) {
 	x, y, z = x[i:], y[i:], z[i:]
 	for i := range x {
 		z[i] += x[i] * y[i]
+	}
+}
+
+// Scal computes x *= a over the elements of x; complex ones in assembly.
+func Scal[T Scalar](a T, x []T) {
+	i := 0
+	switch xs := any(x).(type) {
+	case []complex128:
+		if zscalAsm != nil && len(x) >= 2 {
+			i = len(x) &^ 1
+			zscalAsm(i, *any(&a).(*complex128), &xs[0])
+		}
+	case []complex64:
+		if cscalAsm != nil && len(x) >= 4 {
+			i = len(x) &^ 3
+			cscalAsm(i, *any(&a).(*complex64), &xs[0])
+		}
+	}
+	for ; i < len(x); i++ {
+		x[i] *= a
+	}
+}
+
+// Conj sets dst[i] = conj(src[i]) over the elements of src (dst is at
+// least as long, and src itself or apart from it): the imaginary parts'
+// signs flipped, in assembly for complex T, a copy for real T.
+func Conj[T Scalar](dst, src []T) {
+	dst = dst[:len(src)]
+	i := 0
+	switch s := any(src).(type) {
+	case []complex128:
+		d := any(dst).([]complex128)
+		if zconjAsm != nil && len(s) >= 2 {
+			i = len(s) &^ 1
+			zconjAsm(i, &d[0], &s[0])
+		}
+		for ; i < len(s); i++ {
+			d[i] = complex(real(s[i]), -imag(s[i]))
+		}
+	case []complex64:
+		d := any(dst).([]complex64)
+		if cconjAsm != nil && len(s) >= 4 {
+			i = len(s) &^ 3
+			cconjAsm(i, &d[0], &s[0])
+		}
+		for ; i < len(s); i++ {
+			d[i] = complex(real(s[i]), -imag(s[i]))
+		}
+	default:
+		copy(dst, src)
 	}
 }
 

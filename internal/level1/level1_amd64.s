@@ -1254,3 +1254,107 @@ caxpylinesnext:
 caxpylinesdone:
 	VZEROUPPER
 	RET
+
+// func zscal(n int, a complex128, x *complex128)
+//
+// x *= a, two complex numbers to a register (zaxpy's product without the
+// addition); n a multiple of 2.
+TEXT ·zscal(SB), NOSPLIT, $0-32
+	MOVQ         n+0(FP), CX
+	VBROADCASTSD a_real+8(FP), Y0
+	VBROADCASTSD a_imag+16(FP), Y1
+	MOVQ         x+24(FP), SI
+	SHRQ         $1, CX
+	JZ           zscaldone
+
+zscalloop:
+	VMOVUPD        (SI), Y4
+	VPERMILPD      $5, Y4, Y6
+	VMULPD         Y1, Y6, Y6
+	VFMADDSUB231PD Y4, Y0, Y6
+	VMOVUPD        Y6, (SI)
+	ADDQ           $32, SI
+	DECQ           CX
+	JNZ            zscalloop
+
+zscaldone:
+	VZEROUPPER
+	RET
+
+// func cscal(n int, a complex64, x *complex64)
+//
+// x *= a, four complex numbers to a register; n a multiple of 4.
+TEXT ·cscal(SB), NOSPLIT, $0-24
+	MOVQ         n+0(FP), CX
+	VBROADCASTSS a_real+8(FP), Y0
+	VBROADCASTSS a_imag+12(FP), Y1
+	MOVQ         x+16(FP), SI
+	SHRQ         $2, CX
+	JZ           cscaldone
+
+cscalloop:
+	VMOVUPS        (SI), Y4
+	VPERMILPS      $0xB1, Y4, Y6
+	VMULPS         Y1, Y6, Y6
+	VFMADDSUB231PS Y4, Y0, Y6
+	VMOVUPS        Y6, (SI)
+	ADDQ           $32, SI
+	DECQ           CX
+	JNZ            cscalloop
+
+cscaldone:
+	VZEROUPPER
+	RET
+
+// func zconj(n int, dst, src *complex128)
+//
+// dst = conj(src), the imaginary parts' sign bits flipped, two complex
+// numbers to a register; n a multiple of 2.
+TEXT ·zconj(SB), NOSPLIT, $0-24
+	MOVQ      n+0(FP), CX
+	MOVQ      dst+8(FP), DI
+	MOVQ      src+16(FP), SI
+	VPCMPEQQ  Y1, Y1, Y1
+	VPSLLQ    $63, Y1, Y1
+	VXORPD    Y2, Y2, Y2
+	VBLENDPD  $10, Y1, Y2, Y1 // (0, sign, 0, sign)
+	SHRQ      $1, CX
+	JZ        zconjdone
+
+zconjloop:
+	VXORPD  (SI), Y1, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     zconjloop
+
+zconjdone:
+	VZEROUPPER
+	RET
+
+// func cconj(n int, dst, src *complex64)
+//
+// dst = conj(src), four complex numbers to a register; n a multiple of 4.
+TEXT ·cconj(SB), NOSPLIT, $0-24
+	MOVQ      n+0(FP), CX
+	MOVQ      dst+8(FP), DI
+	MOVQ      src+16(FP), SI
+	VPCMPEQD  Y1, Y1, Y1
+	VPSLLD    $31, Y1, Y1
+	VXORPS    Y2, Y2, Y2
+	VBLENDPS  $0xAA, Y1, Y2, Y1 // sign bits on the odd (imaginary) lanes
+	SHRQ      $2, CX
+	JZ        cconjdone
+
+cconjloop:
+	VXORPS  (SI), Y1, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     cconjloop
+
+cconjdone:
+	VZEROUPPER
+	RET

@@ -36,6 +36,7 @@ func TestPath(t *testing.T) {
 		"ddotlines": ddotlinesAsm != nil, "daxpylines": daxpylinesAsm != nil,
 		"sdotlines": sdotlinesAsm != nil, "saxpylines": saxpylinesAsm != nil,
 		"cdotlines": cdotlinesAsm != nil, "caxpylines": caxpylinesAsm != nil,
+		"zscal": zscalAsm != nil, "cscal": cscalAsm != nil, "zconj": zconjAsm != nil, "cconj": cconjAsm != nil,
 	} {
 		if set != (Path() != "generic") {
 			t.Errorf("%s in assembly: %v, on the %s path", name, set, Path())
@@ -259,6 +260,60 @@ func testDotLines[T Scalar](t *testing.T) {
 }
 
 func abs(x int) int { return max(x, -x) }
+
+func TestScalConj(t *testing.T) {
+	t.Run("float64", testScalConj[float64])
+	t.Run("float32", testScalConj[float32])
+	t.Run("complex128", testScalConj[complex128])
+	t.Run("complex64", testScalConj[complex64])
+}
+
+// testScalConj checks Scal against complex128 products (within 4·ε·|a|·|x|)
+// and Conj against exact conjugates, signed zeros included, in place and
+// into another slice, for every length of lengths; neither may touch the
+// elements past len(x).
+func testScalConj[T Scalar](t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	eps := epsilon[T]()
+	a := value[T](rng.NormFloat64(), rng.NormFloat64())
+	for _, n := range lengths {
+		x := normals[T](rng, n+2)
+		if n > 1 {
+			x[1] = value[T](1, 0) // a zero imaginary part: conj gives −0
+		}
+		before := slices.Clone(x)
+		Scal(a, x[:n])
+		for i := range x {
+			want := c128(before[i])
+			if i < n {
+				want *= c128(a)
+			}
+			if d := cmplx.Abs(c128(x[i]) - want); d > 4*eps*cmplx.Abs(c128(a))*cmplx.Abs(c128(before[i])) || i >= n && x[i] != before[i] {
+				t.Fatalf("n=%d: Scal: x[%d] = %v, want %v", n, i, x[i], want)
+			}
+		}
+		dst := normals[T](rng, n+2)
+		tail := slices.Clone(dst[n:])
+		Conj(dst, before[:n])
+		inPlace := slices.Clone(before)
+		Conj(inPlace[:n], inPlace[:n])
+		for i := range n {
+			want := c128(before[i]) // a real number is its own conjugate
+			switch any(before[i]).(type) {
+			case complex128, complex64:
+				want = cmplx.Conj(want)
+			}
+			for _, got := range []complex128{c128(dst[i]), c128(inPlace[i])} {
+				if got != want || math.Signbit(imag(got)) != math.Signbit(imag(want)) {
+					t.Fatalf("n=%d: Conj: element %d = %v, want %v", n, i, got, want)
+				}
+			}
+		}
+		if !slices.Equal(dst[n:], tail) || !slices.Equal(inPlace[n:], before[n:]) {
+			t.Fatalf("n=%d: Conj wrote past len(src)", n)
+		}
+	}
+}
 
 // lineLengths covers each tail of the line kernels (steps of one, two,
 // four and eight elements) and a step or two of their widest loops (16
