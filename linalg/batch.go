@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"github.com/goferro/goferro/internal/level1"
 	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/tensor"
 )
@@ -59,8 +60,7 @@ func load[T scalar](vals []T, b, m, n int, adjoint bool) mat[T] {
 	if adjoint {
 		a := scratch[T](n, m)
 		for i := range m {
-			copy(a.col(i), src[i*n:(i+1)*n])
-			conjSlice(a.col(i))
+			level1.Conj(a.col(i), src[i*n:(i+1)*n])
 		}
 		return a
 	}
@@ -76,9 +76,7 @@ func store[T scalar](out []T, b int, a mat[T], adjoint bool) {
 	dst := out[b*r*c : (b+1)*r*c]
 	if adjoint {
 		for j := range c {
-			row := dst[j*r : (j+1)*r]
-			copy(row, a.col(j))
-			conjSlice(row)
+			level1.Conj(dst[j*r:(j+1)*r], a.col(j))
 		}
 		return
 	}

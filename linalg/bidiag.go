@@ -71,8 +71,7 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		ci[0] = 1
 		u := ci
 		uc := conjv[:len(u)]
-		copy(uc, u)
-		conjSlice(uc) // pᴴ·u = conj(level1.Dotu(p, uc))
+		level1.Conj(uc, u) // pᴴ·u = conj(level1.Dotu(p, uc))
 		// Y(i+1:, i) = τ·(A(i:, i+1:)ᴴ·u − Y(i+1:, :i)·(U(i:, :i)ᴴ·u) − V(i+1:, :i)·(X(i:, :i)ᴴ·u))
 		yi := y.col(i)
 		clear(yi[:i+1])
@@ -87,7 +86,7 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		for j := range i {
 			level1.Axpy(-tmp[j], v.col(j)[i+1:], yi[i+1:])
 		}
-		scal(tq, yi[i+1:])
+		level1.Scal(tq, yi[i+1:])
 		// Row i, brought up to date and conjugated (the vector the right
 		// reflector reflects): conj(A(i, i+1:)) − Y(i+1:, :i+1)·U(i, :i+1)ᴴ
 		// − V(i+1:, :i)·X(i, :i)ᴴ, with U(i, i) = 1.
@@ -109,8 +108,7 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 			a.set(i, i+1+c, rc)
 		}
 		rc := conjv[:len(r)]
-		copy(rc, r)
-		conjSlice(rc)
+		level1.Conj(rc, r)
 		// X(i+1:, i) = τ·(A(i+1:, i+1:)·v − U(i+1:, :i+1)·(Y(i+1:, :i+1)ᴴ·v) − X(i+1:, :i)·(V(i+1:, :i)ᴴ·v))
 		xi := x.col(i)
 		clear(xi)
@@ -124,7 +122,7 @@ func labrd[T scalar](a mat[T], nb int, d, e []float64, tauq, taup []T, x, y, v m
 		for j := range i {
 			level1.Axpy(-tmp[j], x.col(j)[i+1:], xr)
 		}
-		scal(tp, xr)
+		level1.Scal(tp, xr)
 	}
 }
 

@@ -316,15 +316,8 @@ func isComplex[T scalar]() bool {
 
 // conjSlice conjugates x in place.
 func conjSlice[T scalar](x []T) {
-	switch v := any(x).(type) {
-	case []complex128:
-		for i, z := range v {
-			v[i] = complex(real(z), -imag(z))
-		}
-	case []complex64:
-		for i, z := range v {
-			v[i] = complex(real(z), -imag(z))
-		}
+	if isComplex[T]() {
+		level1.Conj(x, x)
 	}
 }
 
@@ -371,13 +364,6 @@ const matVecCols = 64
 
 // matVecWork is the length of the work matVec needs for an m×n matrix.
 func matVecWork(m, n int) int { return (n + matVecCols - 1) / matVecCols * m }
-
-// scal computes x *= a.
-func scal[T scalar](a T, x []T) {
-	for i := range x {
-		x[i] *= a
-	}
-}
 
 // nrm2 returns the Euclidean norm of x, without overflow for large
 // elements.
@@ -459,7 +445,7 @@ func rescale[T scalar](a mat[T]) float64 {
 	sc := math.Ldexp(1, -exp)
 	f := fromReal[T](sc)
 	for j := range a.cols {
-		scal(f, a.col(j))
+		level1.Scal(f, a.col(j))
 	}
 	return sc
 }

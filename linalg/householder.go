@@ -31,7 +31,7 @@ func reflector[T scalar](alpha T, x []T) (beta, tau T) {
 	b := -math.Copysign(math.Hypot(math.Hypot(ar, ai), xn), ar)
 	beta = fromReal[T](b)
 	tau = (beta - alpha) / beta
-	scal(1/(alpha-beta), x)
+	level1.Scal(1/(alpha-beta), x)
 	return beta, tau
 }
 
@@ -50,13 +50,12 @@ func applyLeft[T scalar](t T, v []T, c mat[T], work []T) {
 	vc := v // vᴴ·C is a plain dot product for real T
 	if isComplex[T]() {
 		vc = work[:len(v)]
-		copy(vc, v)
-		conjSlice(vc)
+		level1.Conj(vc, v)
 		work = work[len(v):]
 	}
 	w := work[:c.cols]
 	level1.DotLines(c.data, 0, c.ld, c.cols, vc, w, 0, 1, false)
-	scal(-t, w)
+	level1.Scal(-t, w)
 	level1.AxpyLines(c.data, 0, c.ld, c.cols, w, v)
 }
 
@@ -376,8 +375,7 @@ func conjugate[T scalar](a mat[T]) mat[T] {
 	}
 	c := scratch[T](a.rows, a.cols)
 	for j := range c.cols {
-		copy(c.col(j), a.col(j))
-		conjSlice(c.col(j))
+		level1.Conj(c.col(j), a.col(j))
 	}
 	return c
 }
@@ -409,7 +407,7 @@ func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 		for c := range i {
 			level1.Axpy(gi[c], t.col(c)[:c+1], ti[:c+1])
 		}
-		scal(-taus[i], ti[:i])
+		level1.Scal(-taus[i], ti[:i])
 		ti[i] = taus[i]
 	}
 	return t

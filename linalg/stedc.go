@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"slices"
+
+	"github.com/goferro/goferro/internal/level1"
 )
 
 // Divide and conquer for the symmetric tridiagonal eigenproblem (Cuppen,
@@ -358,6 +360,6 @@ func secularVectors(d, z []float64, rho float64, origin []int, mu []float64, v m
 		for j := range k {
 			col[j] = zh[j] / -diff(t, j)
 		}
-		scal(1/nrm2(col), col)
+		level1.Scal(1/nrm2(col), col)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/goferro/goferro/internal/level1"
 	"github.com/goferro/goferro/tensor"
 )
 
@@ -263,9 +264,9 @@ func fixColumnSigns[T scalar](u, v mat[T], k int) {
 	for j := range k {
 		col := u.col(j)
 		if len(col) > 0 && re(col[largest(col)]) < 0 {
-			scal(-1, col)
+			level1.Scal(-1, col)
 			if v.cols > 0 {
-				scal(-1, v.col(j))
+				level1.Scal(-1, v.col(j))
 			}
 		}
 	}

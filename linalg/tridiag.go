@@ -74,8 +74,7 @@ func latrd[T scalar](a mat[T], nb int, d, e []float64, taus []T, w mat[T]) {
 		x[0] = 1
 		q := len(x)
 		v := vc[:q]
-		copy(v, x)
-		conjSlice(v) // v = conj(x), so that xᴴ·y = conj(level1.Dotu(y, v))
+		level1.Conj(v, x) // v = conj(x), so that xᴴ·y = conj(level1.Dotu(y, v))
 		y := w.col(i)[i+1:]
 		// y = A(i+1:, i+1:)·x, a row of the Hermitian A being the
 		// conjugate of its column.
@@ -92,7 +91,7 @@ func latrd[T scalar](a mat[T], nb int, d, e []float64, taus []T, w mat[T]) {
 			level1.Axpy(-tmp[j], w.col(j)[i+1:], y)
 		}
 		// w = τ·y − ½·τ²·(yᴴ·x)·x, as in hetd2.
-		scal(tau, y)
+		level1.Scal(tau, y)
 		alpha := -tau * conj(level1.Dotu(y, v)) / 2
 		level1.Axpy(alpha, x, y)
 	}
@@ -119,10 +118,9 @@ func hetd2[T scalar](a mat[T], d, e []float64, taus []T) {
 		// H·v by H's columns: row r of the Hermitian H is the conjugate
 		// of its column r.
 		w := y[:p]
-		copy(xc, x)
-		conjSlice(xc[:p])
+		level1.Conj(xc, x)
 		adjointDots(h, xc[:p], w)
-		scal(tau, w)
+		level1.Scal(tau, w)
 		var yv T
 		for i, wi := range w {
 			yv += conj(wi) * x[i]
