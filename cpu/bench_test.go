@@ -55,6 +55,28 @@ func BenchmarkAdd(b *testing.B) {
 	})
 }
 
+// BenchmarkConj times the conjugate of 256×256 complex tensors, written
+// into another tensor: contiguous rows and a transposed operand's.
+func BenchmarkConj(b *testing.B) {
+	for _, dt := range []tensor.DType{tensor.Complex128, tensor.Complex64} {
+		x, _ := tensor.Rand(tensor.NewRNG(1), dt, 256, 256)
+		dst := tensor.ZerosLike(x)
+		for _, c := range []struct {
+			name string
+			a    *tensor.Tensor
+		}{{"contiguous", x}, {"transposed", x.T()}} {
+			b.Run(dt.String()+"/"+c.name, func(b *testing.B) {
+				b.SetBytes(int64(x.Len() * dt.Size()))
+				for b.Loop() {
+					if err := UnaryInto(OpConj, dst, c.a); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
 func BenchmarkSum(b *testing.B) {
 	const n = 1024
 	x, _ := benchTensors(b, n)

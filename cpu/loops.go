@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 
+	"github.com/goferro/goferro/internal/level1"
 	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/internal/xmath"
 	"github.com/goferro/goferro/tensor"
@@ -280,6 +281,20 @@ func mapRow[D, A any](f func(A) D) row2[D, A] {
 	}
 }
 
+// conjRow is the conjugate's row kernel: contiguous rows on level1.Conj,
+// which flips the imaginary parts' signs several numbers at a time (a
+// lifted function, mapRow, costs a call an element).
+func conjRow[T cplx](n int, d []T, do, ds int, a []T, ao, as int) {
+	if ds == 1 && as == 1 {
+		level1.Conj(d[do:do+n], a[ao:ao+n])
+		return
+	}
+	for ; n > 0; n-- {
+		d[do] = T(cmplx.Conj(complex128(a[ao])))
+		do, ao = do+ds, ao+as
+	}
+}
+
 // map2Row lifts a function of two elements to a row kernel.
 func map2Row[T any](f func(T, T) T) row3[T, T, T] {
 	return func(n int, d []T, do, ds int, a []T, ao, as int, b []T, bo, bs int) {
@@ -479,7 +494,7 @@ func addInt[T integer](dt tensor.DType) {
 
 // addComplex adds the kernels of complex type T, whose parts have type R.
 func addComplex[T cplx, R floating](dt tensor.DType) {
-	setUnary(OpConj, dt, mapRow(func(x T) T { return T(cmplx.Conj(complex128(x))) }))
+	setUnary(OpConj, dt, conjRow[T])
 	setUnary(OpAbs, dt, mapRow(func(x T) R { return R(cmplx.Abs(complex128(x))) }))
 	setUnary(OpExp, dt, mapRow(func(x T) T { return T(cmplx.Exp(complex128(x))) }))
 	setUnary(OpLog, dt, mapRow(func(x T) T { return T(xmath.ComplexLog(complex128(x))) }))
