@@ -55,20 +55,27 @@ func BenchmarkAdd(b *testing.B) {
 	})
 }
 
-// BenchmarkConj times the conjugate of 256×256 complex tensors, written
-// into another tensor: contiguous rows and a transposed operand's.
-func BenchmarkConj(b *testing.B) {
-	for _, dt := range []tensor.DType{tensor.Complex128, tensor.Complex64} {
-		x, _ := tensor.Rand(tensor.NewRNG(1), dt, 256, 256)
+// BenchmarkUnary times the cheap unary operations (negation, absolute
+// value, conjugate) of 256×256 tensors, written into another tensor:
+// contiguous rows and a transposed operand's.
+func BenchmarkUnary(b *testing.B) {
+	for _, c := range []struct {
+		op UnaryOp
+		dt tensor.DType
+	}{
+		{OpNeg, tensor.Float64}, {OpAbs, tensor.Float64}, {OpConj, tensor.Float64},
+		{OpNeg, tensor.Complex128}, {OpConj, tensor.Complex128}, {OpConj, tensor.Complex64},
+	} {
+		x, _ := tensor.Rand(tensor.NewRNG(1), c.dt, 256, 256)
 		dst := tensor.ZerosLike(x)
-		for _, c := range []struct {
+		for _, in := range []struct {
 			name string
 			a    *tensor.Tensor
 		}{{"contiguous", x}, {"transposed", x.T()}} {
-			b.Run(dt.String()+"/"+c.name, func(b *testing.B) {
-				b.SetBytes(int64(x.Len() * dt.Size()))
+			b.Run(fmt.Sprintf("%v/%v/%s", c.op, c.dt, in.name), func(b *testing.B) {
+				b.SetBytes(int64(x.Len() * c.dt.Size()))
 				for b.Loop() {
-					if err := UnaryInto(OpConj, dst, c.a); err != nil {
+					if err := UnaryInto(c.op, dst, in.a); err != nil {
 						b.Fatal(err)
 					}
 				}

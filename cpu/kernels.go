@@ -14,9 +14,66 @@ package cpu
 // per 1000 elements, measured with callgrind).
 
 import (
+	"math"
+	"math/cmplx"
+
+	"github.com/goferro/goferro/internal/level1"
 	"github.com/goferro/goferro/internal/xmath"
 	"github.com/goferro/goferro/tensor"
 )
+
+func negRow[T tensor.Number](n int, d []T, do, ds int, a []T, ao, as int) {
+	if ds == 1 && as == 1 {
+		d, a := d[do:do+n], a[ao:ao+n]
+		for i := range d {
+			d[i] = -a[i]
+		}
+		return
+	}
+	for ; n > 0; n-- {
+		d[do] = -a[ao]
+		do, ao = do+ds, ao+as
+	}
+}
+
+func absRow[T floating](n int, d []T, do, ds int, a []T, ao, as int) {
+	if ds == 1 && as == 1 {
+		d, a := d[do:do+n], a[ao:ao+n]
+		for i := range d {
+			d[i] = T(math.Abs(float64(a[i])))
+		}
+		return
+	}
+	for ; n > 0; n-- {
+		d[do] = T(math.Abs(float64(a[ao])))
+		do, ao = do+ds, ao+as
+	}
+}
+
+// identityRow copies a row: the conjugate of a real number.
+func identityRow[T ordered](n int, d []T, do, ds int, a []T, ao, as int) {
+	if ds == 1 && as == 1 {
+		copy(d[do:do+n], a[ao:ao+n])
+		return
+	}
+	for ; n > 0; n-- {
+		d[do] = a[ao]
+		do, ao = do+ds, ao+as
+	}
+}
+
+// conjRow runs contiguous rows on level1.Conj, which flips the imaginary
+// parts' signs several numbers at a time.
+func conjRow[T cplx](n int, d []T, do, ds int, a []T, ao, as int) {
+	if ds == 1 && as == 1 {
+		level1.Conj(d[do:do+n], a[ao:ao+n])
+		return
+	}
+	for ; n > 0; n-- {
+		d[do] = T(cmplx.Conj(complex128(a[ao])))
+		do, ao = do+ds, ao+as
+	}
+}
 
 func addRow[T tensor.Number](n int, d []T, do, ds int, a []T, ao, as int, b []T, bo, bs int) {
 	if ds == 1 && as == 1 && bs == 1 {

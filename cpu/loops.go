@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/cmplx"
 
-	"github.com/goferro/goferro/internal/level1"
 	"github.com/goferro/goferro/internal/strided"
 	"github.com/goferro/goferro/internal/xmath"
 	"github.com/goferro/goferro/tensor"
@@ -281,20 +280,6 @@ func mapRow[D, A any](f func(A) D) row2[D, A] {
 	}
 }
 
-// conjRow is the conjugate's row kernel: contiguous rows on level1.Conj,
-// which flips the imaginary parts' signs several numbers at a time (a
-// lifted function, mapRow, costs a call an element).
-func conjRow[T cplx](n int, d []T, do, ds int, a []T, ao, as int) {
-	if ds == 1 && as == 1 {
-		level1.Conj(d[do:do+n], a[ao:ao+n])
-		return
-	}
-	for ; n > 0; n-- {
-		d[do] = T(cmplx.Conj(complex128(a[ao])))
-		do, ao = do+ds, ao+as
-	}
-}
-
 // map2Row lifts a function of two elements to a row kernel.
 func map2Row[T any](f func(T, T) T) row3[T, T, T] {
 	return func(n int, d []T, do, ds int, a []T, ao, as int, b []T, bo, bs int) {
@@ -446,7 +431,7 @@ func addElem[T tensor.Elem](dt tensor.DType) {
 // addNumber adds the kernels of every numeric dtype, given T's division and
 // power, then addElem's.
 func addNumber[T tensor.Number](dt tensor.DType, div, pow row3[T, T, T]) {
-	setUnary(OpNeg, dt, mapRow(func(x T) T { return -x }))
+	setUnary(OpNeg, dt, negRow[T])
 	setBinary(OpAdd, dt, addRow[T])
 	setBinary(OpSub, dt, subRow[T])
 	setBinary(OpMul, dt, mulRow[T])
@@ -460,7 +445,7 @@ func addNumber[T tensor.Number](dt tensor.DType, div, pow row3[T, T, T]) {
 // addReal adds the kernels of the float and integer dtypes, given T's
 // absolute value, division and power, then addNumber's.
 func addReal[T ordered](dt tensor.DType, abs row2[T, T], div, pow row3[T, T, T]) {
-	setUnary(OpConj, dt, mapRow(func(x T) T { return x }))
+	setUnary(OpConj, dt, identityRow[T]) // a real number is its own conjugate
 	setUnary(OpAbs, dt, abs)
 	setBinary(OpMax, dt, maxRow[T])
 	setBinary(OpMin, dt, minRow[T])
@@ -479,7 +464,7 @@ func addFloat[T floating](dt tensor.DType) {
 	setUnary(OpExp, dt, mapRow(func(x T) T { return T(math.Exp(float64(x))) }))
 	setUnary(OpLog, dt, mapRow(func(x T) T { return T(xmath.Log(float64(x))) }))
 	setUnary(OpSqrt, dt, mapRow(func(x T) T { return T(math.Sqrt(float64(x))) }))
-	addReal(dt, mapRow(func(x T) T { return T(math.Abs(float64(x))) }), divRow[T], map2Row(floatPow[T]))
+	addReal(dt, absRow[T], divRow[T], map2Row(floatPow[T]))
 }
 
 func addInt[T integer](dt tensor.DType) {
