@@ -121,14 +121,10 @@ func hetd2[T scalar](a mat[T], d, e []float64, taus []T) {
 		level1.Conj(xc, x)
 		adjointDots(h, xc[:p], w)
 		level1.Scal(tau, w)
-		var yv T
-		for i, wi := range w {
-			yv += conj(wi) * x[i]
-		}
-		alpha := -tau * yv / 2
+		alpha := -tau * conj(level1.Dotu(w, xc[:p])) / 2 // yᴴ·v, as latrd takes it
 		level1.Axpy(alpha, x, w)
 		for j := range p {
-			cw[j], cx[j] = -conj(w[j]), -conj(x[j])
+			cw[j], cx[j] = -conj(w[j]), -xc[j]
 		}
 		level1.AxpyLines(h.data, 0, h.ld, p, cw[:p], x)
 		level1.AxpyLines(h.data, 0, h.ld, p, cx[:p], w)
