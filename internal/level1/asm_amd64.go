@@ -53,6 +53,12 @@ func ddotlines(count, k int, lines *float64, stride int, x, out *float64, os int
 func daxpylines(count, k int, lines *float64, stride int, a, x *float64)
 
 //go:noescape
+func dscal(n int, a float64, x *float64)
+
+//go:noescape
+func sscal(n int, a float32, x *float32)
+
+//go:noescape
 func zscal(n int, a complex128, x *complex128)
 
 //go:noescape
@@ -94,6 +100,7 @@ func init() {
 	ddotlinesAsm, daxpylinesAsm = ddotlines, daxpylines
 	sdotlinesAsm, saxpylinesAsm = sdotlines, saxpylines
 	cdotlinesAsm, caxpylinesAsm = cdotlines, caxpylines
+	dscalAsm, sscalAsm = dscal, sscal
 	zscalAsm, cscalAsm = zscal, cscal
 	zconjAsm, cconjAsm = zconj, cconj
 }

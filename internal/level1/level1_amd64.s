@@ -1358,3 +1358,83 @@ cconjloop:
 cconjdone:
 	VZEROUPPER
 	RET
+
+// func dscal(n int, a float64, x *float64)
+//
+// x *= a, sixteen elements a step, then four; n a multiple of 4.
+TEXT ·dscal(SB), NOSPLIT, $0-24
+	MOVQ         n+0(FP), CX
+	VBROADCASTSD a+8(FP), Y0
+	MOVQ         x+16(FP), SI
+	MOVQ         CX, DX
+	SHRQ         $4, DX
+	JZ           dscalfour
+
+dscalloop:
+	VMULPD  (SI), Y0, Y1
+	VMULPD  32(SI), Y0, Y2
+	VMULPD  64(SI), Y0, Y3
+	VMULPD  96(SI), Y0, Y4
+	VMOVUPD Y1, (SI)
+	VMOVUPD Y2, 32(SI)
+	VMOVUPD Y3, 64(SI)
+	VMOVUPD Y4, 96(SI)
+	ADDQ    $128, SI
+	DECQ    DX
+	JNZ     dscalloop
+
+dscalfour:
+	ANDQ $15, CX
+	SHRQ $2, CX
+	JZ   dscaldone
+
+dscalloop4:
+	VMULPD  (SI), Y0, Y1
+	VMOVUPD Y1, (SI)
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     dscalloop4
+
+dscaldone:
+	VZEROUPPER
+	RET
+
+// func sscal(n int, a float32, x *float32)
+//
+// x *= a, thirty-two elements a step, then eight; n a multiple of 8.
+TEXT ·sscal(SB), NOSPLIT, $0-24
+	MOVQ         n+0(FP), CX
+	VBROADCASTSS a+8(FP), Y0
+	MOVQ         x+16(FP), SI
+	MOVQ         CX, DX
+	SHRQ         $5, DX
+	JZ           sscaleight
+
+sscalloop:
+	VMULPS  (SI), Y0, Y1
+	VMULPS  32(SI), Y0, Y2
+	VMULPS  64(SI), Y0, Y3
+	VMULPS  96(SI), Y0, Y4
+	VMOVUPS Y1, (SI)
+	VMOVUPS Y2, 32(SI)
+	VMOVUPS Y3, 64(SI)
+	VMOVUPS Y4, 96(SI)
+	ADDQ    $128, SI
+	DECQ    DX
+	JNZ     sscalloop
+
+sscaleight:
+	ANDQ $31, CX
+	SHRQ $3, CX
+	JZ   sscaldone
+
+sscalloop8:
+	VMULPS  (SI), Y0, Y1
+	VMOVUPS Y1, (SI)
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     sscalloop8
+
+sscaldone:
+	VZEROUPPER
+	RET

@@ -36,6 +36,7 @@ func TestPath(t *testing.T) {
 		"ddotlines": ddotlinesAsm != nil, "daxpylines": daxpylinesAsm != nil,
 		"sdotlines": sdotlinesAsm != nil, "saxpylines": saxpylinesAsm != nil,
 		"cdotlines": cdotlinesAsm != nil, "caxpylines": caxpylinesAsm != nil,
+		"dscal": dscalAsm != nil, "sscal": sscalAsm != nil,
 		"zscal": zscalAsm != nil, "cscal": cscalAsm != nil, "zconj": zconjAsm != nil, "cconj": cconjAsm != nil,
 	} {
 		if set != (Path() != "generic") {
