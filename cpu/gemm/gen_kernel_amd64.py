@@ -211,10 +211,11 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
 
 
 def packa(name, elt, rows):
-    """A loop packing rows (6 or 12) rows of a row-major A, rs bytes apart,
-    into a micro-panel (rows values a depth step), four steps at a time:
-    each group of four rows is a 4×4 transpose in registers, a last pair of
-    rows (for six) a 2×4 one."""
+    """A loop packing rows (6, 8, 12, 16 or 32) lines that are contiguous along
+    the depth, rs bytes apart (rows of a row-major A, columns of a
+    column-major B), into a micro-panel (rows values a depth step), four
+    steps at a time: each group of four lines is a 4×4 transpose in
+    registers, a last pair of lines (for six) a 2×4 one."""
     d = elt == 'd'
     es = 8 if d else 4
     V = 'Y' if d else 'X'  # four values a register
@@ -232,10 +233,10 @@ def packa(name, elt, rows):
     w("\tJZ done")
     w("\tLEAQ (R8)(R8*2), R9")
     w("\tLEAQ (SI)(R8*4), R10")
-    bases = ["SI", "R10"]
-    if rows == 12:
-        w("\tLEAQ (R10)(R8*4), R11")
-        bases.append("R11")
+    bases = ["SI", "R10"]  # a base for each group of four rows
+    for reg in ["R11", "R12", "R13", "AX", "BX", "DX"][: (rows + 3) // 4 - 2]:
+        w(f"\tLEAQ ({bases[-1]})(R8*4), {reg}")
+        bases.append(reg)
     w("loop:")
     for g in range(rows // 4):
         base = bases[g]
@@ -309,7 +310,9 @@ hdr = """//go:build amd64 && !purego && !goferro_noasm
 // packA6x64, packA6x32, packA12x64 and packA12x32 pack 4·k4 depth steps
 // of six or twelve float64 or float32 rows of a row-major A (rs bytes
 // apart from src) into the kernels' A micro-panel at dst, four steps at a
-// time (4×4 transposes in registers). They need AVX2 only.
+// time (4×4 transposes in registers); packB8x64, packB16x64, packB16x32
+// and packB32x32 pack 8, 16 or 32 columns of a column-major B into its
+// micro-panel alike. They need AVX2 only.
 
 #include "textflag.h"
 """
@@ -332,4 +335,8 @@ out.append(packa("packA6x64", 'd', 6))
 out.append(packa("packA6x32", 's', 6))
 out.append(packa("packA12x64", 'd', 12))
 out.append(packa("packA12x32", 's', 12))
+out.append(packa("packB8x64", 'd', 8))
+out.append(packa("packB16x64", 'd', 16))
+out.append(packa("packB16x32", 's', 16))
+out.append(packa("packB32x32", 's', 32))
 open("kernel_amd64.s", "w").write("\n\n".join(out) + "\n")

@@ -67,6 +67,18 @@ func packA12x64(dst, src unsafe.Pointer, rs, k4 int)
 func packA12x32(dst, src unsafe.Pointer, rs, k4 int)
 
 //go:noescape
+func packB8x64(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
+func packB16x64(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
+func packB16x32(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
+func packB32x32(dst, src unsafe.Pointer, rs, k4 int)
+
+//go:noescape
 func dkern12x16(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
 
 //go:noescape
@@ -117,5 +129,9 @@ func init() {
 		packA6x32Asm = packA6x32
 		packA12x64Asm = packA12x64
 		packA12x32Asm = packA12x32
+		packB8x64Asm = packB8x64
+		packB16x64Asm = packB16x64
+		packB16x32Asm = packB16x32
+		packB32x32Asm = packB32x32
 	}
 }

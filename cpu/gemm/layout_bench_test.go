@@ -5,47 +5,48 @@ import (
 	"testing"
 )
 
-// BenchmarkGemmLayouts times one-thread float64 products whose operands are
-// row- or column-major ("n" and "t" as in BLAS), at sizes where packing is
-// a visible share of the work. The cold cases cycle through 64 MiB of
-// distinct A matrices, so that A comes from memory, as when einsum
-// contracts a chain of input matrices with a thin one.
+// BenchmarkGemmLayouts times one-thread products whose operands are row-
+// or column-major ("n" and "t" as in BLAS), at sizes where packing is a
+// visible share of the work: float64, and float32 under f32/. The cold
+// cases cycle through 64 MiB of distinct A matrices, so that A comes from
+// memory, as when einsum contracts a chain of input matrices with a thin
+// one.
 func BenchmarkGemmLayouts(b *testing.B) {
 	for _, sz := range [][3]int{{300, 300, 300}, {400, 40, 400}, {40, 400, 400}, {400, 21, 400}} {
-		m, n, k := sz[0], sz[1], sz[2]
 		for _, lay := range []string{"nn", "tn", "nt", "tt", "cold-nn", "cold-tn"} {
-			cold := len(lay) > 2
-			lay := lay[len(lay)-2:]
-			name := fmt.Sprintf("%s/m%d_n%d_k%d", lay, m, n, k)
-			if cold {
-				name = "cold-" + name
-			}
-			b.Run(name, func(b *testing.B) {
-				mat := func(r, c int, t bool) Matrix[float64] {
-					d := make([]float64, r*c)
-					for i := range d {
-						d[i] = float64(i%7) - 3
-					}
-					if t {
-						return Matrix[float64]{Data: d, RowStride: 1, ColStride: r}
-					}
-					return Matrix[float64]{Data: d, RowStride: c, ColStride: 1}
-				}
-				xs := []Matrix[float64]{mat(m, k, lay[0] == 't')}
-				for cold && len(xs)*m*k*8 < 64<<20 {
-					xs = append(xs, mat(m, k, lay[0] == 't'))
-				}
-				y, z := mat(k, n, lay[1] == 't'), mat(m, n, false)
-				i := 0
-				for b.Loop() {
-					x := xs[i%len(xs)]
-					i++
-					if err := GemmThreads(1, nil, m, n, k, 1, x, y, 0, z); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			})
+			name := fmt.Sprintf("%s/m%d_n%d_k%d", lay, sz[0], sz[1], sz[2])
+			b.Run(name, func(b *testing.B) { benchLayout[float64](b, sz, lay) })
+			b.Run("f32/"+name, func(b *testing.B) { benchLayout[float32](b, sz, lay) })
 		}
 	}
+}
+
+func benchLayout[R float](b *testing.B, sz [3]int, lay string) {
+	m, n, k := sz[0], sz[1], sz[2]
+	cold := len(lay) > 2
+	lay = lay[len(lay)-2:]
+	mat := func(r, c int, t bool) Matrix[R] {
+		d := make([]R, r*c)
+		for i := range d {
+			d[i] = R(i%7) - 3
+		}
+		if t {
+			return Matrix[R]{Data: d, RowStride: 1, ColStride: r}
+		}
+		return Matrix[R]{Data: d, RowStride: c, ColStride: 1}
+	}
+	xs := []Matrix[R]{mat(m, k, lay[0] == 't')}
+	for cold && len(xs)*m*k*8 < 64<<20 {
+		xs = append(xs, mat(m, k, lay[0] == 't'))
+	}
+	y, z := mat(k, n, lay[1] == 't'), mat(m, n, false)
+	i := 0
+	for b.Loop() {
+		x := xs[i%len(xs)]
+		i++
+		if err := GemmThreads(1, nil, m, n, k, 1, x, y, 0, z); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

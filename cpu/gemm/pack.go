@@ -132,9 +132,10 @@ func packARows12[R float](d, src []R, base, rs, kb int) {
 	}
 }
 
-// packRowsAsm packs the first kb&^3 depth steps of rows (6 or 12)
-// contiguous rows of A, line i at base+i·rs, with an assembly loop where
-// the architecture has one, and returns the steps it packed.
+// packRowsAsm packs the first kb&^3 depth steps of rows lines that are
+// contiguous along the depth, line i at base+i·rs (6 or 12 rows of A, a
+// micro-panel of 8, 16 or 32 columns of B), with an assembly loop where the
+// architecture has one, and returns the steps it packed.
 func packRowsAsm[R float](d, src []R, base, rs, rows, kb int) int {
 	var z R
 	_, f64 := any(z).(float64)
@@ -148,6 +149,14 @@ func packRowsAsm[R float](d, src []R, base, rs, rows, kb int) int {
 		pack = packA12x64Asm
 	case rows == 12:
 		pack = packA12x32Asm
+	case rows == 8 && f64:
+		pack = packB8x64Asm
+	case rows == 16 && f64:
+		pack = packB16x64Asm
+	case rows == 16:
+		pack = packB16x32Asm
+	case rows == 32 && !f64:
+		pack = packB32x32Asm
 	}
 	if pack == nil || kb < 4 {
 		return 0
@@ -162,12 +171,17 @@ func packRowsAsm[R float](d, src []R, base, rs, rows, kb int) int {
 
 // packRuns packs a panel of n lines (rows of A, columns of B) that are
 // contiguous along the depth, line i at base+i·ls, zero-padding it to r
-// lines.
+// lines. A full panel's first depth steps go through packRowsAsm where it
+// has a loop for r lines.
 func packRuns[R float](d, src []R, base, ls, n, r, kb int) {
+	q0 := 0
+	if n == r {
+		q0 = packRowsAsm(d, src, base, ls, r, kb)
+	}
 	for i := 0; i < n; i++ {
-		line := src[base+i*ls : base+i*ls+kb]
+		line := src[base+i*ls+q0 : base+i*ls+kb]
 		for q, v := range line {
-			d[q*r+i] = v
+			d[(q0+q)*r+i] = v
 		}
 	}
 	zeroRows(d, n, r, kb)

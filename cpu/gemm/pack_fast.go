@@ -35,6 +35,12 @@ var panelCopy, cplxPanelCopy, cplxPanelCopy32 func(dst, src unsafe.Pointer, rows
 // float32, four depth steps at a time.
 var packA6x64Asm, packA6x32Asm, packA12x64Asm, packA12x32Asm func(dst, src unsafe.Pointer, rs, k4 int)
 
+// packB8x64Asm, packB16x64Asm, packB16x32Asm and packB32x32Asm, where the
+// architecture has them, are the assembly loops packB8x64 … packB32x32: a
+// micro-panel of 8, 16 or 32 columns of a column-major B (packRuns),
+// float64 or float32, four depth steps at a time, as the A loops pack rows.
+var packB8x64Asm, packB16x64Asm, packB16x32Asm, packB32x32Asm func(dst, src unsafe.Pointer, rs, k4 int)
+
 // asmPanels packs the first full real columns of a row-major B block (kb
 // deep, rows rs apart from base) into micro-panels with copyRows, one of
 // the assembly loops, and reports whether it did: not where there is no
