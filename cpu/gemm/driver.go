@@ -263,7 +263,6 @@ func (p *plan[R]) region(ws *workspace[R], sh *bShare[R], ao, bo, co, i0, i1, j0
 // directB, B itself but for a ragged last panel, alone in b).
 func (p *plan[R]) macro(ws *workspace[R], b []R, ao, bo, co, ic, mb, jc, nb, pc, kb int, beta R) {
 	mr, nr := p.kern.mr, p.kern.nr
-	full := p.kern.full
 	alpha := p.alpha
 	cd := p.c.data
 	rsc := p.c.rs
@@ -285,6 +284,10 @@ func (p *plan[R]) macro(ws *workspace[R], b []R, ao, bo, co, ic, mb, jc, nb, pc,
 		default:
 			bp = &b[jr*kb]
 		}
+		kern := p.kern
+		if nn <= nr/2 && kern.narrow != nil {
+			kern = kern.narrow // the same panels, nn ≤ kern.nr columns of them
+		}
 		pfo := (jr + nr) * kb
 		for ir := 0; ir < mb; ir += mr {
 			mm := min(mr, mb-ir)
@@ -298,9 +301,9 @@ func (p *plan[R]) macro(ws *workspace[R], b []R, ao, bo, co, ic, mb, jc, nb, pc,
 				pf = p.hint(&ws.next, pfStep)
 			}
 			pfo += pfStep
-			if s := p.kern.inPlace(mm); p.directA && s != nil {
+			if s := kern.inPlace(mm); p.directA && s != nil {
 				ap := &p.a.data[ao+(ic+ir)*p.dars+pc*p.dacs]
-				if p.direct && nn == nr {
+				if p.direct && nn == kern.nr {
 					s(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, ldb, p.dars, p.dacs)
 					continue
 				}
@@ -311,11 +314,11 @@ func (p *plan[R]) macro(ws *workspace[R], b []R, ao, bo, co, ic, mb, jc, nb, pc,
 					off = 0 // the ragged panel, packed alone
 				}
 				ap := &ws.a[off]
-				f := full
-				if mm < mr && p.kern.short != nil && p.kern.short[mm] != nil {
-					f = p.kern.short[mm]
+				f := kern.full
+				if mm < mr && kern.short != nil && kern.short[mm] != nil {
+					f = kern.short[mm]
 				}
-				if p.direct && nn == nr {
+				if p.direct && nn == kern.nr {
 					f(kb, ap, bp, &cd[co+(ic+ir)*rsc+jc+jr], rsc, alpha, beta, mm, pf, ldb)
 					continue
 				}

@@ -36,12 +36,15 @@ class ISA:
         return f"VXORPS Y{i}, Y{i}, Y{i}"
 
 
-def kern(name, elt, strided, isa, unroll=4, rows=None):
+def kern(name, elt, strided, isa, unroll=4, rows=None, half=False):
     """A micro-kernel; with rows < isa.mr, one that computes only the first
-    rows rows of a packed micro-panel (a ragged last one)."""
+    rows rows of a packed micro-panel (a ragged last one); with half, one
+    that computes only the first vector's columns of each row (a ragged
+    last B micro-panel of at most NR/2 columns)."""
     mr = isa.mr  # values a depth step in a packed A micro-panel
     rows = rows or mr
-    acc = 2 * rows
+    nvec = 1 if half else 2  # vectors a row of the tile
+    acc = nvec * rows
     d = elt == 'd'
     esz = 8 if d else 4
     bcast = "VBROADCASTSD" if d else "VBROADCASTSS"
@@ -51,7 +54,7 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
     R = isa.r
     vec = isa.vec
     astep = mr * esz
-    bstep = 2 * vec  # one row of the B micro-panel: two vectors
+    bstep = nvec * vec  # the part of a B micro-panel row it reads
     L = []
     w = L.append
     ty = "float64" if d else "float32"
@@ -114,7 +117,8 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
         # B row u of this iteration: DI + u·ldb.
         idx = ["", "(AX*1)", "(AX*2)", "(R9*1)"][u]
         w(f"\t{mov} (DI){idx}, {R(b0)}")
-        w(f"\t{mov} {vec}(DI){idx}, {R(b1)}")
+        if not half:
+            w(f"\t{mov} {vec}(DI){idx}, {R(b1)}")
         for i in range(rows):
             br = isa.bcast[i % len(isa.bcast)]
             if strided:
@@ -123,8 +127,9 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
             else:
                 addr = f"{ao + i*esz}(SI)"
             w(f"\t{bcast} {addr}, {R(br)}")
-            w(f"\t{fma} {R(b0)}, {R(br)}, {R(2*i)}")
-            w(f"\t{fma} {R(b1)}, {R(br)}, {R(2*i+1)}")
+            w(f"\t{fma} {R(b0)}, {R(br)}, {R(nvec*i)}")
+            if not half:
+                w(f"\t{fma} {R(b1)}, {R(br)}, {R(2*i+1)}")
         if strided and advance:
             w("\tADDQ R13, SI")
             for b in bases[1:]:
@@ -190,10 +195,12 @@ def kern(name, elt, strided, isa, unroll=4, rows=None):
         # The first mv rows of the tile to C, plus beta·C when beta.
         for i in range(rows):
             if beta:
-                w(f"\t{fma} (DX), {R(b1)}, {R(2*i)}")
-                w(f"\t{fma} {vec}(DX), {R(b1)}, {R(2*i+1)}")
-            w(f"\t{mov} {R(2*i)}, (DX)")
-            w(f"\t{mov} {R(2*i+1)}, {vec}(DX)")
+                w(f"\t{fma} (DX), {R(b1)}, {R(nvec*i)}")
+                if not half:
+                    w(f"\t{fma} {vec}(DX), {R(b1)}, {R(2*i+1)}")
+            w(f"\t{mov} {R(nvec*i)}, (DX)")
+            if not half:
+                w(f"\t{mov} {R(2*i+1)}, {vec}(DX)")
             if i < rows - 1:
                 w("\tDECQ R9")
                 w("\tJZ end")
@@ -331,6 +338,18 @@ for r in (4, 8):
     out.append(kern(f"dkern12x16r{r}s", 'd', True, avx512, rows=r))
     out.append(kern(f"skern12x32r{r}", 's', False, avx512, rows=r))
     out.append(kern(f"skern12x32r{r}s", 's', True, avx512, rows=r))
+# Half-width kernels for a ragged last B micro-panel of at most NR/2
+# columns: the same panels, half the multiply-adds.
+out.append(kern("dkern6x4", 'd', False, avx2, half=True))
+out.append(kern("dkern6x4s", 'd', True, avx2, half=True))
+out.append(kern("skern6x8", 's', False, avx2, half=True))
+out.append(kern("skern6x8s", 's', True, avx2, half=True))
+for r in (None, 4, 8):
+    tail = f"r{r}" if r else ""
+    out.append(kern(f"dkern12x8{tail}", 'd', False, avx512, rows=r, half=True))
+    out.append(kern(f"dkern12x8{tail}s", 'd', True, avx512, rows=r, half=True))
+    out.append(kern(f"skern12x16{tail}", 's', False, avx512, rows=r, half=True))
+    out.append(kern(f"skern12x16{tail}s", 's', True, avx512, rows=r, half=True))
 out.append(packa("packA6x64", 'd', 6))
 out.append(packa("packA6x32", 's', 6))
 out.append(packa("packA12x64", 'd', 12))

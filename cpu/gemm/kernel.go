@@ -45,6 +45,11 @@ type kernel[R float] struct {
 	// A in place, so it reads no row past the mm-th.
 	short        []fullKernel[R]
 	shortStrided []stridedKernel[R]
+	// narrow, where set, computes only the first nr/2 columns of the same
+	// tiles (narrow.nr of them), for a ragged last B micro-panel of at
+	// most that many columns: the panels are packed and read as for the
+	// full kernel (ldb apart), with half the multiply-adds.
+	narrow *kernel[R]
 }
 
 // fullKernel and stridedKernel are the signatures of kernel.full and

@@ -90,20 +90,76 @@ func skern12x32(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, p
 //go:noescape
 func skern12x32s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
 
+//go:noescape
+func dkern6x4(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
+
+//go:noescape
+func dkern6x4s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
+
+//go:noescape
+func skern6x8(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
+
+//go:noescape
+func skern6x8s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
+
+//go:noescape
+func dkern12x8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
+
+//go:noescape
+func dkern12x8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
+
+//go:noescape
+func skern12x16(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
+
+//go:noescape
+func skern12x16s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
+
+//go:noescape
+func dkern12x8r4(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
+
+//go:noescape
+func dkern12x8r4s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
+
+//go:noescape
+func skern12x16r4(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
+
+//go:noescape
+func skern12x16r4s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
+
+//go:noescape
+func dkern12x8r8(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb int)
+
+//go:noescape
+func dkern12x8r8s(k int, a, b, c *float64, rsc int, alpha, beta float64, mv int, pf *float64, ldb, ars, acs int)
+
+//go:noescape
+func skern12x16r8(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb int)
+
+//go:noescape
+func skern12x16r8s(k int, a, b, c *float32, rsc int, alpha, beta float32, mv int, pf *float32, ldb, ars, acs int)
+
 var (
 	avx512ISA = &isaKernels{
 		name: "avx512",
 		k64: &kernel[float64]{name: "avx512-fma-12x16", mr: 12, nr: 16, l1B: 150, full: dkern12x16, strided: dkern12x16s,
 			short:        shortKernels[float64](12, dkern12x16r4, dkern12x16r8),
-			shortStrided: shortStridedKernels[float64](12, dkern12x16r4s, dkern12x16r8s)},
+			shortStrided: shortStridedKernels[float64](12, dkern12x16r4s, dkern12x16r8s),
+			narrow: &kernel[float64]{mr: 12, nr: 8, full: dkern12x8, strided: dkern12x8s,
+				short:        shortKernels[float64](12, dkern12x8r4, dkern12x8r8),
+				shortStrided: shortStridedKernels[float64](12, dkern12x8r4s, dkern12x8r8s)}},
 		k32: &kernel[float32]{name: "avx512-fma-12x32", mr: 12, nr: 32, l1B: 150, full: skern12x32, strided: skern12x32s,
 			short:        shortKernels[float32](12, skern12x32r4, skern12x32r8),
-			shortStrided: shortStridedKernels[float32](12, skern12x32r4s, skern12x32r8s)},
+			shortStrided: shortStridedKernels[float32](12, skern12x32r4s, skern12x32r8s),
+			narrow: &kernel[float32]{mr: 12, nr: 16, full: skern12x16, strided: skern12x16s,
+				short:        shortKernels[float32](12, skern12x16r4, skern12x16r8),
+				shortStrided: shortStridedKernels[float32](12, skern12x16r4s, skern12x16r8s)}},
 	}
 	avx2ISA = &isaKernels{
 		name: "avx2",
-		k64:  &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, l1B: 50, full: dkern6x8, strided: dkern6x8s},
-		k32:  &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, l1B: 50, full: skern6x16, strided: skern6x16s},
+		k64: &kernel[float64]{name: "avx2-fma-6x8", mr: 6, nr: 8, l1B: 50, full: dkern6x8, strided: dkern6x8s,
+			narrow: &kernel[float64]{mr: 6, nr: 4, full: dkern6x4, strided: dkern6x4s}},
+		k32: &kernel[float32]{name: "avx2-fma-6x16", mr: 6, nr: 16, l1B: 50, full: skern6x16, strided: skern6x16s,
+			narrow: &kernel[float32]{mr: 6, nr: 8, full: skern6x8, strided: skern6x8s}},
 	}
 )
 
