@@ -28,6 +28,9 @@ func copyPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
+func packCols(dst, src unsafe.Pointer, cols, panels, cs, pb, w int)
+
+//go:noescape
 func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
@@ -179,6 +182,7 @@ func pathKernels(p isa.Path) *isaKernels {
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		panelCopy = copyPanels
+		colsCopy = packCols
 		cplxPanelCopy = cplxPanels
 		cplxPanelCopy32 = cplxPanels32
 		packA6x64Asm = packA6x64

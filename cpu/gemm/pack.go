@@ -194,26 +194,34 @@ func packRuns[R float](d, src []R, base, ls, n, r, kb int) {
 // the reads stream down whole columns.
 func packAColsBlock[R float](dst, src []R, base, cs, mb, mr, kb int) {
 	full := mb / mr * mr
-	for q := range kb {
-		col := src[base+q*cs : base+q*cs+mb]
-		if mr == 6 {
-			for ir := 0; ir < full; ir += 6 {
-				s := col[ir : ir+6 : ir+6]
-				o := ir*kb + 6*q
-				t := dst[o : o+6 : o+6]
-				t[0], t[1], t[2], t[3], t[4], t[5] = s[0], s[1], s[2], s[3], s[4], s[5]
-			}
-		} else {
+	size := int(unsafe.Sizeof(dst[0]))
+	switch {
+	case (mr*size == 96 || mr*size == 48) && colsCopy != nil && full > 0 && kb > 0:
+		_ = src[base+(kb-1)*cs+full-1] // bounds, as the Go loops check
+		_ = dst[kb*full-1]
+		colsCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[base]), kb, full/mr, cs*size, mr*kb*size, mr*size)
+	default:
+		for q := range kb {
+			col := src[base+q*cs : base+q*cs+full]
 			for ir := 0; ir < full; ir += mr {
 				o := ir*kb + q*mr
-				copy(dst[o:o+mr], col[ir:ir+mr])
+				if mr == 6 {
+					s := col[ir : ir+6 : ir+6]
+					t := dst[o : o+6 : o+6]
+					t[0], t[1], t[2], t[3], t[4], t[5] = s[0], s[1], s[2], s[3], s[4], s[5]
+				} else {
+					copy(dst[o:o+mr], col[ir:ir+mr])
+				}
 			}
 		}
-		if full < mb {
-			o := full*kb + q*mr
-			n := copy(dst[o:o+mr], col[full:])
-			clear(dst[o+n : o+mr])
-		}
+	}
+	if full == mb {
+		return
+	}
+	for q := range kb { // the ragged last panel, zero-padded
+		o := full*kb + q*mr
+		n := copy(dst[o:o+mr], src[base+q*cs+full:base+q*cs+mb])
+		clear(dst[o+n : o+mr])
 	}
 }
 

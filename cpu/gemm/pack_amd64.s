@@ -178,3 +178,66 @@ spiece:
 sdone:
 	VZEROUPPER
 	RET
+
+// func packCols(dst, src unsafe.Pointer, cols, panels, cs, pb, w int)
+// For each of cols source columns (cs bytes apart), copies its first
+// panels pieces of w bytes (96 or 48: twelve float64 or float32 values):
+// piece c of column q goes to dst + c·pb + q·w. This packs a column-major
+// block of A into micro-panels, reading down each column in turn.
+TEXT ·packCols(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ cols+16(FP), CX
+	MOVQ panels+24(FP), R8
+	MOVQ cs+32(FP), R9
+	MOVQ pb+40(FP), R10
+	MOVQ w+48(FP), R13
+	TESTQ CX, CX
+	JZ colsdone
+	TESTQ R8, R8
+	JZ colsdone
+	CMPQ R13, $96
+	JNE col48
+
+col96:
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ R8, DX
+piece96:
+	VMOVUPS (R11), Y0
+	VMOVUPS 32(R11), Y1
+	VMOVUPS 64(R11), Y2
+	VMOVUPS Y0, (R12)
+	VMOVUPS Y1, 32(R12)
+	VMOVUPS Y2, 64(R12)
+	ADDQ $96, R11
+	ADDQ R10, R12
+	DECQ DX
+	JNZ piece96
+	ADDQ R9, SI
+	ADDQ $96, DI
+	DECQ CX
+	JNZ col96
+	JMP colsdone
+
+col48:
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ R8, DX
+piece48:
+	VMOVUPS (R11), Y0
+	VMOVUPS 32(R11), X1
+	VMOVUPS Y0, (R12)
+	VMOVUPS X1, 32(R12)
+	ADDQ $48, R11
+	ADDQ R10, R12
+	DECQ DX
+	JNZ piece48
+	ADDQ R9, SI
+	ADDQ $48, DI
+	DECQ CX
+	JNZ col48
+
+colsdone:
+	VZEROUPPER
+	RET
