@@ -259,6 +259,20 @@ func zeroRows[R float](d []R, mm, mr, kb int) {
 func packACplx[R float](d, src []R, base, rs, cs, mm, mr, kb int, ar, ai R) {
 	kc := kb / 2
 	unit := ar == 1 && ai == 0
+	if rs == 2 && unit {
+		// Column-major A: read down each column, its real and imaginary
+		// parts to the two rows of its depth step, instead of along the
+		// rows, a column apart.
+		for q := 0; q < kc; q++ {
+			col := src[base+q*cs : base+q*cs+2*mm]
+			re, im := d[2*q*mr:2*q*mr+mm], d[(2*q+1)*mr:(2*q+1)*mr+mm]
+			for i := range re {
+				re[i], im[i] = col[2*i], col[2*i+1]
+			}
+		}
+		zeroRows(d, mm, mr, kb)
+		return
+	}
 	for i := 0; i < mm; i++ {
 		o := base + i*rs
 		for q := 0; q < kc; q++ {
