@@ -31,6 +31,9 @@ func cplxPanels(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 func packCols(dst, src unsafe.Pointer, cols, panels, cs, pb, w int)
 
 //go:noescape
+func cplxCols(dst, src unsafe.Pointer, cs, pairs, cols int)
+
+//go:noescape
 func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
@@ -183,6 +186,7 @@ func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		panelCopy = copyPanels
 		colsCopy = packCols
+		cplxColsCopy = cplxCols
 		cplxPanelCopy = cplxPanels
 		cplxPanelCopy32 = cplxPanels32
 		packA6x64Asm = packA6x64

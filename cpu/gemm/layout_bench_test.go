@@ -3,11 +3,13 @@ package gemm
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 )
 
 // BenchmarkGemmLayouts times one-thread products whose operands are row-
 // or column-major ("n" and "t" as in BLAS), at sizes where packing is a
-// visible share of the work: float64, and float32 under f32/. The cold
+// visible share of the work: float64, float32 under f32/ and complex128
+// under c128/ (GFLOP/s count a complex multiply-add as 8). The cold
 // cases cycle through 64 MiB of distinct A matrices, so that A comes from
 // memory, as when einsum contracts a chain of input matrices with a thin
 // one.
@@ -17,18 +19,29 @@ func BenchmarkGemmLayouts(b *testing.B) {
 			name := fmt.Sprintf("%s/m%d_n%d_k%d", lay, sz[0], sz[1], sz[2])
 			b.Run(name, func(b *testing.B) { benchLayout[float64](b, sz, lay) })
 			b.Run("f32/"+name, func(b *testing.B) { benchLayout[float32](b, sz, lay) })
+			b.Run("c128/"+name, func(b *testing.B) { benchLayout[complex128](b, sz, lay) })
 		}
 	}
 }
 
-func benchLayout[R float](b *testing.B, sz [3]int, lay string) {
+func benchLayout[R Scalar](b *testing.B, sz [3]int, lay string) {
 	m, n, k := sz[0], sz[1], sz[2]
 	cold := len(lay) > 2
 	lay = lay[len(lay)-2:]
 	mat := func(r, c int, t bool) Matrix[R] {
 		d := make([]R, r*c)
 		for i := range d {
-			d[i] = R(i%7) - 3
+			v := float64(i%7) - 3
+			switch p := any(&d[i]).(type) {
+			case *float64:
+				*p = v
+			case *float32:
+				*p = float32(v)
+			case *complex128:
+				*p = complex(v, v/2)
+			case *complex64:
+				*p = complex(float32(v), float32(v/2))
+			}
 		}
 		if t {
 			return Matrix[R]{Data: d, RowStride: 1, ColStride: r}
@@ -36,7 +49,7 @@ func benchLayout[R float](b *testing.B, sz [3]int, lay string) {
 		return Matrix[R]{Data: d, RowStride: c, ColStride: 1}
 	}
 	xs := []Matrix[R]{mat(m, k, lay[0] == 't')}
-	for cold && len(xs)*m*k*8 < 64<<20 {
+	for cold && len(xs)*m*k*int(unsafe.Sizeof(xs[0].Data[0])) < 64<<20 {
 		xs = append(xs, mat(m, k, lay[0] == 't'))
 	}
 	y, z := mat(k, n, lay[1] == 't'), mat(m, n, false)
@@ -48,5 +61,9 @@ func benchLayout[R float](b *testing.B, sz [3]int, lay string) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	flops := 2 * float64(m*n*k)
+	if _, ok := any(z.Data[0]).(complex128); ok {
+		flops *= 4
+	}
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

@@ -414,7 +414,15 @@ func packBCplxRows[R float](dst, src []R, base, rs, nr, kb, full int) {
 // columns (two per complex column), kb the real depth.
 func packBCplx[R float](d, src []R, base, rs, cs, nn, nr, kb int) {
 	kc, nc := kb/2, nn/2
-	for q := 0; q < kc; q++ {
+	q0 := 0
+	if _, f64 := any(d).([]float64); f64 && rs == 2 && nn == nr && (nr == 8 || nr == 16) && cplxColsCopy != nil && kc >= 2 {
+		// A column-major B's full panel, two depth steps at a time.
+		_ = src[base+(nc-1)*cs+kb-1] // bounds, as the loop below checks
+		_ = d[nr*kb-1]
+		q0 = kc &^ 1
+		cplxColsCopy(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), cs*8, q0/2, nc)
+	}
+	for q := q0; q < kc; q++ {
 		t0 := d[2*q*nr : 2*q*nr+nr]
 		t1 := d[(2*q+1)*nr : (2*q+1)*nr+nr]
 		o := base + q*rs

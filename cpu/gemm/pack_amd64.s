@@ -241,3 +241,115 @@ piece48:
 colsdone:
 	VZEROUPPER
 	RET
+
+// func cplxCols(dst, src unsafe.Pointer, cs, pairs, cols int)
+// Packs cols (4 or 8) complex128 columns of a column-major B (cs bytes
+// apart, each contiguous along the depth) into a 1m micro-panel of 2·cols
+// real values a row: depth q gives the row (x₀ y₀ x₁ y₁ …) and the row
+// (−y₀ x₀ −y₁ x₁ …), for pairs·2 depth steps, two at a time (a 128-bit
+// lane of each column's 256-bit load per step).
+TEXT ·cplxCols(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ cs+16(FP), R8
+	MOVQ pairs+24(FP), CX
+	MOVQ cols+32(FP), DX
+	TESTQ CX, CX
+	JZ cplxcolsdone
+	LEAQ (R8)(R8*2), R9
+	LEAQ (SI)(R8*4), R10
+	MOVQ $0x8000000000000000, AX
+	MOVQ AX, X15
+	VINSERTF128 $1, X15, Y15, Y15 // −0, +0, −0, +0: the signs to flip
+	CMPQ DX, $8
+	JNE cplxcols4
+
+cplxcols8:
+	VMOVUPD (SI), Y0
+	VMOVUPD (SI)(R8*1), Y1
+	VMOVUPD (SI)(R8*2), Y2
+	VMOVUPD (SI)(R9*1), Y3
+	VMOVUPD (R10), Y4
+	VMOVUPD (R10)(R8*1), Y5
+	VMOVUPD (R10)(R8*2), Y6
+	VMOVUPD (R10)(R9*1), Y7
+	VPERM2F128 $0x20, Y1, Y0, Y8
+	VPERM2F128 $0x20, Y3, Y2, Y9
+	VPERM2F128 $0x20, Y5, Y4, Y10
+	VPERM2F128 $0x20, Y7, Y6, Y11
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y9, 32(DI)
+	VMOVUPD Y10, 64(DI)
+	VMOVUPD Y11, 96(DI)
+	VPERMILPD $5, Y8, Y8
+	VPERMILPD $5, Y9, Y9
+	VPERMILPD $5, Y10, Y10
+	VPERMILPD $5, Y11, Y11
+	VXORPD Y15, Y8, Y8
+	VXORPD Y15, Y9, Y9
+	VXORPD Y15, Y10, Y10
+	VXORPD Y15, Y11, Y11
+	VMOVUPD Y8, 128(DI)
+	VMOVUPD Y9, 160(DI)
+	VMOVUPD Y10, 192(DI)
+	VMOVUPD Y11, 224(DI)
+	VPERM2F128 $0x31, Y1, Y0, Y8
+	VPERM2F128 $0x31, Y3, Y2, Y9
+	VPERM2F128 $0x31, Y5, Y4, Y10
+	VPERM2F128 $0x31, Y7, Y6, Y11
+	VMOVUPD Y8, 256(DI)
+	VMOVUPD Y9, 288(DI)
+	VMOVUPD Y10, 320(DI)
+	VMOVUPD Y11, 352(DI)
+	VPERMILPD $5, Y8, Y8
+	VPERMILPD $5, Y9, Y9
+	VPERMILPD $5, Y10, Y10
+	VPERMILPD $5, Y11, Y11
+	VXORPD Y15, Y8, Y8
+	VXORPD Y15, Y9, Y9
+	VXORPD Y15, Y10, Y10
+	VXORPD Y15, Y11, Y11
+	VMOVUPD Y8, 384(DI)
+	VMOVUPD Y9, 416(DI)
+	VMOVUPD Y10, 448(DI)
+	VMOVUPD Y11, 480(DI)
+	ADDQ $32, SI
+	ADDQ $32, R10
+	ADDQ $512, DI
+	DECQ CX
+	JNZ cplxcols8
+	JMP cplxcolsdone
+
+cplxcols4:
+	VMOVUPD (SI), Y0
+	VMOVUPD (SI)(R8*1), Y1
+	VMOVUPD (SI)(R8*2), Y2
+	VMOVUPD (SI)(R9*1), Y3
+	VPERM2F128 $0x20, Y1, Y0, Y8
+	VPERM2F128 $0x20, Y3, Y2, Y9
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y9, 32(DI)
+	VPERMILPD $5, Y8, Y8
+	VPERMILPD $5, Y9, Y9
+	VXORPD Y15, Y8, Y8
+	VXORPD Y15, Y9, Y9
+	VMOVUPD Y8, 64(DI)
+	VMOVUPD Y9, 96(DI)
+	VPERM2F128 $0x31, Y1, Y0, Y8
+	VPERM2F128 $0x31, Y3, Y2, Y9
+	VMOVUPD Y8, 128(DI)
+	VMOVUPD Y9, 160(DI)
+	VPERMILPD $5, Y8, Y8
+	VPERMILPD $5, Y9, Y9
+	VXORPD Y15, Y8, Y8
+	VXORPD Y15, Y9, Y9
+	VMOVUPD Y8, 192(DI)
+	VMOVUPD Y9, 224(DI)
+	ADDQ $32, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ cplxcols4
+
+cplxcolsdone:
+	VZEROUPPER
+	RET

@@ -116,3 +116,9 @@ func packBCplxRows64(dst, src []float64, base, rs, kb, full int) {
 // for every twelve values (45% of a float32 400×40×400 product with a
 // column-major A).
 var colsCopy func(dst, src unsafe.Pointer, cols, panels, cs, pb, w int)
+
+// cplxColsCopy, where the architecture has it, is the assembly loop
+// cplxCols: a full complex128 B micro-panel of 4 or 8 columns (the AVX2
+// and AVX-512 kernels' nr of 8 or 16 real values) from a column-major B,
+// two depth steps at a time (packBCplx).
+var cplxColsCopy func(dst, src unsafe.Pointer, cs, pairs, cols int)
