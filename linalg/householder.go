@@ -407,9 +407,10 @@ func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 		// call to pay (level1.Axpy took 5 of the 7.3 µs of a 64×32 V).
 		ti, gi := t.col(i), g.col(i)
 		for c := range i {
-			gc := gi[c]
-			for r, tv := range t.col(c)[:c+1] {
-				ti[r] += gc * tv
+			gc, tc := gi[c], t.col(c)[:c+1]
+			tr := ti[:len(tc)] // as long as tc: no bounds check a term
+			for r, tv := range tc {
+				tr[r] += gc * tv
 			}
 		}
 		level1.Scal(-taus[i], ti[:i])

@@ -10,6 +10,12 @@
 # broadcasts the twelve A values through Z26..Z31 in turn. Twelve rows keep
 # 24 independent FMA chains in flight (two FMA units with a latency of four
 # need eight) and cost 14 loads per 24 FMAs.
+#
+# Half-width forms of both (half=True: one vector a row, the accumulators
+# Y0..Y5 or Z0..Z11) compute the first NR/2 columns of the same panels,
+# for a ragged last B micro-panel (kernel.narrow). pack_lines generates the
+# AVX2 loops that pack lines contiguous along the depth: rows of a
+# row-major A (packA…) and columns of a column-major B (packB…).
 PF_DIST = 512  # bytes of packed A prefetched ahead (AVX2 kernels)
 
 
@@ -217,7 +223,7 @@ def kern(name, elt, strided, isa, unroll=4, rows=None, half=False):
     return "\n".join(L)
 
 
-def packa(name, elt, rows):
+def pack_lines(name, elt, rows):
     """A loop packing rows (6, 8, 12, 16 or 32) lines that are contiguous along
     the depth, rs bytes apart (rows of a row-major A, columns of a
     column-major B), into a micro-panel (rows values a depth step), four
@@ -319,7 +325,9 @@ hdr = """//go:build amd64 && !purego && !goferro_noasm
 // apart from src) into the kernels' A micro-panel at dst, four steps at a
 // time (4×4 transposes in registers); packB8x64, packB16x64, packB16x32
 // and packB32x32 pack 8, 16 or 32 columns of a column-major B into its
-// micro-panel alike. They need AVX2 only.
+// micro-panel alike. They need AVX2 only. The half-width kernels
+// (dkern12x8…, skern12x16…, dkern6x4…, skern6x8…) compute the first NR/2
+// columns of a tile: one vector a row.
 
 #include "textflag.h"
 """
@@ -350,12 +358,12 @@ for r in (None, 4, 8):
     out.append(kern(f"dkern12x8{tail}s", 'd', True, avx512, rows=r, half=True))
     out.append(kern(f"skern12x16{tail}", 's', False, avx512, rows=r, half=True))
     out.append(kern(f"skern12x16{tail}s", 's', True, avx512, rows=r, half=True))
-out.append(packa("packA6x64", 'd', 6))
-out.append(packa("packA6x32", 's', 6))
-out.append(packa("packA12x64", 'd', 12))
-out.append(packa("packA12x32", 's', 12))
-out.append(packa("packB8x64", 'd', 8))
-out.append(packa("packB16x64", 'd', 16))
-out.append(packa("packB16x32", 's', 16))
-out.append(packa("packB32x32", 's', 32))
+out.append(pack_lines("packA6x64", 'd', 6))
+out.append(pack_lines("packA6x32", 's', 6))
+out.append(pack_lines("packA12x64", 'd', 12))
+out.append(pack_lines("packA12x32", 's', 12))
+out.append(pack_lines("packB8x64", 'd', 8))
+out.append(pack_lines("packB16x64", 'd', 16))
+out.append(pack_lines("packB16x32", 's', 16))
+out.append(pack_lines("packB32x32", 's', 32))
 open("kernel_amd64.s", "w").write("\n\n".join(out) + "\n")

@@ -36,3 +36,31 @@ func TestKernelNames(t *testing.T) {
 	}
 	t.Logf("%s=%q: kernels %s, %s", isa.Env, os.Getenv(isa.Env), f64, f32)
 }
+
+// TestNarrowKernels checks what macro relies on when it runs a ragged B
+// panel on a kernel's narrow one: the same micro-panel rows, half the
+// columns, and an in-place kernel for exactly the row counts the full
+// kernel has one for (region packs a ragged A panel only where the full
+// kernel has none, and the narrow kernel then reads what was packed).
+func TestNarrowKernels(t *testing.T) {
+	for _, p := range []isa.Path{isa.Generic, isa.SSE2, isa.AVX2, isa.AVX512} {
+		s := pathKernels(p)
+		checkNarrow(t, s.name, s.k64)
+		checkNarrow(t, s.name, s.k32)
+	}
+}
+
+func checkNarrow[R float](t *testing.T, set string, k *kernel[R]) {
+	n := k.narrow
+	if n == nil {
+		return
+	}
+	if n.mr != k.mr || 2*n.nr != k.nr || n.full == nil || n.strided == nil {
+		t.Errorf("%s %s: narrow kernel %d×%d", set, k.name, n.mr, n.nr)
+	}
+	for mm := 1; mm <= k.mr; mm++ {
+		if (k.inPlace(mm) == nil) != (n.inPlace(mm) == nil) {
+			t.Errorf("%s %s: %d rows in place: full %v, narrow %v", set, k.name, mm, k.inPlace(mm) != nil, n.inPlace(mm) != nil)
+		}
+	}
+}

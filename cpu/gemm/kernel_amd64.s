@@ -18,7 +18,9 @@
 // apart from src) into the kernels' A micro-panel at dst, four steps at a
 // time (4×4 transposes in registers); packB8x64, packB16x64, packB16x32
 // and packB32x32 pack 8, 16 or 32 columns of a column-major B into its
-// micro-panel alike. They need AVX2 only.
+// micro-panel alike. They need AVX2 only. The half-width kernels
+// (dkern12x8…, skern12x16…, dkern6x4…, skern6x8…) compute the first NR/2
+// columns of a tile: one vector a row.
 
 #include "textflag.h"
 

@@ -24,12 +24,12 @@ func BenchmarkGemmLayouts(b *testing.B) {
 	}
 }
 
-func benchLayout[R Scalar](b *testing.B, sz [3]int, lay string) {
+func benchLayout[T Scalar](b *testing.B, sz [3]int, lay string) {
 	m, n, k := sz[0], sz[1], sz[2]
 	cold := len(lay) > 2
 	lay = lay[len(lay)-2:]
-	mat := func(r, c int, t bool) Matrix[R] {
-		d := make([]R, r*c)
+	mat := func(r, c int, t bool) Matrix[T] {
+		d := make([]T, r*c)
 		for i := range d {
 			v := float64(i%7) - 3
 			switch p := any(&d[i]).(type) {
@@ -44,11 +44,11 @@ func benchLayout[R Scalar](b *testing.B, sz [3]int, lay string) {
 			}
 		}
 		if t {
-			return Matrix[R]{Data: d, RowStride: 1, ColStride: r}
+			return Matrix[T]{Data: d, RowStride: 1, ColStride: r}
 		}
-		return Matrix[R]{Data: d, RowStride: c, ColStride: 1}
+		return Matrix[T]{Data: d, RowStride: c, ColStride: 1}
 	}
-	xs := []Matrix[R]{mat(m, k, lay[0] == 't')}
+	xs := []Matrix[T]{mat(m, k, lay[0] == 't')}
 	for cold && len(xs)*m*k*int(unsafe.Sizeof(xs[0].Data[0])) < 64<<20 {
 		xs = append(xs, mat(m, k, lay[0] == 't'))
 	}
@@ -62,7 +62,8 @@ func benchLayout[R Scalar](b *testing.B, sz [3]int, lay string) {
 		}
 	}
 	flops := 2 * float64(m*n*k)
-	if _, ok := any(z.Data[0]).(complex128); ok {
+	switch any(z.Data[0]).(type) {
+	case complex128, complex64:
 		flops *= 4
 	}
 	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")

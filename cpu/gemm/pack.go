@@ -71,7 +71,7 @@ func (p *plan[R]) packA(dst []R, ao, i0, mb, p0, kb int) {
 // packARows packs a panel whose rows are contiguous (row-major A).
 func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 	if mm == 6 && mr == 6 {
-		q0 := packRowsAsm(d, src, base, rs, 6, kb)
+		q0 := packLinesAsm(d, src, base, rs, 6, kb)
 		if d, s, ok := as[float32](d, src); ok {
 			packARows6x32(d, s, base, rs, q0, kb)
 			return
@@ -111,7 +111,7 @@ func packARows[R float](d, src []R, base, rs, mm, mr, kb int) {
 // packARows12 packs twelve contiguous rows of A, the AVX-512 kernels'
 // micro-panel.
 func packARows12[R float](d, src []R, base, rs, kb int) {
-	q0 := packRowsAsm(d, src, base, rs, 12, kb)
+	q0 := packLinesAsm(d, src, base, rs, 12, kb)
 	r0 := src[base : base+kb]
 	r1 := src[base+rs : base+rs+kb]
 	r2 := src[base+2*rs : base+2*rs+kb]
@@ -132,11 +132,11 @@ func packARows12[R float](d, src []R, base, rs, kb int) {
 	}
 }
 
-// packRowsAsm packs the first kb&^3 depth steps of rows lines that are
+// packLinesAsm packs the first kb&^3 depth steps of rows lines that are
 // contiguous along the depth, line i at base+i·rs (6 or 12 rows of A, a
 // micro-panel of 8, 16 or 32 columns of B), with an assembly loop where the
 // architecture has one, and returns the steps it packed.
-func packRowsAsm[R float](d, src []R, base, rs, rows, kb int) int {
+func packLinesAsm[R float](d, src []R, base, rs, rows, kb int) int {
 	var z R
 	_, f64 := any(z).(float64)
 	var pack func(dst, src unsafe.Pointer, rs, k4 int)
@@ -171,12 +171,12 @@ func packRowsAsm[R float](d, src []R, base, rs, rows, kb int) int {
 
 // packRuns packs a panel of n lines (rows of A, columns of B) that are
 // contiguous along the depth, line i at base+i·ls, zero-padding it to r
-// lines. A full panel's first depth steps go through packRowsAsm where it
+// lines. A full panel's first depth steps go through packLinesAsm where it
 // has a loop for r lines.
 func packRuns[R float](d, src []R, base, ls, n, r, kb int) {
 	q0 := 0
 	if n == r {
-		q0 = packRowsAsm(d, src, base, ls, r, kb)
+		q0 = packLinesAsm(d, src, base, ls, r, kb)
 	}
 	for i := 0; i < n; i++ {
 		line := src[base+i*ls+q0 : base+i*ls+kb]
@@ -188,16 +188,20 @@ func packRuns[R float](d, src []R, base, ls, n, r, kb int) {
 }
 
 // packAColsBlock packs a whole block of a column-major A: for each depth q
-// it deals the mb contiguous values of column q out to the micro-panels.
-// Packing panel by panel instead reads mr values per column, a page apart
-// for large matrices, which defeats the prefetcher and the TLB; this way
-// the reads stream down whole columns.
+// it deals the contiguous values of column q out to the full micro-panels
+// (packCols where the architecture has it), then the rest of each column
+// to the ragged last panel, zero-padded. Packing panel by panel instead
+// reads mr values per column, a page apart for large matrices, which
+// defeats the prefetcher and the TLB; this way the reads stream down the
+// columns (all but the ragged panel's few values).
 func packAColsBlock[R float](dst, src []R, base, cs, mb, mr, kb int) {
 	full := mb / mr * mr
 	size := int(unsafe.Sizeof(dst[0]))
 	switch {
 	case (mr*size == 96 || mr*size == 48) && colsCopy != nil && full > 0 && kb > 0:
-		_ = src[base+(kb-1)*cs+full-1] // bounds, as the Go loops check
+		first, last := base, base+(kb-1)*cs // columns; cs may be negative
+		_ = src[min(first, last)]           // bounds, as the Go loops check
+		_ = src[max(first, last)+full-1]
 		_ = dst[kb*full-1]
 		colsCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[base]), kb, full/mr, cs*size, mr*kb*size, mr*size)
 	default:
@@ -417,7 +421,9 @@ func packBCplx[R float](d, src []R, base, rs, cs, nn, nr, kb int) {
 	q0 := 0
 	if _, f64 := any(d).([]float64); f64 && rs == 2 && nn == nr && (nr == 8 || nr == 16) && cplxColsCopy != nil && kc >= 2 {
 		// A column-major B's full panel, two depth steps at a time.
-		_ = src[base+(nc-1)*cs+kb-1] // bounds, as the loop below checks
+		first, last := base, base+(nc-1)*cs // columns; cs may be negative
+		_ = src[min(first, last)]           // bounds, as the loop below checks
+		_ = src[max(first, last)+kb-1]
 		_ = d[nr*kb-1]
 		q0 = kc &^ 1
 		cplxColsCopy(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), cs*8, q0/2, nc)

@@ -181,7 +181,8 @@ sdone:
 
 // func packCols(dst, src unsafe.Pointer, cols, panels, cs, pb, w int)
 // For each of cols source columns (cs bytes apart), copies its first
-// panels pieces of w bytes (96 or 48: twelve float64 or float32 values):
+// panels pieces of w bytes (96 or 48: twelve float64 values, twelve
+// float32 or six float64):
 // piece c of column q goes to dst + c·pb + q·w. This packs a column-major
 // block of A into micro-panels, reading down each column in turn.
 TEXT ·packCols(SB), NOSPLIT, $0-56
@@ -259,7 +260,7 @@ TEXT ·cplxCols(SB), NOSPLIT, $0-40
 	LEAQ (R8)(R8*2), R9
 	LEAQ (SI)(R8*4), R10
 	MOVQ $0x8000000000000000, AX
-	MOVQ AX, X15
+	VMOVQ AX, X15
 	VINSERTF128 $1, X15, Y15, Y15 // −0, +0, −0, +0: the signs to flip
 	CMPQ DX, $8
 	JNE cplxcols4
