@@ -34,6 +34,9 @@ func packCols(dst, src unsafe.Pointer, cols, panels, cs, pb, w int)
 func cplxCols(dst, src unsafe.Pointer, cs, pairs, cols int)
 
 //go:noescape
+func cplxCols32(dst, src unsafe.Pointer, cs, quads, cols int)
+
+//go:noescape
 func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
@@ -187,6 +190,7 @@ func init() {
 		panelCopy = copyPanels
 		colsCopy = packCols
 		cplxColsCopy = cplxCols
+		cplxCols32Copy = cplxCols32
 		cplxPanelCopy = cplxPanels
 		cplxPanelCopy32 = cplxPanels32
 		packA6x64Asm = packA6x64

@@ -8,8 +8,9 @@ import (
 
 // BenchmarkGemmLayouts times one-thread products whose operands are row-
 // or column-major ("n" and "t" as in BLAS), at sizes where packing is a
-// visible share of the work: float64, float32 under f32/ and complex128
-// under c128/ (GFLOP/s count a complex multiply-add as 8). The cold
+// visible share of the work: float64, float32 under f32/, complex128
+// under c128/ and complex64 under c64/ (GFLOP/s count a complex
+// multiply-add as 8). The cold
 // cases cycle through 64 MiB of distinct A matrices, so that A comes from
 // memory, as when einsum contracts a chain of input matrices with a thin
 // one.
@@ -20,6 +21,7 @@ func BenchmarkGemmLayouts(b *testing.B) {
 			b.Run(name, func(b *testing.B) { benchLayout[float64](b, sz, lay) })
 			b.Run("f32/"+name, func(b *testing.B) { benchLayout[float32](b, sz, lay) })
 			b.Run("c128/"+name, func(b *testing.B) { benchLayout[complex128](b, sz, lay) })
+			b.Run("c64/"+name, func(b *testing.B) { benchLayout[complex64](b, sz, lay) })
 		}
 	}
 }

@@ -419,14 +419,22 @@ func packBCplxRows[R float](dst, src []R, base, rs, nr, kb, full int) {
 func packBCplx[R float](d, src []R, base, rs, cs, nn, nr, kb int) {
 	kc, nc := kb/2, nn/2
 	q0 := 0
-	if _, f64 := any(d).([]float64); f64 && rs == 2 && nn == nr && (nr == 8 || nr == 16) && cplxColsCopy != nil && kc >= 2 {
-		// A column-major B's full panel, two depth steps at a time.
+	if rs == 2 && nn == nr {
+		// A column-major B's full panel: two (complex128) or four
+		// (complex64) depth steps at a time in assembly, where there is
+		// a loop for its width.
+		_, f64 := any(d).([]float64)
 		first, last := base, base+(nc-1)*cs // columns; cs may be negative
-		_ = src[min(first, last)]           // bounds, as the loop below checks
-		_ = src[max(first, last)+kb-1]
-		_ = d[nr*kb-1]
-		q0 = kc &^ 1
-		cplxColsCopy(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), cs*8, q0/2, nc)
+		switch {
+		case f64 && (nr == 8 || nr == 16) && cplxColsCopy != nil && kc >= 2:
+			q0 = kc &^ 1
+			_, _, _ = src[min(first, last)], src[max(first, last)+kb-1], d[nr*kb-1] // bounds, as the loop below checks
+			cplxColsCopy(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), cs*8, q0/2, nc)
+		case !f64 && (nr == 16 || nr == 32) && cplxCols32Copy != nil && kc >= 4:
+			q0 = kc &^ 3
+			_, _, _ = src[min(first, last)], src[max(first, last)+kb-1], d[nr*kb-1]
+			cplxCols32Copy(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), cs*4, q0/4, nc)
+		}
 	}
 	for q := q0; q < kc; q++ {
 		t0 := d[2*q*nr : 2*q*nr+nr]

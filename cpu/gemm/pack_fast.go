@@ -122,3 +122,9 @@ var colsCopy func(dst, src unsafe.Pointer, cols, panels, cs, pb, w int)
 // and AVX-512 kernels' nr of 8 or 16 real values) from a column-major B,
 // two depth steps at a time (packBCplx).
 var cplxColsCopy func(dst, src unsafe.Pointer, cs, pairs, cols int)
+
+// cplxCols32Copy, where the architecture has it, is the assembly loop
+// cplxCols32: cplxColsCopy's complex64 counterpart, 8 or 16 columns (the
+// AVX2 and AVX-512 kernels' nr of 16 or 32 real values), four depth steps
+// at a time.
+var cplxCols32Copy func(dst, src unsafe.Pointer, cs, quads, cols int)
