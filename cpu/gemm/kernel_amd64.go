@@ -37,6 +37,12 @@ func cplxCols(dst, src unsafe.Pointer, cs, pairs, cols int)
 func cplxCols32(dst, src unsafe.Pointer, cs, quads, cols int)
 
 //go:noescape
+func cplxDeal64(dst, src unsafe.Pointer, cs, kc int)
+
+//go:noescape
+func cplxDeal32(dst, src unsafe.Pointer, cs, kc int)
+
+//go:noescape
 func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
@@ -191,6 +197,7 @@ func init() {
 		colsCopy = packCols
 		cplxColsCopy = cplxCols
 		cplxCols32Copy = cplxCols32
+		cplxDeal64Copy, cplxDeal32Copy = cplxDeal64, cplxDeal32
 		cplxPanelCopy = cplxPanels
 		cplxPanelCopy32 = cplxPanels32
 		packA6x64Asm = packA6x64

@@ -22,7 +22,9 @@
 // (dkern12x8…, skern12x16…, dkern6x4…, skern6x8…) compute the first NR/2
 // columns of a tile: one vector a row. cplxCols32 packs a full complex64
 // micro-panel (8 or 16 complex columns) of a column-major B in the 1m
-// layout, four depth steps at a time.
+// layout, four depth steps at a time. cplxDeal64 and cplxDeal32 pack a
+// full twelve-row micro-panel of a column-major complex A: each depth
+// step's real parts to one row, its imaginary parts to the next.
 
 #include "textflag.h"
 
@@ -9889,6 +9891,79 @@ cols8:
 	DECQ CX
 	JNZ cols8
 	JMP done
+done:
+	VZEROUPPER
+	RET
+
+// func cplxDeal64(dst, src unsafe.Pointer, cs, kc int)
+TEXT ·cplxDeal64(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ cs+16(FP), R8
+	MOVQ kc+24(FP), CX
+	TESTQ CX, CX
+	JZ done
+loop:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VMOVUPD 128(SI), Y4
+	VMOVUPD 160(SI), Y5
+	VUNPCKLPD Y1, Y0, Y6
+	VUNPCKHPD Y1, Y0, Y7
+	VPERMPD $0xD8, Y6, Y6
+	VPERMPD $0xD8, Y7, Y7
+	VMOVUPD Y6, 0(DI)
+	VMOVUPD Y7, 96(DI)
+	VUNPCKLPD Y3, Y2, Y6
+	VUNPCKHPD Y3, Y2, Y7
+	VPERMPD $0xD8, Y6, Y6
+	VPERMPD $0xD8, Y7, Y7
+	VMOVUPD Y6, 32(DI)
+	VMOVUPD Y7, 128(DI)
+	VUNPCKLPD Y5, Y4, Y6
+	VUNPCKHPD Y5, Y4, Y7
+	VPERMPD $0xD8, Y6, Y6
+	VPERMPD $0xD8, Y7, Y7
+	VMOVUPD Y6, 64(DI)
+	VMOVUPD Y7, 160(DI)
+	ADDQ R8, SI
+	ADDQ $192, DI
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
+
+// func cplxDeal32(dst, src unsafe.Pointer, cs, kc int)
+TEXT ·cplxDeal32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ cs+16(FP), R8
+	MOVQ kc+24(FP), CX
+	TESTQ CX, CX
+	JZ done
+loop:
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VSHUFPS $0x88, Y1, Y0, Y4
+	VSHUFPS $0xDD, Y1, Y0, Y5
+	VPERMPD $0xD8, Y4, Y4
+	VPERMPD $0xD8, Y5, Y5
+	VSHUFPS $0x88, Y2, Y2, Y6
+	VSHUFPS $0xDD, Y2, Y2, Y7
+	VPERMPD $0x08, Y6, Y6
+	VPERMPD $0x08, Y7, Y7
+	VMOVUPS Y4, (DI)
+	VMOVUPS X6, 32(DI)
+	VMOVUPS Y5, 48(DI)
+	VMOVUPS X7, 80(DI)
+	ADDQ R8, SI
+	ADDQ $96, DI
+	DECQ CX
+	JNZ loop
 done:
 	VZEROUPPER
 	RET

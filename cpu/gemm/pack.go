@@ -266,7 +266,20 @@ func packACplx[R float](d, src []R, base, rs, cs, mm, mr, kb int, ar, ai R) {
 	if rs == 2 && unit {
 		// Column-major A: read down each column, its real and imaginary
 		// parts to the two rows of its depth step, instead of along the
-		// rows, a column apart.
+		// rows, a column apart; twelve rows in assembly where there is a
+		// loop for them.
+		_, f64 := any(d).([]float64)
+		deal := cplxDeal32Copy
+		if f64 {
+			deal = cplxDeal64Copy
+		}
+		if mm == 12 && mr == 12 && deal != nil && kc > 0 {
+			first, last := base, base+(kc-1)*cs                                       // columns; cs may be negative
+			_, _, _ = src[min(first, last)], src[max(first, last)+2*mm-1], d[mr*kb-1] // bounds, as the loop below checks
+			var z R
+			deal(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), cs*int(unsafe.Sizeof(z)), kc)
+			return
+		}
 		for q := 0; q < kc; q++ {
 			col := src[base+q*cs : base+q*cs+2*mm]
 			re, im := d[2*q*mr:2*q*mr+mm], d[(2*q+1)*mr:(2*q+1)*mr+mm]

@@ -128,3 +128,9 @@ var cplxColsCopy func(dst, src unsafe.Pointer, cs, pairs, cols int)
 // AVX2 and AVX-512 kernels' nr of 16 or 32 real values), four depth steps
 // at a time.
 var cplxCols32Copy func(dst, src unsafe.Pointer, cs, quads, cols int)
+
+// cplxDeal64Copy and cplxDeal32Copy, where the architecture has them, are
+// the assembly loops cplxDeal64 and cplxDeal32: a full twelve-row complex
+// micro-panel of a column-major A (packACplx), each column's real and
+// imaginary parts dealt to their two rows.
+var cplxDeal64Copy, cplxDeal32Copy func(dst, src unsafe.Pointer, cs, kc int)
