@@ -43,6 +43,12 @@ func cplxDeal64(dst, src unsafe.Pointer, cs, kc int)
 func cplxDeal32(dst, src unsafe.Pointer, cs, kc int)
 
 //go:noescape
+func cplxDeal6x64(dst, src unsafe.Pointer, cs, kc int)
+
+//go:noescape
+func cplxDeal6x32(dst, src unsafe.Pointer, cs, kc int)
+
+//go:noescape
 func cplxPanels32(dst, src unsafe.Pointer, rows, chunks, rs, pb, w int)
 
 //go:noescape
@@ -198,6 +204,7 @@ func init() {
 		cplxColsCopy = cplxCols
 		cplxCols32Copy = cplxCols32
 		cplxDeal64Copy, cplxDeal32Copy = cplxDeal64, cplxDeal32
+		cplxDeal6x64Copy, cplxDeal6x32Copy = cplxDeal6x64, cplxDeal6x32
 		cplxPanelCopy = cplxPanels
 		cplxPanelCopy32 = cplxPanels32
 		packA6x64Asm = packA6x64

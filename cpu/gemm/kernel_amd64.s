@@ -22,9 +22,10 @@
 // (dkern12x8…, skern12x16…, dkern6x4…, skern6x8…) compute the first NR/2
 // columns of a tile: one vector a row. cplxCols32 packs a full complex64
 // micro-panel (8 or 16 complex columns) of a column-major B in the 1m
-// layout, four depth steps at a time. cplxDeal64 and cplxDeal32 pack a
-// full twelve-row micro-panel of a column-major complex A: each depth
-// step's real parts to one row, its imaginary parts to the next.
+// layout, four depth steps at a time. cplxDeal64 and cplxDeal32 (twelve
+// rows) and cplxDeal6x64 and cplxDeal6x32 (six) pack a full micro-panel of
+// a column-major complex A: each depth step's real parts to one row, its
+// imaginary parts to the next.
 
 #include "textflag.h"
 
@@ -9962,6 +9963,67 @@ loop:
 	VMOVUPS X7, 80(DI)
 	ADDQ R8, SI
 	ADDQ $96, DI
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
+
+// func cplxDeal6x64(dst, src unsafe.Pointer, cs, kc int)
+TEXT ·cplxDeal6x64(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ cs+16(FP), R8
+	MOVQ kc+24(FP), CX
+	TESTQ CX, CX
+	JZ done
+loop:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VUNPCKLPD Y1, Y0, Y4
+	VUNPCKHPD Y1, Y0, Y5
+	VPERMPD $0xD8, Y4, Y4
+	VPERMPD $0xD8, Y5, Y5
+	VUNPCKLPD Y2, Y2, Y6
+	VUNPCKHPD Y2, Y2, Y7
+	VPERMPD $0x08, Y6, Y6
+	VPERMPD $0x08, Y7, Y7
+	VMOVUPD Y4, (DI)
+	VMOVUPD X6, 32(DI)
+	VMOVUPD Y5, 48(DI)
+	VMOVUPD X7, 80(DI)
+	ADDQ R8, SI
+	ADDQ $96, DI
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
+
+// func cplxDeal6x32(dst, src unsafe.Pointer, cs, kc int)
+TEXT ·cplxDeal6x32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ cs+16(FP), R8
+	MOVQ kc+24(FP), CX
+	TESTQ CX, CX
+	JZ done
+loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), X1
+	VSHUFPS $0x88, Y0, Y0, Y4
+	VSHUFPS $0xDD, Y0, Y0, Y5
+	VPERMPD $0x08, Y4, Y4
+	VPERMPD $0x08, Y5, Y5
+	VSHUFPS $0x88, X1, X1, X6
+	VSHUFPS $0xDD, X1, X1, X7
+	VMOVUPS X4, (DI)
+	VMOVLPS X6, 16(DI)
+	VMOVUPS X5, 24(DI)
+	VMOVLPS X7, 40(DI)
+	ADDQ R8, SI
+	ADDQ $48, DI
 	DECQ CX
 	JNZ loop
 done:

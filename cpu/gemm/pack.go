@@ -266,14 +266,21 @@ func packACplx[R float](d, src []R, base, rs, cs, mm, mr, kb int, ar, ai R) {
 	if rs == 2 && unit {
 		// Column-major A: read down each column, its real and imaginary
 		// parts to the two rows of its depth step, instead of along the
-		// rows, a column apart; twelve rows in assembly where there is a
-		// loop for them.
+		// rows, a column apart; a full panel of twelve or six rows in
+		// assembly where there is a loop for it.
 		_, f64 := any(d).([]float64)
-		deal := cplxDeal32Copy
-		if f64 {
+		var deal func(dst, src unsafe.Pointer, cs, kc int)
+		switch {
+		case mr == 12 && f64:
 			deal = cplxDeal64Copy
+		case mr == 12:
+			deal = cplxDeal32Copy
+		case mr == 6 && f64:
+			deal = cplxDeal6x64Copy
+		case mr == 6:
+			deal = cplxDeal6x32Copy
 		}
-		if mm == 12 && mr == 12 && deal != nil && kc > 0 {
+		if mm == mr && deal != nil && kc > 0 {
 			first, last := base, base+(kc-1)*cs                                       // columns; cs may be negative
 			_, _, _ = src[min(first, last)], src[max(first, last)+2*mm-1], d[mr*kb-1] // bounds, as the loop below checks
 			var z R

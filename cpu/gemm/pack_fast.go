@@ -129,8 +129,9 @@ var cplxColsCopy func(dst, src unsafe.Pointer, cs, pairs, cols int)
 // at a time.
 var cplxCols32Copy func(dst, src unsafe.Pointer, cs, quads, cols int)
 
-// cplxDeal64Copy and cplxDeal32Copy, where the architecture has them, are
-// the assembly loops cplxDeal64 and cplxDeal32: a full twelve-row complex
-// micro-panel of a column-major A (packACplx), each column's real and
-// imaginary parts dealt to their two rows.
-var cplxDeal64Copy, cplxDeal32Copy func(dst, src unsafe.Pointer, cs, kc int)
+// cplxDeal64Copy and cplxDeal32Copy (twelve rows), cplxDeal6x64Copy and
+// cplxDeal6x32Copy (six), where the architecture has them, are the
+// assembly loops of the same names: a full complex micro-panel of a
+// column-major A (packACplx), each column's real and imaginary parts dealt
+// to their two rows.
+var cplxDeal64Copy, cplxDeal32Copy, cplxDeal6x64Copy, cplxDeal6x32Copy func(dst, src unsafe.Pointer, cs, kc int)
