@@ -198,7 +198,7 @@ func packAColsBlock[R float](dst, src []R, base, cs, mb, mr, kb int) {
 	full := mb / mr * mr
 	size := int(unsafe.Sizeof(dst[0]))
 	switch {
-	case (mr*size == 96 || mr*size == 48) && colsCopy != nil && full > 0 && kb > 0:
+	case (mr*size == 96 || mr*size == 48 || mr*size == 24) && colsCopy != nil && full > 0 && kb > 0:
 		first, last := base, base+(kb-1)*cs // columns; cs may be negative
 		_ = src[min(first, last)]           // bounds, as the Go loops check
 		_ = src[max(first, last)+full-1]

@@ -181,8 +181,8 @@ sdone:
 
 // func packCols(dst, src unsafe.Pointer, cols, panels, cs, pb, w int)
 // For each of cols source columns (cs bytes apart), copies its first
-// panels pieces of w bytes (96 or 48: twelve float64 values, twelve
-// float32 or six float64):
+// panels pieces of w bytes (96, 48 or 24: twelve float64 values, twelve
+// float32 or six float64, six float32):
 // piece c of column q goes to dst + c·pb + q·w. This packs a column-major
 // block of A into micro-panels, reading down each column in turn.
 TEXT ·packCols(SB), NOSPLIT, $0-56
@@ -197,8 +197,10 @@ TEXT ·packCols(SB), NOSPLIT, $0-56
 	JZ colsdone
 	TESTQ R8, R8
 	JZ colsdone
-	CMPQ R13, $96
-	JNE col48
+	CMPQ R13, $48
+	JEQ col48
+	CMPQ R13, $24
+	JEQ col24
 
 col96:
 	MOVQ SI, R11
@@ -238,6 +240,25 @@ piece48:
 	ADDQ $48, DI
 	DECQ CX
 	JNZ col48
+	JMP colsdone
+
+col24:
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ R8, DX
+piece24:
+	VMOVUPS (R11), X0
+	MOVQ 16(R11), AX
+	VMOVUPS X0, (R12)
+	MOVQ AX, 16(R12)
+	ADDQ $24, R11
+	ADDQ R10, R12
+	DECQ DX
+	JNZ piece24
+	ADDQ R9, SI
+	ADDQ $24, DI
+	DECQ CX
+	JNZ col24
 
 colsdone:
 	VZEROUPPER

@@ -111,10 +111,10 @@ func packBCplxRows64(dst, src []float64, base, rs, kb, full int) {
 }
 
 // colsCopy, where the architecture has it, is the assembly loop packCols:
-// packAColsBlock's full micro-panels of 96 or 48 bytes (twelve float64 or
-// float32 rows, six float64), which in generic Go cost a call to memmove
-// for every twelve values (45% of a float32 400×40×400 product with a
-// column-major A).
+// packAColsBlock's full micro-panels of 96, 48 or 24 bytes (twelve
+// float64 or float32 rows, six float64 or float32), which in generic Go
+// cost a call to memmove for every twelve values (45% of a float32
+// 400×40×400 product with a column-major A).
 var colsCopy func(dst, src unsafe.Pointer, cols, panels, cs, pb, w int)
 
 // cplxColsCopy, where the architecture has it, is the assembly loop
