@@ -369,9 +369,6 @@ def cplx_deal(name, elt, rows=12):
     a column, columns cs bytes apart) in the 1m layout: each depth step's
     real parts to one row of the panel and its imaginary parts to the
     next."""
-    d = elt == 'd'
-    if rows == 6:
-        return cplx_deal6(name, d)
     L = []
     w = L.append
     w(f"// func {name}(dst, src unsafe.Pointer, cs, kc int)")
@@ -383,6 +380,19 @@ def cplx_deal(name, elt, rows=12):
     w("\tTESTQ CX, CX")
     w("\tJZ done")
     w("loop:")
+    step = (deal12 if rows == 12 else deal6)(w, elt == 'd')
+    w("\tADDQ R8, SI")
+    w(f"\tADDQ ${step}, DI")
+    w("\tDECQ CX")
+    w("\tJNZ loop")
+    w("done:")
+    w("\tVZEROUPPER")
+    w("\tRET")
+    return "\n".join(L)
+
+
+def deal12(w, d):
+    """cplx_deal's body for twelve rows; returns the panel bytes a step."""
     if d:
         for i in range(6):
             w(f"\tVMOVUPD {32*i}(SI), Y{i}")
@@ -394,46 +404,26 @@ def cplx_deal(name, elt, rows=12):
             w("\tVPERMPD $0xD8, Y7, Y7")
             w(f"\tVMOVUPD Y6, {32*g}(DI)")
             w(f"\tVMOVUPD Y7, {96 + 32*g}(DI)")
-        step = 192
-    else:
-        for i in range(3):
-            w(f"\tVMOVUPS {32*i}(SI), Y{i}")
-        w("\tVSHUFPS $0x88, Y1, Y0, Y4")  # real parts of values 0-7, pairs crossed
-        w("\tVSHUFPS $0xDD, Y1, Y0, Y5")
-        w("\tVPERMPD $0xD8, Y4, Y4")
-        w("\tVPERMPD $0xD8, Y5, Y5")
-        w("\tVSHUFPS $0x88, Y2, Y2, Y6")  # values 8-11
-        w("\tVSHUFPS $0xDD, Y2, Y2, Y7")
-        w("\tVPERMPD $0x08, Y6, Y6")
-        w("\tVPERMPD $0x08, Y7, Y7")
-        w("\tVMOVUPS Y4, (DI)")
-        w("\tVMOVUPS X6, 32(DI)")
-        w("\tVMOVUPS Y5, 48(DI)")
-        w("\tVMOVUPS X7, 80(DI)")
-        step = 96
-    w("\tADDQ R8, SI")
-    w(f"\tADDQ ${step}, DI")
-    w("\tDECQ CX")
-    w("\tJNZ loop")
-    w("done:")
-    w("\tVZEROUPPER")
-    w("\tRET")
-    return "\n".join(L)
+        return 192
+    for i in range(3):
+        w(f"\tVMOVUPS {32*i}(SI), Y{i}")
+    w("\tVSHUFPS $0x88, Y1, Y0, Y4")  # real parts of values 0-7, pairs crossed
+    w("\tVSHUFPS $0xDD, Y1, Y0, Y5")
+    w("\tVPERMPD $0xD8, Y4, Y4")
+    w("\tVPERMPD $0xD8, Y5, Y5")
+    w("\tVSHUFPS $0x88, Y2, Y2, Y6")  # values 8-11
+    w("\tVSHUFPS $0xDD, Y2, Y2, Y7")
+    w("\tVPERMPD $0x08, Y6, Y6")
+    w("\tVPERMPD $0x08, Y7, Y7")
+    w("\tVMOVUPS Y4, (DI)")
+    w("\tVMOVUPS X6, 32(DI)")
+    w("\tVMOVUPS Y5, 48(DI)")
+    w("\tVMOVUPS X7, 80(DI)")
+    return 96
 
 
-def cplx_deal6(name, d):
-    """cplx_deal's six-row loop (the AVX2 kernels' micro-panel)."""
-    L = []
-    w = L.append
-    w(f"// func {name}(dst, src unsafe.Pointer, cs, kc int)")
-    w(f"TEXT ·{name}(SB), NOSPLIT, $0-32")
-    w("\tMOVQ dst+0(FP), DI")
-    w("\tMOVQ src+8(FP), SI")
-    w("\tMOVQ cs+16(FP), R8")
-    w("\tMOVQ kc+24(FP), CX")
-    w("\tTESTQ CX, CX")
-    w("\tJZ done")
-    w("loop:")
+def deal6(w, d):
+    """cplx_deal's body for six rows (the AVX2 kernels' micro-panel)."""
     if d:
         for i in range(3):
             w(f"\tVMOVUPD {32*i}(SI), Y{i}")
@@ -449,30 +439,20 @@ def cplx_deal6(name, d):
         w("\tVMOVUPD X6, 32(DI)")
         w("\tVMOVUPD Y5, 48(DI)")
         w("\tVMOVUPD X7, 80(DI)")
-        step = 96
-    else:
-        w("\tVMOVUPS (SI), Y0")  # values 0-3
-        w("\tVMOVUPS 32(SI), X1")  # values 4 and 5
-        w("\tVSHUFPS $0x88, Y0, Y0, Y4")
-        w("\tVSHUFPS $0xDD, Y0, Y0, Y5")
-        w("\tVPERMPD $0x08, Y4, Y4")
-        w("\tVPERMPD $0x08, Y5, Y5")
-        w("\tVSHUFPS $0x88, X1, X1, X6")
-        w("\tVSHUFPS $0xDD, X1, X1, X7")
-        w("\tVMOVUPS X4, (DI)")
-        w("\tVMOVLPS X6, 16(DI)")
-        w("\tVMOVUPS X5, 24(DI)")
-        w("\tVMOVLPS X7, 40(DI)")
-        step = 48
-    w("\tADDQ R8, SI")
-    w(f"\tADDQ ${step}, DI")
-    w("\tDECQ CX")
-    w("\tJNZ loop")
-    w("done:")
-    w("\tVZEROUPPER")
-    w("\tRET")
-    return "\n".join(L)
-
+        return 96
+    w("\tVMOVUPS (SI), Y0")  # values 0-3
+    w("\tVMOVUPS 32(SI), X1")  # values 4 and 5
+    w("\tVSHUFPS $0x88, Y0, Y0, Y4")
+    w("\tVSHUFPS $0xDD, Y0, Y0, Y5")
+    w("\tVPERMPD $0x08, Y4, Y4")
+    w("\tVPERMPD $0x08, Y5, Y5")
+    w("\tVSHUFPS $0x88, X1, X1, X6")
+    w("\tVSHUFPS $0xDD, X1, X1, X7")
+    w("\tVMOVUPS X4, (DI)")
+    w("\tVMOVLPS X6, 16(DI)")
+    w("\tVMOVUPS X5, 24(DI)")
+    w("\tVMOVLPS X7, 40(DI)")
+    return 48
 
 hdr = """//go:build amd64 && !purego && !goferro_noasm
 
