@@ -161,9 +161,7 @@ func packLinesAsm[R float](d, src []R, base, rs, rows, kb int) int {
 	if pack == nil || kb < 4 {
 		return 0
 	}
-	first, last := base, base+(rows-1)*rs
-	_ = src[min(first, last)] // bounds, as the portable loops check
-	_ = src[max(first, last)+kb-1]
+	checkLines(src, base, rs, rows, kb)
 	_ = d[rows*kb-1]
 	pack(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), rs*int(unsafe.Sizeof(z)), kb/4)
 	return kb &^ 3
@@ -199,9 +197,7 @@ func packAColsBlock[R float](dst, src []R, base, cs, mb, mr, kb int) {
 	size := int(unsafe.Sizeof(dst[0]))
 	switch {
 	case (mr*size == 96 || mr*size == 48 || mr*size == 24) && colsCopy != nil && full > 0 && kb > 0:
-		first, last := base, base+(kb-1)*cs // columns; cs may be negative
-		_ = src[min(first, last)]           // bounds, as the Go loops check
-		_ = src[max(first, last)+full-1]
+		checkLines(src, base, cs, kb, full)
 		_ = dst[kb*full-1]
 		colsCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[base]), kb, full/mr, cs*size, mr*kb*size, mr*size)
 	default:
@@ -281,8 +277,8 @@ func packACplx[R float](d, src []R, base, rs, cs, mm, mr, kb int, ar, ai R) {
 			deal = cplxDeal6x32Copy
 		}
 		if mm == mr && deal != nil && kc > 0 {
-			first, last := base, base+(kc-1)*cs                                       // columns; cs may be negative
-			_, _, _ = src[min(first, last)], src[max(first, last)+2*mm-1], d[mr*kb-1] // bounds, as the loop below checks
+			checkLines(src, base, cs, kc, 2*mm)
+			_ = d[mr*kb-1]
 			var z R
 			deal(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), cs*int(unsafe.Sizeof(z)), kc)
 			return
@@ -444,15 +440,16 @@ func packBCplx[R float](d, src []R, base, rs, cs, nn, nr, kb int) {
 		// (complex64) depth steps at a time in assembly, where there is
 		// a loop for its width.
 		_, f64 := any(d).([]float64)
-		first, last := base, base+(nc-1)*cs // columns; cs may be negative
 		switch {
 		case f64 && (nr == 8 || nr == 16) && cplxColsCopy != nil && kc >= 2:
 			q0 = kc &^ 1
-			_, _, _ = src[min(first, last)], src[max(first, last)+kb-1], d[nr*kb-1] // bounds, as the loop below checks
+			checkLines(src, base, cs, nc, kb)
+			_ = d[nr*kb-1]
 			cplxColsCopy(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), cs*8, q0/2, nc)
 		case !f64 && (nr == 16 || nr == 32) && cplxCols32Copy != nil && kc >= 4:
 			q0 = kc &^ 3
-			_, _, _ = src[min(first, last)], src[max(first, last)+kb-1], d[nr*kb-1]
+			checkLines(src, base, cs, nc, kb)
+			_ = d[nr*kb-1]
 			cplxCols32Copy(unsafe.Pointer(&d[0]), unsafe.Pointer(&src[base]), cs*4, q0/4, nc)
 		}
 	}
@@ -618,4 +615,14 @@ func packBCplxGather[R float](d, src []R, base int, cols, depth []int, ds, nr, k
 		clear(t0[2*len(cols):])
 		clear(t1[2*len(cols):])
 	}
+}
+
+// checkLines panics, as the Go loops' slicing would, unless n lines of
+// length elements, stride apart from base (stride may be negative), lie
+// within src: the bounds an assembly loop relies on, checked once before
+// it reads them.
+func checkLines[R float](src []R, base, stride, n, length int) {
+	first, last := base, base+(n-1)*stride
+	_ = src[min(first, last)]
+	_ = src[max(first, last)+length-1]
 }

@@ -59,7 +59,7 @@ func asmPanels[R float](copyRows func(dst, src unsafe.Pointer, rows, chunks, rs,
 		rows, w = kb/2, 2*nr
 	}
 	group := 512 / (w * size)
-	_ = src[base+(rows-1)*rs+full-1] // bounds, as the portable loops check
+	checkLines(src, base, rs, rows, full)
 	_ = dst[kb*full-1]
 	for q := 0; q < rows; q += group {
 		copyRows(unsafe.Pointer(&dst[q*w]), unsafe.Pointer(&src[base+q*rs]), min(group, rows-q), full/nr, rs*size, kb*width, width)
