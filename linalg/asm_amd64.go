@@ -13,22 +13,33 @@ func rotPanels(z *float64, panels, stride, n int, c, s *float64)
 //go:noescape
 func rotPanels512(z *float64, panels, stride, n int, c, s *float64)
 
+//go:noescape
+func leafPass512(rows *float64, n, j int, s float64, w *float64, next int, acc *float64)
+
+//go:noescape
+func leafPass256(rows *float64, n, j int, s float64, w *float64, next int, acc *float64)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		rotKernels = append(rotKernels, rotPanels)
+		leafKernels = append(leafKernels, leafPass256)
 	}
 	if cpu.X86.HasAVX512F {
 		rotKernels = append(rotKernels, rotPanels512)
+		leafKernels = append(leafKernels, leafPass512)
 	}
 	// The kernels in use follow the path every package runs (isa.Active,
 	// which GOFERRO_GEMM_ISA can force): the AVX-512 path runs the AVX-512
-	// rotations, the AVX2 path the AVX2 ones, the SSE2 and portable paths
-	// the Go loops (the level-1 loops choose alike, in internal/level1).
+	// rotations and QR leaves, the AVX2 path the AVX2 ones, the SSE2 and
+	// portable paths the Go loops and geqr2 (the level-1 loops choose
+	// alike, in internal/level1).
 	switch isa.Active {
 	case isa.AVX512:
 		rotPanelsAsm = rotPanels512
+		leafAsm = leafPass512
 	case isa.AVX2:
 		rotPanelsAsm = rotPanels
+		leafAsm = leafPass256
 	default:
 		return
 	}

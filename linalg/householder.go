@@ -277,8 +277,9 @@ func unblockedApply[T scalar](m, k int, identity bool) bool {
 // them to zero to run the blocked paths on small matrices).
 var qrUnblockedK, qrUnblockedKSingle, qrUnblockedKComplex, qrUnblockedKSquarish, qrUnblockedRows = 48, 64, 40, 64, 12
 
-// qrLeaf is the width at and below which geqrt factors a panel with the
-// unblocked geqr2 instead of splitting it further.
+// qrLeaf is the width at and below which geqrt factors a panel whole
+// (leafQR, or the unblocked geqr2 where that declines) instead of
+// splitting it further.
 var qrLeaf = 16
 
 // geqrt computes the QR factorisation of the m×n panel a (m ≥ n) in place,
@@ -293,6 +294,9 @@ var qrLeaf = 16
 func geqrt[T scalar](threads int, a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 	m, n := a.rows, a.cols
 	if n <= qrLeaf {
+		if t, ok := leafQR(a, taus); ok {
+			return t
+		}
 		geqr2(a, taus, work)
 		v, restore := explicitV(a)
 		defer restore()
@@ -401,22 +405,29 @@ func triangularFactor[T scalar](v mat[T], taus []T) mat[T] {
 	dropConjugate(vc)
 	t := zeroScratch[T](k, k)
 	for i := range k {
-		// T[0:i, i] = −τᵢ·T[0:i, 0:i]·G[0:i, i], column by column of the
-		// upper triangular T[0:i, 0:i] (contiguous, unlike its rows), in
-		// plain loops: a block's columns are too short for a kernel's
-		// call to pay (level1.Axpy took 5 of the 7.3 µs of a 64×32 V).
-		ti, gi := t.col(i), g.col(i)
-		for c := range i {
-			gc, tc := gi[c], t.col(c)[:c+1]
-			tr := ti[:len(tc)] // as long as tc: no bounds check a term
-			for r, tv := range tc {
-				tr[r] += gc * tv
-			}
-		}
-		level1.Scal(-taus[i], ti[:i])
-		ti[i] = taus[i]
+		appendFactorColumn(t, i, g.col(i)[:i], taus[i])
 	}
 	return t
+}
+
+// appendFactorColumn sets column i of the triangular factor t (zeros, its
+// columns left of i set) from g = V[:, 0:i]ᴴ·vᵢ and τᵢ:
+// T[0:i, i] = −τᵢ·T[0:i, 0:i]·g and T[i, i] = τᵢ.
+func appendFactorColumn[T scalar](t mat[T], i int, g []T, tau T) {
+	// Column by column of the upper triangular T[0:i, 0:i] (contiguous,
+	// unlike its rows), in plain loops: a block's columns are too short
+	// for a kernel's call to pay (level1.Axpy took 5 of the 7.3 µs of a
+	// 64×32 V).
+	ti := t.col(i)
+	for c, gc := range g[:i] {
+		tc := t.col(c)[:c+1]
+		tr := ti[:len(tc)] // as long as tc: no bounds check a term
+		for r, tv := range tc {
+			tr[r] += gc * tv
+		}
+	}
+	level1.Scal(-tau, ti[:i])
+	ti[i] = tau
 }
 
 // applyBlock computes C = (I − V·T·Vᴴ)·C, or with Tᴴ in place of T when

@@ -13,7 +13,7 @@ import (
 // that CI tests every path this machine runs (see isa.RunTests).
 func TestMain(m *testing.M) { os.Exit(isa.RunTests(m)) }
 
-// TestKernelPath checks that the rotation and level-1 kernels in use are
+// TestKernelPath checks that the rotation, QR leaf and level-1 kernels in use are
 // those of the path in use, isa.Active (on amd64 without the purego tag;
 // elsewhere the Go loops run).
 func TestKernelPath(t *testing.T) {
@@ -37,12 +37,25 @@ func TestKernelPath(t *testing.T) {
 	if got != kernelPath {
 		t.Errorf("rotation kernel of the %s path in use, kernelPath %s", got, kernelPath)
 	}
+	got = "generic"
+	switch {
+	case leafAsm == nil:
+	case len(leafKernels) > 1 && sameFunc(leafAsm, leafKernels[1]):
+		got = "avx512"
+	case len(leafKernels) > 0 && sameFunc(leafAsm, leafKernels[0]):
+		got = "avx2"
+	default:
+		got = "unknown"
+	}
+	if got != kernelPath {
+		t.Errorf("QR leaf kernel of the %s path in use, kernelPath %s", got, kernelPath)
+	}
 	if got := level1.Path(); got != kernelPath {
 		t.Errorf("level-1 loops of the %s path in use, kernelPath %s", got, kernelPath)
 	}
 	t.Logf("%s=%q: path %s, linalg kernel path %s", isa.Env, os.Getenv(isa.Env), isa.Active, kernelPath)
 }
 
-func sameFunc(f, g func(*float64, int, int, int, *float64, *float64)) bool {
+func sameFunc[F any](f, g F) bool {
 	return reflect.ValueOf(f).Pointer() == reflect.ValueOf(g).Pointer()
 }

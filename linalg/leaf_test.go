@@ -1,0 +1,220 @@
+package linalg
+
+import (
+	"math"
+	"testing"
+	"unsafe"
+)
+
+// leafPassGo is leafKernel's contract in plain Go, the reference for the
+// assembly kernels.
+func leafPassGo(rows *float64, n, j int, s float64, wp *float64, next int, accp *float64) {
+	w, acc := unsafe.Slice(wp, leafWidth), unsafe.Slice(accp, leafWidth)
+	for i := range n {
+		row := unsafe.Slice((*float64)(unsafe.Add(unsafe.Pointer(rows), i*leafWidth*8)), leafWidth)
+		v := row[j] * s
+		x := row[next] + v*w[next]
+		for c := range row {
+			row[c] += v * w[c]
+			acc[c] += x * row[c]
+		}
+		row[j] = v
+	}
+}
+
+// TestLeafKernels runs each assembly kernel this CPU has against
+// leafPassGo, on every lane j (next = j, as leafFactor's first and last
+// passes have it, and j+1) and on row counts around its two-row steps.
+func TestLeafKernels(t *testing.T) {
+	if len(leafKernels) == 0 {
+		t.Skip("no leaf kernels on this CPU and build")
+	}
+	rng := newRand(71)
+	for ki, kernel := range leafKernels {
+		for _, n := range []int{0, 1, 2, 3, 4, 7, 33} {
+			for j := range leafWidth {
+				for _, next := range []int{j, min(j+1, leafWidth-1)} {
+					rows := make([]float64, n*leafWidth+1) // one more: a kernel must not touch it
+					w, acc := make([]float64, leafWidth), make([]float64, leafWidth)
+					for i := range rows {
+						rows[i] = rng.NormFloat64()
+					}
+					for c := j + 1; c < leafWidth; c++ {
+						w[c] = rng.NormFloat64()
+					}
+					for c := range acc {
+						acc[c] = rng.NormFloat64()
+					}
+					s := rng.NormFloat64()
+					wantRows, wantAcc := append([]float64(nil), rows...), append([]float64(nil), acc...)
+					leafPassGo(&wantRows[0], n, j, s, &w[0], next, &wantAcc[0])
+					kernel(&rows[0], n, j, s, &w[0], next, &acc[0])
+					for i := range rows {
+						if math.Abs(rows[i]-wantRows[i]) > 1e-14*(1+math.Abs(wantRows[i])) {
+							t.Fatalf("kernel %d, n=%d j=%d next=%d: row element %d = %v, want %v", ki, n, j, next, i, rows[i], wantRows[i])
+						}
+					}
+					for c := range acc {
+						if math.Abs(acc[c]-wantAcc[c]) > 1e-12*(1+float64(n)) {
+							t.Fatalf("kernel %d, n=%d j=%d next=%d: acc[%d] = %v, want %v", ki, n, j, next, c, acc[c], wantAcc[c])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLeafFactor compares leafFactor, on leafPassGo and on each assembly
+// kernel, with geqr2 and triangularFactor: the same R, reflectors, τ and
+// triangular factor, on panels of every width up to leafWidth, square and
+// tall, with columns that are zero, zero below the diagonal, repeated, or
+// scaled near overflow and underflow (where the fast norm hands over to
+// nrm2).
+func TestLeafFactor(t *testing.T) {
+	kernels := append([]leafKernel{leafPassGo}, leafKernels...)
+	rng := newRand(73)
+	for ki, kernel := range kernels {
+		for _, n := range []int{1, 2, 5, 9, 16} {
+			for _, m := range []int{n, n + 1, n + 2, 37, 130} {
+				for _, kind := range []string{"random", "zero column", "zero below", "repeated", "huge", "tiny"} {
+					a := newMat[float64](m, n)
+					for i := range a.data {
+						a.data[i] = rng.NormFloat64()
+					}
+					c := n / 2
+					switch kind {
+					case "zero column":
+						clear(a.col(c))
+					case "zero below":
+						clear(a.col(c)[c+1:])
+					case "repeated":
+						if c > 0 {
+							copy(a.col(c), a.col(c-1))
+						}
+					case "huge", "tiny":
+						f := 0x1p700
+						if kind == "tiny" {
+							f = 0x1p-700
+						}
+						for i := range a.data {
+							a.data[i] *= f
+						}
+					}
+					want := a.clone()
+					wantTaus := make([]float64, n)
+					geqr2(want, wantTaus, leftWork[float64](m, n))
+					v, restore := explicitV(want)
+					wantT := triangularFactor(v, wantTaus)
+					restore()
+					taus := make([]float64, n)
+					orig := a.clone()
+					gotT, ok := leafFactor(kernel, a, taus)
+					if !ok {
+						if kind != "huge" && kind != "tiny" {
+							t.Fatalf("kernel %d, %d×%d %s: declined", ki, m, n, kind)
+						}
+						for i := range a.data {
+							if a.data[i] != orig.data[i] {
+								t.Fatalf("kernel %d, %d×%d %s: declined, but changed the panel", ki, m, n, kind)
+							}
+						}
+						recycle(wantT)
+						continue
+					}
+					checkLeaf(t, orig, a, taus, gotT)
+					if kind == "repeated" {
+						// Column c's x after the first c reflectors is
+						// rounding noise, which its reflector scales up:
+						// two correct factorisations need not agree on it.
+						recycle(gotT)
+						recycle(wantT)
+						continue
+					}
+					scale := maxAbs(want.data)
+					for i := range a.data {
+						if math.Abs(a.data[i]-want.data[i]) > 1e-12*scale {
+							t.Fatalf("kernel %d, %d×%d %s: panel element %d = %v, want %v", ki, m, n, kind, i, a.data[i], want.data[i])
+						}
+					}
+					for i := range taus {
+						if math.Abs(taus[i]-wantTaus[i]) > 1e-12 {
+							t.Fatalf("kernel %d, %d×%d %s: τ[%d] = %v, want %v", ki, m, n, kind, i, taus[i], wantTaus[i])
+						}
+					}
+					for i := range gotT.data {
+						if math.Abs(gotT.data[i]-wantT.data[i]) > 1e-11 {
+							t.Fatalf("kernel %d, %d×%d %s: T element %d = %v, want %v", ki, m, n, kind, i, gotT.data[i], wantT.data[i])
+						}
+					}
+					recycle(gotT)
+					recycle(wantT)
+				}
+			}
+		}
+	}
+}
+
+// checkLeaf checks a leaf's factorisation of orig, left in a (R above the
+// diagonal, V below it) with its τ and triangular factor t: Q = I − V·T·Vᵀ
+// has orthonormal columns, Q·R is orig, and T's diagonal is τ.
+func checkLeaf(t *testing.T, orig, a mat[float64], taus []float64, tf mat[float64]) {
+	t.Helper()
+	m, n := a.rows, a.cols
+	v := func(i, j int) float64 {
+		switch {
+		case i == j:
+			return 1
+		case i < j:
+			return 0
+		}
+		return a.at(i, j)
+	}
+	q := newMat[float64](m, m) // I − V·T·Vᵀ
+	for i := range m {
+		for k := range m {
+			s := 0.0
+			for p := range n {
+				for r := range n {
+					s += v(i, p) * tf.at(p, r) * v(k, r)
+				}
+			}
+			if i == k {
+				s = 1 - s
+			} else {
+				s = -s
+			}
+			q.set(i, k, s)
+		}
+	}
+	scale := max(maxAbs(orig.data), math.SmallestNonzeroFloat64)
+	tol := 1e-14 * float64(m)
+	for i := range m {
+		for j := range n {
+			s := 0.0
+			for p := range min(j+1, m) {
+				s += q.at(i, p) * a.at(p, j) // R is a's upper triangle
+			}
+			if math.Abs(s-orig.at(i, j)) > tol*scale {
+				t.Fatalf("%d×%d: (Q·R)[%d,%d] = %v, want %v", m, n, i, j, s, orig.at(i, j))
+			}
+		}
+		for k := range m {
+			s := 0.0
+			for p := range m {
+				s += q.at(p, i) * q.at(p, k)
+			}
+			if i == k {
+				s--
+			}
+			if math.Abs(s) > tol {
+				t.Fatalf("%d×%d: (QᵀQ − I)[%d,%d] = %v", m, n, i, k, s)
+			}
+		}
+	}
+	for j := range n {
+		if tf.at(j, j) != taus[j] {
+			t.Fatalf("%d×%d: T[%d,%d] = %v, τ = %v", m, n, j, j, tf.at(j, j), taus[j])
+		}
+	}
+}
