@@ -24,30 +24,10 @@ func TestKernelPath(t *testing.T) {
 	if kernelPath != want {
 		t.Errorf("kernelPath %s on the %s path", kernelPath, isa.Active)
 	}
-	got := "generic"
-	switch {
-	case rotPanelsAsm == nil:
-	case len(rotKernels) > 1 && sameFunc(rotPanelsAsm, rotKernels[1]):
-		got = "avx512"
-	case len(rotKernels) > 0 && sameFunc(rotPanelsAsm, rotKernels[0]):
-		got = "avx2"
-	default:
-		got = "unknown"
-	}
-	if got != kernelPath {
+	if got := pathOf(rotPanelsAsm, rotKernels); got != kernelPath {
 		t.Errorf("rotation kernel of the %s path in use, kernelPath %s", got, kernelPath)
 	}
-	got = "generic"
-	switch {
-	case leafAsm == nil:
-	case len(leafKernels) > 1 && sameFunc(leafAsm, leafKernels[1]):
-		got = "avx512"
-	case len(leafKernels) > 0 && sameFunc(leafAsm, leafKernels[0]):
-		got = "avx2"
-	default:
-		got = "unknown"
-	}
-	if got != kernelPath {
+	if got := pathOf(leafAsm, leafKernels); got != kernelPath {
 		t.Errorf("QR leaf kernel of the %s path in use, kernelPath %s", got, kernelPath)
 	}
 	if got := level1.Path(); got != kernelPath {
@@ -56,6 +36,18 @@ func TestKernelPath(t *testing.T) {
 	t.Logf("%s=%q: path %s, linalg kernel path %s", isa.Env, os.Getenv(isa.Env), isa.Active, kernelPath)
 }
 
-func sameFunc[F any](f, g F) bool {
-	return reflect.ValueOf(f).Pointer() == reflect.ValueOf(g).Pointer()
+// pathOf names the path whose kernel inUse is, among the kernels this
+// CPU can run (AVX2 then AVX-512): "generic" when inUse is nil (the Go
+// loops run).
+func pathOf[F any](inUse F, kernels []F) string {
+	same := func(g F) bool { return reflect.ValueOf(inUse).Pointer() == reflect.ValueOf(g).Pointer() }
+	switch {
+	case reflect.ValueOf(inUse).IsNil():
+		return "generic"
+	case len(kernels) > 1 && same(kernels[1]):
+		return "avx512"
+	case len(kernels) > 0 && same(kernels[0]):
+		return "avx2"
+	}
+	return "unknown"
 }
