@@ -372,7 +372,7 @@ func nrm2[T scalar](x []T) float64 {
 	// when it neither overflows nor is so small that the squares of the
 	// entries that matter underflow: only then is the scaled loop, two
 	// divisions an entry, needed (it took 5% of QR at n = 256).
-	if s, ok := sumSquares(x); ok && s >= 0x1p-600 && s <= math.MaxFloat64 {
+	if s, ok := sumSquares(x); ok && plainSquaresExact(s) {
 		return math.Sqrt(s)
 	}
 	scale, ssq := 0.0, 1.0
@@ -410,6 +410,12 @@ func nrm2[T scalar](x []T) float64 {
 	}
 	return scale * math.Sqrt(ssq)
 }
+
+// plainSquaresExact reports whether a plain sum of squares s is as
+// accurate as a scaled one: it did not overflow, and it is so large that
+// the squares of the entries that matter did not underflow (those lost
+// are below 2^-1022 each, under 2^-400 of s for any length up to 2^22).
+func plainSquaresExact(s float64) bool { return s >= 0x1p-600 && s <= math.MaxFloat64 }
 
 // sumSquares returns Σ|x[i]|² on the float64 dot kernel when T is float64
 // or complex128, and false for the single precision types, whose kernels

@@ -3,6 +3,7 @@ package linalg
 import (
 	"math"
 
+	"github.com/goferro/goferro/internal/level1"
 	"github.com/goferro/goferro/internal/strided"
 )
 
@@ -34,7 +35,7 @@ const (
 // leafWidth·8 bytes apart from rows on: for each row, v = row[j]·s and
 // x = row[next] + v·w[next]; row += v·w; acc += x·row; row[j] = v (acc
 // takes lane j before that last step). w and acc have leafWidth elements;
-// w is zero up to lane j, and a kernel may skip those lanes.
+// w[0], …, w[j] are zero, and a kernel may skip those lanes.
 type leafKernel func(rows *float64, n, j int, s float64, w *float64, next int, acc *float64)
 
 // leafAsm is the kernel of the path in use (see asm_amd64.go), or nil
@@ -61,13 +62,21 @@ func leafQR[T scalar](a mat[T], taus []T) (mat[T], bool) {
 }
 
 // leafFactor is leafQR on the kernel pass. Its sums of x·row are of the
-// columns as they are, not of the scaled reflector vectors geqr2 forms
-// first: it declines, leaving a as it was, when a sum is not finite or a
-// column's x is so small that its squares underflow (a panel of entries
-// beyond about 2^±250, or one that holds Inf or NaN), which geqr2 then
-// factors with its scaling. An x of zeros is no such case.
+// columns as they are, not of the reflector vectors v = s·x (|vᵢ| ≤ 1)
+// that geqr2 forms first: a product underflows where a column is tiny and
+// a sum overflows where one is huge, and a column's update loses up to
+// about m·2^-1074/‖x‖. So it declines, leaving a as it was (taus written
+// over) for geqr2 and its scaling, unless every column of a is zero or of
+// norm between 2^-500 and 2^512, every x zero or of norm at least 2^-300
+// (the loss is then below m·2^-273 of the column's norm) and every sum
+// finite (no Inf or NaN).
 func leafFactor(pass leafKernel, a mat[float64], taus []float64) (mat[float64], bool) {
 	m, n := a.rows, a.cols
+	for j := range n {
+		if !normInLeafRange(a.col(j)) {
+			return mat[float64]{}, false
+		}
+	}
 	// p's column i is the panel's row i, padded with zeros.
 	p := scratch[float64](leafWidth, m)
 	defer recycle(p)
@@ -85,15 +94,9 @@ func leafFactor(pass leafKernel, a mat[float64], taus []float64) (mat[float64], 
 	}
 	t := zeroScratch[float64](n, n)
 	for j := range n {
-		alpha := row(j)[j]
-		xnorm := math.Sqrt(d[j])
-		if !(d[j] >= 0x1p-600 && d[j] <= math.MaxFloat64) { // see nrm2
-			if xnorm = columnNorm(p, j, j+1); xnorm != 0 {
-				recycle(t)
-				return mat[float64]{}, false
-			}
-		}
-		if !finite(d) {
+		rj := row(j)
+		alpha, xnorm := rj[j], math.Sqrt(d[j])
+		if !plainSquaresExact(d[j]) && (d[j] != 0 || nonzeroBelow(p, j)) || !finite(d) {
 			recycle(t)
 			return mat[float64]{}, false
 		}
@@ -105,16 +108,16 @@ func leafFactor(pass leafKernel, a mat[float64], taus []float64) (mat[float64], 
 		taus[j] = tau
 		// v = [1; s·x], acc = vᴴ·P over the rows from j on: Vᴴ·v on
 		// the left (T's column), vᴴ·C on the right (the update's).
-		for c := range acc {
-			acc[c] = row(j)[c] + s*d[c]
+		for c, rv := range rj {
+			acc[c] = rv + s*d[c]
 		}
 		appendFactorColumn(t, j, acc[:j], tau)
 		clear(w[:j+1])
 		for c := j + 1; c < leafWidth; c++ {
 			w[c] = -tau * acc[c]
 		}
-		addScaled(row(j), 1, w)
-		row(j)[j] = beta
+		addScaled(rj, 1, w)
+		rj[j] = beta
 		clear(d)
 		switch {
 		case j+1 == n: // the last vector: scale it
@@ -146,21 +149,35 @@ func finite(x []float64) bool {
 	return true
 }
 
-// addScaled computes x += s·w.
+// addScaled computes x += s·w, in a plain loop: a row of leafWidth
+// elements is too short for a kernel's call to pay.
 func addScaled(x []float64, s float64, w []float64) {
 	for i, v := range w {
 		x[i] += s * v
 	}
 }
 
-// columnNorm returns the norm of column j of the panel whose rows are
-// p's columns, from row `from` down, with nrm2's care for overflow and
-// underflow.
-func columnNorm(p mat[float64], j, from int) float64 {
-	x := scratch[float64](p.cols-min(from, p.cols), 1)
-	defer recycle(x)
-	for i := range x.rows {
-		x.data[i] = p.data[(from+i)*p.ld+j]
+// normInLeafRange reports whether x is zero or of norm between 2^-500
+// and 2^512 (leafFactor's bounds on a column).
+func normInLeafRange(x []float64) bool {
+	if s := level1.Dotu(x, x); s >= 0x1p-1000 && s <= math.MaxFloat64 {
+		return true
 	}
-	return nrm2(x.data)
+	for _, v := range x { // the squares of a tiny x underflow to zero
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// nonzeroBelow reports whether column j of the panel whose rows are p's
+// columns has an element other than zero below row j.
+func nonzeroBelow(p mat[float64], j int) bool {
+	for i := j + 1; i < p.cols; i++ {
+		if p.data[i*p.ld+j] != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -6,7 +6,8 @@
 
 // QR's leaf kernels (leafKernel in leaf.go). Registers: DI the row, BX its
 // element j, R9 its element next, R10 &w[next], R8 w, SI acc, CX the rows
-// left, X14 s.
+// left, X14 s; leafPass512's K1 is the mask of lane j in its register
+// (made in R11, with CX kept in R12 while CL holds the shift).
 
 // func leafPass512(rows *float64, n, j int, s float64, w *float64, next int, acc *float64)
 TEXT ·leafPass512(SB), NOSPLIT, $0-56
@@ -171,9 +172,9 @@ TEXT ·leafPass256(SB), NOSPLIT, $0-56
 	VXORPD  Y6, Y6, Y6
 	VXORPD  Y7, Y7, Y7
 
-dpass2:
+ypass2:
 	CMPQ CX, $2
-	JLT  dpass1
+	JLT  ypass1
 	VMULSD       0(BX), X14, X12
 	VMOVSD       0(R9), X13
 	VFMADD231SD  (R10), X12, X13
@@ -222,11 +223,11 @@ dpass2:
 	ADDQ         $256, BX
 	ADDQ         $256, R9
 	SUBQ         $2, CX
-	JMP          dpass2
+	JMP          ypass2
 
-dpass1:
+ypass1:
 	TESTQ CX, CX
-	JZ    dpasssum
+	JZ    ypasssum
 	VMULSD       0(BX), X14, X12
 	VMOVSD       0(R9), X13
 	VFMADD231SD  (R10), X12, X13
@@ -250,7 +251,7 @@ dpass1:
 	VFMADD231PD  Y10, Y13, Y2
 	VFMADD231PD  Y11, Y13, Y3
 
-dpasssum:
+ypasssum:
 	VADDPD  Y4, Y0, Y0
 	VADDPD  Y5, Y1, Y1
 	VADDPD  Y6, Y2, Y2
