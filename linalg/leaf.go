@@ -18,9 +18,10 @@ import (
 // left: a column of the triangular factor) and with the columns to its
 // right (what its update needs). Column-major, with a reflector, the
 // triangular factor's Gram matrix and each norm apart (geqr2,
-// triangularFactor), a leaf of 256×16 took 12.2–12.3 µs, mostly calls and
-// short lines; this way 7.8–7.9 (AMD EPYC, Zen 5, one thread), and a
-// float64 QR of n = 256 took 0.90–0.92 ms against 0.95–0.96.
+// triangularFactor), a leaf of 256×16 took 12.2–13.0 µs, mostly calls and
+// short lines; this way 7.8–9.3, 1.4–1.6 times less in each run (AMD EPYC,
+// Zen 5, one thread), and a float64 QR of n = 256 took 0.90–0.92 ms
+// against 0.95–0.96.
 
 // leafWidth is the most columns a leaf kernel's row holds; leafQR takes
 // panels of at least leafMinWidth, below which the padded rows cost more
