@@ -97,7 +97,8 @@ func leafFactor(pass leafKernel, a mat[float64], taus []float64) (mat[float64], 
 	for j := range n {
 		rj := row(j)
 		alpha, xnorm := rj[j], math.Sqrt(d[j])
-		if !plainSquaresExact(d[j]) && (d[j] != 0 || nonzeroBelow(p, j)) || !finite(d) {
+		xOutOfRange := !plainSquaresExact(d[j]) && (d[j] != 0 || nonzeroBelow(p, j))
+		if xOutOfRange || !finite(d) {
 			recycle(t)
 			return mat[float64]{}, false
 		}
