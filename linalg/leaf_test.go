@@ -196,14 +196,22 @@ func checkLeaf(t *testing.T, orig, a mat[float64], taus []float64, tf mat[float6
 		}
 		return a.at(i, j)
 	}
+	tv := newMat[float64](n, m) // T·Vᵀ
+	for p := range n {
+		for k := range m {
+			s := 0.0
+			for r := range n {
+				s += tf.at(p, r) * v(k, r)
+			}
+			tv.set(p, k, s)
+		}
+	}
 	q := newMat[float64](m, m) // I − V·T·Vᵀ
 	for i := range m {
 		for k := range m {
 			s := 0.0
 			for p := range n {
-				for r := range n {
-					s += v(i, p) * tf.at(p, r) * v(k, r)
-				}
+				s += v(i, p) * tv.at(p, k)
 			}
 			if i == k {
 				s = 1 - s
