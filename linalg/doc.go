@@ -7,7 +7,9 @@
 // The algorithms are LAPACK's in outline and written from the textbook
 // descriptions: Householder reflections gathered into compact WY blocks
 // whose trailing updates run on goferro's GEMM (cpu/gemm), QR's panels
-// factored recursively so that they too are mostly GEMM; blocked
+// factored recursively so that they too are mostly GEMM (float64's
+// narrowest panels by an AVX-512 or AVX2 kernel, one pass over their rows
+// a reflector); blocked
 // Householder tridiagonalisation and bidiagonalisation (half their work is
 // GEMM, half matrix-vector products); for Eigh, tridiagonal divide and
 // conquer; for SVD (and for eigenvalues alone), implicitly shifted QR
