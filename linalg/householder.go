@@ -159,7 +159,7 @@ func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T, unblocke
 		inner := tm.inner()
 		tm.run(bounds, func(lo, hi int) {
 			cws := scratch[T](2*jb, hi-lo)
-			applyBlock(inner, true, v, ts[j/nb], a.sub(j, lo, m-j, hi-lo), &cws.data)
+			applyBlock(inner, true, false, v, ts[j/nb], a.sub(j, lo, m-j, hi-lo), &cws.data)
 			recycle(cws)
 			if lo == next && next < k {
 				factor(next)
@@ -307,7 +307,7 @@ func geqrt[T scalar](threads int, a mat[T], taus []T, work []T, ws *[]T) mat[T] 
 	left, lower := a.sub(0, 0, m, n1), a.sub(n1, n1, m-n1, n2)
 	t1 := geqrt(threads, left, taus[:n1], work, ws)
 	v1, restore := explicitV(left)
-	applyBlock(threads, true, v1, t1, a.sub(0, n1, m, n2), ws)
+	applyBlock(threads, true, false, v1, t1, a.sub(0, n1, m, n2), ws)
 	restore()
 	t2 := geqrt(threads, lower, taus[n1:], work, ws)
 	// (I − V1·T1·V1ᴴ)·(I − V2·T2·V2ᴴ) = I − V·T·Vᴴ for V = [V1 V2] (V2
@@ -433,7 +433,11 @@ func appendFactorColumn[T scalar](t mat[T], i int, g []T, tau T) {
 // applyBlock computes C = (I − V·T·Vᴴ)·C, or with Tᴴ in place of T when
 // adj is set: the product of the reflectors applied from the left, or its
 // adjoint. ws is a workspace, grown as needed and kept for the next call.
-func applyBlock[T scalar](threads int, adj bool, v, t mat[T], c mat[T], ws *[]T) {
+// identity says c is as applyQ finds it when it forms Q: its first k
+// columns still the identity's, its other columns zero in their first k
+// rows; its columns of Vᴴ·C are then columns of Vᴴ (no product), and the
+// others' product skips those zeros (as applyBlockTransposed's).
+func applyBlock[T scalar](threads int, adj, identity bool, v, t mat[T], c mat[T], ws *[]T) {
 	m, n, k := c.rows, c.cols, v.cols
 	if m == 0 || n == 0 || k == 0 {
 		return
@@ -450,7 +454,19 @@ func applyBlock[T scalar](threads int, adj bool, v, t mat[T], c mat[T], ws *[]T)
 	w := mat[T]{rows: k, cols: n, ld: k, data: (*ws)[:k*n]}
 	w2 := mat[T]{rows: k, cols: n, ld: k, data: (*ws)[k*n : 2*k*n]}
 	vc := conjugate(v)
-	mulOn(threads, k, n, m, 1, vc.gt(), c.g(), 0, w.g())
+	if identity {
+		e := min(k, n)
+		for j := range e {
+			for i := range k {
+				w.set(i, j, vc.at(j, i))
+			}
+		}
+		if n > e { // (rows m−k = 0: zeros)
+			mulOn(threads, k, n-e, m-k, 1, vc.sub(k, 0, m-k, k).gt(), c.sub(k, e, m-k, n-e).g(), 0, w.sub(0, e, k, n-e).g())
+		}
+	} else {
+		mulOn(threads, k, n, m, 1, vc.gt(), c.g(), 0, w.g())
+	}
 	dropConjugate(vc)
 	mulOn(threads, k, n, k, 1, tt, w.g(), 0, w2.g())
 	mulOn(threads, m, n, k, -1, v.g(), w2.g(), 1, c.g())
@@ -547,7 +563,7 @@ func orgqrTransposedInto[T scalar](ctx context.Context, tm *team, a mat[T], taus
 				return
 			}
 			jb := min(nb, k-j)
-			applyBlockTransposed(inner, a.sub(j, j, m-j, jb), ts[j/nb], out.sub(r0, j, hi-r0, m-j), wsm.data)
+			applyBlockTransposed(inner, a.sub(j, j, m-j, jb), ts[j/nb], out.sub(r0, j, hi-r0, m-j), r0-j, wsm.data)
 		}
 	})
 	return stop.err
@@ -619,8 +635,13 @@ var (
 
 // applyBlockTransposed computes C = C·(I − V·T·Vᴴ)ᵀ = C − (C·V̄)·Tᵀ·Vᵀ for
 // the r×n matrix c and the n×k matrix v on threads goroutines (as mulOn);
-// ws has room for 2·k·r elements.
-func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], ws []T) {
+// ws has room for 2·k·r elements. c is as orgqrTransposedInto finds it,
+// its rows from row first of the block's on: a row i < k is still the
+// identity's (one in column i, zeros elsewhere) and a row i ≥ k has zeros
+// in the first k columns (no block applied so far reached them). Its
+// rows of C·V̄ are then rows of V̄ (no product) and the others' product
+// skips those zeros: 2·k·(r + n − k) fewer multiply-adds.
+func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], first int, ws []T) {
 	r, n, k := c.rows, c.cols, v.cols
 	if r == 0 || n == 0 || k == 0 {
 		return
@@ -628,7 +649,13 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], ws []T) 
 	w, ws := carve(ws, r, k)
 	w2, _ := carve(ws, r, k)
 	vc := conjugate(v)
-	mulOn(threads, r, k, n, 1, c.g(), vc.g(), 0, w.g())
+	e := min(max(k-first, 0), r) // the identity's rows
+	for j := range k {
+		copy(w.col(j)[:e], vc.col(j)[first:first+e])
+	}
+	if r > e { // (columns n−k = 0: zeros)
+		mulOn(threads, r-e, k, n-k, 1, c.sub(e, k, r-e, n-k).g(), vc.sub(k, 0, n-k, k).g(), 0, w.sub(e, 0, r-e, k).g())
+	}
 	dropConjugate(vc)
 	mulOn(threads, r, k, k, 1, w.g(), t.gt(), 0, w2.g())
 	mulOn(threads, r, n, k, -1, w2.g(), v.gt(), 1, c.g())
@@ -680,9 +707,9 @@ func applyQ[T scalar](ctx context.Context, a mat[T], taus []T, ts []mat[T], c ma
 			t = triangularFactor(v, taus[j:j+jb])
 		}
 		if identity {
-			applyBlock(0, false, v, t, c.sub(j, j, m-j, c.cols-j), &ws)
+			applyBlock(0, false, true, v, t, c.sub(j, j, m-j, c.cols-j), &ws)
 		} else {
-			applyBlock(0, false, v, t, c.sub(j, 0, m-j, c.cols), &ws)
+			applyBlock(0, false, false, v, t, c.sub(j, 0, m-j, c.cols), &ws)
 		}
 		if ts == nil {
 			recycle(t)
