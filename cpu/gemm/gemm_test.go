@@ -404,6 +404,10 @@ func TestBlocks(t *testing.T) {
 	}
 	// Tall enough to split into more row blocks than goroutines.
 	cases = append(cases, testCase{m: 397, n: 45, k: 21, la: rowMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: 2})
+	// A (m·k) and B (k·n) past run's small sizes, but read in place: A
+	// for few column panels, B for few row panels.
+	cases = append(cases, testCase{m: 401, n: 37, k: 180, la: colMajor, lb: rowMajor, lc: rowMajor, alpha: 2, beta: 2, threads: 2})
+	cases = append(cases, testCase{m: 53, n: 310, k: 121, la: colMajor, lb: rowMajor, lc: rowMajor, alpha: 1, beta: 2, threads: 1})
 	kernels(t, func(t *testing.T) { testAllTypes(t, cases) })
 	testNoDirect.Store(true)
 	defer testNoDirect.Store(false)

@@ -163,8 +163,21 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 	// gemv leaves to the dots: packed, float64 1×1×2²⁰ with strides of 2
 	// took 16 ms, a 12×16 tile for each multiply-add.
 	p.dots = !p.scaleOnly && usesDots(p.m, p.n, p.k, p.kern) && !testNoDirect.Load()
-	// Small A blocks are read in place rather than packed.
-	if es := int(unsafe.Sizeof(rz)); p.m*p.k*es <= cacheL2/4 && p.m >= p.kern.mr && !p.a.gather() && !testNoDirect.Load() {
+	// Small A blocks are read in place rather than packed, and so are
+	// real ones of any size that few column panels read (n ≤ 4·nr), their
+	// strided dimension not a multiple of 4 KiB apart (as B's below; QR's
+	// n = 1024 ran 10% slower with them): each A micro-panel is then read
+	// at most four times, and packing it (a read and a write, then reads
+	// of the copy) costs more than it saves. One thread, float64, AVX-512
+	// (AMD EPYC, Zen 5), medians of nine:
+	// 1000×32×1000 ran at 102 GFLOP/s in place against 78 packed,
+	// 1000×64×1000 at 103 against 87, QR's 32×224×256 (C·V) at 108
+	// against 84; float32 1000×32×1000 159 against 105; AVX2 float64
+	// 1000×32×1000 52 against 44. Complex products gained nothing.
+	es := int(unsafe.Sizeof(rz))
+	smallA := p.m*p.k*es <= cacheL2/4
+	fewColumnPanels := !cplx && p.n <= 4*p.kern.nr && max(p.a.rs, p.a.cs)*es%4096 != 0
+	if (smallA || fewColumnPanels) && p.m >= p.kern.mr && !p.a.gather() && !testNoDirect.Load() {
 		switch {
 		case cplx:
 			p.directA = p.a.cs == 2 && ar == 1 && ai == 0
@@ -174,14 +187,16 @@ func run[T Scalar, R float](threads int, batch []int, m, n, k int, alpha, beta T
 			p.dars, p.dacs = p.a.rs, p.a.cs
 		}
 	}
-	// So is a small row-major real B when few row panels share each of its
+	// So is a row-major real B when few row panels share each of its
 	// micro-panels (packing pays for itself over more) and its rows are not
 	// a multiple of 4 KiB apart (they would fall in one set of L1): one
 	// thread, float64, AVX-512, m×n×k = 64×64×64 ran 6–10% faster in
 	// place, 192×128×128 between 12% faster and 6% slower, 512×256×64 7%
 	// slower, 64×512×32 (4 KiB rows) 33% slower (BenchmarkGemmShapes;
-	// GOFERRO_NODIRECTB=1 packs).
-	if es := int(unsafe.Sizeof(rz)); !cplx && !p.b.gather() && p.b.cs == 1 && p.k*p.n*es <= cacheL2/4 && p.n >= p.kern.nr &&
+	// GOFERRO_NODIRECTB=1 packs); whatever B's size: 32×1000×1000 ran at
+	// 94 GFLOP/s in place against 71 packed, 96×1000×1000 at 96 against
+	// 86, QR's 256×32×256 (Q's C·V̄) at 104 against 83.
+	if !cplx && !p.b.gather() && p.b.cs == 1 && p.n >= p.kern.nr &&
 		p.m <= 8*p.kern.mr && p.b.rs*es%4096 != 0 && !testNoDirect.Load() && !testNoDirectB.Load() {
 		p.directB = true
 	}
