@@ -83,6 +83,35 @@ func store[T scalar](out []T, b int, a mat[T], adjoint bool) {
 	strided.Copy(dst, 0, []int{c, 1}, a.data, 0, []int{1, a.ld}, []int{r, c})
 }
 
+// storeUpper is store for the upper trapezoidal part of a (on and above
+// its diagonal; what lies below it is ignored) into a stack of zeros. It
+// copies a's columns in bands of upperBand, each down to the band's last
+// row on the diagonal, and clears what that copied from below the
+// diagonal: about half of a square R's elements, and of store's memory
+// traffic.
+func storeUpper[T scalar](out []T, b int, a mat[T], adjoint bool) {
+	r, c := a.rows, a.cols
+	dst := out[b*r*c : (b+1)*r*c]
+	if adjoint {
+		for j := range c {
+			top := min(j+1, r)
+			level1.Conj(dst[j*r:j*r+top], a.col(j)[:top])
+		}
+		return
+	}
+	for j0 := 0; j0 < c; j0 += upperBand {
+		w, top := min(upperBand, c-j0), min(j0+upperBand, r)
+		strided.CopyPlane(dst, j0, c, 1, a.data, j0*a.ld, 1, a.ld, top, w)
+		for i := j0 + 1; i < top; i++ {
+			clear(dst[i*c+j0 : i*c+min(i, j0+w)])
+		}
+	}
+}
+
+// upperBand is storeUpper's band width: a multiple of the 8×8 tiles of
+// strided.CopyPlane's transposing kernel.
+const upperBand = 32
+
 // newTensor wraps a row-major buffer; the extents always match.
 func newTensor[T tensor.Elem](data []T, shape []int) *tensor.Tensor {
 	t, err := tensor.New(data, shape...)

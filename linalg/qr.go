@@ -124,7 +124,7 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 		if err != nil {
 			return err
 		}
-		store(rv, b, rm, lq)
+		storeUpper(rv, b, rm, lq)
 		return nil
 	})
 	if err != nil {
@@ -151,8 +151,9 @@ var qrTeamWork = 1 << 27
 // qrFactor factorises the m×n matrix a (overwritten), writes the first qc
 // columns of Q into q (m·qc elements, zeros) as the row-major m×qc matrix Q
 // or, when lq is set, as the row-major qc×m matrix Qᴴ (LQ factorises the
-// adjoint of its input), and returns the first rr rows of R (a view of a),
-// or ctx's error. Either layout is a column-major matrix that Q's
+// adjoint of its input), and returns the first rr rows of a, R on and
+// above their diagonal (the reflectors below it: see storeUpper), or
+// ctx's error. Either layout is a column-major matrix that Q's
 // blocks are applied to directly: Qᵀ (orgqrTransposedInto) or the
 // conjugate of Q (orgqrInto, then conjugated), so Q costs no copy.
 func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int, q []T, lq bool) (r mat[T], err error) {
@@ -190,9 +191,6 @@ func qrFactor[T scalar](ctx context.Context, a mat[T], qc, rr int, q []T, lq boo
 		if err := orgqrTransposedInto(ctx, tm, v, taus, ts, out); err != nil {
 			return r, err
 		}
-	}
-	for j := range min(k, rr) {
-		clear(a.col(j)[j+1 : rr])
 	}
 	return a.sub(0, 0, rr, n), nil
 }
