@@ -243,7 +243,7 @@ func mulOn[T scalar](threads, m, n, k int, alpha T, a, b gemm.Matrix[T], beta T,
 
 // serialMulWork is the number of real multiply-adds below which mul keeps
 // a product on one goroutine. The factorisations of n = 256 multiply
-// blocks of 32 reflectors into the trailing matrix: products of 2–6·10⁶
+// blocks of 16–32 reflectors into the trailing matrix: products of 1–6·10⁶
 // multiply-adds, some tens of microseconds each, between stretches of
 // level-2 work. Split over two threads they cost more than they saved:
 // GEMM's workers poll for their next share for a while after each product,

@@ -8,8 +8,10 @@
 // descriptions: Householder reflections gathered into compact WY blocks
 // whose trailing updates run on goferro's GEMM (cpu/gemm), QR's panels
 // factored recursively so that they too are mostly GEMM (float64's
-// narrowest panels by an AVX-512 or AVX2 kernel, one pass over their rows
-// a reflector); blocked
+// narrowest panels, and a squarish float64 matrix's whole blocks of 16
+// columns, by an AVX-512 or AVX2 kernel, one pass over their rows a
+// reflector), and Q formed without touching what is still the identity's;
+// blocked
 // Householder tridiagonalisation and bidiagonalisation (half their work is
 // GEMM, half matrix-vector products); for Eigh, tridiagonal divide and
 // conquer; for SVD (and for eigenvalues alone), implicitly shifted QR
