@@ -68,9 +68,10 @@ func benchGemm[T Scalar](b *testing.B, n, batch, threads int) {
 
 // BenchmarkGemmShapes times one-thread float64 products of rectangular
 // row-major operands, m×n×k, where reading B in place or packing it is
-// close (see run).
+// close, and thin ones whose large A (1000×32×1000) or B (32×1000×1000)
+// run reads in place (see run).
 func BenchmarkGemmShapes(b *testing.B) {
-	for _, sh := range [][3]int{{64, 64, 64}, {192, 128, 128}, {512, 256, 64}, {64, 512, 32}, {1024, 520, 32}} {
+	for _, sh := range [][3]int{{64, 64, 64}, {192, 128, 128}, {512, 256, 64}, {64, 512, 32}, {1024, 520, 32}, {1000, 32, 1000}, {32, 1000, 1000}} {
 		m, n, k := sh[0], sh[1], sh[2]
 		b.Run(fmt.Sprintf("m%d_n%d_k%d", m, n, k), func(b *testing.B) { benchShape(b, m, n, k) })
 	}
