@@ -486,7 +486,7 @@ func applyBlock[T scalar](threads int, adj, identity bool, v, t mat[T], c mat[T]
 				w.set(i, j, vc.at(j, i))
 			}
 		}
-		if n > e { // (rows m−k = 0: zeros)
+		if n > e { // m = k: a product of depth zero, which writes zeros
 			mulOn(threads, k, n-e, m-k, 1, vc.sub(k, 0, m-k, k).gt(), c.sub(k, e, m-k, n-e).g(), 0, w.sub(0, e, k, n-e).g())
 		}
 	} else {
@@ -678,7 +678,7 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], first in
 	for j := range k {
 		copy(w.col(j)[:e], vc.col(j)[first:first+e])
 	}
-	if r > e { // (columns n−k = 0: zeros)
+	if r > e { // n = k: a product of depth zero, which writes zeros
 		mulOn(threads, r-e, k, n-k, 1, c.sub(e, k, r-e, n-k).g(), vc.sub(k, 0, n-k, k).g(), 0, w.sub(e, 0, r-e, k).g())
 	}
 	dropConjugate(vc)
