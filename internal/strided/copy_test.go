@@ -327,6 +327,9 @@ func BenchmarkPermute(b *testing.B) {
 		// str_mps_varying_inner_product_200 (physical extent 92, bonds 19²).
 		{"transpose92x361/float64", func(b *testing.B) { benchPermute[float64](b, []int{92, 361}, []int{1, 0}) }},
 		{"transpose92x361/float32", func(b *testing.B) { benchPermute[float32](b, []int{92, 361}, []int{1, 0}) }},
+		// In the cache, rows a power of two apart (linalg's loads at n = 256).
+		{"transpose256/float64", func(b *testing.B) { benchPermute[float64](b, []int{256, 256}, []int{1, 0}) }},
+		{"transpose256/complex128", func(b *testing.B) { benchPermute[complex128](b, []int{256, 256}, []int{1, 0}) }},
 		{"transpose2048/float64/copy", func(b *testing.B) { benchMemcpy[float64](b, prod(t2)) }},
 		{"transpose2048/float32", func(b *testing.B) { benchPermute[float32](b, t2, []int{1, 0}) }},
 		{"transpose2048/float32/copy", func(b *testing.B) { benchMemcpy[float32](b, prod(t2)) }},
