@@ -155,7 +155,7 @@ type testCase struct {
 	la, lb, lc layout
 	nb         int // 0: not batched
 	bcastB     bool
-	alpha      int // 0: zero, 1: one, 2: random
+	alpha      int // 0: zero, 1: one, 2: random, 3: minus one
 	beta       int // 0: zero (C starts NaN), 1: one, 2: random
 	threads    int
 	tabA, tabB tables // offset tables given for A and B
@@ -215,18 +215,22 @@ func runCase[T Scalar](t *testing.T, rng *rand.Rand, tc testCase) {
 		switch mode {
 		case 0:
 			return z
-		case 1:
+		case 1, 3:
 			var one T
 			switch any(one).(type) {
 			case float64:
-				return any(1.0).(T)
+				one = any(1.0).(T)
 			case float32:
-				return any(float32(1)).(T)
+				one = any(float32(1)).(T)
 			case complex128:
-				return any(complex(1, 0)).(T)
+				one = any(complex(1, 0)).(T)
 			case complex64:
-				return any(complex64(1)).(T)
+				one = any(complex64(1)).(T)
 			}
+			if mode == 3 {
+				return -one
+			}
+			return one
 		}
 		return fill()
 	}
@@ -328,7 +332,7 @@ func randomCases(rng *rand.Rand, n int) []testCase {
 			la:      layouts[rng.IntN(len(layouts))],
 			lb:      layouts[rng.IntN(len(layouts))],
 			lc:      layouts[rng.IntN(len(layouts))],
-			alpha:   1 + rng.IntN(2),
+			alpha:   1 + rng.IntN(3),
 			beta:    rng.IntN(3),
 			threads: 1 + rng.IntN(3),
 		}
@@ -561,7 +565,8 @@ func (m Matrix[T]) withBatch(s int) Matrix[T] {
 // TestEdgeTiles runs every row count up to two 12-row tiles and a bit (so
 // every number of rows a kernel stores, for each kernel size) against
 // column counts around the panel widths (4, 8, 16, 32) and short depths,
-// with C written in place and through the tile buffer.
+// with C written in place and through the tile buffer, alpha 1, −1 or
+// random and beta 0, 1 or random: every store path of every kernel.
 func TestEdgeTiles(t *testing.T) {
 	var cases []testCase
 	for m := 1; m <= 25; m++ {
@@ -569,7 +574,7 @@ func TestEdgeTiles(t *testing.T) {
 			for i, k := range []int{1, 2, 3, 5, 17} {
 				lc := []layout{rowMajor, padded, colMajor, general, rowMajor}[(m+i)%5]
 				la := []layout{rowMajor, colMajor}[(m+n)%2]
-				cases = append(cases, testCase{m: m, n: n, k: k, la: la, lb: rowMajor, lc: lc, alpha: 1 + (n+k)%2, beta: (m + n + k) % 3, threads: 1})
+				cases = append(cases, testCase{m: m, n: n, k: k, la: la, lb: rowMajor, lc: lc, alpha: 1 + (n+k)%3, beta: (m + n + k) % 3, threads: 1})
 			}
 		}
 	}

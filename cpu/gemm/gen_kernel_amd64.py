@@ -176,6 +176,33 @@ def kern(name, elt, strided, isa, unroll=4, rows=None, half=False):
     w("\tJNZ loop1")
     w("done:")
     w(f"\tMOVQ mv+{mvo}(FP), R9")
+    # beta == 1 with alpha == ±1 (accumulating products, and the rank-k
+    # updates C −= A·B of linalg) adds to or subtracts from C: one add a
+    # vector on the FP add pipes, which the loop leaves idle, where scaling
+    # and a multiply-add took two ops a vector on the FMA pipes the next
+    # tile's loop needs.
+    one, minus = ("$0x3FF0000000000000", "$0xBFF0000000000000") if d else ("$0x3F800000", "$0xBF800000")
+    if d:
+        w(f"\tMOVQ beta+{bo}(FP), AX")
+        w(f"\tMOVQ {one}, BX")
+        w("\tCMPQ AX, BX")
+        w("\tJNE general")
+        w(f"\tMOVQ alpha+{ab}(FP), AX")
+        w("\tCMPQ AX, BX")
+        w("\tJEQ addc")
+        w(f"\tMOVQ {minus}, BX")
+        w("\tCMPQ AX, BX")
+        w("\tJEQ subc")
+    else:
+        w(f"\tMOVL beta+{bo}(FP), AX")
+        w(f"\tCMPL AX, {one}")
+        w("\tJNE general")
+        w(f"\tMOVL alpha+{ab}(FP), AX")
+        w(f"\tCMPL AX, {one}")
+        w("\tJEQ addc")
+        w(f"\tCMPL AX, {minus}")
+        w("\tJEQ subc")
+    w("general:")
     # alpha == 1 (the common case) skips the scaling.
     if d:
         w(f"\tMOVQ alpha+{ab}(FP), AX")
@@ -197,13 +224,22 @@ def kern(name, elt, strided, isa, unroll=4, rows=None, half=False):
         w("\tTESTL AX, AX")
     w("\tJZ store")
 
+    add = "VADDPD" if d else "VADDPS"
+    sub = "VSUBPD" if d else "VSUBPS"
+
     def stores(beta):
-        # The first mv rows of the tile to C, plus beta·C when beta.
+        # The first mv rows of the tile to C, plus beta·C when beta is
+        # True, C + the tile when "add", C − the tile when "sub".
         for i in range(rows):
-            if beta:
-                w(f"\t{fma} (DX), {R(b1)}, {R(nvec*i)}")
-                if not half:
-                    w(f"\t{fma} {vec}(DX), {R(b1)}, {R(2*i+1)}")
+            for q in range(nvec):
+                r, off = R(nvec * i + q), f"{vec * q}(DX)" if q else "(DX)"
+                if beta is True:
+                    w(f"\t{fma} {off}, {R(b1)}, {r}")
+                elif beta == "add":
+                    w(f"\t{add} {off}, {r}, {r}")
+                elif beta == "sub":
+                    w(f"\t{mov} {off}, {R(b0)}")
+                    w(f"\t{sub} {r}, {R(b0)}, {r}")
             w(f"\t{mov} {R(nvec*i)}, (DX)")
             if not half:
                 w(f"\t{mov} {R(2*i+1)}, {vec}(DX)")
@@ -215,6 +251,11 @@ def kern(name, elt, strided, isa, unroll=4, rows=None, half=False):
     stores(True)
     w("\tVZEROUPPER")
     w("\tRET")
+    for op in ("add", "sub"):
+        w(f"{op}c:")
+        stores(op)
+        w("\tVZEROUPPER")
+        w("\tRET")
     w("store:")
     stores(False)
     w("end:")
