@@ -19,14 +19,22 @@ func leafPass512(rows *float64, n, j int, s float64, w *float64, next int, acc *
 //go:noescape
 func leafPass256(rows *float64, n, j int, s float64, w *float64, next int, acc *float64)
 
+//go:noescape
+func leafTColumn512(t *float64, j int, x *float64, scale float64)
+
+//go:noescape
+func leafTColumn256(t *float64, j int, x *float64, scale float64)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		rotKernels = append(rotKernels, rotPanels)
 		leafKernels = append(leafKernels, leafPass256)
+		leafTKernels = append(leafTKernels, leafTColumn256)
 	}
 	if cpu.X86.HasAVX512F {
 		rotKernels = append(rotKernels, rotPanels512)
 		leafKernels = append(leafKernels, leafPass512)
+		leafTKernels = append(leafTKernels, leafTColumn512)
 	}
 	// The kernels in use follow the path every package runs (isa.Active,
 	// which GOFERRO_GEMM_ISA can force): the AVX-512 path runs the AVX-512
@@ -36,10 +44,10 @@ func init() {
 	switch isa.Active {
 	case isa.AVX512:
 		rotPanelsAsm = rotPanels512
-		leafAsm = leafPass512
+		leafAsm, leafTAsm = leafPass512, leafTColumn512
 	case isa.AVX2:
 		rotPanelsAsm = rotPanels
-		leafAsm = leafPass256
+		leafAsm, leafTAsm = leafPass256, leafTColumn256
 	default:
 		return
 	}

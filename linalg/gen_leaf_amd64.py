@@ -175,6 +175,46 @@ ypasssum:
 """
 
 
+def tcol(width):
+    """leafTColumn512 or leafTColumn256: a column of the leaf's triangular
+    factor, T[0:16, j] += scale·T[0:16, 0:j]·x (leafTKernel in leaf.go).
+    A column of T (16 float64s, 128 bytes after the one before) is two
+    AVX-512 registers or four AVX2 ones; even and odd c sum apart (two
+    chains of FMAs)."""
+    zmm = width == 512
+    reg = "Z" if zmm else "Y"
+    vb = width // 8  # bytes a register
+    nv = 128 // vb  # registers a column
+    name = f"leafTColumn{width}"
+    even, odd = list(range(nv)), list(range(nv, 2 * nv))
+    b0, b1 = 2 * nv, 2 * nv + 1
+    s = f"// func {name}(t *float64, j int, x *float64, scale float64)\n"
+    s += f"TEXT ·{name}(SB), NOSPLIT, $0-32\n"
+    s += "\tMOVQ t+0(FP), DI\n\tMOVQ j+8(FP), CX\n\tMOVQ x+16(FP), SI\n"
+    for r in even + odd:
+        s += f"\tVXORPD {reg}{r}, {reg}{r}, {reg}{r}\n" if not zmm else f"\tVPXORQ Z{r}, Z{r}, Z{r}\n"
+    s += f"{name}_pair:\n\tCMPQ CX, $2\n\tJLT  {name}_one\n"
+    s += f"\tVBROADCASTSD (SI), {reg}{b0}\n\tVBROADCASTSD 8(SI), {reg}{b1}\n"
+    for q in range(nv):
+        s += f"\tVFMADD231PD {q * vb}(DI), {reg}{b0}, {reg}{even[q]}\n"
+    for q in range(nv):
+        s += f"\tVFMADD231PD {128 + q * vb}(DI), {reg}{b1}, {reg}{odd[q]}\n"
+    s += f"\tADDQ $256, DI\n\tADDQ $16, SI\n\tSUBQ $2, CX\n\tJMP  {name}_pair\n"
+    s += f"{name}_one:\n\tTESTQ CX, CX\n\tJZ    {name}_sum\n"
+    s += f"\tVBROADCASTSD (SI), {reg}{b0}\n"
+    for q in range(nv):
+        s += f"\tVFMADD231PD {q * vb}(DI), {reg}{b0}, {reg}{even[q]}\n"
+    s += "\tADDQ $128, DI\n"
+    # DI is column j now: it takes scale times the sums, onto its zeros.
+    s += f"{name}_sum:\n\tVBROADCASTSD scale+24(FP), {reg}{b0}\n"
+    for q in range(nv):
+        s += f"\tVADDPD {reg}{odd[q]}, {reg}{even[q]}, {reg}{even[q]}\n"
+        s += f"\tVMOVUPD {q * vb}(DI), {reg}{b1}\n"
+        s += f"\tVFMADD231PD {reg}{even[q]}, {reg}{b0}, {reg}{b1}\n"
+        s += f"\tVMOVUPD {reg}{b1}, {q * vb}(DI)\n"
+    return s + "\tVZEROUPPER\n\tRET\n\n"
+
+
 if __name__ == "__main__":
     with open("leaf_amd64.s", "w") as f:
-        f.write(HEADER + pass512() + pass256())
+        f.write(HEADER + pass512() + pass256() + tcol(512) + tcol(256))

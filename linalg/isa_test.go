@@ -30,6 +30,9 @@ func TestKernelPath(t *testing.T) {
 	if got := pathOf(leafAsm, leafKernels); got != kernelPath {
 		t.Errorf("QR leaf kernel of the %s path in use, kernelPath %s", got, kernelPath)
 	}
+	if got := pathOf(leafTAsm, leafTKernels); got != kernelPath {
+		t.Errorf("QR leaf factor kernel of the %s path in use, kernelPath %s", got, kernelPath)
+	}
 	if got := level1.Path(); got != kernelPath {
 		t.Errorf("level-1 loops of the %s path in use, kernelPath %s", got, kernelPath)
 	}

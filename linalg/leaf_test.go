@@ -72,6 +72,49 @@ func TestLeafKernels(t *testing.T) {
 	}
 }
 
+// TestLeafTKernels runs each triangular-factor kernel this CPU has
+// against appendFactorColumn on every column j of a random triangular
+// factor, with 8 bytes either side that a kernel must not touch.
+func TestLeafTKernels(t *testing.T) {
+	if len(leafTKernels) == 0 {
+		t.Skip("no leaf kernels on this CPU and build")
+	}
+	rng := newRand(72)
+	for ki, kernel := range leafTKernels {
+		for j := range leafWidth {
+			buf := make([]float64, leafWidth*leafWidth+2)
+			for i := range buf {
+				buf[i] = rng.NormFloat64()
+			}
+			got := mat[float64]{rows: leafWidth, cols: leafWidth, ld: leafWidth, data: buf[1 : len(buf)-1]}
+			for c := j; c < leafWidth; c++ { // the columns from j on are zeros
+				clear(got.col(c))
+			}
+			for c := range j { // and T is upper triangular
+				clear(got.col(c)[c+1:])
+			}
+			x := make([]float64, leafWidth)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			tau := rng.NormFloat64()
+			want := got.clone()
+			appendFactorColumn(want, j, x[:j], tau)
+			before := slices.Clone(buf)
+			kernel(&got.data[0], j, &x[0], -tau)
+			got.set(j, j, tau)
+			if buf[0] != before[0] || buf[len(buf)-1] != before[len(buf)-1] {
+				t.Fatalf("kernel %d, j=%d: wrote outside t", ki, j)
+			}
+			for i, w := range want.data {
+				if g := got.data[i]; math.Abs(g-w) > 1e-14*(1+math.Abs(w)) || math.Signbit(g) != math.Signbit(w) {
+					t.Fatalf("kernel %d, j=%d: element (%d, %d) = %v, want %v", ki, j, i%leafWidth, i/leafWidth, g, w)
+				}
+			}
+		}
+	}
+}
+
 // TestLeafFactor compares leafFactor, on leafPassGo and on each assembly
 // kernel, with geqr2 and triangularFactor: the same R, reflectors, τ and
 // triangular factor, on panels of the widths geqrt hands it (and one and
