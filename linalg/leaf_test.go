@@ -295,3 +295,23 @@ func checkLeaf(t *testing.T, orig, a mat[float64], taus []float64, tf mat[float6
 		}
 	}
 }
+
+// TestLeafNorm checks leafNorm against math.Hypot over leafFactor's range
+// of squared norms, alpha from underflowing squares to overflowing ones.
+func TestLeafNorm(t *testing.T) {
+	rng := newRand(73)
+	for _, scale := range []float64{0x1p-560, 0x1p-300, 1, 0x1p300, 0x1p511, 0x1p513} {
+		for range 200 {
+			alpha := rng.NormFloat64() * scale
+			x := math.Abs(rng.NormFloat64()) * math.Min(scale, 0x1p511)
+			xx := x * x
+			if !plainSquaresExact(xx) {
+				continue
+			}
+			got, want := leafNorm(alpha, xx), math.Hypot(alpha, math.Sqrt(xx))
+			if math.Abs(got-want) > 4*0x1p-53*want {
+				t.Fatalf("leafNorm(%v, %v) = %v, want %v", alpha, xx, got, want)
+			}
+		}
+	}
+}
