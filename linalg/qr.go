@@ -117,7 +117,7 @@ func qrStack[T scalar](ctx context.Context, op string, t *tensor.Tensor, batch [
 		if lq {
 			a = load(vals, b, n, m, true)
 		} else {
-			a = load(vals, b, m, n, false)
+			a = loadPadded(vals, b, m, n)
 		}
 		defer recycle(a)
 		rm, err := qrFactor(ctx, a, qc, rr, qv[b*m*qc:(b+1)*m*qc], lq)

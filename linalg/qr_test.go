@@ -138,14 +138,15 @@ func TestStridedInput(t *testing.T) {
 // geqrf's trailing updates, geqrt's recursion and applyQ's saved
 // triangular factors all run, at the tuned block sizes (block 0: chosen
 // by size) and at small ones that split the panels many times (odd halves
-// included); the reference is A itself: ‖A − QR‖ and ‖QᴴQ − I‖ within
-// the bounds.
+// included), 128 rows among them (columns 1 KiB apart or more but in
+// float32: loadPadded pads them); the reference is A itself: ‖A − QR‖ and
+// ‖QᴴQ − I‖ within the bounds.
 func TestQRBlocks(t *testing.T) {
 	defer func(b, l int) { qrBlock, qrLeaf = b, l }(qrBlock, qrLeaf)
 	for _, bl := range [][2]int{{qrBlock, qrLeaf}, {64, qrLeaf}, {12, 1}, {7, 2}} {
 		qrBlock, qrLeaf = bl[0], bl[1]
 		for _, dt := range allDTypes {
-			for _, sh := range [][2]int{{150, 131}, {131, 150}, {97, 97}} {
+			for _, sh := range [][2]int{{150, 131}, {131, 150}, {97, 97}, {128, 101}} {
 				for _, mode := range []Mode{Reduced, Complete} {
 					m, n := sh[0], sh[1]
 					t.Run(fmt.Sprintf("block%d/leaf%d/%v/%dx%d/%v", bl[0], bl[1], dt, m, n, mode), func(t *testing.T) {
