@@ -25,16 +25,24 @@ func leafTColumn512(t *float64, j int, x *float64, scale float64)
 //go:noescape
 func leafTColumn256(t *float64, j int, x *float64, scale float64)
 
+//go:noescape
+func mulVecs16x512(m *float64, lower bool, x *float64, ldx int, out *float64, ldo, n int)
+
+//go:noescape
+func mulVecs16x256(m *float64, lower bool, x *float64, ldx int, out *float64, ldo, n int)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		rotKernels = append(rotKernels, rotPanels)
 		leafKernels = append(leafKernels, leafPass256)
 		leafTKernels = append(leafTKernels, leafTColumn256)
+		mulVecs16Kernels = append(mulVecs16Kernels, mulVecs16x256)
 	}
 	if cpu.X86.HasAVX512F {
 		rotKernels = append(rotKernels, rotPanels512)
 		leafKernels = append(leafKernels, leafPass512)
 		leafTKernels = append(leafTKernels, leafTColumn512)
+		mulVecs16Kernels = append(mulVecs16Kernels, mulVecs16x512)
 	}
 	// The kernels in use follow the path every package runs (isa.Active,
 	// which GOFERRO_GEMM_ISA can force): the AVX-512 path runs the AVX-512
@@ -44,10 +52,10 @@ func init() {
 	switch isa.Active {
 	case isa.AVX512:
 		rotPanelsAsm = rotPanels512
-		leafAsm, leafTAsm = leafPass512, leafTColumn512
+		leafAsm, leafTAsm, mulVecs16Asm = leafPass512, leafTColumn512, mulVecs16x512
 	case isa.AVX2:
 		rotPanelsAsm = rotPanels
-		leafAsm, leafTAsm = leafPass256, leafTColumn256
+		leafAsm, leafTAsm, mulVecs16Asm = leafPass256, leafTColumn256, mulVecs16x256
 	default:
 		return
 	}

@@ -215,6 +215,73 @@ def tcol(width):
     return s + "\tVZEROUPPER\n\tRET\n\n"
 
 
+def mulvecs(width):
+    """mulVecs16x512 or mulVecs16x256: out_j = M·x_j for n vectors of 16
+    float64s (mulVecs16Kernel in householder.go), M 16×16 column-major and
+    triangular: upper (zeros below its diagonal) or, with lower set, lower.
+    A column of M is two AVX-512 registers or four AVX2 ones; the part of
+    one that lies wholly in M's zeros is skipped. AVX-512 takes four
+    vectors a step (eight sums), AVX2 two (eight); a last vector or three
+    go one at a time."""
+    zmm = width == 512
+    reg = "Z" if zmm else "Y"
+    vb = width // 8
+    nv = 128 // vb  # registers a column of M, or a vector
+    rows = vb // 8  # rows of M a register holds
+    group = 4 if zmm else 2
+    name = f"mulVecs16x{width}"
+    acc = lambda v, q: v * nv + q
+    mreg = [group * nv + q for q in range(nv)]
+    breg = [group * nv + nv + v for v in range(group)]
+    xptr = ["DI", "R10", "R11", "R12"][:group]
+
+    def zero(r):
+        return f"\tVPXORQ Z{r}, Z{r}, Z{r}\n" if zmm else f"\tVXORPD Y{r}, Y{r}, Y{r}\n"
+
+    def live(d, q, lower):
+        # Whether register q of column d holds a row on M's side of the diagonal.
+        lo, hi = q * rows, q * rows + rows - 1
+        return hi >= d if lower else lo <= d
+
+    def body(vs, lower):
+        t = "".join(zero(acc(v, q)) for v in range(vs) for q in range(nv))
+        for d in range(16):
+            qs = [q for q in range(nv) if live(d, q, lower)]
+            for q in qs:
+                t += f"\tVMOVUPD {d * 128 + q * vb}(SI), {reg}{mreg[q]}\n"
+            for v in range(vs):
+                t += f"\tVBROADCASTSD {d * 8}({xptr[v]}), {reg}{breg[v]}\n"
+                for q in qs:
+                    t += f"\tVFMADD231PD {reg}{mreg[q]}, {reg}{breg[v]}, {reg}{acc(v, q)}\n"
+        return t
+
+    def stores(vs):
+        t = ""
+        for v in range(vs):
+            for q in range(nv):
+                t += f"\tVMOVUPD {reg}{acc(v, q)}, {q * vb}(DX)\n"
+            t += "\tADDQ R9, DX\n"
+        return t
+
+    s = f"// func {name}(m *float64, lower bool, x *float64, ldx int, out *float64, ldo, n int)\n"
+    s += f"TEXT ·{name}(SB), NOSPLIT, $0-56\n"
+    s += "\tMOVQ m+0(FP), SI\n\tMOVQ x+16(FP), DI\n\tMOVQ ldx+24(FP), R8\n\tSHLQ $3, R8\n"
+    s += "\tMOVQ out+32(FP), DX\n\tMOVQ ldo+40(FP), R9\n\tSHLQ $3, R9\n\tMOVQ n+48(FP), CX\n"
+    s += f"\tCMPB lower+8(FP), $0\n\tJNE  {name}_lgroup\n"
+    for lower in (False, True):
+        p = f"{name}_{'l' if lower else 'u'}"
+        s += f"{p}group:\n\tCMPQ CX, ${group}\n\tJLT  {p}one\n"
+        s += "\tLEAQ (DI)(R8*1), R10\n"
+        if group == 4:
+            s += "\tLEAQ (DI)(R8*2), R11\n\tLEAQ (R11)(R8*1), R12\n"
+        s += body(group, lower) + stores(group)
+        s += f"\tLEAQ (DI)(R8*{group}), DI\n\tSUBQ ${group}, CX\n\tJMP  {p}group\n"
+        s += f"{p}one:\n\tTESTQ CX, CX\n\tJZ    {name}_done\n"
+        s += body(1, lower) + stores(1)
+        s += f"\tADDQ R8, DI\n\tDECQ CX\n\tJMP  {p}one\n"
+    return s + f"{name}_done:\n\tVZEROUPPER\n\tRET\n\n"
+
+
 if __name__ == "__main__":
     with open("leaf_amd64.s", "w") as f:
-        f.write(HEADER + pass512() + pass256() + tcol(512) + tcol(256))
+        f.write(HEADER + pass512() + pass256() + tcol(512) + tcol(256) + mulvecs(512) + mulvecs(256))

@@ -33,6 +33,9 @@ func TestKernelPath(t *testing.T) {
 	if got := pathOf(leafTAsm, leafTKernels); got != kernelPath {
 		t.Errorf("QR leaf factor kernel of the %s path in use, kernelPath %s", got, kernelPath)
 	}
+	if got := pathOf(mulVecs16Asm, mulVecs16Kernels); got != kernelPath {
+		t.Errorf("triangular factor product kernel of the %s path in use, kernelPath %s", got, kernelPath)
+	}
 	if got := level1.Path(); got != kernelPath {
 		t.Errorf("level-1 loops of the %s path in use, kernelPath %s", got, kernelPath)
 	}

@@ -315,3 +315,59 @@ func TestLeafNorm(t *testing.T) {
 		}
 	}
 }
+
+// TestMulVecs16Kernels runs each triangular-times-vectors kernel this CPU
+// has against a plain product, upper and lower, on vector counts around
+// its steps, with the vectors and results apart by more than 16 (the gaps
+// must stay as they were).
+func TestMulVecs16Kernels(t *testing.T) {
+	if len(mulVecs16Kernels) == 0 {
+		t.Skip("no such kernels on this CPU and build")
+	}
+	rng := newRand(74)
+	for ki, kernel := range mulVecs16Kernels {
+		for _, lower := range []bool{false, true} {
+			for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 9, 33} {
+				m := make([]float64, 256)
+				for i := range m {
+					m[i] = rng.NormFloat64()
+				}
+				const ldx, ldo = 19, 21
+				x, out := make([]float64, ldx*n+1), make([]float64, ldo*n+1)
+				for i := range x {
+					x[i] = rng.NormFloat64()
+				}
+				for i := range out {
+					out[i] = rng.NormFloat64()
+				}
+				want := slices.Clone(out)
+				for j := range n {
+					for r := range 16 {
+						s := 0.0
+						for c := range 16 {
+							if lower && c <= r || !lower && c >= r {
+								s += m[r+16*c] * x[j*ldx+c]
+							}
+						}
+						want[j*ldo+r] = s
+					}
+				}
+				for i := range m { // zeros in the other triangle
+					if r, c := i%16, i/16; lower && c > r || !lower && c < r {
+						m[i] = 0
+					}
+				}
+				var xp, op *float64
+				if n > 0 {
+					xp, op = &x[0], &out[0]
+				}
+				kernel(&m[0], lower, xp, ldx, op, ldo, n)
+				for i, w := range want {
+					if !(math.Abs(out[i]-w) <= 1e-13*(1+math.Abs(w))) {
+						t.Fatalf("kernel %d, lower %v, n=%d: out[%d] = %v, want %v", ki, lower, n, i, out[i], w)
+					}
+				}
+			}
+		}
+	}
+}
