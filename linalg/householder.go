@@ -493,11 +493,7 @@ func mulByFactor[T scalar](t mat[T], transposed bool, x, out mat[T]) bool {
 		return true
 	}
 	var tt [256]float64 // Tᵀ, lower triangular
-	for j := range 16 {
-		for i, v := range td[16*j : 16*j+j+1] {
-			tt[j+16*i] = v
-		}
-	}
+	strided.CopyPlane(tt[:], 0, 16, 1, td, 0, 1, 16, 16, 16)
 	mulVecs16Asm(&tt[0], true, &xd[0], x.ld, &od[0], out.ld, x.cols)
 	return true
 }
