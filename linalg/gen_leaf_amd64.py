@@ -175,6 +175,11 @@ ypasssum:
 """
 
 
+def zero(zmm, r):
+    """An instruction that zeroes register r (VPXORQ: VXORPD on zmm needs AVX512DQ)."""
+    return f"\tVPXORQ Z{r}, Z{r}, Z{r}\n" if zmm else f"\tVXORPD Y{r}, Y{r}, Y{r}\n"
+
+
 def tcol(width):
     """leafTColumn512 or leafTColumn256: a column of the leaf's triangular
     factor, T[0:16, j] += scale·T[0:16, 0:j]·x (leafTKernel in leaf.go).
@@ -192,7 +197,7 @@ def tcol(width):
     s += f"TEXT ·{name}(SB), NOSPLIT, $0-32\n"
     s += "\tMOVQ t+0(FP), DI\n\tMOVQ j+8(FP), CX\n\tMOVQ x+16(FP), SI\n"
     for r in even + odd:
-        s += f"\tVXORPD {reg}{r}, {reg}{r}, {reg}{r}\n" if not zmm else f"\tVPXORQ Z{r}, Z{r}, Z{r}\n"
+        s += zero(zmm, r)
     s += f"{name}_pair:\n\tCMPQ CX, $2\n\tJLT  {name}_one\n"
     s += f"\tVBROADCASTSD (SI), {reg}{b0}\n\tVBROADCASTSD 8(SI), {reg}{b1}\n"
     for q in range(nv):
@@ -235,16 +240,13 @@ def mulvecs(width):
     breg = [group * nv + nv + v for v in range(group)]
     xptr = ["DI", "R10", "R11", "R12"][:group]
 
-    def zero(r):
-        return f"\tVPXORQ Z{r}, Z{r}, Z{r}\n" if zmm else f"\tVXORPD Y{r}, Y{r}, Y{r}\n"
-
     def live(d, q, lower):
         # Whether register q of column d holds a row on M's side of the diagonal.
         lo, hi = q * rows, q * rows + rows - 1
         return hi >= d if lower else lo <= d
 
     def body(vs, lower):
-        t = "".join(zero(acc(v, q)) for v in range(vs) for q in range(nv))
+        t = "".join(zero(zmm, acc(v, q)) for v in range(vs) for q in range(nv))
         for d in range(16):
             qs = [q for q in range(nv) if live(d, q, lower)]
             for q in qs:
