@@ -10,9 +10,9 @@
 // factored recursively so that they too are mostly GEMM (float64's
 // narrowest panels, and a squarish float64 matrix's whole blocks of 16
 // columns, by an AVX-512 or AVX2 kernel, one pass over their rows a
-// reflector), and Q formed without touching what is still the identity's;
-// blocked
-// Householder tridiagonalisation and bidiagonalisation (half their work is
+// reflector, and their triangular factors built and applied by kernels
+// too), and Q formed without touching what is still the identity's;
+// blocked Householder tridiagonalisation and bidiagonalisation (half their work is
 // GEMM, half matrix-vector products); for Eigh, tridiagonal divide and
 // conquer; for SVD (and for eigenvalues alone), implicitly shifted QR
 // iterations with the plane rotations applied by an AVX-512 or AVX2 kernel
