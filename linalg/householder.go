@@ -457,14 +457,14 @@ func appendFactorColumn[T scalar](t mat[T], i int, g []T, tau T) {
 
 // mulVecs16Kernel computes out_j = M·x_j for j < n, x_j the 16 float64s
 // at x + j·ldx, out_j those at out + j·ldo and M the 16×16 column-major
-// matrix at m, upper triangular or, when lower is set, lower triangular
-// (zeros in the other triangle; the registers of a column that hold only
-// those are skipped): a block's triangular factor (or its
-// transpose) times the rows or columns of the block's W, 16 reflectors
-// wide as QR's float64 leaves make them, in registers a column of M and
-// without its zeros, where GEMM ran the full square through its 12-row
-// tiles (12 rows and 4), with packing and a call's costs: 1.36 against
-// 1.79 µs for 256 vectors before the zeros were skipped.
+// matrix at m: upper triangular or, when lower is set, lower triangular,
+// with zeros in the other triangle (the registers of a column that hold
+// only those are skipped). It multiplies a block's triangular factor (or
+// its transpose) into the rows or columns of the block's W, 16 reflectors
+// wide as QR's float64 leaves make them, a column of M in registers,
+// where GEMM ran the full square through a 12-row and a 4-row tile with
+// packing and a call's costs: 1.36 against 1.79 µs for 256 vectors before
+// the zeros were skipped.
 type mulVecs16Kernel func(m *float64, lower bool, x *float64, ldx int, out *float64, ldo, n int)
 
 // mulVecs16Asm is the kernel of the path in use (see asm_amd64.go), or nil

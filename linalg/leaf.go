@@ -41,7 +41,7 @@ type leafKernel func(rows *float64, n, j int, s float64, w *float64, next int, a
 
 // leafTKernel sets column j of a leaf's triangular factor t (leafWidth
 // columns leafWidth apart, zeros but for its columns left of j):
-// t[0:leafWidth, j] += scale·t[0:leafWidth, 0:j]·g[0:j]. With scale = −τⱼ
+// t[0:leafWidth, j] += scale·t[0:leafWidth, 0:j]·x[0:j]. With scale = −τⱼ
 // it is appendFactorColumn but for t[j, j] (the rows from j on stay zero);
 // whole registers a column in place of appendFactorColumn's loops, whose
 // sums wait on each other through memory (18 of a float64 QR's 740 µs at
