@@ -64,16 +64,20 @@ func load[T scalar](vals []T, b, m, n int, adjoint bool) mat[T] {
 		}
 		return a
 	}
-	a := scratch[T](m, n)
-	strided.Copy(a.data, 0, []int{1, a.ld}, src, 0, []int{n, 1}, []int{m, n})
-	return a
+	return loadColumns(src, m, n, m)
 }
 
 // loadPadded is load (not adjoint) with the columns paddedLD apart.
 func loadPadded[T scalar](vals []T, b, m, n int) mat[T] {
-	a := scratch[T](paddedLD[T](m), n)
+	return loadColumns(vals[b*m*n:(b+1)*m*n], m, n, paddedLD[T](m))
+}
+
+// loadColumns copies the row-major m×n src into a column-major matrix on a
+// scratch buffer whose columns are ld ≥ m apart.
+func loadColumns[T scalar](src []T, m, n, ld int) mat[T] {
+	a := scratch[T](ld, n)
 	a.rows = m
-	strided.Copy(a.data, 0, []int{1, a.ld}, vals[b*m*n:(b+1)*m*n], 0, []int{n, 1}, []int{m, n})
+	strided.Copy(a.data, 0, []int{1, a.ld}, src, 0, []int{n, 1}, []int{m, n})
 	return a
 }
 
@@ -87,7 +91,7 @@ func loadPadded[T scalar](vals []T, b, m, n int) mat[T] {
 func paddedLD[T scalar](m int) int {
 	size := int(sizeOf[T]())
 	if m == 0 || m*size%1024 != 0 {
-		return max(m, 1)
+		return m
 	}
 	return m + 64/size
 }
