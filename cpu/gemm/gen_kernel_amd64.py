@@ -227,37 +227,37 @@ def kern(name, elt, strided, isa, unroll=4, rows=None, half=False):
     add = "VADDPD" if d else "VADDPS"
     sub = "VSUBPD" if d else "VSUBPS"
 
-    def stores(beta):
-        # The first mv rows of the tile to C, plus beta·C when beta is
-        # True, C + the tile when "add", C − the tile when "sub".
+    def stores(how):
+        # The first mv rows of the tile to C: the tile itself ("store"),
+        # plus beta·C ("beta"), C + the tile ("add") or C − the tile ("sub").
+        at = lambda q: f"{vec * q}(DX)" if q else "(DX)"
         for i in range(rows):
             for q in range(nvec):
-                r, off = R(nvec * i + q), f"{vec * q}(DX)" if q else "(DX)"
-                if beta is True:
-                    w(f"\t{fma} {off}, {R(b1)}, {r}")
-                elif beta == "add":
-                    w(f"\t{add} {off}, {r}, {r}")
-                elif beta == "sub":
-                    w(f"\t{mov} {off}, {R(b0)}")
+                r = R(nvec * i + q)
+                if how == "beta":
+                    w(f"\t{fma} {at(q)}, {R(b1)}, {r}")
+                elif how == "add":
+                    w(f"\t{add} {at(q)}, {r}, {r}")
+                elif how == "sub":
+                    w(f"\t{mov} {at(q)}, {R(b0)}")
                     w(f"\t{sub} {r}, {R(b0)}, {r}")
-            w(f"\t{mov} {R(nvec*i)}, (DX)")
-            if not half:
-                w(f"\t{mov} {R(2*i+1)}, {vec}(DX)")
+            for q in range(nvec):
+                w(f"\t{mov} {R(nvec * i + q)}, {at(q)}")
             if i < rows - 1:
                 w("\tDECQ R9")
                 w("\tJZ end")
                 w("\tADDQ R8, DX")
     w(f"\t{bcast} beta+{bo}(FP), {R(b1)}")
-    stores(True)
+    stores("beta")
     w("\tVZEROUPPER")
     w("\tRET")
-    for op in ("add", "sub"):
-        w(f"{op}c:")
-        stores(op)
+    for how in ("add", "sub"):
+        w(f"{how}c:")
+        stores(how)
         w("\tVZEROUPPER")
         w("\tRET")
     w("store:")
-    stores(False)
+    stores("store")
     w("end:")
     w("\tVZEROUPPER")
     w("\tRET")
