@@ -524,11 +524,7 @@ func applyBlock[T scalar](threads int, adj, identity bool, v, t mat[T], c mat[T]
 	vc := conjugate(v)
 	if identity {
 		e := min(k, n)
-		for j := range e {
-			for i := range k {
-				w.set(i, j, vc.at(j, i))
-			}
-		}
+		rowsAsColumns(w, vc, 0, e)
 		if n > e { // m = k: a product of depth zero, which writes zeros
 			mulOn(threads, k, n-e, m-k, 1, vc.sub(k, 0, m-k, k).gt(), c.sub(k, e, m-k, n-e).g(), 0, w.sub(0, e, k, n-e).g())
 		}
@@ -723,12 +719,7 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], first in
 	w2t, _ := carve(ws, k, r)
 	vc := conjugate(v)
 	e := min(max(k-first, 0), r) // the identity's rows
-	for i := range e {
-		row := wt.col(i)
-		for j := range k {
-			row[j] = vc.at(first+i, j)
-		}
-	}
+	rowsAsColumns(wt, vc, first, e)
 	if r > e { // n = k: a product of depth zero, which writes zeros
 		mulOn(threads, r-e, k, n-k, 1, c.sub(e, k, r-e, n-k).g(), vc.sub(k, 0, n-k, k).g(), 0, wt.sub(0, e, k, r-e).gt())
 	}
@@ -737,6 +728,18 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], first in
 		mulOn(threads, r, k, k, 1, wt.gt(), t.gt(), 0, w2t.gt())
 	}
 	mulOn(threads, r, n, k, -1, w2t.gt(), v.gt(), 1, c.g())
+}
+
+// rowsAsColumns sets the first e columns of w to the rows first, …,
+// first+e−1 of v (w has as many rows as v has columns): W's part that is
+// V̄'s (or Vᴴ's) own where a block meets what is still the identity's.
+func rowsAsColumns[T scalar](w, v mat[T], first, e int) {
+	for i := range e {
+		col := w.col(i)
+		for j := range col {
+			col[j] = v.at(first+i, j)
+		}
+	}
 }
 
 // applyQ computes c = Q·c for Q = H(0)·H(1)···H(k−1), the reflectors

@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"testing"
@@ -320,6 +321,81 @@ func TestScratch(t *testing.T) {
 		}
 		if least > c.limit {
 			t.Errorf("%s allocated %d bytes, want at most %d", c.name, least, c.limit)
+		}
+	}
+}
+
+// TestApplyBlockTransposedFirst applies a block to rows of Qᵀ as
+// orgqrTransposedInto's row chunks find them, the chunk starting first
+// rows into the block (0 on one goroutine; anywhere with a team): rows
+// still the identity's, then rows zero in the block's first k columns. The
+// reference is the plain C − (C·V̄)·Tᵀ·Vᵀ over the whole of C, in float64
+// (real) and complex128 (V̄ not V), with T any upper triangular matrix.
+func TestApplyBlockTransposedFirst(t *testing.T) {
+	testApplyBlockTransposedFirst[float64](t, func(r *rand.Rand) float64 { return r.NormFloat64() })
+	testApplyBlockTransposedFirst[complex128](t, func(r *rand.Rand) complex128 { return complex(r.NormFloat64(), r.NormFloat64()) })
+}
+
+func testApplyBlockTransposedFirst[T scalar](t *testing.T, fill func(*rand.Rand) T) {
+	rng := newRand(75)
+	for _, k := range []int{16, 7} {
+		n := 40
+		v := newMat[T](n, k) // unit lower trapezoidal
+		for j := range k {
+			v.set(j, j, 1)
+			for i := j + 1; i < n; i++ {
+				v.set(i, j, fill(rng))
+			}
+		}
+		tf := newMat[T](k, k)
+		for j := range k {
+			for i := range j + 1 {
+				tf.set(i, j, fill(rng))
+			}
+		}
+		for _, first := range []int{0, 3, k - 1, k, k + 5} {
+			r := 30
+			c := newMat[T](r, n)
+			for i := range r {
+				if g := first + i; g < k {
+					c.set(i, g, 1)
+					continue
+				}
+				for j := k; j < n; j++ {
+					c.set(i, j, fill(rng))
+				}
+			}
+			want := c.clone()
+			for i := range r { // want −= (C·V̄)·Tᵀ·Vᵀ, row by row
+				cv := make([]T, k)
+				for j := range k {
+					for l := range n {
+						cv[j] += c.at(i, l) * conj(v.at(l, j))
+					}
+				}
+				ct := make([]T, k)
+				for j := range k {
+					for l := range k {
+						ct[j] += cv[l] * tf.at(j, l)
+					}
+				}
+				for l := range n {
+					var s T
+					for j := range k {
+						s += ct[j] * v.at(l, j)
+					}
+					want.set(i, l, want.at(i, l)-s)
+				}
+			}
+			applyBlockTransposed(1, v, tf, c, first, make([]T, 2*k*r))
+			for i := range r {
+				for j := range n {
+					d := c.at(i, j) - want.at(i, j)
+					if !(math.Hypot(re(d), im(d)) <= 1e-12) {
+						t.Fatalf("%T k=%d first=%d: (%d, %d) = %v, want %v", *new(T), k, first, i, j, c.at(i, j), want.at(i, j))
+					}
+				}
+			}
 		}
 	}
 }
