@@ -199,16 +199,16 @@ def tcol(width):
     for r in even + odd:
         s += zero(zmm, r)
     s += f"{name}_pair:\n\tCMPQ CX, $2\n\tJLT  {name}_one\n"
+
+    def column(disp, b, accs):
+        # accs += b times the column of T at DI + disp.
+        return "".join(f"\tVFMADD231PD {disp + q * vb}(DI), {reg}{b}, {reg}{accs[q]}\n" for q in range(nv))
+
     s += f"\tVBROADCASTSD (SI), {reg}{b0}\n\tVBROADCASTSD 8(SI), {reg}{b1}\n"
-    for q in range(nv):
-        s += f"\tVFMADD231PD {q * vb}(DI), {reg}{b0}, {reg}{even[q]}\n"
-    for q in range(nv):
-        s += f"\tVFMADD231PD {128 + q * vb}(DI), {reg}{b1}, {reg}{odd[q]}\n"
+    s += column(0, b0, even) + column(128, b1, odd)
     s += f"\tADDQ $256, DI\n\tADDQ $16, SI\n\tSUBQ $2, CX\n\tJMP  {name}_pair\n"
     s += f"{name}_one:\n\tTESTQ CX, CX\n\tJZ    {name}_sum\n"
-    s += f"\tVBROADCASTSD (SI), {reg}{b0}\n"
-    for q in range(nv):
-        s += f"\tVFMADD231PD {q * vb}(DI), {reg}{b0}, {reg}{even[q]}\n"
+    s += f"\tVBROADCASTSD (SI), {reg}{b0}\n" + column(0, b0, even)
     s += "\tADDQ $128, DI\n"
     # DI is column j now: it takes scale times the sums, onto its zeros.
     s += f"{name}_sum:\n\tVBROADCASTSD scale+24(FP), {reg}{b0}\n"
