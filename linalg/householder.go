@@ -492,9 +492,10 @@ func mulByFactor[T scalar](t mat[T], transposed bool, x, out mat[T]) bool {
 		mulVecs16Asm(&td[0], false, &xd[0], x.ld, &od[0], out.ld, x.cols)
 		return true
 	}
-	var tt [256]float64 // Tᵀ, lower triangular
-	strided.CopyPlane(tt[:], 0, 16, 1, td, 0, 1, 16, 16, 16)
-	mulVecs16Asm(&tt[0], true, &xd[0], x.ld, &od[0], out.ld, x.cols)
+	tt := scratch[float64](16, 16) // Tᵀ, lower triangular (an array would escape to the heap)
+	strided.CopyPlane(tt.data, 0, 16, 1, td, 0, 1, 16, 16, 16)
+	mulVecs16Asm(&tt.data[0], true, &xd[0], x.ld, &od[0], out.ld, x.cols)
+	recycle(tt)
 	return true
 }
 
