@@ -3,7 +3,6 @@ package linalg
 import (
 	"math"
 
-	"github.com/goferro/goferro/internal/level1"
 	"github.com/goferro/goferro/internal/strided"
 )
 
@@ -82,13 +81,16 @@ func leafQR[T scalar](a mat[T], taus []T) (mat[T], bool) {
 // norm between 2^-500 and 2^512, every x zero or of norm at least 2^-300
 // (the loss is then below m·2^-273 of the column's norm) and every sum
 // finite (no Inf or NaN).
+//
+// It checks the columns' norms on R, before it writes the panel back: the
+// reflectors keep each column's norm, and R's column j holds it in its
+// first j+1 rows (a pass over the panel's columns first made a float64 QR
+// of n = 256 0.5% slower: AMD EPYC, Zen 5, one thread, interleaved). Where
+// a column is out of range, R's is too, or holds an Inf or a NaN: whatever
+// the loss in a tiny column's updates, R's column is as tiny to within
+// about m·2^-1074.
 func leafFactor(pass leafKernel, a mat[float64], taus []float64) (mat[float64], bool) {
 	m, n := a.rows, a.cols
-	for j := range n {
-		if !normInLeafRange(a.col(j)) {
-			return mat[float64]{}, false
-		}
-	}
 	// p's column i is the panel's row i, padded with zeros.
 	p := scratch[float64](leafWidth, m)
 	defer recycle(p)
@@ -153,6 +155,12 @@ func leafFactor(pass leafKernel, a mat[float64], taus []float64) (mat[float64], 
 			}
 		}
 	}
+	for j := range n {
+		if !normInLeafRange(p.data[j:], leafWidth, j+1) {
+			recycle(t)
+			return mat[float64]{}, false
+		}
+	}
 	strided.CopyPlane(a.data, 0, a.ld, 1, p.data, 0, 1, leafWidth, n, m)
 	return t, true
 }
@@ -187,18 +195,18 @@ func addScaled(x []float64, s float64, w []float64) {
 	}
 }
 
-// normInLeafRange reports whether x is zero or of norm between 2^-500
-// and 2^512 (leafFactor's bounds on a column).
-func normInLeafRange(x []float64) bool {
-	if s := level1.Dotu(x, x); s >= 0x1p-1000 && s <= math.MaxFloat64 {
-		return true
+// normInLeafRange reports whether the n elements of x, inc apart, are
+// zero or of norm between 2^-500 and 2^512 (leafFactor's bounds on a
+// column). They are a column of a leaf's R, at most leafWidth of them: a
+// plain loop, where a kernel's call would cost more.
+func normInLeafRange(x []float64, inc, n int) bool {
+	s, nonzero := 0.0, false
+	for i := range n {
+		v := x[i*inc]
+		s += v * v
+		nonzero = nonzero || v != 0
 	}
-	for _, v := range x { // the squares of a tiny x underflow to zero
-		if v != 0 {
-			return false
-		}
-	}
-	return true
+	return !nonzero || s >= 0x1p-1000 && s <= math.MaxFloat64 // false for NaN
 }
 
 // nonzeroBelow reports whether column j of the panel whose rows are p's
