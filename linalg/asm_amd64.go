@@ -14,10 +14,10 @@ func rotPanels(z *float64, panels, stride, n int, c, s *float64)
 func rotPanels512(z *float64, panels, stride, n int, c, s *float64)
 
 //go:noescape
-func leafPass512(rows *float64, n, j int, s float64, w *float64, next int, acc *float64)
+func leafPass512(rows *float64, n, j int, s float64, w *float64, next int, acc *float64, ld int)
 
 //go:noescape
-func leafPass256(rows *float64, n, j int, s float64, w *float64, next int, acc *float64)
+func leafPass256(rows *float64, n, j int, s float64, w *float64, next int, acc *float64, ld int)
 
 //go:noescape
 func leafTColumn512(t *float64, j int, x *float64, scale float64)

@@ -67,6 +67,18 @@ func load[T scalar](vals []T, b, m, n int, adjoint bool) mat[T] {
 	return loadColumns(src, m, n, m)
 }
 
+// loadRows copies matrix b of the row-major stack vals (m×n matrices) into
+// a row-major matrix on a scratch buffer whose rows are paddedLD(n) apart.
+func loadRows[T scalar](vals []T, b, m, n int) mat[T] {
+	ld := paddedLD[T](n)
+	a := scratch[T](ld, m)
+	src := vals[b*m*n : (b+1)*m*n]
+	for i := range m {
+		copy(a.data[i*ld:i*ld+n], src[i*n:(i+1)*n])
+	}
+	return mat[T]{rows: m, cols: n, ld: ld, data: a.data, rowMajor: true}
+}
+
 // loadPadded is load (not adjoint) with the columns paddedLD apart.
 func loadPadded[T scalar](vals []T, b, m, n int) mat[T] {
 	return loadColumns(vals[b*m*n:(b+1)*m*n], m, n, paddedLD[T](m))
@@ -82,12 +94,14 @@ func loadColumns[T scalar](src []T, m, n, ld int) mat[T] {
 }
 
 // paddedLD is the distance loadPadded puts between the columns of m
-// rows: m, or 64 bytes more where m elements are a multiple of 1 KiB, whose
-// columns would share a few L1 sets (see strided's setSafeRows): GEMM's
-// kernels read and write 12 or 16 of them at a time. QR's rank-16 update
-// of a 256×240 float64 block (AMD EPYC, Zen 5, one thread, interleaved)
-// ran at 82.8 GFLOP/s with columns 2 KiB apart against 85.6 padded; the
-// whole QR of n = 256 took 1–2% less.
+// rows (and loadRows between rows of m columns): m, or 64 bytes more
+// where m elements are a multiple of 1 KiB, whose columns would share a
+// few L1 sets (see strided's setSafeRows): GEMM's kernels read and write
+// 12 or 16 of them at a time, and a leaf's passes 16 rows of a row-major
+// copy. QR's rank-16 update of a 256×240 float64 block (AMD EPYC, Zen 5,
+// one thread, interleaved) ran at 82.8 GFLOP/s with columns 2 KiB apart
+// against 85.6 padded, and the whole QR of n = 256 took 1–2% less; on the
+// row-major copy, 14% less.
 func paddedLD[T scalar](m int) int {
 	size := int(sizeOf[T]())
 	if m == 0 || m*size%1024 != 0 {
@@ -119,6 +133,12 @@ func store[T scalar](out []T, b int, a mat[T], adjoint bool) {
 func storeUpper[T scalar](out []T, b int, a mat[T], adjoint bool) {
 	r, c := a.rows, a.cols
 	dst := out[b*r*c : (b+1)*r*c]
+	if a.rowMajor { // each row's part from the diagonal on, in place
+		for i := range min(r, c) {
+			copy(dst[i*c+i:(i+1)*c], a.data[i*a.ld+i:i*a.ld+c])
+		}
+		return
+	}
 	if adjoint {
 		for j := range c {
 			top := min(j+1, r)

@@ -16,10 +16,15 @@ type scalar = gemm.Scalar
 
 // mat is a column-major matrix view: element (i, j) is data[i+j*ld]. The
 // algorithms are written column-major, as LAPACK's are, so that a
-// Householder vector and the columns it updates are contiguous.
+// Householder vector and the columns it updates are contiguous. A
+// row-major view (rowMajor set: element (i, j) is data[i*ld+j]) serves
+// QR's float64 leaves path (see qrRowMajor), whose functions reach its
+// elements through at, set, sub, strides, g and gt only; col needs
+// column-major.
 type mat[T scalar] struct {
 	rows, cols, ld int
 	data           []T
+	rowMajor       bool
 }
 
 // newMat returns a zeroed r×c matrix.
@@ -150,11 +155,29 @@ func eye[T scalar](r, c, from int) mat[T] {
 	return a
 }
 
-func (a mat[T]) at(i, j int) T     { return a.data[i+j*a.ld] }
-func (a mat[T]) set(i, j int, v T) { a.data[i+j*a.ld] = v }
+// strides returns the distances between a's rows and between its
+// columns in data: 1 and ld column-major, ld and 1 row-major.
+func (a mat[T]) strides() (rs, cs int) {
+	if a.rowMajor {
+		return a.ld, 1
+	}
+	return 1, a.ld
+}
 
-// col returns column j as a slice.
+// index returns the position of element (i, j) in data.
+func (a mat[T]) index(i, j int) int {
+	rs, cs := a.strides()
+	return i*rs + j*cs
+}
+
+func (a mat[T]) at(i, j int) T     { return a.data[a.index(i, j)] }
+func (a mat[T]) set(i, j int, v T) { a.data[a.index(i, j)] = v }
+
+// col returns column j of the column-major a as a slice.
 func (a mat[T]) col(j int) []T {
+	if a.rowMajor {
+		panic("linalg: internal error: col of a row-major view")
+	}
 	if a.rows == 0 {
 		return nil
 	}
@@ -164,9 +187,9 @@ func (a mat[T]) col(j int) []T {
 // sub returns the r×c block whose top-left element is (i, j).
 func (a mat[T]) sub(i, j, r, c int) mat[T] {
 	if r == 0 || c == 0 {
-		return mat[T]{rows: r, cols: c, ld: a.ld}
+		return mat[T]{rows: r, cols: c, ld: a.ld, rowMajor: a.rowMajor}
 	}
-	return mat[T]{rows: r, cols: c, ld: a.ld, data: a.data[i+j*a.ld:]}
+	return mat[T]{rows: r, cols: c, ld: a.ld, data: a.data[a.index(i, j):], rowMajor: a.rowMajor}
 }
 
 // clone returns a compact copy of a.
@@ -211,10 +234,12 @@ func carve[T scalar](ws []T, r, c int) (mat[T], []T) {
 
 // g returns a as a GEMM operand; gt returns its transpose.
 func (a mat[T]) g() gemm.Matrix[T] {
-	return gemm.Matrix[T]{Data: a.data, RowStride: 1, ColStride: a.ld}
+	rs, cs := a.strides()
+	return gemm.Matrix[T]{Data: a.data, RowStride: rs, ColStride: cs}
 }
 func (a mat[T]) gt() gemm.Matrix[T] {
-	return gemm.Matrix[T]{Data: a.data, RowStride: a.ld, ColStride: 1}
+	rs, cs := a.strides()
+	return gemm.Matrix[T]{Data: a.data, RowStride: cs, ColStride: rs}
 }
 
 // mul computes c = alpha·a·b + beta·c for m×k a and k×n b given as GEMM

@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"github.com/goferro/goferro/internal/level1"
@@ -107,7 +108,9 @@ func geqr2[T scalar](a mat[T], taus []T, work []T) {
 // reuse; when unblocked is set (unblockedQR, or unblockedApply where the
 // reflectors are then applied to something other than the identity) it
 // runs geqr2 alone and returns none. It returns ctx's error, leaving a
-// half done, when ctx is done before a block.
+// half done, when ctx is done before a block, and errLeafDeclined, also
+// leaving a half done, when a is row-major (see qrRowMajor) and a leaf
+// declines.
 //
 // Each update looks ahead: the next block's columns are updated and the
 // block factored first, in a chunk of their own. With a team (tm, nil for
@@ -135,15 +138,17 @@ func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T, unblocke
 	wsm := scratch[T](2*nb, nb)
 	defer recycle(wsm)
 	ws := wsm.data
+	declined := false // a row-major a's leaf declined
 	factor := func(j int) {
 		jb := min(nb, k-j)
 		ts[j/nb] = geqrt(tm.inner(), a.sub(j, j, m-j, jb), taus[j:j+jb], work, &ws)
+		declined = declined || ts[j/nb].cols == 0
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	factor(0)
-	for j := 0; j < k; j += nb {
+	for j := 0; j < k && !declined; j += nb {
 		jb := min(nb, k-j)
 		next := j + jb
 		if next >= n {
@@ -167,8 +172,16 @@ func geqrf[T scalar](ctx context.Context, tm *team, a mat[T], taus []T, unblocke
 		})
 		restore()
 	}
+	if declined {
+		return ts, errLeafDeclined
+	}
 	return ts, nil
 }
+
+// errLeafDeclined is geqrf's error when a leaf of a row-major matrix
+// declines (see leafFactor): geqr2, which would take over, is
+// column-major, so the caller factors a column-major copy instead.
+var errLeafDeclined = errors.New("linalg: a leaf of a row-major QR declined")
 
 // qrChunks cuts the columns [next, n) that geqrf updates with a block of
 // jb reflectors of m rows into chunks for threads goroutines, when the
@@ -315,12 +328,17 @@ var qrLeaf = 16
 // with GEMM, factor the lower part of the right half, and join the two
 // triangular factors, so that most of the panel's work is GEMM too. work
 // is applyLeft's (leftWork(m, n)); ws is applyBlock's workspace; threads is the
-// goroutine count of its products, as mulOn takes it.
+// goroutine count of its products, as mulOn takes it. A row-major panel
+// of at most qrLeaf columns whose leaf declines gets no factor (an empty
+// matrix) instead of geqr2's, which is column-major.
 func geqrt[T scalar](threads int, a mat[T], taus []T, work []T, ws *[]T) mat[T] {
 	m, n := a.rows, a.cols
 	if n <= qrLeaf {
 		if t, ok := leafQR(a, taus); ok {
 			return t
+		}
+		if a.rowMajor {
+			return mat[T]{} // geqr2 is column-major: see geqrf
 		}
 		geqr2(a, taus, work)
 		v, restore := explicitV(a)
@@ -376,19 +394,23 @@ func recycleAll[T scalar](ts []mat[T]) {
 func explicitV[T scalar](a mat[T]) (v mat[T], restore func()) {
 	k := min(a.rows, a.cols)
 	saved := scratch[T](k, a.cols)
+	rs, cs := a.strides()
 	for j := range a.cols {
-		copy(saved.col(j), a.col(j)[:k])
-	}
-	for j := range a.cols {
-		col := a.col(j)
-		clear(col[:min(j, k)])
+		keep := saved.col(j)
+		for i := range min(j+1, k) {
+			keep[i] = a.data[i*rs+j*cs]
+			a.data[i*rs+j*cs] = 0
+		}
 		if j < k {
-			col[j] = 1
+			a.data[j*rs+j*cs] = 1
 		}
 	}
 	return a, func() {
 		for j := range a.cols {
-			copy(a.col(j)[:k], saved.col(j))
+			keep := saved.col(j)
+			for i := range min(j+1, k) {
+				a.data[i*rs+j*cs] = keep[i]
+			}
 		}
 		recycle(saved)
 	}
@@ -735,10 +757,12 @@ func applyBlockTransposed[T scalar](threads int, v, t mat[T], c mat[T], first in
 // first+e−1 of v (w has as many rows as v has columns): W's part that is
 // V̄'s (or Vᴴ's) own where a block meets what is still the identity's.
 func rowsAsColumns[T scalar](w, v mat[T], first, e int) {
+	rs, cs := v.strides()
 	for i := range e {
 		col := w.col(i)
+		row := (first + i) * rs
 		for j := range col {
-			col[j] = v.at(first+i, j)
+			col[j] = v.data[row+j*cs]
 		}
 	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // QR's leaves in float64: geqrt factors its narrowest panels (at most
-// leafWidth columns) in a row-major copy, where a row of the panel is two
+// leafWidth columns) in a row-major copy, or in place in a row-major
+// matrix (qrRowMajor), where a row of the panel is two
 // AVX-512 registers (four AVX2 ones), with one pass over the rows below
 // the diagonal a reflector, one kernel call. The pass for reflector j
 // finishes it (scales its vector and updates the columns to its right)
@@ -31,12 +32,12 @@ const (
 	leafMinWidth = 8
 )
 
-// leafKernel is leafFactor's pass over n rows of leafWidth float64s,
-// leafWidth·8 bytes apart from rows on: for each row, v = row[j]·s and
+// leafKernel is leafFactor's pass over n rows of leafWidth float64s, ld
+// float64s apart from rows on: for each row, v = row[j]·s and
 // x = row[next] + v·w[next]; row += v·w; acc += x·row; row[j] = v (acc
 // takes lane j before that last step). w and acc have leafWidth elements;
 // w[0], …, w[j] are zero, and a kernel may skip those lanes.
-type leafKernel func(rows *float64, n, j int, s float64, w *float64, next int, acc *float64)
+type leafKernel func(rows *float64, n, j int, s float64, w *float64, next int, acc *float64, ld int)
 
 // leafTKernel sets column j of a leaf's triangular factor t (leafWidth
 // columns leafWidth apart, zeros but for its columns left of j):
@@ -62,7 +63,8 @@ var (
 // place as geqr2 does and returns the triangular factor of its reflectors,
 // from scratch, as triangularFactor would (its owner recycles it), when T
 // is float64, the path has a leaf kernel and leafFactor does not decline;
-// otherwise it returns false and leaves a alone.
+// otherwise it returns false and leaves a alone (but for a row-major a
+// that leafFactor factors in place).
 func leafQR[T scalar](a mat[T], taus []T) (mat[T], bool) {
 	a64, ok := any(a).(mat[float64])
 	if !ok || leafAsm == nil || a.cols > leafWidth || a.cols < leafMinWidth || a.rows < a.cols {
@@ -82,6 +84,11 @@ func leafQR[T scalar](a mat[T], taus []T) (mat[T], bool) {
 // (the loss is then below m·2^-273 of the column's norm) and every sum
 // finite (no Inf or NaN).
 //
+// The passes run on a copy of the panel, each of whose rows is leafWidth
+// float64s (lanes past a's columns zero), or on a itself where a is
+// row-major and leafWidth columns wide: a decline then leaves a half
+// done (geqrf's caller starts again from a column-major copy).
+//
 // It checks the columns' norms on R, before it writes the panel back: the
 // reflectors keep each column's norm, and R's column j holds it in its
 // first j+1 rows (a pass over the panel's columns first made a float64 QR
@@ -91,20 +98,25 @@ func leafQR[T scalar](a mat[T], taus []T) (mat[T], bool) {
 // about m·2^-1074.
 func leafFactor(pass leafKernel, a mat[float64], taus []float64) (mat[float64], bool) {
 	m, n := a.rows, a.cols
-	// p's column i is the panel's row i, padded with zeros.
-	p := scratch[float64](leafWidth, m)
-	defer recycle(p)
-	if n < leafWidth {
-		clear(p.data)
+	// p's column i is the panel's row i, padded with zeros: a row-major
+	// panel of leafWidth columns itself, a copy otherwise.
+	inPlace := a.rowMajor && n == leafWidth
+	p := mat[float64]{rows: leafWidth, cols: m, ld: a.ld, data: a.data}
+	if !inPlace {
+		p = scratch[float64](leafWidth, m)
+		defer recycle(p)
+		if n < leafWidth {
+			clear(p.data)
+		}
+		copyPanel(p, a, false)
 	}
-	strided.CopyPlane(p.data, 0, leafWidth, 1, a.data, 0, 1, a.ld, m, n)
-	row := func(i int) []float64 { return p.data[i*leafWidth : (i+1)*leafWidth] }
+	row := func(i int) []float64 { return p.data[i*p.ld : i*p.ld+leafWidth] }
 	// d = Σ x·row over the rows below j, x the column j: d[j] is the
 	// square of the norm of the reflector's x.
 	var da, wa, acca [leafWidth]float64
 	d, w, acc := da[:], wa[:], acca[:]
 	if m > 1 {
-		pass(&row(1)[0], m-1, 0, 1, &w[0], 0, &d[0])
+		pass(&row(1)[0], m-1, 0, 1, &w[0], 0, &d[0], p.ld)
 	}
 	t := zeroScratch[float64](n, n)
 	for j := range n {
@@ -143,26 +155,50 @@ func leafFactor(pass leafKernel, a mat[float64], taus []float64) (mat[float64], 
 		case j+1 == n: // the last vector: scale it
 			if j+1 < m {
 				clear(w)
-				pass(&row(j + 1)[0], m-j-1, j, s, &w[0], j, &d[0])
+				pass(&row(j + 1)[0], m-j-1, j, s, &w[0], j, &d[0], p.ld)
 			}
 		default: // the row of the next diagonal, then the rows below it
 			v := row(j + 1)[j] * s
 			addScaled(row(j+1), v, w)
 			row(j + 1)[j] = v
 			if j+2 < m {
-				pass(&row(j + 2)[0], m-j-2, j, s, &w[0], j+1, &d[0])
+				pass(&row(j + 2)[0], m-j-2, j, s, &w[0], j+1, &d[0], p.ld)
 				d[j] *= s // lane j summed x·row[j] before its scaling
 			}
 		}
 	}
 	for j := range n {
-		if !normInLeafRange(p.data[j:], leafWidth, j+1) {
+		if !normInLeafRange(p.data[j:], p.ld, j+1) {
 			recycle(t)
 			return mat[float64]{}, false
 		}
 	}
-	strided.CopyPlane(a.data, 0, a.ld, 1, p.data, 0, 1, leafWidth, n, m)
+	if !inPlace {
+		copyPanel(p, a, true)
+	}
 	return t, true
+}
+
+// copyPanel copies the panel a into p, whose column i is a's row i (a
+// transpose's copy when a is column-major), or p back into a when back is
+// set.
+func copyPanel(p, a mat[float64], back bool) {
+	m, n := a.rows, a.cols
+	switch {
+	case a.rowMajor:
+		for i := range m {
+			pr, ar := p.data[i*p.ld:i*p.ld+n], a.data[i*a.ld:i*a.ld+n]
+			if back {
+				copy(ar, pr)
+			} else {
+				copy(pr, ar)
+			}
+		}
+	case back:
+		strided.CopyPlane(a.data, 0, a.ld, 1, p.data, 0, 1, p.ld, n, m)
+	default:
+		strided.CopyPlane(p.data, 0, p.ld, 1, a.data, 0, 1, a.ld, m, n)
+	}
 }
 
 // leafNorm returns √(alpha² + xx) for a column's x of squared norm xx in

@@ -5,13 +5,16 @@
 #include "textflag.h"
 
 // QR's leaf kernels (leafKernel in leaf.go). Registers: DI the row, BX its
-// element j, R9 its element next, R10 &w[next], R8 w, SI acc, CX the rows
-// left, X14 s; leafPass512's K1 is the mask of lane j in its register
-// (made in R11, with CX kept in R12 while CL holds the shift).
+// element j, R9 its element next, R13 the bytes from a row to the next,
+// R10 &w[next], R8 w, SI acc, CX the rows left, X14 s; leafPass512's K1 is
+// the mask of lane j in its register (made in R11, with CX kept in R12
+// while CL holds the shift).
 
-// func leafPass512(rows *float64, n, j int, s float64, w *float64, next int, acc *float64)
-TEXT ·leafPass512(SB), NOSPLIT, $0-56
+// func leafPass512(rows *float64, n, j int, s float64, w *float64, next int, acc *float64, ld int)
+TEXT ·leafPass512(SB), NOSPLIT, $0-64
 	MOVQ   rows+0(FP), DI
+	MOVQ   ld+56(FP), R13
+	SHLQ   $3, R13
 	MOVQ   n+8(FP), CX
 	MOVQ   j+16(FP), DX
 	VMOVSD s+24(FP), X14
@@ -54,23 +57,23 @@ pass2:
 	VMOVAPD      Z6, K1, Z8
 	VMOVUPD      Z8, 0(DI)
 	VMOVUPD      Z9, 64(DI)
-	VMULSD       128(BX), X14, X10
-	VMOVSD       128(R9), X11
+	VMULSD       0(BX)(R13*1), X14, X10
+	VMOVSD       0(R9)(R13*1), X11
 	VFMADD231SD  (R10), X10, X11
 	VBROADCASTSD X10, Z10
 	VBROADCASTSD X11, Z11
-	VMOVUPD      128(DI), Z16
-	VMOVUPD      192(DI), Z17
+	VMOVUPD      0(DI)(R13*1), Z16
+	VMOVUPD      64(DI)(R13*1), Z17
 	VFMADD231PD  Z0, Z10, Z16
 	VFMADD231PD  Z1, Z10, Z17
 	VFMADD231PD  Z16, Z11, Z4
 	VFMADD231PD  Z17, Z11, Z5
 	VMOVAPD      Z10, K1, Z16
-	VMOVUPD      Z16, 128(DI)
-	VMOVUPD      Z17, 192(DI)
-	ADDQ         $256, DI
-	ADDQ         $256, BX
-	ADDQ         $256, R9
+	VMOVUPD      Z16, 0(DI)(R13*1)
+	VMOVUPD      Z17, 64(DI)(R13*1)
+	LEAQ         (DI)(R13*2), DI
+	LEAQ         (BX)(R13*2), BX
+	LEAQ         (R9)(R13*2), R9
 	SUBQ         $2, CX
 	JMP          pass2
 
@@ -108,21 +111,21 @@ hpass2:
 	VFMADD231PD  Z9, Z7, Z3
 	VMOVAPD      Z6, K1, Z9
 	VMOVUPD      Z9, 64(DI)
-	VMULSD       128(BX), X14, X10
-	VMOVSD       128(R9), X11
+	VMULSD       0(BX)(R13*1), X14, X10
+	VMOVSD       0(R9)(R13*1), X11
 	VFMADD231SD  (R10), X10, X11
 	VBROADCASTSD X10, Z10
 	VBROADCASTSD X11, Z11
-	VMOVUPD      128(DI), Z16
-	VMOVUPD      192(DI), Z17
+	VMOVUPD      0(DI)(R13*1), Z16
+	VMOVUPD      64(DI)(R13*1), Z17
 	VFMADD231PD  Z1, Z10, Z17
 	VFMADD231PD  Z16, Z11, Z4
 	VFMADD231PD  Z17, Z11, Z5
 	VMOVAPD      Z10, K1, Z17
-	VMOVUPD      Z17, 192(DI)
-	ADDQ         $256, DI
-	ADDQ         $256, BX
-	ADDQ         $256, R9
+	VMOVUPD      Z17, 64(DI)(R13*1)
+	LEAQ         (DI)(R13*2), DI
+	LEAQ         (BX)(R13*2), BX
+	LEAQ         (R9)(R13*2), R9
 	SUBQ         $2, CX
 	JMP          hpass2
 
@@ -151,9 +154,11 @@ passsum:
 	VZEROUPPER
 	RET
 
-// func leafPass256(rows *float64, n, j int, s float64, w *float64, next int, acc *float64)
-TEXT ·leafPass256(SB), NOSPLIT, $0-56
+// func leafPass256(rows *float64, n, j int, s float64, w *float64, next int, acc *float64, ld int)
+TEXT ·leafPass256(SB), NOSPLIT, $0-64
 	MOVQ   rows+0(FP), DI
+	MOVQ   ld+56(FP), R13
+	SHLQ   $3, R13
 	MOVQ   n+8(FP), CX
 	MOVQ   j+16(FP), DX
 	VMOVSD s+24(FP), X14
@@ -197,31 +202,31 @@ ypass2:
 	VFMADD231PD  Y9, Y13, Y1
 	VFMADD231PD  Y10, Y13, Y2
 	VFMADD231PD  Y11, Y13, Y3
-	VMULSD       128(BX), X14, X12
-	VMOVSD       128(R9), X13
+	VMULSD       0(BX)(R13*1), X14, X12
+	VMOVSD       0(R9)(R13*1), X13
 	VFMADD231SD  (R10), X12, X13
 	VBROADCASTSD X12, Y12
 	VBROADCASTSD X13, Y13
-	VMOVUPD      128(DI), Y8
+	VMOVUPD      0(DI)(R13*1), Y8
 	VFMADD231PD  0(R8), Y12, Y8
-	VMOVUPD      Y8, 128(DI)
-	VMOVUPD      160(DI), Y9
+	VMOVUPD      Y8, 0(DI)(R13*1)
+	VMOVUPD      32(DI)(R13*1), Y9
 	VFMADD231PD  32(R8), Y12, Y9
-	VMOVUPD      Y9, 160(DI)
-	VMOVUPD      192(DI), Y10
+	VMOVUPD      Y9, 32(DI)(R13*1)
+	VMOVUPD      64(DI)(R13*1), Y10
 	VFMADD231PD  64(R8), Y12, Y10
-	VMOVUPD      Y10, 192(DI)
-	VMOVUPD      224(DI), Y11
+	VMOVUPD      Y10, 64(DI)(R13*1)
+	VMOVUPD      96(DI)(R13*1), Y11
 	VFMADD231PD  96(R8), Y12, Y11
-	VMOVUPD      Y11, 224(DI)
-	VMOVSD       X12, 128(BX)
+	VMOVUPD      Y11, 96(DI)(R13*1)
+	VMOVSD       X12, 0(BX)(R13*1)
 	VFMADD231PD  Y8, Y13, Y4
 	VFMADD231PD  Y9, Y13, Y5
 	VFMADD231PD  Y10, Y13, Y6
 	VFMADD231PD  Y11, Y13, Y7
-	ADDQ         $256, DI
-	ADDQ         $256, BX
-	ADDQ         $256, R9
+	LEAQ         (DI)(R13*2), DI
+	LEAQ         (BX)(R13*2), BX
+	LEAQ         (R9)(R13*2), R9
 	SUBQ         $2, CX
 	JMP          ypass2
 

@@ -1,7 +1,9 @@
 package linalg
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"unsafe"
@@ -11,10 +13,10 @@ import (
 
 // leafPassGo is leafKernel's contract in plain Go, the reference for the
 // assembly kernels.
-func leafPassGo(rows *float64, n, j int, s float64, wp *float64, next int, accp *float64) {
+func leafPassGo(rows *float64, n, j int, s float64, wp *float64, next int, accp *float64, ld int) {
 	w, acc := unsafe.Slice(wp, leafWidth), unsafe.Slice(accp, leafWidth)
 	for i := range n {
-		row := unsafe.Slice((*float64)(unsafe.Add(unsafe.Pointer(rows), i*leafWidth*8)), leafWidth)
+		row := unsafe.Slice((*float64)(unsafe.Add(unsafe.Pointer(rows), i*ld*8)), leafWidth)
 		v := row[j] * s
 		x := row[next] + v*w[next]
 		for c := range row {
@@ -27,47 +29,57 @@ func leafPassGo(rows *float64, n, j int, s float64, wp *float64, next int, accp 
 
 // TestLeafKernels runs each assembly kernel this CPU has against
 // leafPassGo, on every lane j (next = j, as leafFactor's first and last
-// passes have it, and j+1) and on row counts around its two-row steps.
+// passes have it, and j+1), on row counts around its two-row steps, and
+// with rows leafWidth apart (a copy's) and further (a row-major panel's,
+// whose elements between the rows a kernel must not touch).
 func TestLeafKernels(t *testing.T) {
 	if len(leafKernels) == 0 {
 		t.Skip("no leaf kernels on this CPU and build")
 	}
 	rng := newRand(71)
 	for ki, kernel := range leafKernels {
-		for _, n := range []int{0, 1, 2, 3, 4, 7, 33} {
-			for j := range leafWidth {
-				for _, next := range []int{j, min(j+1, leafWidth-1)} {
-					// One more element on each side: a kernel must not touch them.
-					buf := make([]float64, n*leafWidth+2)
-					w, acc := make([]float64, leafWidth), make([]float64, leafWidth)
-					for i := range buf {
-						buf[i] = rng.NormFloat64()
-					}
-					for c := j + 1; c < leafWidth; c++ {
-						w[c] = rng.NormFloat64()
-					}
-					for c := range acc {
-						acc[c] = rng.NormFloat64()
-					}
-					s := rng.NormFloat64()
-					want, wantAcc, w0 := slices.Clone(buf), slices.Clone(acc), slices.Clone(w)
-					leafPassGo(&want[1], n, j, s, &w[0], next, &wantAcc[0])
-					kernel(&buf[1], n, j, s, &w[0], next, &acc[0])
-					for i := range buf {
-						if math.Abs(buf[i]-want[i]) > 1e-14*(1+math.Abs(want[i])) {
-							t.Fatalf("kernel %d, n=%d j=%d next=%d: element %d = %v, want %v", ki, n, j, next, i-1, buf[i], want[i])
-						}
-					}
-					if !slices.Equal(w, w0) {
-						t.Fatalf("kernel %d, n=%d j=%d next=%d: w changed", ki, n, j, next)
-					}
-					for c := range acc {
-						if math.Abs(acc[c]-wantAcc[c]) > 1e-12*(1+float64(n)) {
-							t.Fatalf("kernel %d, n=%d j=%d next=%d: acc[%d] = %v, want %v", ki, n, j, next, c, acc[c], wantAcc[c])
-						}
+		for _, ld := range []int{leafWidth, leafWidth + 5} {
+			for _, n := range []int{0, 1, 2, 3, 4, 7, 33} {
+				for j := range leafWidth {
+					for _, next := range []int{j, min(j+1, leafWidth-1)} {
+						name := fmt.Sprintf("kernel %d, ld=%d n=%d j=%d next=%d", ki, ld, n, j, next)
+						testLeafKernel(t, name, rng, kernel, ld, n, j, next)
 					}
 				}
 			}
+		}
+	}
+}
+
+func testLeafKernel(t *testing.T, name string, rng *rand.Rand, kernel leafKernel, ld, n, j, next int) {
+	t.Helper()
+	// One more element on each side: a kernel must not touch them.
+	buf := make([]float64, n*ld+2)
+	w, acc := make([]float64, leafWidth), make([]float64, leafWidth)
+	for i := range buf {
+		buf[i] = rng.NormFloat64()
+	}
+	for c := j + 1; c < leafWidth; c++ {
+		w[c] = rng.NormFloat64()
+	}
+	for c := range acc {
+		acc[c] = rng.NormFloat64()
+	}
+	s := rng.NormFloat64()
+	want, wantAcc, w0 := slices.Clone(buf), slices.Clone(acc), slices.Clone(w)
+	leafPassGo(&want[1], n, j, s, &w[0], next, &wantAcc[0], ld)
+	kernel(&buf[1], n, j, s, &w[0], next, &acc[0], ld)
+	for i := range buf {
+		if math.Abs(buf[i]-want[i]) > 1e-14*(1+math.Abs(want[i])) {
+			t.Fatalf("%s: element %d = %v, want %v", name, i-1, buf[i], want[i])
+		}
+	}
+	if !slices.Equal(w, w0) {
+		t.Fatalf("%s: w changed", name)
+	}
+	for c := range acc {
+		if math.Abs(acc[c]-wantAcc[c]) > 1e-12*(1+float64(n)) {
+			t.Fatalf("%s: acc[%d] = %v, want %v", name, c, acc[c], wantAcc[c])
 		}
 	}
 }
@@ -115,6 +127,87 @@ func TestLeafTKernels(t *testing.T) {
 	}
 }
 
+// leafKinds are TestLeafFactor's kinds of panel, and leafDeclines those
+// leafFactor must decline.
+var (
+	leafKinds    = []string{"random", "zero column", "zero below", "repeated", "large", "small", "huge", "tiny", "tiny column"}
+	leafDeclines = map[string]bool{"huge": true, "tiny": true, "tiny column": true}
+)
+
+// leafPanel returns a column-major m×n panel of the kind.
+func leafPanel(rng *rand.Rand, kind string, m, n int) mat[float64] {
+	a := newMat[float64](m, n)
+	for i := range a.data {
+		a.data[i] = rng.NormFloat64()
+	}
+	c := n / 2
+	switch kind {
+	case "zero column":
+		clear(a.col(c))
+	case "zero below":
+		clear(a.col(c)[c+1:])
+	case "repeated":
+		if c > 0 {
+			copy(a.col(c), a.col(c-1))
+		}
+	case "large", "small", "huge", "tiny":
+		f := map[string]float64{"large": 0x1p500, "small": 0x1p-250, "huge": 0x1p700, "tiny": 0x1p-700}[kind]
+		for i := range a.data {
+			a.data[i] *= f
+		}
+	case "tiny column":
+		// Column 0 small, the last column tiny below its first row: x·row
+		// underflows, and the last column, with no rows below its
+		// diagonal when m = n, has no x of its own to decline on.
+		level1.Scal(0x1p-300, a.col(0))
+		a.col(n - 1)[0] = 0
+		level1.Scal(0x1p-800, a.col(n-1))
+	}
+	return a
+}
+
+// rowMajorCopy returns a copy of a stored row-major, its rows ld apart.
+func rowMajorCopy(a mat[float64], ld int) mat[float64] {
+	r := mat[float64]{rows: a.rows, cols: a.cols, ld: ld, data: make([]float64, a.rows*ld), rowMajor: true}
+	for i := range a.rows {
+		for j := range a.cols {
+			r.set(i, j, a.at(i, j))
+		}
+	}
+	return r
+}
+
+// TestLeafFactorRowMajor runs leafFactor in place on row-major panels of
+// leafWidth columns (rows further apart than that) and checks that it
+// declines where it does on their column-major copies, and otherwise
+// computes the same panel, τ and triangular factor, to the bit: the same
+// passes on the same rows.
+func TestLeafFactorRowMajor(t *testing.T) {
+	rng := newRand(74)
+	for ki, kernel := range append([]leafKernel{leafPassGo}, leafKernels...) {
+		for _, m := range []int{leafWidth, leafWidth + 1, 37, 130} {
+			for _, kind := range leafKinds {
+				a := leafPanel(rng, kind, m, leafWidth)
+				r := rowMajorCopy(a, leafWidth+3)
+				wantTaus, taus := make([]float64, leafWidth), make([]float64, leafWidth)
+				wantT, wantOK := leafFactor(kernel, a, wantTaus)
+				gotT, ok := leafFactor(kernel, r, taus)
+				if ok != wantOK {
+					t.Fatalf("kernel %d, %d×%d %s: declined %v, column-major %v", ki, m, leafWidth, kind, !ok, !wantOK)
+				}
+				if !ok {
+					continue
+				}
+				if !slices.Equal(r.data, rowMajorCopy(a, leafWidth+3).data) || !slices.Equal(taus, wantTaus) || !slices.Equal(gotT.data, wantT.data) {
+					t.Fatalf("kernel %d, %d×%d %s: row-major factors differ", ki, m, leafWidth, kind)
+				}
+				recycle(gotT)
+				recycle(wantT)
+			}
+		}
+	}
+}
+
 // TestLeafFactor compares leafFactor, on leafPassGo and on each assembly
 // kernel, with geqr2 and triangularFactor: the same R, reflectors, τ and
 // triangular factor, on panels of the widths geqrt hands it (and one and
@@ -126,41 +219,12 @@ func TestLeafTKernels(t *testing.T) {
 // left full of NaN.
 func TestLeafFactor(t *testing.T) {
 	kernels := append([]leafKernel{leafPassGo}, leafKernels...)
-	kinds := []string{"random", "zero column", "zero below", "repeated", "large", "small", "huge", "tiny", "tiny column"}
-	mustDecline := map[string]bool{"huge": true, "tiny": true, "tiny column": true}
 	rng := newRand(73)
 	for ki, kernel := range kernels {
 		for _, n := range []int{1, 2, 8, 12, 15, 16} {
 			for _, m := range []int{n, n + 1, n + 2, 37, 130} {
-				for _, kind := range kinds {
-					a := newMat[float64](m, n)
-					for i := range a.data {
-						a.data[i] = rng.NormFloat64()
-					}
-					c := n / 2
-					switch kind {
-					case "zero column":
-						clear(a.col(c))
-					case "zero below":
-						clear(a.col(c)[c+1:])
-					case "repeated":
-						if c > 0 {
-							copy(a.col(c), a.col(c-1))
-						}
-					case "large", "small", "huge", "tiny":
-						f := map[string]float64{"large": 0x1p500, "small": 0x1p-250, "huge": 0x1p700, "tiny": 0x1p-700}[kind]
-						for i := range a.data {
-							a.data[i] *= f
-						}
-					case "tiny column":
-						// Column 0 small, the last column tiny below its
-						// first row: x·row underflows, and the last column,
-						// with no rows below its diagonal when m = n, has
-						// no x of its own to decline on.
-						level1.Scal(0x1p-300, a.col(0))
-						a.col(n - 1)[0] = 0
-						level1.Scal(0x1p-800, a.col(n-1))
-					}
+				for _, kind := range leafKinds {
+					a := leafPanel(rng, kind, m, n)
 					want := a.clone()
 					wantTaus := make([]float64, n)
 					geqr2(want, wantTaus, leftWork[float64](m, n))
@@ -177,7 +241,7 @@ func TestLeafFactor(t *testing.T) {
 					gotT, ok := leafFactor(kernel, a, taus)
 					// With one column, "tiny column" is column 0, small
 					// but not tiny.
-					decline := mustDecline[kind] && !(n == 1 && kind == "tiny column")
+					decline := leafDeclines[kind] && !(n == 1 && kind == "tiny column")
 					switch {
 					case ok && decline:
 						t.Fatalf("kernel %d, %d×%d %s: not declined", ki, m, n, kind)

@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -158,6 +160,58 @@ func TestQRBlocks(t *testing.T) {
 						}
 						checkQR(t, a, q, r, mode, dt, false)
 					})
+				}
+			}
+		}
+	}
+}
+
+// TestQRRowMajor factors float64 matrices on the row-major path
+// (qrRowMajor): square, tall and wide, with the last leaf full or
+// narrower, in both modes and in a batch; and the same with one column
+// scaled towards underflow or overflow, which makes a leaf decline
+// (geqrf on the row-major copy reports errLeafDeclined for those, and for
+// no other), so that QR factors a column-major copy instead. The scaled
+// column of R is scaled back before the check: A·D = Q·(R·D).
+func TestQRRowMajor(t *testing.T) {
+	if leafAsm == nil {
+		t.Skip("no leaf kernels on this path")
+	}
+	for _, sh := range [][2]int{{64, 64}, {96, 80}, {80, 96}, {100, 56}, {130, 72}} {
+		m, n := sh[0], sh[1]
+		if !qrRowMajor[float64](m, n, false) {
+			t.Fatalf("%d×%d: not on the row-major path", m, n)
+		}
+		for _, scale := range []float64{1, 0x1p-600, 0x1p520} {
+			a := testMatrix("random", m, n, tensor.Float64, 9)
+			c := n / 3 // in the second leaf: the first's update reaches it
+			in := newCM(m, n)
+			copy(in.v, a.v)
+			for i := range m {
+				in.set(i, c, a.at(i, c)*complex(scale, 0))
+			}
+			x := toTensor(t, []cm{in, in}, tensor.Float64, 2)
+			vals, _ := tensor.Values[float64](x)
+			w := loadRows(vals, 0, m, n)
+			ts, err := geqrf(context.Background(), nil, w, make([]float64, min(m, n)), false)
+			recycleAll(ts)
+			recycle(w)
+			if errors.Is(err, errLeafDeclined) != (scale != 1) {
+				t.Fatalf("%d×%d, column scaled by %g: geqrf returned %v", m, n, scale, err)
+			}
+			for _, mode := range []Mode{Reduced, Complete} {
+				q, r, err := QR(x, mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rv := r.Data().([]float64) // R is fresh and row-major
+				for i := range len(rv) / n {
+					rv[i*n+c] /= scale
+				}
+				for b, qb := range matricesOf(t, q) {
+					qt := toTensor(t, []cm{qb}, tensor.Float64)
+					rt := toTensor(t, []cm{matricesOf(t, r)[b]}, tensor.Float64)
+					checkQR(t, a, qt, rt, mode, tensor.Float64, false)
 				}
 			}
 		}
