@@ -19,8 +19,9 @@
 // (the path GEMM runs, which GOFERRO_GEMM_ISA forces for every package:
 // avx512, avx2, or sse2 and generic for the Go loops); and a
 // randomized range finder for truncated SVDs of small rank. Matrices are
-// copied into column-major workspaces, so inputs may have any layout;
-// results are fresh row-major tensors. Work runs on up to gemm.Threads()
+// copied into column-major workspaces (a float64 QR below about 320
+// columns into a row-major one, whose rows its leaves factor in place),
+// so inputs may have any layout; results are fresh row-major tensors. Work runs on up to gemm.Threads()
 // goroutines; a large QR (from about 512×512) runs on a team of goroutines
 // started once per factorisation, which updates the trailing columns while
 // one of them factors the next block of reflectors (look-ahead), and
