@@ -164,10 +164,14 @@ func (a mat[T]) strides() (rs, cs int) {
 	return 1, a.ld
 }
 
-// index returns the position of element (i, j) in data.
+// index returns the position of element (i, j) in data: column-major as
+// before the row-major view, without strides' multiplication by one (at
+// and set are in the factorisations' scalar loops).
 func (a mat[T]) index(i, j int) int {
-	rs, cs := a.strides()
-	return i*rs + j*cs
+	if a.rowMajor {
+		return i*a.ld + j
+	}
+	return i + j*a.ld
 }
 
 func (a mat[T]) at(i, j int) T     { return a.data[a.index(i, j)] }
